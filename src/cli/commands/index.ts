@@ -1,0 +1,10 @@
+/**
+ * Registers every subcommand. Each command's module is imported lazily inside its action.
+ * One line per command; the command's own options are declared in its module's `register` function.
+ */
+import type { Command } from 'commander';
+import { register as registerServer } from './server.js';
+
+export function registerCommands(program: Command): void {
+  registerServer(program);
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env node
+/**
+ * The boxsync command line: argument parsing, output and exit codes. Nothing else.
+ * Each command lives in its own module under commands/ and is loaded only when used, so `boxsync status`
+ * starts fast and `boxsync server` never loads the sync engine.
+ *
+ * Exit codes (shared by every command; see README):
+ *   0 ok / converged, 1 some items failed and will be retried (or: no daemon running, for status),
+ *   2 fatal (config, auth, journal), 3 stopped by a safety guard.
+ */
+import { Command, CommanderError } from 'commander';
+import { registerCommands } from './commands/index.js';
+
+const program = new Command();
+program
+  .name('boxsync')
+  .description('Two-way sync between Box folders and local folders on Linux')
+  .version('0.1.0')
+  .exitOverride();
+
+registerCommands(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (e) {
+  if (e instanceof CommanderError) {
+    process.exitCode = e.exitCode === 0 ? 0 : 2;
+  } else {
+    process.stderr.write(`boxsync: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exitCode = 2;
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * Journal: the single source of truth on disk. Implemented by src/journal (better-sqlite3, WAL, STRICT tables;
+ * the schema with a prose comment per table is src/journal/schema.sql).
+ *
+ * It stores the three trees per root (remote by Box id, local by path, synced by path), the event stream
+ * cursor, resumable upload sessions and the per-path failures table. All methods are synchronous (SQLite is
+ * local and fast); `transaction(fn)` runs fn atomically, so the reconciler commits each outcome, and the
+ * stream position with the observations it led to, in one transaction.
+ *
+ * Rows of all roots live in one database; every tree method takes the RootId. Remote rows are shared across
+ * roots (keyed by Box id alone) because two roots can never contain the same Box item.
+ */
+import type { LocalEntry, RelPath, RemoteEntry, RemoteId, RootId, SyncedEntry } from '../core/model.js';
+import type { UploadSessionStore } from './remote-store.js';
+
+export interface FailureRecord {
+  readonly root: RootId;
+  readonly path: RelPath;
+  readonly code: string;
+  readonly message: string;
+  readonly attempts: number;
+  /** When the item may be tried again (epoch ms). */
+  readonly nextRetryAtMs: number;
+  /** 'skip' failures wait for the item to change; 'retry' ones back off. */
+  readonly disposition: 'retry' | 'skip' | 'replan';
+}
+
+export interface Journal {
+  transaction<T>(fn: () => T): T;
+
+  // remote tree (by Box id)
+  getRemote(id: RemoteId): RemoteEntry | undefined;
+  remoteChildren(parentId: RemoteId): readonly RemoteEntry[];
+  putRemote(entry: RemoteEntry): void;
+  deleteRemote(id: RemoteId): void;
+  /** Remove every remote row below a folder (recursively), e.g. before a fresh listing of it. */
+  deleteRemoteSubtree(id: RemoteId): void;
+
+  // local tree (by path)
+  getLocal(root: RootId, path: RelPath): LocalEntry | undefined;
+  /** Direct and indirect children of a path ('' for the whole root). */
+  localUnder(root: RootId, path: RelPath | ''): Iterable<LocalEntry>;
+  putLocal(root: RootId, entry: LocalEntry): void;
+  deleteLocal(root: RootId, path: RelPath): void;
+  /** Delete a path and everything below it. */
+  deleteLocalSubtree(root: RootId, path: RelPath): void;
+  /** Rename a path and everything below it (one local folder move). */
+  moveLocalSubtree(root: RootId, from: RelPath, to: RelPath): void;
+  localByInode(root: RootId, inode: number): LocalEntry | undefined;
+
+  // synced tree (merge base, by path, indexed by remote id)
+  getSynced(root: RootId, path: RelPath): SyncedEntry | undefined;
+  syncedByRemoteId(root: RootId, id: RemoteId): SyncedEntry | undefined;
+  syncedUnder(root: RootId, path: RelPath | ''): Iterable<SyncedEntry>;
+  putSynced(root: RootId, entry: SyncedEntry): void;
+  deleteSynced(root: RootId, path: RelPath): void;
+  deleteSyncedSubtree(root: RootId, path: RelPath): void;
+  moveSyncedSubtree(root: RootId, from: RelPath, to: RelPath): void;
+  countSynced(root: RootId): { files: number; folders: number; bytes: number };
+
+  // the event stream cursor (per stream type), a lossless string
+  getCursor(name: string): string | undefined;
+  setCursor(name: string, position: string): void;
+
+  // remote ids observed in the trash (so an edit against them restores instead of re-creating)
+  markTrashed(id: RemoteId, trashed: boolean): void;
+  isTrashed(id: RemoteId): boolean;
+
+  // per-path failures with backoff
+  recordFailure(f: FailureRecord): void;
+  clearFailure(root: RootId, path: RelPath): void;
+  getFailure(root: RootId, path: RelPath): FailureRecord | undefined;
+  failures(root?: RootId): readonly FailureRecord[];
+
+  // key/value metadata (schema facts, last successful sync, account id, ...)
+  getMeta(key: string): string | undefined;
+  setMeta(key: string, value: string): void;
+
+  readonly uploadSessions: UploadSessionStore;
+
+  close(): void;
+}

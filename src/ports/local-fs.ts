@@ -1,0 +1,48 @@
+/**
+ * LocalFs: the disk side of one sync root, in domain terms. Implemented by src/local/local-fs.ts on top of an
+ * injected `fs` (node:fs in production, memfs in unit tests).
+ *
+ * Paths passed in and out are RelPath (relative to the root). The implementation refuses to follow symlinks
+ * out of the root: a symlink is reported as kind 'symlink' and never descended into.
+ *
+ * Every method that replaces or removes something takes a LocalGuard and re-checks it immediately before
+ * acting; when the path no longer matches it throws SyncError code `local_changed` (replan) and touches nothing.
+ */
+import type { LocalEntry, RelPath } from '../core/model.js';
+import type { LocalGuard } from '../core/operations.js';
+
+export interface ScanOptions {
+  /** Only this subtree (default: the whole root). */
+  readonly under?: RelPath;
+  /** Paths matching the ignore rules are not returned. */
+  readonly isIgnored: (path: RelPath, isDir: boolean) => boolean;
+  /**
+   * Previously known entries, so that unchanged files (same size, mtime, inode) keep their SHA-1 without
+   * re-hashing. Files that changed or are new are returned with sha1 null unless `hash` is true.
+   */
+  readonly known?: (path: RelPath) => LocalEntry | undefined;
+  readonly hash?: boolean;
+}
+
+export interface LocalFs {
+  readonly rootPath: string;
+  /** Absolute path of a RelPath (for transfers). */
+  abs(path: RelPath): string;
+  /** Walk the tree (streaming, bounded memory) and yield entries in batches. */
+  scan(opts: ScanOptions): AsyncIterable<readonly LocalEntry[]>;
+  /** lstat one path; undefined when absent. */
+  stat(path: RelPath): Promise<LocalEntry | undefined>;
+  /** SHA-1 (lower-case hex) of a file, streamed. */
+  hash(path: RelPath): Promise<string>;
+  mkdir(path: RelPath): Promise<LocalEntry>;
+  /** A fresh temp path in the same folder as `path`, named so the watcher and scanner ignore it. */
+  tempPathFor(path: RelPath): string;
+  /** Rename an absolute temp file into place after checking the guard on `path`; sets mtime when given. */
+  commitTemp(tempAbs: string, path: RelPath, guard: LocalGuard, mtimeMs?: number): Promise<LocalEntry>;
+  /** Rename `from` to `to` (guard checked on `from`; `to` must be absent). */
+  move(from: RelPath, to: RelPath, guard: LocalGuard): Promise<LocalEntry>;
+  /** Move into the local trash (never unlink user data). Returns where it went. */
+  trash(path: RelPath, guard: LocalGuard): Promise<string>;
+  /** Write a small file atomically (web link files). */
+  writeSmallFile(path: RelPath, content: string, guard: LocalGuard, mtimeMs?: number): Promise<LocalEntry>;
+}

@@ -1,0 +1,150 @@
+/**
+ * RemoteStore: everything the engine may ask of the remote service (Box), in domain terms.
+ *
+ * Implementations: src/remote/box (the real adapter over HTTP) and test/support/fake-remote-store (in memory).
+ * The same contract suite (test/support/remote-store-contract.ts) runs against both.
+ *
+ * Semantics shared by every method:
+ * - Ids are opaque strings; "0" is the account root.
+ * - Every failure is a SyncError (core/errors.ts) with a stable code and a disposition. Notably:
+ *   `precondition_failed` (412, ifMatch did not match): replan. `item_name_in_use` (409): replan, with
+ *   details.conflictId. `not_found`: replan. `rate_limited`: retry with retryAfterMs. `auth_revoked`: fatal.
+ * - Methods that take `ifMatch` send it as If-Match; Box answers 412 when the item changed (or is gone).
+ * - Nothing Box-shaped (snake_case JSON) is returned: only core/model types.
+ * - `signal` aborts the call; an aborted upload session is aborted on the server too.
+ */
+import type { RemoteEntry, RemoteId } from '../core/model.js';
+
+export interface TransferProgress {
+  readonly doneBytes: number;
+  readonly totalBytes: number;
+}
+
+export interface DownloadRequest {
+  readonly id: RemoteId;
+  /** Absolute path of the file to write (a temp name chosen by the caller; it is created or truncated). */
+  readonly destPath: string;
+  /** SHA-1 the bytes must have; a mismatch throws SyncError code `checksum_mismatch` (retry) and leaves destPath. */
+  readonly expectSha1: string | null;
+  /** Download this file_version instead of the current one. */
+  readonly versionId?: string;
+  readonly onProgress?: (p: TransferProgress) => void;
+  readonly signal?: AbortSignal;
+}
+
+export interface DownloadResult {
+  readonly sha1: string;
+  readonly sizeBytes: number;
+}
+
+export interface UploadRequest {
+  /** Absolute path of the local file to read. It is streamed, never buffered whole. */
+  readonly sourcePath: string;
+  readonly name: string;
+  /** Local mtime, sent as content_modified_at (Box keeps whole seconds). */
+  readonly modifiedAtMs: number;
+  /** Known SHA-1 of the file, if the caller hashed it already (sent as Content-MD5 / Digest). */
+  readonly sha1?: string;
+  readonly onProgress?: (p: TransferProgress) => void;
+  readonly signal?: AbortSignal;
+  /**
+   * Key under which a resumable upload session is persisted (usually `${rootId}:${path}`). When set and the
+   * file is at or above the session threshold, the session id, endpoints and uploaded parts are saved through
+   * the UploadSessionStore so that a new process can resume it.
+   */
+  readonly resumeKey?: string;
+}
+
+export interface NewFileUpload extends UploadRequest {
+  readonly parentId: RemoteId;
+}
+
+export interface NewVersionUpload extends UploadRequest {
+  readonly id: RemoteId;
+  /** Etag the plan was based on. */
+  readonly ifMatch?: string;
+}
+
+export interface MoveRequest {
+  readonly id: RemoteId;
+  readonly kind: 'file' | 'folder' | 'weblink';
+  readonly parentId?: RemoteId;
+  readonly name?: string;
+  readonly ifMatch?: string;
+}
+
+export interface RestoreRequest {
+  readonly id: RemoteId;
+  readonly kind: 'file' | 'folder';
+  readonly parentId?: RemoteId;
+  readonly name?: string;
+}
+
+export interface AccountInfo {
+  readonly userId: string;
+  readonly login: string;
+  readonly name: string;
+  readonly spaceAmountBytes: number;
+  readonly spaceUsedBytes: number;
+  readonly maxUploadSizeBytes: number;
+}
+
+export interface RemoteStore {
+  /** Who we are, quota and size caps (GET /users/me). Also the cheapest token check. */
+  account(): Promise<AccountInfo>;
+
+  /** The item, or null when it is gone, trashed or not visible to us. */
+  getItem(id: RemoteId, kind: 'file' | 'folder' | 'weblink'): Promise<RemoteEntry | null>;
+
+  /**
+   * The active children of a folder, page by page (marker paging, up to 1000 per page). Throws `not_found`
+   * when the folder itself is gone.
+   */
+  listFolder(id: RemoteId): AsyncIterable<readonly RemoteEntry[]>;
+
+  /** Ids of the folders from the account root down to (excluding) this item. */
+  pathIds?(id: RemoteId): Promise<readonly RemoteId[]>;
+
+  download(req: DownloadRequest): Promise<DownloadResult>;
+  uploadNew(req: NewFileUpload): Promise<RemoteEntry>;
+  uploadVersion(req: NewVersionUpload): Promise<RemoteEntry>;
+
+  createFolder(parentId: RemoteId, name: string): Promise<RemoteEntry>;
+  move(req: MoveRequest): Promise<RemoteEntry>;
+  /** Move to the Box trash (folders recursively). Never a permanent delete. */
+  trash(id: RemoteId, kind: 'file' | 'folder' | 'weblink', ifMatch?: string): Promise<void>;
+  restore(req: RestoreRequest): Promise<RemoteEntry>;
+
+  /** Mark or unmark a folder for the `sync` event stream (folder `sync_state`). */
+  setSyncState(folderId: RemoteId, state: 'synced' | 'not_synced' | 'partially_synced'): Promise<void>;
+}
+
+/**
+ * Persistence for resumable upload sessions (implemented by the journal). The Box adapter saves a session
+ * as soon as it is created and records each part once the server confirmed it.
+ */
+export interface UploadSessionRecord {
+  readonly key: string;
+  readonly sessionId: string;
+  /** Absolute URLs from `session_endpoints`. */
+  readonly endpoints: Readonly<Record<string, string>>;
+  readonly partSizeBytes: number;
+  readonly totalParts: number;
+  readonly fileSizeBytes: number;
+  /** SHA-1 of the whole source file when the session started: a changed file cannot resume. */
+  readonly sourceSha1: string | null;
+  readonly sourceMtimeMs: number;
+  readonly expiresAtMs: number;
+  /** For a new version: the file id; for a new file: null. */
+  readonly fileId: string | null;
+  readonly parts: readonly { readonly partId: string; readonly offset: number; readonly size: number; readonly sha1: string }[];
+}
+
+export interface UploadSessionStore {
+  get(key: string): UploadSessionRecord | undefined;
+  put(rec: UploadSessionRecord): void;
+  addPart(key: string, part: UploadSessionRecord['parts'][number]): void;
+  delete(key: string): void;
+  /** All sessions, for the cleanup schedule (expired ones are aborted and dropped). */
+  list(): readonly UploadSessionRecord[];
+}

@@ -1,0 +1,91 @@
+/**
+ * Keeps the dependency direction true: cli -> daemon -> engine -> core; the engine sees adapters only
+ * through ports; adapters never import engine, daemon or each other; box-server imports only its own files.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, dirname, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { repoRoot } from './support/cli.js';
+
+const src = join(repoRoot, 'src');
+
+function walk(dir: string): string[] {
+  return readdirSync(dir).flatMap((n) => {
+    const p = join(dir, n);
+    return statSync(p).isDirectory() ? walk(p) : p.endsWith('.ts') ? [p] : [];
+  });
+}
+
+function area(file: string): string {
+  const rel = relative(src, file).split('/');
+  if (rel.length === 1) return rel[0]!.replace(/\.ts$/, '');
+  if (rel[0] === 'remote') return 'remote';
+  return rel[0]!;
+}
+
+function imports(file: string): { spec: string; target: string | null }[] {
+  const text = readFileSync(file, 'utf8');
+  const out: { spec: string; target: string | null }[] = [];
+  for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)[^'"\n]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)) {
+    const spec = (m[1] ?? m[2])!;
+    out.push({ spec, target: spec.startsWith('.') ? resolve(dirname(file), spec) : null });
+  }
+  return out;
+}
+
+// Which src areas each area may import. Library imports (npm, node:*) are checked separately for core.
+const allowed: Record<string, readonly string[]> = {
+  core: ['core'],
+  ports: ['core', 'ports'],
+  journal: ['core', 'ports', 'journal'],
+  remote: ['core', 'ports', 'remote', 'logger'],
+  local: ['core', 'ports', 'local', 'logger'],
+  engine: ['core', 'ports', 'engine', 'logger', 'config'],
+  daemon: ['core', 'ports', 'engine', 'journal', 'remote', 'local', 'daemon', 'logger', 'config'],
+  cli: ['core', 'ports', 'engine', 'daemon', 'cli', 'logger', 'config', 'journal', 'remote', 'local', 'box-server'],
+  'box-server': ['box-server'],
+  logger: [],
+  config: ['core', 'config'],
+};
+
+describe('architecture', () => {
+  const files = walk(src);
+
+  it('finds the sources', () => {
+    expect(files.length).toBeGreaterThan(5);
+  });
+
+  it('keeps the dependency direction', () => {
+    const violations: string[] = [];
+    for (const f of files) {
+      const from = area(f);
+      for (const { spec, target } of imports(f)) {
+        if (!target) continue;
+        if (!target.startsWith(src)) continue;
+        const to = area(target.replace(/\.js$/, '.ts'));
+        if (!(allowed[from] ?? []).includes(to) && to !== from) violations.push(`${relative(src, f)} (${from}) imports ${spec} (${to})`);
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+
+  it('keeps core pure: no node:*, no npm packages', () => {
+    const violations: string[] = [];
+    for (const f of files.filter((x) => area(x) === 'core')) {
+      for (const { spec, target } of imports(f)) if (!target) violations.push(`${relative(src, f)} imports ${spec}`);
+    }
+    expect(violations).toEqual([]);
+  });
+
+  it('only the cli reaches box-server, and only through its entry points', () => {
+    const violations: string[] = [];
+    for (const f of files.filter((x) => area(x) !== 'box-server')) {
+      for (const { spec, target } of imports(f)) {
+        if (target && area(target.replace(/\.js$/, '.ts')) === 'box-server' && !/box-server\/(cli|index)\.js$/.test(spec)) {
+          violations.push(`${relative(src, f)} imports ${spec}`);
+        }
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+});
