@@ -1,0 +1,127 @@
+/**
+ * The engine's public face: what the CLI (`sync --once`) and the daemon drive, and what `status` reports.
+ * Built by the composition root (src/daemon/compose.ts) from adapters; the engine sees adapters only through ports.
+ *
+ *   hints (watcher, long poll) ──► observer ──► journal (remote / local / synced trees)
+ *                                                  │
+ *                                     planner (core/plan, pure) ◄─┘
+ *                                                  │ batch of independent ops
+ *                                     executor (guarded) via transfer queue (p-queue, rate limits)
+ *                                                  │ outcome
+ *                                     reconciler: commit outcome in one transaction, plan again until quiescent
+ */
+import type { Logger } from 'pino';
+import type { RelPath, RemoteId, RootId, SyncRoot } from '../core/model.js';
+import type { Clock } from '../ports/clock.js';
+import type { Journal } from '../ports/journal.js';
+import type { LocalFs } from '../ports/local-fs.js';
+import type { RemoteChanges, StreamType } from '../ports/remote-changes.js';
+import type { RemoteStore } from '../ports/remote-store.js';
+import type { OperationKind } from '../core/operations.js';
+
+export interface EngineOptions {
+  /** Stream consumed for remote hints. Default 'changes' for sync --once; the daemon may use 'sync'. */
+  readonly streamType: StreamType;
+  /** Concurrent transfers (default 4). */
+  readonly transferConcurrency: number;
+  /**
+   * Mass-delete guard: stop (exit 3 / a held guard in the daemon) when a pass would trash more than this many
+   * items AND more than `maxDeleteFraction` of the root. Default 100 and 0.5.
+   */
+  readonly maxDeletes: number;
+  readonly maxDeleteFraction: number;
+  /** Where the local trash lives ('state' = <stateDir>/trash) and how long it keeps things. */
+  readonly localTrash: 'freedesktop' | 'state';
+  readonly localTrashRetentionDays: number;
+  readonly stateDir: string;
+}
+
+export interface EngineDeps {
+  readonly journal: Journal;
+  readonly remote: RemoteStore;
+  readonly changes: RemoteChanges;
+  readonly roots: readonly SyncRoot[];
+  readonly localFsFor: (root: SyncRoot) => LocalFs;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly options: EngineOptions;
+}
+
+export type Phase = 'starting' | 'scanning' | 'listing' | 'planning' | 'transferring' | 'idle' | 'paused' | 'error';
+
+export interface TransferStatus {
+  readonly root: RootId;
+  readonly path: RelPath;
+  readonly direction: 'up' | 'down';
+  readonly doneBytes: number;
+  readonly totalBytes: number;
+  readonly startedAtMs: number;
+}
+
+export interface RootStatus {
+  readonly root: RootId;
+  readonly localPath: string;
+  readonly remoteId: RemoteId;
+  readonly inSync: { readonly files: number; readonly folders: number; readonly bytes: number };
+  readonly queued: { readonly ops: number; readonly bytes: number };
+  readonly inFlight: readonly TransferStatus[];
+  readonly rateBytesPerSec: number;
+  readonly etaSec: number | null;
+}
+
+export interface ProblemStatus {
+  readonly root: RootId;
+  readonly path: RelPath;
+  readonly code: string;
+  readonly message: string;
+  readonly nextRetryAtMs: number | null;
+}
+
+export interface StatusReport {
+  readonly phase: Phase;
+  readonly roots: readonly RootStatus[];
+  readonly conflicts: readonly { readonly root: RootId; readonly path: RelPath; readonly copy: RelPath; readonly atMs: number }[];
+  readonly errors: readonly ProblemStatus[];
+  /** Set while a safety guard holds the engine (e.g. a mass delete waiting for confirmation). */
+  readonly heldGuard: { readonly id: string; readonly message: string } | null;
+  readonly lastSuccessfulSyncAtMs: number | null;
+  readonly fatal: { readonly code: string; readonly message: string } | null;
+}
+
+/** Totals of one run to quiescence (the one-line summary of `sync --once`). */
+export interface RunSummary {
+  readonly outcome: 'converged' | 'failed-items' | 'fatal' | 'guard';
+  readonly ops: Readonly<Partial<Record<OperationKind, number>>>;
+  readonly uploadedBytes: number;
+  readonly downloadedBytes: number;
+  readonly failedItems: number;
+  readonly conflicts: number;
+  readonly passes: number;
+  readonly durationMs: number;
+  readonly message: string;
+}
+
+export interface EngineEvents {
+  /** Fired on phase changes and transfer progress (throttled), for progress bars and the status socket. */
+  onStatus?: (s: StatusReport) => void;
+  /** One line per completed operation (for non-TTY logs): op kind, path, reason. */
+  onOperation?: (o: { root: RootId; kind: OperationKind; path: RelPath; reason: string; ok: boolean; error?: string }) => void;
+}
+
+export interface Engine {
+  /**
+   * Observe (first run: take the stream position BEFORE the full listing, then list + scan; later runs: fetch
+   * remote changes since the stored cursor and rescan locally), then plan/execute/commit until quiescent.
+   */
+  runOnce(opts?: { signal?: AbortSignal; fullRescan?: boolean }): Promise<RunSummary>;
+  /** Daemon entry points: feed hints, then `runPass` handles only what they touched (cost grows with the change). */
+  hintLocal(root: RootId, paths: readonly RelPath[]): void;
+  hintRemote(ids: readonly RemoteId[]): void;
+  status(): StatusReport;
+  pause(): void;
+  resume(): void;
+  /** Release a held safety guard (the user confirmed). */
+  confirmGuard(id: string): boolean;
+  /** Finish or checkpoint in-flight transfers, then stop. */
+  close(): Promise<void>;
+}
