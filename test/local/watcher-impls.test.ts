@@ -1,0 +1,148 @@
+/**
+ * The LocalWatcher contract, run against both implementations on a real temp directory.
+ */
+import { mkdir, rename, rm, writeFile, appendFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { LocalWatcher, WatcherHealth, WatchHint } from '../../src/ports/local-watcher.js';
+import { createWatcher } from '../../src/local/watcher-factory.js';
+import type { WatcherKind } from '../../src/local/watcher-options.js';
+import { countInotifyWatches } from '../../src/local/watcher-inotify-usage.js';
+import { makeTempDir } from '../support/tmp.js';
+import { waitFor } from '../support/wait.js';
+
+const TEMP_PREFIX = '.boxsync-tmp-';
+
+interface Rec {
+  readonly batches: { readonly atMs: number; readonly hints: readonly WatchHint[] }[];
+  readonly health: WatcherHealth[];
+}
+
+function hintedPaths(rec: Rec): string[] {
+  return rec.batches.flatMap((b) => b.hints.map((h) => h.path as string));
+}
+
+describe.each<WatcherKind>(['dirs', 'chokidar'])('LocalWatcher (%s)', (kind) => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  let watcher: LocalWatcher;
+  let rec: Rec;
+
+  async function startWatcher(extra: { maxWatches?: number } = {}): Promise<void> {
+    rec = { batches: [], health: [] };
+    watcher = createWatcher(kind, {
+      rootPath: dir,
+      isIgnored: (p) => p.split('/').some((seg) => seg.startsWith(TEMP_PREFIX)) || p.endsWith('.excluded'),
+      settleMs: 200,
+      deleteHoldMs: 400,
+      fallbackScanMs: 5_000,
+      ...extra,
+    });
+    await watcher.start(
+      (hints) => rec.batches.push({ atMs: Date.now(), hints }),
+      (h) => rec.health.push(h),
+    );
+  }
+
+  beforeEach(async () => {
+    ({ dir, cleanup } = await makeTempDir());
+    await mkdir(join(dir, 'a/b'), { recursive: true });
+    await writeFile(join(dir, 'a/one.txt'), 'one');
+  });
+
+  afterEach(async () => {
+    await watcher?.close();
+    await cleanup();
+  });
+
+  it('reports ok health with a watch count once started', async () => {
+    await startWatcher();
+    const h = watcher.health();
+    expect(h.state).toBe('ok');
+    if (h.state === 'ok') expect(h.watches).toBeGreaterThanOrEqual(3);
+    const used = await countInotifyWatches();
+    expect(used).toBeGreaterThanOrEqual(kind === 'dirs' ? 3 : 4);
+  });
+
+  it('hints a created file', async () => {
+    await startWatcher();
+    await writeFile(join(dir, 'a/b/new.txt'), 'x');
+    await waitFor(() => hintedPaths(rec).includes('a/b/new.txt'), { what: 'hint for a/b/new.txt' });
+    expect(rec.batches.every((b) => b.hints.every((h) => h.type === 'change' || h.type === 'rescan'))).toBe(true);
+  });
+
+  it('holds a file that is still being written until it stops changing', async () => {
+    await startWatcher();
+    const path = join(dir, 'a/growing.bin');
+    await writeFile(path, 'start');
+    let lastWriteAtMs = Date.now();
+    for (let i = 0; i < 8; i++) {
+      await new Promise((r) => setTimeout(r, 80));
+      await appendFile(path, 'more data '.repeat(100));
+      lastWriteAtMs = Date.now();
+    }
+    await waitFor(() => hintedPaths(rec).includes('a/growing.bin'), { what: 'hint after the writes stopped' });
+    const first = rec.batches.find((b) => b.hints.some((h) => h.path === 'a/growing.bin'))!;
+    expect(first.atMs).toBeGreaterThanOrEqual(lastWriteAtMs + 150);
+  });
+
+  it('puts both halves of a rename into one batch', async () => {
+    await startWatcher();
+    await rename(join(dir, 'a/one.txt'), join(dir, 'a/b/moved.txt'));
+    await waitFor(() => hintedPaths(rec).includes('a/one.txt') && hintedPaths(rec).includes('a/b/moved.txt'), { what: 'both halves' });
+    const withOld = rec.batches.findIndex((b) => b.hints.some((h) => h.path === 'a/one.txt'));
+    const withNew = rec.batches.findIndex((b) => b.hints.some((h) => h.path === 'a/b/moved.txt'));
+    expect(withOld).toBe(withNew);
+  });
+
+  it('hints a delete', async () => {
+    await startWatcher();
+    await rm(join(dir, 'a/one.txt'));
+    await waitFor(() => hintedPaths(rec).includes('a/one.txt'), { what: 'delete hint' });
+  });
+
+  it('hints the contents of a folder that appears with files in it', async () => {
+    await startWatcher();
+    const { dir: outside, cleanup: c2 } = await makeTempDir();
+    await mkdir(join(outside, 'pack/inner'), { recursive: true });
+    await writeFile(join(outside, 'pack/inner/deep.txt'), 'deep');
+    await rename(join(outside, 'pack'), join(dir, 'pack'));
+    await c2();
+    await waitFor(() => hintedPaths(rec).includes('pack/inner/deep.txt'), { what: 'hint inside the new folder' });
+    await writeFile(join(dir, 'pack/inner/later.txt'), 'later');
+    await waitFor(() => hintedPaths(rec).includes('pack/inner/later.txt'), { what: 'the new folder is watched' });
+  });
+
+  it('never hints temp files or excluded names', async () => {
+    await startWatcher();
+    await writeFile(join(dir, `a/${TEMP_PREFIX}123`), 'partial download');
+    await writeFile(join(dir, 'a/skip.excluded'), 'x');
+    await writeFile(join(dir, 'a/marker.txt'), 'x');
+    await waitFor(() => hintedPaths(rec).includes('a/marker.txt'), { what: 'marker hint' });
+    expect(hintedPaths(rec).filter((p) => p.includes(TEMP_PREFIX) || p.endsWith('.excluded'))).toEqual([]);
+  });
+
+  it('batches a burst of creates into few batches', async () => {
+    await startWatcher();
+    await mkdir(join(dir, 'burst'));
+    for (let i = 0; i < 500; i++) await writeFile(join(dir, `burst/f${i}.txt`), String(i));
+    await waitFor(() => new Set(hintedPaths(rec).filter((p) => p.startsWith('burst/f'))).size === 500, { what: '500 hints' });
+    expect(rec.batches.length).toBeLessThan(100);
+  });
+
+  if (kind === 'dirs') {
+    it('degrades with a reason when its watch budget is used up, and keeps the watches it has', async () => {
+      await startWatcher({ maxWatches: 2 });
+      const h = watcher.health();
+      expect(h.state).toBe('degraded');
+      if (h.state === 'degraded') {
+        expect(h.reason).toMatch(/watch budget of 2/);
+        expect(h.reason).toMatch(/full scan every 5 s/);
+        expect(h.fallbackScanMs).toBe(5_000);
+      }
+      expect(rec.health.at(-1)?.state).toBe('degraded');
+      await writeFile(join(dir, 'top.txt'), 'still seen at the root');
+      await waitFor(() => hintedPaths(rec).includes('top.txt'), { what: 'root watch still works' });
+    });
+  }
+});
