@@ -67,6 +67,20 @@ describe('openapi validator', () => {
     expect(v.validateSchema('File--Full', { ...full, created_at: 'yesterday' })).not.toEqual([]);
   });
 
+  it('reads oneOf as a union, so an event whose source is a file passes (GenericSource overlaps File)', () => {
+    const event = {
+      type: 'event',
+      event_id: 'f82c3ba03e41f7e8a7608363cc6c0390183c3f83',
+      event_type: 'ITEM_CREATE',
+      created_at: '2012-12-12T10:53:43-08:00',
+      created_by: { type: 'user', id: '1', name: 'A', login: 'a@example.com' },
+      session_id: '70090280850c8d2a1933c1',
+      source: { ...fileMini, parent: { type: 'folder', id: '0', etag: null, sequence_id: null, name: 'All Files' } },
+    };
+    expect(v.validateSchema('Events', { chunk_size: 1, next_stream_position: '7', entries: [event] })).toEqual([]);
+    expect(v.validateSchema('Events', { chunk_size: 1, next_stream_position: 7.5, entries: [event] })).not.toEqual([]);
+  });
+
   it('follows $ref chains through allOf into nested objects', () => {
     const bad = { ...fileMini, file_version: { type: 'file_version' } };
     const errors = v.validateSchema('File--Mini', bad);

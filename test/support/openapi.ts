@@ -17,7 +17,8 @@
  *
  * Conversion from OpenAPI 3.0 to what ajv (draft-07) understands: `nullable: true` becomes
  * `anyOf: [{type: 'null'}, <schema>]`; `$ref: '#/components/...'` is re-rooted on the registered spec
- * document; `allOf`/`oneOf`/`anyOf` are kept as written; `x-box-*`, `example`, `discriminator` and other
+ * document; `allOf` and `anyOf` are kept as written; `oneOf` is read as `anyOf` because Box's unions overlap
+ * by design (see `convert`), so callers that need the exact alternative check it with `validateSchema`; `x-box-*`, `example`, `discriminator` and other
  * annotations are ignored (ajv `strict: false`). Box-specific `format` names (`token`, `urn`, `digest`, ...)
  * are accepted as free strings; `date-time`, `email`, `int64` and friends are checked by ajv-formats.
  */
@@ -105,6 +106,12 @@ function convert(node: unknown, inSchemaMap = false): unknown {
     if (k === 'nullable' || k === 'example' || k === 'discriminator') continue;
     if (k === '$ref' && typeof v === 'string' && v.startsWith('#/')) {
       out[k] = `${SPEC_ID}${v}`;
+      continue;
+    }
+    if (k === 'oneOf') {
+      // Box's unions are not exclusive: EventSourceResource lists GenericSource (any object) beside File and
+      // Folder, so a strict oneOf would reject every real event. Box's SDKs read oneOf as an ordered union.
+      out.anyOf = convert(v);
       continue;
     }
     if (k === 'properties' || k === 'patternProperties' || k === 'definitions') {
