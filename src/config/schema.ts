@@ -1,0 +1,110 @@
+/**
+ * The configuration schema, in one place. Every key is documented in config/README.md (a test checks that each
+ * key below appears there) and shown in config/config.example.json.
+ *
+ * This is the *file* shape: objects are strict (an unknown key is an error, so a typo never silently falls back
+ * to a default), and defaults that do not depend on the environment are filled in here. Defaults that do
+ * (stateDir, socketPath, auth.tokenFile) and checks across keys (overlapping roots) live in resolve.ts.
+ *
+ * Paths must be absolute; a leading `~/` is expanded to $HOME. Relative paths are refused because a daemon's
+ * working directory is not the user's.
+ */
+import { isAbsolute } from 'node:path';
+import { validate as isValidCron } from 'node-cron';
+import { z } from 'zod';
+
+export const DEFAULT_REMOTE = {
+  apiUrl: 'https://api.box.com/2.0',
+  uploadUrl: 'https://upload.box.com/api/2.0',
+  tokenUrl: 'https://api.box.com/oauth2/token',
+  authorizeUrl: 'https://account.box.com/api/oauth2/authorize',
+} as const;
+
+export const DEFAULT_SCHEDULES = {
+  fullRescan: '0 3 * * *',
+  uploadSessionCleanup: '17 * * * *',
+  localTrashPurge: '30 4 * * *',
+} as const;
+
+const pathString = z
+  .string()
+  .min(1, 'expected an absolute path, got an empty string')
+  .refine((p) => isAbsolute(p) || p === '~' || p.startsWith('~/'), 'expected an absolute path (or one starting with ~/)');
+
+const httpUrl = z
+  .string()
+  .refine((s) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol), 'expected an http:// or https:// URL')
+  .transform((s) => s.replace(/\/+$/, ''));
+
+const cron = z.string().refine((s) => isValidCron(s), 'expected a cron expression like "0 3 * * *"');
+
+const remoteSchema = z
+  .strictObject({
+    apiUrl: httpUrl.default(DEFAULT_REMOTE.apiUrl),
+    uploadUrl: httpUrl.default(DEFAULT_REMOTE.uploadUrl),
+    tokenUrl: httpUrl.default(DEFAULT_REMOTE.tokenUrl),
+    authorizeUrl: httpUrl.default(DEFAULT_REMOTE.authorizeUrl),
+  })
+  .prefault({});
+
+export const developerTokenAuthSchema = z.strictObject({
+  developerToken: z.string().min(1, 'expected a non-empty token'),
+});
+
+export const oauthAuthSchema = z.strictObject({
+  clientId: z.string().min(1, 'expected the OAuth client id'),
+  clientSecret: z.string().min(1, 'expected the OAuth client secret'),
+  tokenFile: pathString.optional(),
+});
+
+const boxFolderId = z.string().regex(/^\d+$/, 'expected a Box folder id (digits, "0" for the whole account)');
+
+const folderSchema = z.strictObject({
+  remoteId: boxFolderId,
+  localPath: pathString,
+  exclude: z.array(z.string().min(1, 'expected a gitignore pattern, got an empty string')).default([]),
+  direction: z.enum(['two-way', 'download-only', 'upload-only']).default('two-way'),
+});
+
+export const rawConfigSchema = z.strictObject({
+  remote: remoteSchema,
+  /** Validated by shape in resolve.ts (developer token or OAuth), so that errors name the right keys. */
+  auth: z.record(z.string(), z.unknown(), 'expected an object: {"developerToken": ...} or {"clientId", "clientSecret", "tokenFile"}'),
+  folders: z.array(folderSchema).min(1, 'expected at least one {"remoteId", "localPath"} pair'),
+  stateDir: pathString.optional(),
+  socketPath: pathString.optional(),
+  streamType: z.enum(['changes', 'sync', 'all']).default('changes'),
+  schedules: z
+    .strictObject({
+      fullRescan: cron.default(DEFAULT_SCHEDULES.fullRescan),
+      uploadSessionCleanup: cron.default(DEFAULT_SCHEDULES.uploadSessionCleanup),
+      localTrashPurge: cron.default(DEFAULT_SCHEDULES.localTrashPurge),
+    })
+    .prefault({}),
+  rateLimit: z
+    .strictObject({
+      apiCallsPerMinute: z.int().positive().default(1000),
+      uploadsPerMinute: z.int().positive().default(240),
+    })
+    .prefault({}),
+  transferConcurrency: z.int().min(1).max(32).default(4),
+  safety: z
+    .strictObject({
+      maxDeletes: z.int().min(0).default(100),
+      maxDeleteFraction: z.number().min(0).max(1).default(0.5),
+    })
+    .prefault({}),
+  localTrash: z
+    .strictObject({
+      mode: z.enum(['state', 'freedesktop']).default('state'),
+      retentionDays: z.int().min(0).default(30),
+    })
+    .prefault({}),
+  log: z
+    .strictObject({
+      level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    })
+    .prefault({}),
+});
+
+export type RawConfig = z.output<typeof rawConfigSchema>;
