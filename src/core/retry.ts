@@ -1,0 +1,38 @@
+/**
+ * Backoff delays. PURE: randomness comes in as a number in [0, 1), so callers (and tests) decide the source.
+ *
+ * Delay for attempt n (1-based) is min(maxMs, baseMs * factor^(n-1)), then "equal jitter": half fixed, half
+ * random, so retries of many items spread out without ever retrying sooner than half the nominal delay.
+ * A server's Retry-After wins when it asks for longer.
+ */
+
+export interface BackoffPolicy {
+  readonly baseMs: number;
+  readonly maxMs: number;
+  readonly factor: number;
+}
+
+/** Per-item defaults: 30 s, doubling, capped at 6 h (the journal failures table). */
+export const itemBackoff: BackoffPolicy = { baseMs: 30_000, maxMs: 6 * 3600_000, factor: 2 };
+/** Per-pass defaults: 5 s, doubling, capped at 10 min (the reconciler after a failed pass). */
+export const passBackoff: BackoffPolicy = { baseMs: 5_000, maxMs: 600_000, factor: 2 };
+
+export function nominalDelayMs(policy: BackoffPolicy, attempt: number): number {
+  const n = Math.max(1, Math.floor(attempt));
+  // Exponent capped so that large attempt counts never overflow to Infinity before the min().
+  const raw = policy.baseMs * Math.pow(policy.factor, Math.min(n - 1, 60));
+  return Math.min(policy.maxMs, raw);
+}
+
+export function backoffDelayMs(opts: {
+  readonly policy: BackoffPolicy;
+  readonly attempt: number;
+  /** A number in [0, 1). */
+  readonly random: number;
+  readonly retryAfterMs?: number | undefined;
+}): number {
+  const nominal = nominalDelayMs(opts.policy, opts.attempt);
+  const r = Math.min(Math.max(opts.random, 0), 1);
+  const jittered = Math.round(nominal / 2 + (nominal / 2) * r);
+  return Math.max(jittered, opts.retryAfterMs ?? 0);
+}
