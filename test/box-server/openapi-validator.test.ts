@@ -62,6 +62,9 @@ describe('openapi validator', () => {
     expect(v.validateSchema('ClientError', err)).toEqual([]);
     expect(v.validateSchema('ClientError', { ...err, status: '404' })).not.toEqual([]);
     expect(v.validateSchema('ClientError', { ...err, type: 'oops' })).not.toEqual([]);
+    // The spec's code enum is incomplete by its own account; Box's detailed codes must pass, non-strings not.
+    expect(v.validateSchema('ClientError', { ...err, status: 409, code: 'item_name_in_use' })).toEqual([]);
+    expect(v.validateSchema('ClientError', { ...err, code: 42 })).not.toEqual([]);
     const full = { ...fileMini, created_at: '2012-12-12T10:53:43-08:00' };
     expect(v.validateSchema('File--Full', full)).toEqual([]);
     expect(v.validateSchema('File--Full', { ...full, created_at: 'yesterday' })).not.toEqual([]);

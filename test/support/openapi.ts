@@ -131,6 +131,26 @@ function convert(node: unknown, inSchemaMap = false): unknown {
   return out;
 }
 
+/**
+ * Enums the spec itself calls incomplete. `ClientError.code` lists only generic codes (`bad_request`,
+ * `not_found`, ...) while Box sends the detailed codes of its error guide (`item_name_in_use`,
+ * `folder_not_empty`, `rate_limit_exceeded`, ...; WIRE.md section 11), so the code is checked as a string
+ * and each test asserts the exact code it expects.
+ */
+export const OPEN_ENUMS: readonly (readonly [schema: string, property: string])[] = [['ClientError', 'code']];
+
+function openEnums(schemas: SpecDocument['components']['schemas']): SpecDocument['components']['schemas'] {
+  const out: Record<string, JsonObject> = { ...schemas };
+  for (const [name, prop] of OPEN_ENUMS) {
+    const schema = schemas[name];
+    const props = schema?.properties;
+    if (!schema || !isObject(props) || !isObject(props[prop])) continue;
+    const { enum: _closed, ...open } = props[prop] as Record<string, Json>;
+    out[name] = { ...schema, properties: { ...(props as Record<string, Json>), [prop]: open } };
+  }
+  return out;
+}
+
 function formatErrors(errors: readonly ErrorObject[] | null | undefined): string[] {
   if (!errors) return [];
   return errors.map((e) => {
@@ -161,7 +181,7 @@ export function loadOpenApi(specPath: string = defaultSpecPath): OpenApiValidato
   for (const f of ['token', 'urn', 'url', 'digest', '<width>x<height>', 'space_delimited_list', 'timezone', 'jwt', 'binary']) {
     if (!ajv.formats[f]) ajv.addFormat(f, true);
   }
-  ajv.addSchema({ components: { schemas: convert(spec.components.schemas, true) } }, SPEC_ID);
+  ajv.addSchema({ components: { schemas: convert(openEnums(spec.components.schemas), true) } }, SPEC_ID);
 
   const compiled = new Map<string, ValidateFunction>();
   const compileFor = (key: string, schema: JsonObject): ValidateFunction => {
