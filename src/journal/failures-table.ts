@@ -1,0 +1,70 @@
+/** The per-path failures table (the "item" retry layer). */
+import type { Database, Statement } from 'better-sqlite3';
+import { asRelPath, asRootId, type RelPath, type RootId } from '../core/model.js';
+import type { FailureRecord } from '../ports/journal.js';
+
+interface FailureRow {
+  readonly root: string;
+  readonly path: string;
+  readonly code: string;
+  readonly message: string;
+  readonly attempts: number;
+  readonly next_retry_at_ms: number;
+  readonly disposition: FailureRecord['disposition'];
+}
+
+const COLS = 'root, path, code, message, attempts, next_retry_at_ms, disposition';
+
+const fromRow = (r: FailureRow): FailureRecord => ({
+  root: asRootId(r.root),
+  path: asRelPath(r.path),
+  code: r.code,
+  message: r.message,
+  attempts: r.attempts,
+  nextRetryAtMs: r.next_retry_at_ms,
+  disposition: r.disposition,
+});
+
+export class FailuresTable {
+  readonly #put: Statement<[FailureRow]>;
+  readonly #get: Statement<[string, string], FailureRow>;
+  readonly #clear: Statement<[string, string]>;
+  readonly #all: Statement<[], FailureRow>;
+  readonly #ofRoot: Statement<[string], FailureRow>;
+
+  constructor(db: Database) {
+    this.#put = db.prepare(
+      `INSERT OR REPLACE INTO failures (${COLS}) VALUES (@root, @path, @code, @message, @attempts, @next_retry_at_ms, @disposition)`,
+    );
+    this.#get = db.prepare(`SELECT ${COLS} FROM failures WHERE root = ? AND path = ?`);
+    this.#clear = db.prepare(`DELETE FROM failures WHERE root = ? AND path = ?`);
+    this.#all = db.prepare(`SELECT ${COLS} FROM failures ORDER BY root, path`);
+    this.#ofRoot = db.prepare(`SELECT ${COLS} FROM failures WHERE root = ? ORDER BY path`);
+  }
+
+  /** Replaces the path's previous record: the caller computes attempts and the next retry time. */
+  record(f: FailureRecord): void {
+    this.#put.run({
+      root: f.root,
+      path: f.path,
+      code: f.code,
+      message: f.message,
+      attempts: Math.max(1, Math.trunc(f.attempts)),
+      next_retry_at_ms: Math.trunc(f.nextRetryAtMs),
+      disposition: f.disposition,
+    });
+  }
+
+  get(root: RootId, path: RelPath): FailureRecord | undefined {
+    const r = this.#get.get(root, path);
+    return r === undefined ? undefined : fromRow(r);
+  }
+
+  clear(root: RootId, path: RelPath): void {
+    this.#clear.run(root, path);
+  }
+
+  list(root?: RootId): readonly FailureRecord[] {
+    return (root === undefined ? this.#all.all() : this.#ofRoot.all(root)).map(fromRow);
+  }
+}

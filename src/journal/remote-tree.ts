@@ -1,0 +1,52 @@
+/** The remote tree table, keyed by Box id; subtrees are walked through the parent_id index. */
+import type { Database, Statement } from 'better-sqlite3';
+import type { RemoteEntry, RemoteId } from '../core/model.js';
+import { remoteFromRow, remoteToRow, type RemoteRow } from './rows.js';
+
+const COLS = 'id, kind, parent_id, name, etag, sequence_id, sha1, size_bytes, modified_at_ms, version_id, url, status';
+
+export class RemoteTree {
+  readonly #get: Statement<[string], RemoteRow>;
+  readonly #children: Statement<[string], RemoteRow>;
+  readonly #put: Statement<[RemoteRow]>;
+  readonly #delete: Statement<[string]>;
+  readonly #deleteSubtree: Statement<[string]>;
+
+  constructor(db: Database) {
+    this.#get = db.prepare(`SELECT ${COLS} FROM remote_items WHERE id = ?`);
+    this.#children = db.prepare(`SELECT ${COLS} FROM remote_items WHERE parent_id = ? ORDER BY name`);
+    this.#put = db.prepare(
+      `INSERT OR REPLACE INTO remote_items (${COLS})
+       VALUES (@id, @kind, @parent_id, @name, @etag, @sequence_id, @sha1, @size_bytes, @modified_at_ms, @version_id, @url, @status)`,
+    );
+    this.#delete = db.prepare(`DELETE FROM remote_items WHERE id = ?`);
+    // UNION (not UNION ALL) so that a parent cycle in bad data still terminates.
+    this.#deleteSubtree = db.prepare(
+      `WITH RECURSIVE below(id) AS (
+         SELECT id FROM remote_items WHERE parent_id = ?
+         UNION SELECT r.id FROM remote_items r JOIN below b ON r.parent_id = b.id)
+       DELETE FROM remote_items WHERE id IN below`,
+    );
+  }
+
+  get(id: RemoteId): RemoteEntry | undefined {
+    const r = this.#get.get(id);
+    return r === undefined ? undefined : remoteFromRow(r);
+  }
+
+  children(parentId: RemoteId): readonly RemoteEntry[] {
+    return this.#children.all(parentId).map(remoteFromRow);
+  }
+
+  put(e: RemoteEntry): void {
+    this.#put.run(remoteToRow(e));
+  }
+
+  delete(id: RemoteId): void {
+    this.#delete.run(id);
+  }
+
+  deleteSubtree(id: RemoteId): void {
+    this.#deleteSubtree.run(id);
+  }
+}

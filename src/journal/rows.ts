@@ -1,0 +1,116 @@
+/**
+ * Row shapes of the journal tables (snake_case, exactly as stored) and their conversion to and from the domain
+ * model. Nothing SQL-shaped leaves src/journal.
+ */
+import { asRelPath, asRemoteId, type LocalEntry, type LocalKind, type RemoteEntry, type RemoteKind, type SyncedEntry } from '../core/model.js';
+
+export interface RemoteRow {
+  readonly id: string;
+  readonly kind: RemoteKind;
+  readonly parent_id: string | null;
+  readonly name: string;
+  readonly etag: string;
+  readonly sequence_id: string;
+  readonly sha1: string | null;
+  readonly size_bytes: number;
+  readonly modified_at_ms: number;
+  readonly version_id: string | null;
+  readonly url: string | null;
+  readonly status: RemoteEntry['status'];
+}
+
+export interface LocalRow {
+  readonly path: string;
+  readonly kind: LocalKind;
+  readonly inode: number;
+  readonly size_bytes: number;
+  readonly mtime_ms: number;
+  readonly sha1: string | null;
+}
+
+export interface SyncedRow {
+  readonly path: string;
+  readonly remote_id: string;
+  readonly kind: RemoteKind;
+  readonly etag: string;
+  readonly sha1: string | null;
+  readonly version_id: string | null;
+  readonly size_bytes: number;
+  readonly inode: number;
+  readonly mtime_ms: number;
+  readonly url: string | null;
+}
+
+export const remoteFromRow = (r: RemoteRow): RemoteEntry => ({
+  id: asRemoteId(r.id),
+  kind: r.kind,
+  parentId: r.parent_id === null ? null : asRemoteId(r.parent_id),
+  name: r.name,
+  etag: r.etag,
+  sequenceId: r.sequence_id,
+  sha1: r.sha1,
+  sizeBytes: r.size_bytes,
+  modifiedAtMs: r.modified_at_ms,
+  versionId: r.version_id,
+  url: r.url,
+  status: r.status,
+});
+
+export const remoteToRow = (e: RemoteEntry): RemoteRow => ({
+  id: e.id,
+  kind: e.kind,
+  parent_id: e.parentId,
+  name: e.name,
+  etag: e.etag,
+  sequence_id: e.sequenceId,
+  sha1: e.sha1,
+  size_bytes: e.sizeBytes,
+  modified_at_ms: e.modifiedAtMs,
+  version_id: e.versionId,
+  url: e.url,
+  status: e.status,
+});
+
+export const localFromRow = (r: LocalRow): LocalEntry => ({
+  path: asRelPath(r.path),
+  kind: r.kind,
+  inode: r.inode,
+  sizeBytes: r.size_bytes,
+  mtimeMs: r.mtime_ms,
+  sha1: r.sha1,
+});
+
+export const localToRow = (e: LocalEntry): LocalRow => ({
+  path: e.path,
+  kind: e.kind,
+  inode: e.inode,
+  size_bytes: e.sizeBytes,
+  mtime_ms: e.mtimeMs,
+  sha1: e.sha1,
+});
+
+export const syncedFromRow = (r: SyncedRow): SyncedEntry => ({
+  path: asRelPath(r.path),
+  remoteId: asRemoteId(r.remote_id),
+  kind: r.kind,
+  etag: r.etag,
+  sha1: r.sha1,
+  versionId: r.version_id,
+  sizeBytes: r.size_bytes,
+  inode: r.inode,
+  mtimeMs: r.mtime_ms,
+  url: r.url,
+});
+
+export const syncedToRow = (e: SyncedEntry): SyncedRow => ({
+  path: e.path,
+  remote_id: e.remoteId,
+  kind: e.kind,
+  etag: e.etag,
+  sha1: e.sha1,
+  version_id: e.versionId,
+  size_bytes: e.sizeBytes,
+  inode: e.inode,
+  mtime_ms: e.mtimeMs,
+  url: e.url,
+});

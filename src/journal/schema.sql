@@ -1,0 +1,128 @@
+-- The boxsync journal, schema version 2 (PRAGMA user_version = 2).
+--
+-- This file is the complete current schema: a fresh journal is created by running it whole. Older journals are
+-- brought up to it by the steps in migrations.ts; test/journal/migrations.test.ts checks that a migrated journal
+-- ends up with exactly the tables and indexes this file creates.
+--
+-- Conventions: every table is STRICT. Paths are relative to their sync root, '/'-separated, no leading or trailing
+-- slash, compared with the BINARY collation, so that the rows of a subtree `p` are exactly those with
+-- `path = p OR (path > p || '/' AND path < p || '0')` ('0' is the byte after '/'): one indexed range scan.
+-- Times are epoch milliseconds (REAL where the file system gives fractions). Sizes are bytes. Box ids and
+-- sequence ids are TEXT (opaque, and sequence ids and stream positions can exceed 2^53).
+
+-- Key/value facts about the journal and the account: schema facts, last successful sync time, account id.
+-- Values are strings; callers encode anything else.
+CREATE TABLE meta (
+  key   TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) STRICT, WITHOUT ROWID;
+
+-- The remote tree: the last observed state of each Box item, keyed by Box id alone (two roots never contain the
+-- same item, so the rows of all roots share this table). Items hang off their parent by id, never by path, so a
+-- remote folder rename is one row update; paths are derived by walking parent_id up to the root's folder.
+-- status is 'active' for anything a listing returned; events may record 'trashed' or 'deleted'.
+CREATE TABLE remote_items (
+  id             TEXT PRIMARY KEY,
+  kind           TEXT NOT NULL CHECK (kind IN ('file', 'folder', 'weblink')),
+  parent_id      TEXT,
+  name           TEXT NOT NULL,
+  etag           TEXT NOT NULL,
+  sequence_id    TEXT NOT NULL,
+  sha1           TEXT,
+  size_bytes     INTEGER NOT NULL,
+  modified_at_ms INTEGER NOT NULL,
+  version_id     TEXT,
+  url            TEXT,
+  status         TEXT NOT NULL CHECK (status IN ('active', 'trashed', 'deleted'))
+) STRICT, WITHOUT ROWID;
+-- Children of a folder (listing order is by name), and the recursive walk of deleteRemoteSubtree.
+CREATE INDEX remote_items_parent ON remote_items (parent_id, name);
+
+-- The local tree: the last observed state of each disk entry of each root, keyed by (root, path). sha1 is NULL
+-- for folders, symlinks, special files, and files not hashed yet. The inode index finds the old path of a moved
+-- file or folder (move detection).
+CREATE TABLE local_entries (
+  root       TEXT NOT NULL,
+  path       TEXT NOT NULL,
+  kind       TEXT NOT NULL CHECK (kind IN ('file', 'folder', 'symlink', 'other')),
+  inode      INTEGER NOT NULL,
+  size_bytes INTEGER NOT NULL,
+  mtime_ms   REAL NOT NULL,
+  sha1       TEXT,
+  PRIMARY KEY (root, path)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX local_entries_inode ON local_entries (root, inode);
+
+-- The synced tree (merge base): for each path of each root, the state both sides agreed on after the last
+-- successful operation: the remote side (remote_id, etag, sha1, version) and the local side (inode, mtime) so
+-- that a change on either side is seen without hashing. A Box item is synced at one path at most per root
+-- (unique index); writing it at a new path replaces its row at the old one.
+CREATE TABLE synced_entries (
+  root       TEXT NOT NULL,
+  path       TEXT NOT NULL,
+  remote_id  TEXT NOT NULL,
+  kind       TEXT NOT NULL CHECK (kind IN ('file', 'folder', 'weblink')),
+  etag       TEXT NOT NULL,
+  sha1       TEXT,
+  version_id TEXT,
+  size_bytes INTEGER NOT NULL,
+  inode      INTEGER NOT NULL,
+  mtime_ms   REAL NOT NULL,
+  url        TEXT,
+  PRIMARY KEY (root, path)
+) STRICT, WITHOUT ROWID;
+CREATE UNIQUE INDEX synced_entries_remote_id ON synced_entries (root, remote_id);
+
+-- Event stream cursors, one per stream type ('changes', 'sync'), as the lossless decimal string Box sent. Saved
+-- in the same transaction as the observations the events led to.
+CREATE TABLE stream_cursors (
+  name     TEXT PRIMARY KEY,
+  position TEXT NOT NULL
+) STRICT, WITHOUT ROWID;
+
+-- Box ids observed in the Box trash, so that an edit against a trashed item restores it (keeping its id,
+-- versions and shared links) instead of uploading a new file.
+CREATE TABLE trashed_remote_ids (
+  id TEXT PRIMARY KEY
+) STRICT, WITHOUT ROWID;
+
+-- Per-path failures with backoff (the "item" retry layer): one row per failing path of a root. attempts counts
+-- consecutive failures; next_retry_at_ms says when the planner may try the path again. 'skip' rows wait for the
+-- item to change; 'retry' rows back off; 'replan' rows are re-observed. A success clears the row.
+CREATE TABLE failures (
+  root             TEXT NOT NULL,
+  path             TEXT NOT NULL,
+  code             TEXT NOT NULL,
+  message          TEXT NOT NULL,
+  attempts         INTEGER NOT NULL CHECK (attempts >= 1),
+  next_retry_at_ms INTEGER NOT NULL,
+  disposition      TEXT NOT NULL CHECK (disposition IN ('retry', 'skip', 'replan')),
+  PRIMARY KEY (root, path)
+) STRICT, WITHOUT ROWID;
+
+-- Resumable Box upload sessions, keyed by the caller's resume key (usually "<root>:<path>"), saved as soon as
+-- the session is created so a new process can resume it. endpoints_json is the session_endpoints object.
+-- source_sha1 / source_mtime_ms identify the file the session was started for: a changed file cannot resume.
+CREATE TABLE upload_sessions (
+  key             TEXT PRIMARY KEY,
+  session_id      TEXT NOT NULL,
+  endpoints_json  TEXT NOT NULL,
+  part_size_bytes INTEGER NOT NULL,
+  total_parts     INTEGER NOT NULL,
+  file_size_bytes INTEGER NOT NULL,
+  source_sha1     TEXT,
+  source_mtime_ms REAL NOT NULL,
+  expires_at_ms   INTEGER NOT NULL,
+  file_id         TEXT
+) STRICT, WITHOUT ROWID;
+
+-- The parts of an upload session the server confirmed, one row per part (by byte offset); dropped with their
+-- session.
+CREATE TABLE upload_session_parts (
+  key        TEXT NOT NULL REFERENCES upload_sessions (key) ON DELETE CASCADE,
+  offset     INTEGER NOT NULL,
+  part_id    TEXT NOT NULL,
+  size_bytes INTEGER NOT NULL,
+  sha1       TEXT NOT NULL,
+  PRIMARY KEY (key, offset)
+) STRICT, WITHOUT ROWID;

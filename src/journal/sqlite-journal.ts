@@ -1,0 +1,139 @@
+/**
+ * The Journal port over one better-sqlite3 connection. Each table lives in its own small class with its
+ * statements prepared once; this class only routes. Construct it through openJournal, which migrates and
+ * integrity-checks the file first.
+ */
+import type { Database } from 'better-sqlite3';
+import type { LocalEntry, RelPath, RemoteEntry, RemoteId, RootId, SyncedEntry } from '../core/model.js';
+import type { FailureRecord, Journal } from '../ports/journal.js';
+import type { UploadSessionStore } from '../ports/remote-store.js';
+import { FailuresTable } from './failures-table.js';
+import { KvTables } from './kv-tables.js';
+import { LocalTree } from './local-tree.js';
+import { RemoteTree } from './remote-tree.js';
+import { SyncedTree } from './synced-tree.js';
+import { UploadSessionTable } from './upload-session-table.js';
+
+export class SqliteJournal implements Journal {
+  readonly #db: Database;
+  readonly #remote: RemoteTree;
+  readonly #local: LocalTree;
+  readonly #synced: SyncedTree;
+  readonly #failures: FailuresTable;
+  readonly #kv: KvTables;
+  readonly uploadSessions: UploadSessionStore;
+
+  constructor(db: Database) {
+    this.#db = db;
+    this.#remote = new RemoteTree(db);
+    this.#local = new LocalTree(db);
+    this.#synced = new SyncedTree(db);
+    this.#failures = new FailuresTable(db);
+    this.#kv = new KvTables(db);
+    this.uploadSessions = new UploadSessionTable(db);
+  }
+
+  /** Nested calls become savepoints; an exception rolls back the innermost and propagates. */
+  transaction<T>(fn: () => T): T {
+    return this.#db.transaction(fn)();
+  }
+
+  getRemote(id: RemoteId): RemoteEntry | undefined {
+    return this.#remote.get(id);
+  }
+  remoteChildren(parentId: RemoteId): readonly RemoteEntry[] {
+    return this.#remote.children(parentId);
+  }
+  putRemote(entry: RemoteEntry): void {
+    this.#remote.put(entry);
+  }
+  deleteRemote(id: RemoteId): void {
+    this.#remote.delete(id);
+  }
+  deleteRemoteSubtree(id: RemoteId): void {
+    this.#remote.deleteSubtree(id);
+  }
+
+  getLocal(root: RootId, path: RelPath): LocalEntry | undefined {
+    return this.#local.get(root, path);
+  }
+  localUnder(root: RootId, path: RelPath | ''): Iterable<LocalEntry> {
+    return this.#local.under(root, path);
+  }
+  putLocal(root: RootId, entry: LocalEntry): void {
+    this.#local.put(root, entry);
+  }
+  deleteLocal(root: RootId, path: RelPath): void {
+    this.#local.delete(root, path);
+  }
+  deleteLocalSubtree(root: RootId, path: RelPath): void {
+    this.#local.deleteSubtree(root, path);
+  }
+  moveLocalSubtree(root: RootId, from: RelPath, to: RelPath): void {
+    this.#local.moveSubtree(root, from, to);
+  }
+  localByInode(root: RootId, inode: number): LocalEntry | undefined {
+    return this.#local.byInode(root, inode);
+  }
+
+  getSynced(root: RootId, path: RelPath): SyncedEntry | undefined {
+    return this.#synced.get(root, path);
+  }
+  syncedByRemoteId(root: RootId, id: RemoteId): SyncedEntry | undefined {
+    return this.#synced.byRemoteId(root, id);
+  }
+  syncedUnder(root: RootId, path: RelPath | ''): Iterable<SyncedEntry> {
+    return this.#synced.under(root, path);
+  }
+  putSynced(root: RootId, entry: SyncedEntry): void {
+    this.#synced.put(root, entry);
+  }
+  deleteSynced(root: RootId, path: RelPath): void {
+    this.#synced.delete(root, path);
+  }
+  deleteSyncedSubtree(root: RootId, path: RelPath): void {
+    this.#synced.deleteSubtree(root, path);
+  }
+  moveSyncedSubtree(root: RootId, from: RelPath, to: RelPath): void {
+    this.#synced.moveSubtree(root, from, to);
+  }
+  countSynced(root: RootId): { files: number; folders: number; bytes: number } {
+    return this.#synced.count(root);
+  }
+
+  getCursor(name: string): string | undefined {
+    return this.#kv.getCursor(name);
+  }
+  setCursor(name: string, position: string): void {
+    this.#kv.setCursor(name, position);
+  }
+  markTrashed(id: RemoteId, trashed: boolean): void {
+    this.#kv.markTrashed(id, trashed);
+  }
+  isTrashed(id: RemoteId): boolean {
+    return this.#kv.isTrashed(id);
+  }
+  getMeta(key: string): string | undefined {
+    return this.#kv.getMeta(key);
+  }
+  setMeta(key: string, value: string): void {
+    this.#kv.setMeta(key, value);
+  }
+
+  recordFailure(f: FailureRecord): void {
+    this.#failures.record(f);
+  }
+  clearFailure(root: RootId, path: RelPath): void {
+    this.#failures.clear(root, path);
+  }
+  getFailure(root: RootId, path: RelPath): FailureRecord | undefined {
+    return this.#failures.get(root, path);
+  }
+  failures(root?: RootId): readonly FailureRecord[] {
+    return this.#failures.list(root);
+  }
+
+  close(): void {
+    if (this.#db.open) this.#db.close();
+  }
+}

@@ -1,0 +1,251 @@
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { asRelPath as p, asRemoteId as rid, asRootId } from '../../src/core/model.js';
+import { openJournal } from '../../src/journal/open-journal.js';
+import { LOCAL_TREE_SQL } from '../../src/journal/local-tree.js';
+import { SYNCED_TREE_SQL } from '../../src/journal/synced-tree.js';
+import type { Journal } from '../../src/ports/journal.js';
+import { makeTempDir } from '../support/tmp.js';
+import { localFile, localFolder, remoteItem, synced } from './entries.js';
+
+const R = asRootId('root-a');
+const R2 = asRootId('root-b');
+
+let tmp: { dir: string; cleanup: () => Promise<void> };
+let j: Journal;
+let dbPath: string;
+
+beforeEach(async () => {
+  tmp = await makeTempDir('boxsync-journal-');
+  dbPath = join(tmp.dir, 'state', 'journal.db');
+  j = openJournal(dbPath).journal;
+});
+afterEach(async () => {
+  j.close();
+  await tmp.cleanup();
+});
+
+const paths = (it: Iterable<{ path: string }>): string[] => [...it].map((e) => e.path);
+
+describe('local tree', () => {
+  it('round-trips an entry exactly, per root', () => {
+    const e = localFile('a/b.txt', { inode: 77, sizeBytes: 123, mtimeMs: 1_700_000_000_456.25, sha1: 'ab'.repeat(20) });
+    j.putLocal(R, e);
+    expect(j.getLocal(R, p('a/b.txt'))).toEqual(e);
+    expect(j.getLocal(R2, p('a/b.txt'))).toBeUndefined();
+    expect(j.localByInode(R, 77)).toEqual(e);
+    expect(j.localByInode(R2, 77)).toBeUndefined();
+    j.deleteLocal(R, p('a/b.txt'));
+    expect(j.getLocal(R, p('a/b.txt'))).toBeUndefined();
+  });
+
+  it('lists a subtree without its prefix-sharing siblings', () => {
+    for (const x of ['docs', 'docs/a', 'docs/sub/b', 'docs copy', 'docs copy/x', 'docs.txt', 'docs-2', 'docs0', 'docsy/z', 'other']) {
+      j.putLocal(R, localFile(x));
+    }
+    j.putLocal(R2, localFile('docs/elsewhere'));
+    expect(paths(j.localUnder(R, p('docs')))).toEqual(['docs/a', 'docs/sub/b']);
+    expect(paths(j.localUnder(R, ''))).toHaveLength(10);
+    expect(paths(j.localUnder(R2, ''))).toEqual(['docs/elsewhere']);
+  });
+
+  it('pages through a tree larger than one page, and allows writes while iterating', () => {
+    j.transaction(() => {
+      for (let i = 0; i < 2500; i++) j.putLocal(R, localFile(`big/f${String(i).padStart(5, '0')}`, { inode: i }));
+    });
+    let n = 0;
+    for (const e of j.localUnder(R, p('big'))) {
+      n++;
+      j.putLocal(R, { ...e, sha1: null });
+    }
+    expect(n).toBe(2500);
+    expect(j.getLocal(R, p('big/f02499'))?.sha1).toBeNull();
+  });
+
+  it('moves a folder with its descendants and nothing else, replacing stale rows at the target', () => {
+    for (const x of ['a', 'a/1', 'a/s/2', 'a.txt', 'a b/3', 'ab']) j.putLocal(R, localFile(x));
+    j.putLocal(R, localFile('z/stale'));
+    j.putLocal(R, localFile('z'));
+    j.moveLocalSubtree(R, p('a'), p('z'));
+    expect(paths(j.localUnder(R, ''))).toEqual(['a b/3', 'a.txt', 'ab', 'z', 'z/1', 'z/s/2']);
+  });
+
+  it('moves paths with characters outside the BMP correctly', () => {
+    j.putLocal(R, localFolder('😀dir', 1));
+    j.putLocal(R, localFile('😀dir/é.txt'));
+    j.moveLocalSubtree(R, p('😀dir'), p('ünï😀'));
+    expect(paths(j.localUnder(R, ''))).toEqual(['ünï😀', 'ünï😀/é.txt']);
+  });
+
+  it('refuses a move into its own subtree', () => {
+    j.putLocal(R, localFile('a'));
+    expect(() => j.moveLocalSubtree(R, p('a'), p('a/b'))).toThrow(/contains/);
+    expect(paths(j.localUnder(R, ''))).toEqual(['a']);
+  });
+
+  it('deletes a subtree and nothing else', () => {
+    for (const x of ['a', 'a/1', 'a/s/2', 'a.txt', 'a0']) j.putLocal(R, localFile(x));
+    j.putLocal(R2, localFile('a/1'));
+    j.deleteLocalSubtree(R, p('a'));
+    expect(paths(j.localUnder(R, ''))).toEqual(['a.txt', 'a0']);
+    expect(paths(j.localUnder(R2, ''))).toEqual(['a/1']);
+  });
+});
+
+describe('synced tree', () => {
+  it('keeps one row per Box item: writing it at a new path drops the old one', () => {
+    j.putSynced(R, synced('old', 'f1'));
+    j.putSynced(R, synced('new', 'f1', { etag: '2' }));
+    expect(j.getSynced(R, p('old'))).toBeUndefined();
+    expect(j.syncedByRemoteId(R, rid('f1'))).toEqual(synced('new', 'f1', { etag: '2' }));
+    j.putSynced(R2, synced('old', 'f1'));
+    expect(j.syncedByRemoteId(R2, rid('f1'))?.path).toBe('old');
+  });
+
+  it('moves and deletes subtrees, and counts files, folders and bytes', () => {
+    j.putSynced(R, synced('d', 'd1', { kind: 'folder', sizeBytes: 999 }));
+    j.putSynced(R, synced('d/x', 'x1', { sizeBytes: 7 }));
+    j.putSynced(R, synced('d/y', 'y1', { sizeBytes: 8 }));
+    j.putSynced(R, synced('d.txt', 't1', { sizeBytes: 1 }));
+    expect(j.countSynced(R)).toEqual({ files: 3, folders: 1, bytes: 16 });
+    j.moveSyncedSubtree(R, p('d'), p('e'));
+    expect(paths(j.syncedUnder(R, ''))).toEqual(['d.txt', 'e', 'e/x', 'e/y']);
+    expect(j.syncedByRemoteId(R, rid('x1'))?.path).toBe('e/x');
+    expect(paths(j.syncedUnder(R, p('e')))).toEqual(['e/x', 'e/y']);
+    j.deleteSyncedSubtree(R, p('e'));
+    expect(paths(j.syncedUnder(R, ''))).toEqual(['d.txt']);
+    j.deleteSynced(R, p('d.txt'));
+    expect(j.countSynced(R)).toEqual({ files: 0, folders: 0, bytes: 0 });
+  });
+});
+
+describe('remote tree', () => {
+  it('stores items by id, lists children by name, and deletes a subtree below a folder', () => {
+    j.putRemote(remoteItem('10', '0', 'top', { kind: 'folder' }));
+    j.putRemote(remoteItem('11', '10', 'b', { kind: 'folder' }));
+    j.putRemote(remoteItem('12', '10', 'a', { sha1: 'cd'.repeat(20), sizeBytes: 3, versionId: 'v9' }));
+    j.putRemote(remoteItem('13', '11', 'deep'));
+    j.putRemote(remoteItem('20', '0', 'sibling'));
+    expect(j.remoteChildren(rid('10')).map((e) => e.name)).toEqual(['a', 'b']);
+    expect(j.getRemote(rid('12'))).toEqual(remoteItem('12', '10', 'a', { sha1: 'cd'.repeat(20), sizeBytes: 3, versionId: 'v9' }));
+    j.deleteRemoteSubtree(rid('10'));
+    expect(j.getRemote(rid('10'))).toBeDefined();
+    expect([j.getRemote(rid('11')), j.getRemote(rid('12')), j.getRemote(rid('13'))]).toEqual([undefined, undefined, undefined]);
+    expect(j.getRemote(rid('20'))).toBeDefined();
+    j.deleteRemote(rid('10'));
+    expect(j.getRemote(rid('10'))).toBeUndefined();
+  });
+
+  it('terminates on a parent cycle in bad data', () => {
+    j.putRemote(remoteItem('a', 'b', 'a', { kind: 'folder' }));
+    j.putRemote(remoteItem('b', 'a', 'b', { kind: 'folder' }));
+    j.deleteRemoteSubtree(rid('a'));
+    expect(j.getRemote(rid('a'))).toBeUndefined();
+  });
+});
+
+describe('cursor, meta, trash marks, failures', () => {
+  it('stores a stream position beyond 2^53 exactly, and meta values', () => {
+    j.setCursor('changes', '123456789012345678901234');
+    j.setMeta('account', 'u1');
+    expect(j.getCursor('changes')).toBe('123456789012345678901234');
+    expect(j.getCursor('sync')).toBeUndefined();
+    expect(j.getMeta('account')).toBe('u1');
+  });
+
+  it('marks and unmarks trashed ids', () => {
+    j.markTrashed(rid('5'), true);
+    j.markTrashed(rid('5'), true);
+    expect(j.isTrashed(rid('5'))).toBe(true);
+    j.markTrashed(rid('5'), false);
+    expect(j.isTrashed(rid('5'))).toBe(false);
+  });
+
+  it('records, replaces, lists and clears failures per root', () => {
+    const f = { root: R, path: p('x'), code: 'rate_limited', message: 'later', attempts: 1, nextRetryAtMs: 1000, disposition: 'retry' as const };
+    j.recordFailure(f);
+    j.recordFailure({ ...f, attempts: 2, nextRetryAtMs: 3000 });
+    j.recordFailure({ ...f, root: R2, disposition: 'skip' });
+    expect(j.getFailure(R, p('x'))).toEqual({ ...f, attempts: 2, nextRetryAtMs: 3000 });
+    expect(j.failures()).toHaveLength(2);
+    expect(j.failures(R2).map((x) => x.disposition)).toEqual(['skip']);
+    j.clearFailure(R, p('x'));
+    expect(j.getFailure(R, p('x'))).toBeUndefined();
+  });
+
+  it('rolls back a failed transaction whole and survives reopening', () => {
+    expect(() =>
+      j.transaction(() => {
+        j.putLocal(R, localFile('kept-out'));
+        j.setCursor('changes', '5');
+        throw new Error('boom');
+      }),
+    ).toThrow('boom');
+    expect(j.getLocal(R, p('kept-out'))).toBeUndefined();
+    expect(j.getCursor('changes')).toBeUndefined();
+    j.transaction(() => {
+      j.putLocal(R, localFile('kept'));
+      j.setCursor('changes', '6');
+    });
+    j.close();
+    j = openJournal(dbPath).journal;
+    expect(j.getLocal(R, p('kept'))).toBeDefined();
+    expect(j.getCursor('changes')).toBe('6');
+  });
+});
+
+describe('upload sessions', () => {
+  const rec = {
+    key: 'root-a:big.bin',
+    sessionId: 'S1',
+    endpoints: { upload_part: 'http://x/u', commit: 'http://x/c' },
+    partSizeBytes: 8_388_608,
+    totalParts: 3,
+    fileSizeBytes: 20_000_000,
+    sourceSha1: 'ef'.repeat(20),
+    sourceMtimeMs: 1_700_000_000_000.5,
+    expiresAtMs: 1_700_600_000_000,
+    fileId: null,
+    parts: [],
+  };
+
+  it('puts, adds parts in any order, lists, and deletes with the parts', () => {
+    const s = j.uploadSessions;
+    s.put(rec);
+    s.addPart(rec.key, { partId: 'P2', offset: 8_388_608, size: 8_388_608, sha1: 'b' });
+    s.addPart(rec.key, { partId: 'P1', offset: 0, size: 8_388_608, sha1: 'a' });
+    expect(s.get(rec.key)?.parts.map((x) => x.partId)).toEqual(['P1', 'P2']);
+    expect(s.get(rec.key)).toMatchObject({ sessionId: 'S1', endpoints: rec.endpoints, sourceMtimeMs: rec.sourceMtimeMs });
+    expect(s.list()).toHaveLength(1);
+    s.put({ ...rec, sessionId: 'S2' });
+    expect(s.get(rec.key)?.parts).toEqual([]);
+    s.addPart(rec.key, { partId: 'P1', offset: 0, size: 1, sha1: 'a' });
+    s.delete(rec.key);
+    expect(s.get(rec.key)).toBeUndefined();
+    expect(s.list()).toEqual([]);
+    const raw = new BetterSqlite3(dbPath, { readonly: true });
+    expect(raw.prepare('SELECT count(*) AS n FROM upload_session_parts').get()).toEqual({ n: 0 });
+    raw.close();
+  });
+
+  it('refuses a part for an unknown session', () => {
+    expect(() => j.uploadSessions.addPart('nope', { partId: 'P', offset: 0, size: 1, sha1: 'a' })).toThrow(/no upload session/);
+  });
+});
+
+describe('query plans', () => {
+  it('runs every subtree statement as an indexed search, never a scan', () => {
+    const raw = new BetterSqlite3(dbPath, { readonly: true });
+    const params = { root: 'r', path: 'a', lower: 'a/', upper: 'a0', to: 'b' };
+    const plans: string[] = [];
+    for (const sql of [...Object.values(LOCAL_TREE_SQL), ...Object.values(SYNCED_TREE_SQL)]) {
+      const st = raw.prepare(`EXPLAIN QUERY PLAN ${sql}`);
+      const bound = sql.includes('@') ? [Object.fromEntries(Object.entries(params).filter(([k]) => sql.includes(`@${k}`)))] : ['r', 'a/', 'a0', 10];
+      for (const row of st.all(...bound) as { detail: string }[]) plans.push(row.detail);
+    }
+    raw.close();
+    expect(plans.length).toBeGreaterThanOrEqual(8);
+    for (const d of plans) expect(d).toMatch(/^SEARCH \w+ USING PRIMARY KEY \(root=\? AND path[=>]/);
+  });
+});

@@ -1,0 +1,79 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { asRelPath, asRemoteId, asRootId } from '../../src/core/model.js';
+import { MIGRATIONS } from '../../src/journal/migrations.js';
+import { openJournal } from '../../src/journal/open-journal.js';
+import { SCHEMA_VERSION } from '../../src/journal/schema.js';
+import { makeTempDir } from '../support/tmp.js';
+import { localFile, remoteItem, synced } from './entries.js';
+
+const R = asRootId('r');
+const v1Sql = readFileSync(join(import.meta.dirname, 'fixtures', 'schema-v1.sql'), 'utf8');
+
+let tmp: { dir: string; cleanup: () => Promise<void> };
+beforeEach(async () => {
+  tmp = await makeTempDir('boxsync-migrations-');
+});
+afterEach(async () => {
+  await tmp.cleanup();
+});
+
+/** Tables, columns, indexes and STRICT flags, as SQLite reports them (independent of how the SQL was spelled). */
+function structure(path: string): unknown {
+  const db = new BetterSqlite3(path, { readonly: true });
+  const tables = (db.prepare(`SELECT name, strict, wr FROM pragma_table_list WHERE schema = 'main' AND name NOT LIKE 'sqlite_%' ORDER BY name`).all() as {
+    name: string;
+  }[]).map((t) => ({
+    ...t,
+    columns: db.prepare(`SELECT name, type, "notnull", dflt_value, pk FROM pragma_table_info(?)`).all(t.name),
+    indexes: (db.prepare(`SELECT name, "unique" FROM pragma_index_list(?) ORDER BY name`).all(t.name) as { name: string }[]).map((i) => ({
+      ...i,
+      columns: db.prepare(`SELECT name FROM pragma_index_info(?)`).all(i.name),
+    })),
+    foreignKeys: db.prepare(`SELECT "table", "from", "to", on_delete FROM pragma_foreign_key_list(?)`).all(t.name),
+    checks: (db.prepare(`SELECT sql FROM sqlite_schema WHERE name = ?`).get(t.name) as { sql: string }).sql.match(/CHECK \([^)]*\)+/g),
+  }));
+  db.close();
+  return tables;
+}
+
+describe('migrations', () => {
+  it('has one step per version above 1, in order', () => {
+    expect(MIGRATIONS.map((m) => m.toVersion)).toEqual(Array.from({ length: SCHEMA_VERSION - 1 }, (_, i) => i + 2));
+  });
+
+  it('migrates a v1 journal forward, keeping its rows, to exactly the structure of a fresh one', () => {
+    const oldPath = join(tmp.dir, 'old', 'journal.db');
+    const freshPath = join(tmp.dir, 'fresh', 'journal.db');
+    openJournal(freshPath).journal.close();
+
+    openJournal(oldPath).journal.close();
+    const v1 = new BetterSqlite3(oldPath);
+    v1.exec(`DROP TABLE upload_session_parts; DROP TABLE upload_sessions; DROP TABLE failures; DROP TABLE meta; DROP TABLE remote_items;
+             DROP TABLE local_entries; DROP TABLE synced_entries; DROP TABLE stream_cursors; DROP TABLE trashed_remote_ids;`);
+    v1.exec(v1Sql);
+    v1.pragma('user_version = 1');
+    v1.prepare(`INSERT INTO local_entries VALUES ('r', 'a.txt', 'file', 7, 10, 1700000000123.5, 'da39a3ee5e6b4b0d3255bfef95601890afd80709')`).run();
+    v1.prepare(`INSERT INTO synced_entries VALUES ('r', 's', 'f1', 'file', '1', 'aa', 'v1', 5, 42, 1700000000000, NULL)`).run();
+    v1.prepare(`INSERT INTO remote_items VALUES ('5', 'file', '0', 'n', '0', '0', NULL, 0, 1700000000000, NULL, NULL, 'active')`).run();
+    v1.prepare(`INSERT INTO stream_cursors VALUES ('changes', '99999999999999999999')`).run();
+    v1.close();
+
+    const { journal, rebuilt } = openJournal(oldPath);
+    expect(rebuilt).toBe(false);
+    expect(journal.getLocal(R, asRelPath('a.txt'))).toEqual(localFile('a.txt', { inode: 7 }));
+    expect(journal.getSynced(R, asRelPath('s'))).toEqual(synced('s', 'f1'));
+    expect(journal.getRemote(asRemoteId('5'))).toEqual(remoteItem('5', '0', 'n'));
+    expect(journal.getCursor('changes')).toBe('99999999999999999999');
+    journal.recordFailure({ root: R, path: asRelPath('a.txt'), code: 'x', message: 'm', attempts: 1, nextRetryAtMs: 1, disposition: 'retry' });
+    expect(journal.failures()).toHaveLength(1);
+    journal.close();
+
+    const raw = new BetterSqlite3(oldPath, { readonly: true });
+    expect(raw.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    raw.close();
+    expect(structure(oldPath)).toEqual(structure(freshPath));
+  });
+});

@@ -1,0 +1,134 @@
+import { chmodSync, closeSync, existsSync, openSync, readFileSync, readdirSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { asRelPath, asRootId } from '../../src/core/model.js';
+import { isSyncError } from '../../src/core/errors.js';
+import { openJournal } from '../../src/journal/open-journal.js';
+import { SCHEMA_VERSION } from '../../src/journal/schema.js';
+import { makeTempDir } from '../support/tmp.js';
+import { localFile } from './entries.js';
+
+const R = asRootId('r');
+
+let tmp: { dir: string; cleanup: () => Promise<void> };
+let dbPath: string;
+
+beforeEach(async () => {
+  tmp = await makeTempDir('boxsync-open-journal-');
+  dbPath = join(tmp.dir, 'state', 'nested', 'journal.db');
+});
+afterEach(async () => {
+  await tmp.cleanup();
+});
+
+const asideFiles = (): string[] => readdirSync(join(tmp.dir, 'state', 'nested')).filter((n) => n.includes('.corrupt-'));
+
+describe('openJournal', () => {
+  it('creates the directory 0700 and the file 0600, in WAL mode at the current schema version', () => {
+    const { journal, rebuilt } = openJournal(dbPath);
+    journal.setMeta('k', 'v');
+    expect(rebuilt).toBe(false);
+    expect(statSync(join(tmp.dir, 'state')).mode & 0o777).toBe(0o700);
+    expect(statSync(join(tmp.dir, 'state', 'nested')).mode & 0o777).toBe(0o700);
+    expect(statSync(dbPath).mode & 0o777).toBe(0o600);
+    expect(statSync(`${dbPath}-wal`).mode & 0o777).toBe(0o600);
+    journal.close();
+    const raw = new BetterSqlite3(dbPath, { readonly: true });
+    expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(raw.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    const strict = raw.prepare(`SELECT name, strict FROM pragma_table_list WHERE schema = 'main' AND name NOT LIKE 'sqlite_%'`).all() as { name: string; strict: number }[];
+    expect(strict.length).toBe(9);
+    expect(strict.filter((t) => t.strict !== 1)).toEqual([]);
+    raw.close();
+  });
+
+  it('tightens the mode of an existing journal file to 0600', () => {
+    openJournal(dbPath).journal.close();
+    chmodSync(dbPath, 0o644);
+    const { journal } = openJournal(dbPath);
+    journal.close();
+    expect(statSync(dbPath).mode & 0o777).toBe(0o600);
+  });
+
+  it('moves a garbage file aside and starts fresh, keeping the garbage byte for byte', () => {
+    openJournal(dbPath).journal.close();
+    const garbage = Buffer.from('this is not a database, just some text that landed here\n'.repeat(200));
+    writeFileSync(dbPath, garbage);
+    const res = openJournal(dbPath);
+    expect(res.rebuilt).toBe(true);
+    if (!res.rebuilt) return;
+    expect(res.reason).toMatch(/not a SQLite database/);
+    expect(res.movedTo).toMatch(/journal\.db\.corrupt-\d{8}T\d{9}Z$/);
+    expect(readFileSync(res.movedTo).equals(garbage)).toBe(true);
+    res.journal.putLocal(R, localFile('works'));
+    expect(res.journal.getLocal(R, asRelPath('works'))).toBeDefined();
+    res.journal.close();
+    expect(asideFiles()).toHaveLength(1);
+  });
+
+  it('moves aside a real database damaged in the middle', () => {
+    const { journal } = openJournal(dbPath);
+    journal.transaction(() => {
+      for (let i = 0; i < 3000; i++) journal.putLocal(R, localFile(`folder-${i % 17}/file-${i}.txt`, { inode: i }));
+    });
+    journal.close();
+    const sizeBytes = statSync(dbPath).size;
+    expect(sizeBytes).toBeGreaterThan(20 * 4096);
+    const fd = openSync(dbPath, 'r+');
+    writeSync(fd, Buffer.alloc(4096 * 3, 0xa5), 0, 4096 * 3, Math.floor(sizeBytes / 2 / 4096) * 4096);
+    closeSync(fd);
+    const damaged = readFileSync(dbPath);
+    const res = openJournal(dbPath);
+    expect(res.rebuilt).toBe(true);
+    if (!res.rebuilt) return;
+    expect(res.reason).toMatch(/integrity check failed|damaged/);
+    expect(readFileSync(res.movedTo).equals(damaged)).toBe(true);
+    expect([...res.journal.localUnder(R, '')]).toEqual([]);
+    res.journal.close();
+    expect(openJournal(dbPath).rebuilt).toBe(false);
+  });
+
+  it('moves aside a journal from a newer boxsync instead of misreading it', () => {
+    const { journal } = openJournal(dbPath);
+    journal.setMeta('marker', 'from the future');
+    journal.close();
+    const raw = new BetterSqlite3(dbPath);
+    raw.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    raw.close();
+    const res = openJournal(dbPath);
+    expect(res.rebuilt).toBe(true);
+    if (!res.rebuilt) return;
+    expect(res.reason).toMatch(/newer than this boxsync/);
+    expect(res.journal.getMeta('marker')).toBeUndefined();
+    res.journal.close();
+    const old = new BetterSqlite3(res.movedTo, { readonly: true });
+    expect(old.prepare(`SELECT value FROM meta WHERE key = 'marker'`).get()).toEqual({ value: 'from the future' });
+    old.close();
+  });
+
+  it('moves aside a foreign SQLite database that has tables but no version', () => {
+    const raw = new BetterSqlite3(join(tmp.dir, 'foreign.db'));
+    raw.exec('CREATE TABLE t (x)');
+    raw.close();
+    openJournal(dbPath).journal.close();
+    writeFileSync(dbPath, readFileSync(join(tmp.dir, 'foreign.db')));
+    const res = openJournal(dbPath);
+    expect(res.rebuilt).toBe(true);
+    if (res.rebuilt) expect(res.reason).toMatch(/no boxsync schema version/);
+    res.journal.close();
+  });
+
+  it('reports a journal it cannot create as a fatal SyncError that says what happens next', () => {
+    writeFileSync(join(tmp.dir, 'blocker'), 'a file where a directory should be');
+    let caught: unknown;
+    try {
+      openJournal(join(tmp.dir, 'blocker', 'journal.db'));
+    } catch (e) {
+      caught = e;
+    }
+    expect(existsSync(join(tmp.dir, 'blocker'))).toBe(true);
+    expect(isSyncError(caught) && caught.code === 'journal_unusable' && caught.disposition === 'fatal').toBe(true);
+    expect((caught as Error).message).toMatch(/stops without touching any files/);
+  });
+});
