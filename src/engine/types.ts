@@ -45,6 +45,12 @@ export interface EngineDeps {
   readonly logger: Logger;
   readonly clock: Clock;
   readonly options: EngineOptions;
+  /**
+   * The ignore rules of a root (built-in defaults plus root.exclude, from src/local). Applied to the local scan
+   * and to the remote tree alike, so an excluded remote folder is neither downloaded nor deleted. When absent,
+   * the engine applies root.exclude and a minimal built-in list (engine/ignore-rules.ts).
+   */
+  readonly isIgnoredFor?: (root: SyncRoot) => (path: RelPath, isDir: boolean) => boolean;
 }
 
 export type Phase = 'starting' | 'scanning' | 'listing' | 'planning' | 'transferring' | 'idle' | 'paused' | 'error';

@@ -1,0 +1,218 @@
+/**
+ * The engine: observe, then reconcile each root until quiescent (see the diagram in types.ts and reconciler.ts).
+ * Runs are serialized: a second runOnce waits for the first. Safety refusals (a local root that is missing, a
+ * remote root that is gone or suddenly empty, a mass delete) skip the root, leave everything untouched and end
+ * the run with outcome 'guard'.
+ */
+import { mkdir } from 'node:fs/promises';
+import type { RelPath, RemoteId, RootId, SyncRoot } from '../core/model.js';
+import type { LocalFs } from '../ports/local-fs.js';
+import { toSyncError } from './executor.js';
+import { fallbackIgnore } from './ignore-rules.js';
+import { localRootExists, restatLocal, scanLocal, type IsIgnored } from './observe-local.js';
+import { observeRemote } from './observe-remote.js';
+import { newTally, reconcileRoot, type ReconcileContext, type RootContext, type RootOutcome, type Tally } from './reconciler.js';
+import type { SnapshotScope } from './snapshot.js';
+import { StatusTracker } from './status-tracker.js';
+import { summaryMessage } from './summary.js';
+import { TransferQueue } from './transfer-queue.js';
+import type { Engine, EngineDeps, EngineEvents, RunSummary, StatusReport } from './types.js';
+
+export function createEngine(deps: EngineDeps, events: EngineEvents = {}): Engine {
+  return new SyncEngine(deps, events);
+}
+
+class SyncEngine implements Engine {
+  private readonly queue: TransferQueue;
+  private readonly tracker: StatusTracker;
+  private readonly rootContexts = new Map<RootId, RootContext>();
+  private readonly pendingLocal = new Map<RootId, Set<RelPath>>();
+  private readonly pendingRemote = new Set<RemoteId>();
+  /** Roots fully scanned by this process: later passes may re-stat only hinted paths. */
+  private readonly scanned = new Set<RootId>();
+  private readonly allowedGuards = new Set<string>();
+  private readonly closer = new AbortController();
+  private chain: Promise<unknown> = Promise.resolve();
+  private phaseBeforePause: StatusReport['phase'] = 'idle';
+
+  constructor(
+    private readonly deps: EngineDeps,
+    private readonly events: EngineEvents,
+  ) {
+    this.queue = new TransferQueue({ concurrency: deps.options.transferConcurrency, clock: deps.clock, onChange: () => this.tracker.emit() });
+    this.tracker = new StatusTracker({ journal: deps.journal, roots: deps.roots, clock: deps.clock, queue: () => this.queue, onStatus: events.onStatus });
+  }
+
+  runOnce(opts: { signal?: AbortSignal; fullRescan?: boolean } = {}): Promise<RunSummary> {
+    const run = this.chain.then(() => this.run(opts));
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  hintLocal(root: RootId, paths: readonly RelPath[]): void {
+    const set = this.pendingLocal.get(root) ?? new Set<RelPath>();
+    for (const p of paths) set.add(p);
+    this.pendingLocal.set(root, set);
+  }
+
+  hintRemote(ids: readonly RemoteId[]): void {
+    for (const id of ids) this.pendingRemote.add(id);
+  }
+
+  status(): StatusReport {
+    return this.tracker.report();
+  }
+
+  pause(): void {
+    if (this.queue.paused) return;
+    this.phaseBeforePause = this.tracker.phase;
+    this.queue.pause();
+    this.tracker.setPhase('paused');
+  }
+
+  resume(): void {
+    if (!this.queue.paused) return;
+    this.queue.resume();
+    this.tracker.setPhase(this.phaseBeforePause);
+  }
+
+  confirmGuard(id: string): boolean {
+    if (this.tracker.heldGuard?.id !== id) return false;
+    this.allowedGuards.add(id);
+    this.tracker.heldGuard = null;
+    this.tracker.emit(true);
+    return true;
+  }
+
+  async close(): Promise<void> {
+    // Aborting stops transfers; upload sessions are persisted under their resumeKey and resume next time.
+    this.closer.abort(new Error('engine closing'));
+    this.queue.resume();
+    await this.chain;
+  }
+
+  private rootContext(root: SyncRoot): RootContext {
+    let rc = this.rootContexts.get(root.id);
+    if (!rc) {
+      const fs: LocalFs = this.deps.localFsFor(root);
+      const isIgnored: IsIgnored = this.deps.isIgnoredFor?.(root) ?? fallbackIgnore(root);
+      rc = { root, fs, isIgnored };
+      this.rootContexts.set(root.id, rc);
+    }
+    return rc;
+  }
+
+  private async run(opts: { signal?: AbortSignal; fullRescan?: boolean }): Promise<RunSummary> {
+    const { journal, clock, logger } = this.deps;
+    const startedAtMs = clock.now();
+    const signal = opts.signal ? AbortSignal.any([opts.signal, this.closer.signal]) : this.closer.signal;
+    const tally = newTally();
+    const refusals: { id: string; message: string }[] = [];
+    const outcomes: RootOutcome[] = [];
+    let why: string | null = null;
+    this.tracker.fatal = null;
+    this.tracker.heldGuard = null;
+    const ctx: ReconcileContext = {
+      journal,
+      remote: this.deps.remote,
+      logger,
+      clock,
+      options: this.deps.options,
+      queue: this.queue,
+      status: this.tracker,
+      events: this.events,
+      allowedGuards: this.allowedGuards,
+      random: Math.random,
+      signal,
+    };
+    try {
+      this.tracker.setPhase('listing');
+      const extraIds = [...this.pendingRemote];
+      this.pendingRemote.clear();
+      const observed = await observeRemote(
+        { journal, remote: this.deps.remote, changes: this.deps.changes, roots: this.deps.roots, streamType: this.deps.options.streamType, logger },
+        { full: opts.fullRescan === true, extraIds, signal },
+      );
+      for (const r of observed.refusals) refusals.push({ id: `${r.code}:${r.root}`, message: r.message });
+      for (const root of this.deps.roots) {
+        if (observed.refusals.some((r) => r.root === root.id)) continue;
+        const rc = this.rootContext(root);
+        if (!(await this.ensureLocalRoot(rc, refusals))) continue;
+        this.tracker.setPhase('scanning');
+        const hinted = [...(this.pendingLocal.get(root.id) ?? [])];
+        this.pendingLocal.delete(root.id);
+        let scope: SnapshotScope;
+        if (!observed.full && opts.fullRescan !== true && this.scanned.has(root.id)) {
+          await restatLocal({ journal, root, fs: rc.fs, isIgnored: rc.isIgnored }, hinted, signal);
+          scope = { kind: 'hinted', localPaths: hinted, remoteIds: observed.touchedIds };
+        } else {
+          await scanLocal({ journal, root, fs: rc.fs, isIgnored: rc.isIgnored }, undefined, signal);
+          this.scanned.add(root.id);
+          scope = { kind: 'full' };
+        }
+        outcomes.push(await reconcileRoot(ctx, rc, scope, tally));
+        if (tally.fatal) break;
+      }
+    } catch (e) {
+      if (signal.aborted) why = 'stopped before converging; the next run continues where this one ended';
+      else {
+        const err = toSyncError(e);
+        if (err.disposition === 'fatal') tally.fatal = err;
+        else why = err.message;
+        logger.error({ code: err.code }, err.message);
+      }
+    }
+    if (refusals.length > 0 && !this.tracker.heldGuard) this.tracker.heldGuard = { id: refusals[0]!.id, message: refusals.map((r) => r.message).join('; ') };
+    return this.finish({ tally, outcomes, refusals, why, startedAtMs });
+  }
+
+  /** A missing local root is created on a first run, and refused once anything was in sync there. */
+  private async ensureLocalRoot(rc: RootContext, refusals: { id: string; message: string }[]): Promise<boolean> {
+    if (await localRootExists(rc.fs)) return true;
+    const synced = this.deps.journal.countSynced(rc.root.id);
+    if (synced.files + synced.folders === 0) {
+      await mkdir(rc.root.localPath, { recursive: true });
+      return true;
+    }
+    const message = `the local folder ${rc.root.localPath} is missing (unmounted or moved?) while ${synced.files} files were in sync; refusing to delete them on Box. Restore or remount it, then run again`;
+    refusals.push({ id: `local-root-missing:${rc.root.id}`, message });
+    this.deps.logger.error({ root: rc.root.id }, message);
+    return false;
+  }
+
+  private finish(args: { tally: Tally; outcomes: RootOutcome[]; refusals: { message: string }[]; why: string | null; startedAtMs: number }): RunSummary {
+    const { tally, outcomes, refusals, startedAtMs } = args;
+    const { journal, clock, roots } = this.deps;
+    const ours = new Set(roots.map((r) => r.id));
+    const failedItems = journal.failures().filter((f) => ours.has(f.root) && f.disposition !== 'skip').length;
+    let why = args.why;
+    let outcome: RunSummary['outcome'];
+    if (tally.fatal) {
+      outcome = 'fatal';
+      why = tally.fatal.message;
+      this.tracker.fatal = { code: tally.fatal.code, message: tally.fatal.message };
+    } else if (refusals.length > 0 || outcomes.includes('guard')) {
+      outcome = 'guard';
+      why = this.tracker.heldGuard?.message ?? refusals.map((r) => r.message).join('; ');
+    } else if (why !== null || failedItems > 0 || outcomes.includes('stalled')) {
+      outcome = 'failed-items';
+      if (why === null && outcomes.includes('stalled')) why = 'the plan did not settle within the pass limit';
+    } else {
+      outcome = 'converged';
+      this.tracker.markSuccess(clock.now());
+    }
+    this.tracker.setPhase(outcome === 'fatal' ? 'error' : 'idle');
+    this.tracker.emit(true);
+    const base = {
+      outcome,
+      ops: { ...tally.ops },
+      uploadedBytes: tally.uploadedBytes,
+      downloadedBytes: tally.downloadedBytes,
+      failedItems,
+      conflicts: tally.conflicts,
+      passes: tally.passes,
+      durationMs: clock.now() - startedAtMs,
+    };
+    return { ...base, message: summaryMessage(base, { reported: tally.reported, why }) };
+  }
+}

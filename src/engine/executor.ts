@@ -1,0 +1,172 @@
+/**
+ * The executor: one operation in, one outcome out. It performs the I/O and nothing else; the reconciler
+ * commits the outcome to the journal (commit.ts).
+ *
+ * Guards: remote writes send the etag the plan was based on (If-Match); local replaces, moves and deletes go
+ * through LocalFs, which re-checks the LocalGuard right before acting; an upload re-stats its source and refuses
+ * when it no longer matches the plan. Downloads land in LocalFs.tempPathFor(path), the adapter verifies the
+ * SHA-1, and commitTemp renames into place after re-checking the guard. Any failure is a SyncError; the
+ * caller branches on its disposition only.
+ */
+import { rm } from 'node:fs/promises';
+import { SyncError, isSyncError } from '../core/errors.js';
+import type { LocalEntry, RelPath, RemoteEntry, SyncRoot } from '../core/model.js';
+import { assertNever, type LocalGuard, type Operation, type UploadOp, type UploadVersionOp } from '../core/operations.js';
+import type { Journal } from '../ports/journal.js';
+import type { LocalFs } from '../ports/local-fs.js';
+import type { RemoteStore, TransferProgress } from '../ports/remote-store.js';
+import { listSubtree } from './observe-remote.js';
+import type { Logger } from 'pino';
+import { weblinkFileContent } from './weblink-file.js';
+
+/** What an operation produced, for the commit. Fields are present when the operation yields them. */
+export interface OpResult {
+  readonly remote?: RemoteEntry;
+  readonly local?: LocalEntry;
+  /** Where a local trash put the entry. */
+  readonly trashedTo?: string;
+  /** Payload bytes moved over the network. */
+  readonly bytes: number;
+}
+
+export type Outcome = { readonly status: 'done'; readonly result: OpResult } | { readonly status: 'failed'; readonly error: SyncError };
+
+export interface ExecContext {
+  readonly journal: Journal;
+  readonly remote: RemoteStore;
+  readonly fs: LocalFs;
+  readonly root: SyncRoot;
+  readonly logger: Logger;
+  readonly onProgress: (p: TransferProgress) => void;
+  readonly signal?: AbortSignal;
+}
+
+export async function execute(op: Operation, ctx: ExecContext): Promise<Outcome> {
+  try {
+    return { status: 'done', result: await run(op, ctx) };
+  } catch (e) {
+    return { status: 'failed', error: toSyncError(e) };
+  }
+}
+
+/** Errors the adapters did not classify are treated as transient: the item is retried with backoff. */
+export function toSyncError(e: unknown): SyncError {
+  if (isSyncError(e)) return e;
+  const message = e instanceof Error ? e.message : String(e);
+  return new SyncError({ code: 'unexpected', disposition: 'retry', message: `${message}; will retry with backoff`, cause: e });
+}
+
+function localChanged(path: RelPath): SyncError {
+  return new SyncError({
+    code: 'local_changed',
+    disposition: 'replan',
+    message: `${path} changed since it was planned; will look at it again`,
+  });
+}
+
+function matchesGuard(entry: LocalEntry | undefined, guard: LocalGuard): boolean {
+  switch (guard.state) {
+    case 'absent':
+      return entry === undefined;
+    case 'file':
+      return entry?.kind === 'file' && entry.sizeBytes === guard.sizeBytes && entry.mtimeMs === guard.mtimeMs && entry.inode === guard.inode;
+    case 'folder':
+      return entry?.kind === 'folder' && entry.inode === guard.inode;
+    default:
+      return assertNever(guard);
+  }
+}
+
+async function run(op: Operation, ctx: ExecContext): Promise<OpResult> {
+  const { remote, fs, signal } = ctx;
+  switch (op.kind) {
+    case 'download':
+      return download(op.path, op, ctx);
+    case 'upload':
+    case 'upload-version':
+      return upload(op, ctx);
+    case 'create-remote-folder': {
+      const created = await remote.createFolder(op.parentId, op.name);
+      const local = await fs.stat(op.path);
+      return { remote: created, ...(local ? { local } : {}), bytes: 0 };
+    }
+    case 'create-local-folder':
+      return { local: await fs.mkdir(op.path), bytes: 0 };
+    case 'remote-move': {
+      const moved = await remote.move({ id: op.remoteId, kind: op.itemKind, parentId: op.parentId, name: op.name, ifMatch: op.ifMatch });
+      return { remote: moved, bytes: 0 };
+    }
+    case 'local-move':
+      return { local: await fs.move(op.from, op.to, op.guard), bytes: 0 };
+    case 'remote-trash':
+      await remote.trash(op.remoteId, op.itemKind, op.ifMatch);
+      return { bytes: 0 };
+    case 'local-trash':
+      return { trashedTo: await fs.trash(op.path, op.guard), bytes: 0 };
+    case 'remote-restore': {
+      const restored = await remote.restore({ id: op.remoteId, kind: op.itemKind, parentId: op.parentId, name: op.name });
+      if (restored.kind === 'folder') {
+        ctx.journal.putRemote(restored);
+        await listSubtree(ctx, restored.id, signal);
+      }
+      return { remote: restored, bytes: 0 };
+    }
+    case 'conflict-copy':
+      return { local: await fs.move(op.path, op.to, op.guard), bytes: 0 };
+    case 'write-weblink': {
+      const r = ctx.journal.getRemote(op.remoteId);
+      const local = await fs.writeSmallFile(op.path, weblinkFileContent(op.url), op.guard, r?.modifiedAtMs);
+      return { local, bytes: 0 };
+    }
+    case 'link':
+    case 'forget':
+    case 'report':
+      return { bytes: 0 };
+    default:
+      return assertNever(op);
+  }
+}
+
+async function download(path: RelPath, op: Extract<Operation, { kind: 'download' }>, ctx: ExecContext): Promise<OpResult> {
+  const { fs, remote } = ctx;
+  const temp = fs.tempPathFor(path);
+  try {
+    const got = await remote.download({
+      id: op.remoteId,
+      destPath: temp,
+      expectSha1: op.expect.sha1,
+      onProgress: ctx.onProgress,
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+    });
+    const modifiedAtMs = ctx.journal.getRemote(op.remoteId)?.modifiedAtMs;
+    const local = await fs.commitTemp(temp, path, op.guard, modifiedAtMs);
+    return { local: { ...local, sha1: got.sha1 }, bytes: got.sizeBytes };
+  } catch (e) {
+    // The temp file is ours (never user data): leave nothing half-written behind.
+    await rm(temp, { force: true });
+    throw e;
+  }
+}
+
+async function upload(op: UploadOp | UploadVersionOp, ctx: ExecContext): Promise<OpResult> {
+  const { fs, remote, root, journal } = ctx;
+  const before = await fs.stat(op.path);
+  if (!before || before.kind !== 'file' || !matchesGuard(before, op.guard)) throw localChanged(op.path);
+  const known = journal.getLocal(root.id, op.path);
+  const sha1 =
+    before.sha1 ?? (known && known.sizeBytes === before.sizeBytes && known.mtimeMs === before.mtimeMs && known.inode === before.inode && known.sha1 ? known.sha1 : await fs.hash(op.path));
+  const common = {
+    sourcePath: fs.abs(op.path),
+    modifiedAtMs: before.mtimeMs,
+    sha1,
+    resumeKey: `${root.id}:${op.path}`,
+    onProgress: ctx.onProgress,
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
+  };
+  const uploaded =
+    op.kind === 'upload'
+      ? await remote.uploadNew({ ...common, parentId: op.parentId, name: op.name })
+      : await remote.uploadVersion({ ...common, id: op.remoteId, name: op.path.slice(op.path.lastIndexOf('/') + 1), ifMatch: op.ifMatch });
+  // Record the stat taken before the upload: if the file changed meanwhile, the next scan sees it and uploads again.
+  return { remote: uploaded, local: { ...before, sha1: uploaded.sha1 ?? sha1 }, bytes: uploaded.sizeBytes };
+}

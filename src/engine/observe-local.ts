@@ -1,0 +1,95 @@
+/**
+ * Local observation: turns the disk into rows of the journal's local tree.
+ *
+ * A full scan (sync --once, the daemon's scheduled rescan) walks the root through LocalFs.scan with `known`
+ * taken from the journal, so unchanged files (same size, mtime and inode) keep their SHA-1 and only new or
+ * changed files are hashed. Rows the scan did not see are dropped afterwards. Daemon hints instead re-stat
+ * just the hinted paths (and scan a hinted folder's subtree), so the cost grows with the change.
+ */
+import { stat as fsStat } from 'node:fs/promises';
+import type { LocalEntry, RelPath, RootId, SyncRoot } from '../core/model.js';
+import type { Journal } from '../ports/journal.js';
+import type { LocalFs } from '../ports/local-fs.js';
+import { isAncestorOrSelf } from '../core/paths.js';
+
+export type IsIgnored = (path: RelPath, isDir: boolean) => boolean;
+
+export interface LocalObserverDeps {
+  readonly journal: Journal;
+  readonly root: SyncRoot;
+  readonly fs: LocalFs;
+  readonly isIgnored: IsIgnored;
+}
+
+function sameStat(a: LocalEntry, b: LocalEntry): boolean {
+  return a.kind === b.kind && a.sizeBytes === b.sizeBytes && a.mtimeMs === b.mtimeMs && a.inode === b.inode;
+}
+
+/** Does the local root folder exist (a directory)? A missing root is never read as "everything deleted". */
+export async function localRootExists(fs: LocalFs): Promise<boolean> {
+  try {
+    return (await fsStat(fs.rootPath)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function put(journal: Journal, root: RootId, entry: LocalEntry): void {
+  const prev = journal.getLocal(root, entry.path);
+  if (prev && sameStat(prev, entry) && prev.sha1 === entry.sha1) return;
+  journal.putLocal(root, entry);
+  // Something the user changed gets a fresh chance even if it was parked as unsyncable.
+  if (journal.getFailure(root, entry.path)?.disposition === 'skip') journal.clearFailure(root, entry.path);
+}
+
+/** Scan the whole root (or one subtree of it) and make the journal's local rows match. */
+export async function scanLocal(deps: LocalObserverDeps, under?: RelPath, signal?: AbortSignal): Promise<void> {
+  const { journal, root, fs, isIgnored } = deps;
+  const seen = new Set<RelPath>();
+  const scan = fs.scan({
+    isIgnored,
+    known: (p) => journal.getLocal(root.id, p),
+    hash: true,
+    ...(under === undefined ? {} : { under }),
+  });
+  for await (const batch of scan) {
+    signal?.throwIfAborted();
+    journal.transaction(() => {
+      for (const entry of batch) {
+        if (under !== undefined && (entry.path === under || !isAncestorOrSelf(under, entry.path))) continue;
+        seen.add(entry.path);
+        put(journal, root.id, entry);
+      }
+    });
+  }
+  const stale = [...journal.localUnder(root.id, under ?? '')].filter((e) => !seen.has(e.path)).map((e) => e.path);
+  if (stale.length === 0) return;
+  journal.transaction(() => {
+    for (const p of stale) {
+      journal.deleteLocal(root.id, p);
+      if (journal.getFailure(root.id, p)?.disposition === 'skip') journal.clearFailure(root.id, p);
+    }
+  });
+}
+
+/** Re-stat hinted paths: a file is re-hashed only when its stat changed; a folder's subtree is rescanned. */
+export async function restatLocal(deps: LocalObserverDeps, paths: readonly RelPath[], signal?: AbortSignal): Promise<void> {
+  const { journal, root, fs, isIgnored } = deps;
+  for (const path of paths) {
+    signal?.throwIfAborted();
+    const entry = await fs.stat(path);
+    if (!entry || isIgnored(path, entry.kind === 'folder')) {
+      journal.transaction(() => journal.deleteLocalSubtree(root.id, path));
+      continue;
+    }
+    if (entry.kind === 'folder') {
+      journal.transaction(() => put(journal, root.id, entry));
+      await scanLocal(deps, path, signal);
+      continue;
+    }
+    const known = journal.getLocal(root.id, path);
+    let sha1 = entry.sha1;
+    if (entry.kind === 'file' && sha1 === null) sha1 = known && sameStat(known, entry) && known.sha1 !== null ? known.sha1 : await fs.hash(path);
+    journal.transaction(() => put(journal, root.id, { ...entry, sha1 }));
+  }
+}

@@ -1,0 +1,250 @@
+/**
+ * Remote observation: turns Box into rows of the journal's remote tree.
+ *
+ * Full listing (first run, `fullRescan`, or a stream position Box no longer accepts): take `now` on the event
+ * stream FIRST, then list every root breadth-first, committing each page in its own transaction (memory stays
+ * bounded by one page plus the folder queue), and only when every root is listed store the position as the
+ * cursor. Changes made during the listing therefore replay on the next run instead of being lost.
+ *
+ * Incremental: fetch the events since the cursor. They are hints: each hinted item is re-fetched, folders new
+ * to us (created, moved in, restored) are listed, vanished items are dropped (and remembered as trashed when
+ * the event said so), and the new cursor is saved in the same transaction as those observations.
+ */
+import { isSyncError } from '../core/errors.js';
+import type { RemoteEntry, RemoteId, RootId, SyncRoot } from '../core/model.js';
+import type { Journal } from '../ports/journal.js';
+import type { RemoteChanges, RemoteHint, StreamType } from '../ports/remote-changes.js';
+import type { RemoteStore } from '../ports/remote-store.js';
+import type { Logger } from 'pino';
+import { locateRemote } from './remote-tree.js';
+
+export interface RemoteObserverDeps {
+  readonly journal: Journal;
+  readonly remote: RemoteStore;
+  readonly changes: RemoteChanges;
+  readonly roots: readonly SyncRoot[];
+  readonly streamType: StreamType;
+  readonly logger: Logger;
+}
+
+/** A root the observer refuses to sync this run (SYNC-LESSONS #1), with the reason. */
+export interface RootRefusal {
+  readonly root: RootId;
+  readonly code: 'remote-root-missing' | 'remote-root-empty';
+  readonly message: string;
+}
+
+export interface RemoteObservation {
+  /** True when every root was listed in full (the planner gets whole roots). */
+  readonly full: boolean;
+  /** Ids re-fetched from hints (incremental runs): the planner scope of a hinted pass. */
+  readonly touchedIds: readonly RemoteId[];
+  readonly refusals: readonly RootRefusal[];
+}
+
+const cursorName = (stream: StreamType): string => `events:${stream}`;
+
+export async function observeRemote(
+  deps: RemoteObserverDeps,
+  opts: { full: boolean; extraIds: readonly RemoteId[]; signal?: AbortSignal },
+): Promise<RemoteObservation> {
+  const cursor = deps.journal.getCursor(cursorName(deps.streamType));
+  if (opts.full || cursor === undefined) return listEverything(deps, opts.signal);
+  let batch;
+  try {
+    batch = await deps.changes.fetch(deps.streamType, cursor);
+  } catch (e) {
+    if (isSyncError(e) && e.code === 'stream_position_invalid') {
+      deps.logger.warn({ stream: deps.streamType }, 'stored event position is too old; listing everything again');
+      return listEverything(deps, opts.signal);
+    }
+    throw e;
+  }
+  const touched = await applyHints(deps, batch.hints, opts.extraIds, batch.nextPosition, opts.signal);
+  return { full: false, touchedIds: touched, refusals: [] };
+}
+
+async function listEverything(deps: RemoteObserverDeps, signal?: AbortSignal): Promise<RemoteObservation> {
+  const position = await deps.changes.now(deps.streamType);
+  const refusals: RootRefusal[] = [];
+  for (const root of deps.roots) {
+    const refusal = await listRoot(deps, root, signal);
+    if (refusal) refusals.push(refusal);
+  }
+  deps.journal.setCursor(cursorName(deps.streamType), position);
+  return { full: true, touchedIds: [], refusals };
+}
+
+async function listRoot(deps: RemoteObserverDeps, root: SyncRoot, signal?: AbortSignal): Promise<RootRefusal | null> {
+  const entry = await deps.remote.getItem(root.remoteId, 'folder');
+  const synced = deps.journal.countSynced(root.id);
+  const hadContent = synced.files + synced.folders > 0;
+  if (!entry) {
+    return {
+      root: root.id,
+      code: 'remote-root-missing',
+      message: `the Box folder ${root.remoteId} of ${root.localPath} is gone or not visible; nothing was changed, check the folder and the account`,
+    };
+  }
+  deps.journal.putRemote(entry);
+  const emptyRoot = await listSubtree(deps, root.remoteId, signal, { refuseEmpty: hadContent });
+  if (emptyRoot) {
+    return {
+      root: root.id,
+      code: 'remote-root-empty',
+      message: `the Box folder ${root.remoteId} of ${root.localPath} is suddenly empty while ${synced.files} files were in sync; refusing to delete them locally (check Box, then run again)`,
+    };
+  }
+  return null;
+}
+
+/**
+ * List a folder and everything below it into the journal, dropping rows Box no longer has. With
+ * `refuseEmpty`, a top folder that lists empty while the journal knows children is left untouched and the
+ * function returns true. With `onlyNewFolders`, child folders already in the journal are not descended into
+ * (a one-level refresh that still fills in folders it had never seen).
+ */
+export async function listSubtree(
+  deps: Pick<RemoteObserverDeps, 'journal' | 'remote' | 'logger'>,
+  folderId: RemoteId,
+  signal?: AbortSignal,
+  opts: { refuseEmpty?: boolean; onlyNewFolders?: boolean } = {},
+): Promise<boolean> {
+  const { journal, remote } = deps;
+  const queue: RemoteId[] = [folderId];
+  for (let head = 0; head < queue.length; head++) {
+    signal?.throwIfAborted();
+    const id = queue[head]!;
+    const before = new Set(journal.remoteChildren(id).map((e) => e.id));
+    const seen = new Set<RemoteId>();
+    try {
+      for await (const page of remote.listFolder(id)) {
+        const known = new Set(page.filter((c) => journal.getRemote(c.id) !== undefined).map((c) => c.id));
+        journal.transaction(() => {
+          for (const child of page) {
+            journal.putRemote(child);
+            journal.markTrashed(child.id, false);
+            seen.add(child.id);
+          }
+        });
+        for (const child of page) if (child.kind === 'folder' && !(opts.onlyNewFolders && known.has(child.id))) queue.push(child.id);
+      }
+    } catch (e) {
+      if (isSyncError(e) && e.code === 'not_found' && id !== folderId) {
+        journal.transaction(() => {
+          journal.deleteRemoteSubtree(id);
+          journal.deleteRemote(id);
+        });
+        continue;
+      }
+      throw e;
+    }
+    if (head === 0 && opts.refuseEmpty && seen.size === 0 && before.size > 0) return true;
+    const stale = [...before].filter((x) => !seen.has(x));
+    if (stale.length > 0) {
+      journal.transaction(() => {
+        for (const x of stale) {
+          journal.deleteRemoteSubtree(x);
+          journal.deleteRemote(x);
+        }
+      });
+    }
+  }
+  return false;
+}
+
+/** One item to re-fetch: the hint (when it came from the stream) or a bare id (daemon hints). */
+interface Wanted {
+  readonly id: RemoteId;
+  readonly kind: 'file' | 'folder' | 'weblink' | null;
+  readonly trashedHint: boolean;
+}
+
+function wantedFrom(journal: Journal, roots: readonly SyncRoot[], hints: readonly RemoteHint[], extraIds: readonly RemoteId[]): Wanted[] {
+  const rootIds = new Set<RemoteId>(roots.map((r) => r.remoteId));
+  const byId = new Map<RemoteId, Wanted>();
+  for (const h of hints) {
+    const relevant =
+      journal.getRemote(h.id) !== undefined ||
+      rootIds.has(h.id) ||
+      (h.parentId !== null && (rootIds.has(h.parentId) || journal.getRemote(h.parentId) !== undefined)) ||
+      h.parentId === null;
+    if (!relevant) continue;
+    const trashedHint = h.status === 'trashed' || h.status === 'deleted' || /TRASH|DELETE/.test(h.eventType);
+    const prev = byId.get(h.id);
+    // The last event of an item decides whether it went to the trash (a restore after a trash is not trashed).
+    byId.set(h.id, { id: h.id, kind: h.kind, trashedHint: trashedHint || (prev?.trashedHint === true && !/UNDELETE|RESTORE/.test(h.eventType)) });
+  }
+  for (const id of extraIds) if (!byId.has(id)) byId.set(id, { id, kind: journal.getRemote(id)?.kind ?? null, trashedHint: false });
+  return [...byId.values()];
+}
+
+async function fetchItem(remote: RemoteStore, w: Wanted): Promise<RemoteEntry | null> {
+  if (w.kind !== null) return remote.getItem(w.id, w.kind);
+  return (await remote.getItem(w.id, 'file')) ?? (await remote.getItem(w.id, 'folder'));
+}
+
+async function applyHints(
+  deps: RemoteObserverDeps,
+  hints: readonly RemoteHint[],
+  extraIds: readonly RemoteId[],
+  nextPosition: string,
+  signal?: AbortSignal,
+): Promise<RemoteId[]> {
+  const { journal, roots } = deps;
+  const wanted = wantedFrom(journal, roots, hints, extraIds);
+  const fetched: { w: Wanted; entry: RemoteEntry | null }[] = [];
+  for (const w of wanted) {
+    signal?.throwIfAborted();
+    fetched.push({ w, entry: await fetchItem(deps.remote, w) });
+  }
+  const rootIds = new Set<RemoteId>(roots.map((r) => r.remoteId));
+  const present = fetched.flatMap((f) => (f.entry ? [f.entry] : []));
+  const presentIds = new Set(present.map((e) => e.id));
+  // A folder is inside our roots when its parent is a root, is already known, or is itself a hinted folder that is.
+  const inside = new Set<RemoteId>();
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const e of present) {
+      if (inside.has(e.id) || e.parentId === null) continue;
+      if (rootIds.has(e.id) || rootIds.has(e.parentId) || inside.has(e.parentId) || (!presentIds.has(e.parentId) && journal.getRemote(e.parentId) !== undefined)) {
+        inside.add(e.id);
+        changed = true;
+      }
+    }
+  }
+  for (const e of present) if (rootIds.has(e.id)) inside.add(e.id);
+  // Folders new to the journal (created, moved in from outside, restored) are listed before the cursor moves.
+  for (const e of present) {
+    if (e.kind === 'folder' && inside.has(e.id) && !rootIds.has(e.id) && journal.getRemote(e.id) === undefined) {
+      await listSubtree(deps, e.id, signal);
+    }
+  }
+  journal.transaction(() => {
+    for (const { w, entry } of fetched) {
+      if (entry && inside.has(entry.id)) {
+        journal.putRemote(entry);
+        journal.markTrashed(entry.id, false);
+      } else if (journal.getRemote(w.id) !== undefined || w.trashedHint) {
+        journal.deleteRemoteSubtree(w.id);
+        journal.deleteRemote(w.id);
+        if (!entry && w.trashedHint) journal.markTrashed(w.id, true);
+      }
+    }
+    journal.setCursor(cursorName(deps.streamType), nextPosition);
+  });
+  clearParkedFailures(journal, roots, fetched.map((f) => f.w.id));
+  return fetched.map((f) => f.w.id);
+}
+
+/** A changed item gets a fresh chance: parked ('skip') failures at its old or new path are cleared. */
+function clearParkedFailures(journal: Journal, roots: readonly SyncRoot[], ids: readonly RemoteId[]): void {
+  for (const id of ids) {
+    const at = locateRemote(journal, roots, id);
+    if (at && at.path !== '' && journal.getFailure(at.root.id, at.path)?.disposition === 'skip') journal.clearFailure(at.root.id, at.path);
+    for (const root of roots) {
+      const s = journal.syncedByRemoteId(root.id, id);
+      if (s && journal.getFailure(root.id, s.path)?.disposition === 'skip') journal.clearFailure(root.id, s.path);
+    }
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * Building the planner's Snapshot from the journal.
+ *
+ * Strategy:
+ * - Full scope (sync --once, first run, full rescan): the whole root. Remote rows are walked breadth-first from
+ *   the root folder, so only items below the root are included and paths come from the walk itself.
+ * - Hinted scope (daemon passes): only the subtrees the hints touched, plus their ancestors, so the cost grows
+ *   with the change rather than with the tree. A touched path contributes its own subtree on all three trees
+ *   and the chain of ancestors up to the root; a touched remote id contributes its current subtree and the old
+ *   path its synced row had, so a move is seen from both ends. The planner never plans deletions for entries
+ *   it was not given, so a partial snapshot is safe.
+ *
+ * In both scopes ignored paths are left out of all three trees: an exclusion added later "re-baselines"
+ * (stops syncing) rather than reading as a deletion on either side.
+ */
+import type { LocalEntry, RelPath, RemoteEntry, RemoteId, Snapshot, SyncRoot, SyncedEntry } from '../core/model.js';
+import type { Journal } from '../ports/journal.js';
+import { deferredPaths } from './failures.js';
+import type { IsIgnored } from './observe-local.js';
+import { ancestorsOf, isAncestorOrSelf } from '../core/paths.js';
+import { remoteChildByName, remotePathOf, walkRemote } from './remote-tree.js';
+
+export type SnapshotScope =
+  | { readonly kind: 'full' }
+  | { readonly kind: 'hinted'; readonly localPaths: readonly RelPath[]; readonly remoteIds: readonly RemoteId[] };
+
+export interface SnapshotArgs {
+  readonly journal: Journal;
+  readonly root: SyncRoot;
+  readonly isIgnored: IsIgnored;
+  readonly nowMs: number;
+  readonly scope: SnapshotScope;
+}
+
+function isIgnoredAnywhere(isIgnored: IsIgnored, path: RelPath, isDir: boolean): boolean {
+  const chain = [path, ...ancestorsOf(path)];
+  return chain.some((p, i) => isIgnored(p, i > 0 || isDir));
+}
+
+export function buildSnapshot(args: SnapshotArgs): Snapshot {
+  const { journal, root, isIgnored } = args;
+  const remote = new Map<RemoteId, RemoteEntry>();
+  const local = new Map<RelPath, LocalEntry>();
+  const synced = new Map<RelPath, SyncedEntry>();
+  const rootEntry = journal.getRemote(root.remoteId);
+  if (rootEntry) remote.set(rootEntry.id, rootEntry);
+
+  if (args.scope.kind === 'full') {
+    for (const { entry } of walkRemote(journal, root.remoteId, '', (p, e) => !isIgnored(p, e.kind === 'folder'))) remote.set(entry.id, entry);
+    for (const e of journal.localUnder(root.id, '')) if (!isIgnoredAnywhere(isIgnored, e.path, e.kind === 'folder')) local.set(e.path, e);
+    for (const s of journal.syncedUnder(root.id, '')) if (!isIgnoredAnywhere(isIgnored, s.path, s.kind === 'folder')) synced.set(s.path, s);
+  } else {
+    const bases = new Set<RelPath>(args.scope.localPaths);
+    for (const id of args.scope.remoteIds) {
+      const now = remotePathOf(journal, root, id);
+      if (now !== null && now !== '') bases.add(now);
+      const was = journal.syncedByRemoteId(root.id, id);
+      if (was) bases.add(was.path);
+    }
+    for (const base of topmost([...bases])) {
+      if (isIgnoredAnywhere(isIgnored, base, false)) continue;
+      addPath(journal, root, base, { remote, local, synced }, isIgnored);
+    }
+  }
+
+  const remoteTrashed = new Set<RemoteId>();
+  for (const s of synced.values()) if (!remote.has(s.remoteId) && journal.isTrashed(s.remoteId)) remoteTrashed.add(s.remoteId);
+  return { root, remote, local, synced, remoteTrashed, deferred: deferredPaths(journal, root.id, args.nowMs) };
+}
+
+function topmost(paths: RelPath[]): RelPath[] {
+  const sorted = [...new Set(paths)].sort();
+  const out: RelPath[] = [];
+  for (const p of sorted) if (!out.some((q) => isAncestorOrSelf(q, p))) out.push(p);
+  return out;
+}
+
+function addPath(
+  journal: Journal,
+  root: SyncRoot,
+  base: RelPath,
+  into: { remote: Map<RemoteId, RemoteEntry>; local: Map<RelPath, LocalEntry>; synced: Map<RelPath, SyncedEntry> },
+  isIgnored: IsIgnored,
+): void {
+  for (const p of [base, ...ancestorsOf(base)]) {
+    const l = journal.getLocal(root.id, p);
+    if (l) into.local.set(p, l);
+    const s = journal.getSynced(root.id, p);
+    if (s) {
+      into.synced.set(p, s);
+      const r = journal.getRemote(s.remoteId);
+      if (r) into.remote.set(r.id, r);
+    }
+  }
+  for (const l of journal.localUnder(root.id, base)) if (!isIgnoredAnywhere(isIgnored, l.path, l.kind === 'folder')) into.local.set(l.path, l);
+  for (const s of journal.syncedUnder(root.id, base)) if (!isIgnoredAnywhere(isIgnored, s.path, s.kind === 'folder')) into.synced.set(s.path, s);
+  // Resolve the base on the remote tree by name, collecting the ancestor chain, then take its subtree.
+  let parentId: RemoteId = root.remoteId;
+  let found: RemoteEntry | undefined;
+  for (const name of base.split('/')) {
+    found = remoteChildByName(journal, parentId, name);
+    if (!found) return;
+    into.remote.set(found.id, found);
+    parentId = found.id;
+  }
+  if (found?.kind === 'folder') {
+    for (const { entry } of walkRemote(journal, found.id, base, (p, e) => !isIgnored(p, e.kind === 'folder'))) into.remote.set(entry.id, entry);
+  }
+}

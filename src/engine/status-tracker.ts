@@ -1,0 +1,99 @@
+/**
+ * What `status` shows, assembled on demand from the journal (in-sync counts, failures with their next retry)
+ * and from the transfer queue (queued work, in-flight transfers, rate), plus the few facts only the engine
+ * holds in memory (phase, conflicts made by this process, a held guard, a fatal error). Listeners are told on
+ * every phase change and, throttled, on transfer progress.
+ */
+import type { RelPath, RootId, SyncRoot } from '../core/model.js';
+import type { Clock } from '../ports/clock.js';
+import type { Journal } from '../ports/journal.js';
+import type { TransferQueue } from './transfer-queue.js';
+import type { Phase, ProblemStatus, RootStatus, StatusReport } from './types.js';
+import { PARKED_MS } from './failures.js';
+
+const LAST_SUCCESS_KEY = 'engine.lastSuccessfulSyncAtMs';
+const PROGRESS_THROTTLE_MS = 250;
+const MAX_CONFLICTS_SHOWN = 200;
+
+export class StatusTracker {
+  private phaseNow: Phase = 'starting';
+  private readonly conflictList: { root: RootId; path: RelPath; copy: RelPath; atMs: number }[] = [];
+  heldGuard: { readonly id: string; readonly message: string } | null = null;
+  fatal: { readonly code: string; readonly message: string } | null = null;
+  private lastEmitMs = 0;
+
+  constructor(
+    private readonly deps: {
+      journal: Journal;
+      roots: readonly SyncRoot[];
+      clock: Clock;
+      queue: () => TransferQueue;
+      onStatus?: ((s: StatusReport) => void) | undefined;
+    },
+  ) {}
+
+  get phase(): Phase {
+    return this.phaseNow;
+  }
+
+  setPhase(phase: Phase): void {
+    if (phase === this.phaseNow) return;
+    this.phaseNow = phase;
+    this.emit(true);
+  }
+
+  addConflict(c: { root: RootId; path: RelPath; copy: RelPath; atMs: number }): void {
+    this.conflictList.push(c);
+    if (this.conflictList.length > MAX_CONFLICTS_SHOWN) this.conflictList.shift();
+  }
+
+  markSuccess(atMs: number): void {
+    this.deps.journal.setMeta(LAST_SUCCESS_KEY, String(atMs));
+  }
+
+  /** Tell listeners; progress updates are throttled, phase changes are not. */
+  emit(force = false): void {
+    if (!this.deps.onStatus) return;
+    const now = this.deps.clock.now();
+    if (!force && now - this.lastEmitMs < PROGRESS_THROTTLE_MS) return;
+    this.lastEmitMs = now;
+    this.deps.onStatus(this.report());
+  }
+
+  report(): StatusReport {
+    const { journal, roots, clock } = this.deps;
+    const queue = this.deps.queue();
+    const rate = queue.rateBytesPerSec();
+    const rootStatus: RootStatus[] = roots.map((root) => {
+      const queued = queue.queued(root.id);
+      return {
+        root: root.id,
+        localPath: root.localPath,
+        remoteId: root.remoteId,
+        inSync: journal.countSynced(root.id),
+        queued,
+        inFlight: queue.inFlight(root.id),
+        rateBytesPerSec: rate,
+        etaSec: rate > 0 ? Math.ceil(queued.bytes / rate) : queued.bytes === 0 ? 0 : null,
+      };
+    });
+    const now = clock.now();
+    const errors: ProblemStatus[] = journal.failures().map((f) => ({
+      root: f.root,
+      path: f.path,
+      code: f.code,
+      message: f.message,
+      nextRetryAtMs: f.disposition === 'skip' || f.nextRetryAtMs - now >= PARKED_MS / 2 ? null : f.nextRetryAtMs,
+    }));
+    const last = journal.getMeta(LAST_SUCCESS_KEY);
+    return {
+      phase: this.phaseNow,
+      roots: rootStatus,
+      conflicts: [...this.conflictList],
+      errors,
+      heldGuard: this.heldGuard,
+      lastSuccessfulSyncAtMs: last === undefined ? null : Number(last),
+      fatal: this.fatal,
+    };
+  }
+}
