@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { asRelPath, asRootId } from '../../src/core/model.js';
+import { remoteError } from '../../src/remote/box/error-codes.js';
+import type { Outcome } from '../../src/engine/executor.js';
+import { TransferQueue, priorityOf, type QueueTask } from '../../src/engine/transfer-queue.js';
+import { waitFor } from '../support/wait.js';
+import { ManualClock } from './support/manual-clock.js';
+
+const root = asRootId('r1');
+const done: Outcome = { status: 'done', result: { bytes: 0 } };
+
+function task(path: string, direction: QueueTask['direction'], totalBytes: number, run: QueueTask['run']): QueueTask {
+  return { root, path: asRelPath(path), direction, totalBytes, run };
+}
+
+describe('TransferQueue', () => {
+  it('runs metadata first, then files from small to big', async () => {
+    const q = new TransferQueue({ concurrency: 1, clock: new ManualClock() });
+    const order: string[] = [];
+    q.pause();
+    const runs = [
+      q.add(task('big.bin', 'down', 50_000_000, async () => (order.push('big'), done))),
+      q.add(task('small.txt', 'up', 10, async () => (order.push('small'), done))),
+      q.add(task('mid.bin', 'down', 300_000, async () => (order.push('mid'), done))),
+      q.add(task('folder', null, 0, async () => (order.push('meta'), done))),
+    ];
+    expect(q.queued(root).ops).toBe(4);
+    q.resume();
+    await Promise.all(runs);
+    expect(order).toEqual(['meta', 'small', 'mid', 'big']);
+    expect(q.queued(root)).toEqual({ ops: 0, bytes: 0 });
+    expect(priorityOf({ direction: null, totalBytes: 0 })).toBeGreaterThan(priorityOf({ direction: 'up', totalBytes: 0 }));
+  });
+
+  it('holds queued work while paused and releases it on resume', async () => {
+    const q = new TransferQueue({ concurrency: 2, clock: new ManualClock() });
+    q.pause();
+    let started = false;
+    const run = q.add(task('a', 'up', 1, async () => ((started = true), done)));
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    expect(started).toBe(false);
+    expect(q.paused).toBe(true);
+    q.resume();
+    await expect(run).resolves.toEqual(done);
+    expect(started).toBe(true);
+  });
+
+  it('reports in-flight transfers with progress and a rate', async () => {
+    const clock = new ManualClock();
+    const q = new TransferQueue({ concurrency: 1, clock });
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const run = q.add(
+      task('x.bin', 'down', 1000, async (onProgress) => {
+        onProgress({ doneBytes: 0, totalBytes: 1000 });
+        clock.advance(1000);
+        onProgress({ doneBytes: 400, totalBytes: 1000 });
+        await gate;
+        return done;
+      }),
+    );
+    const live = await waitFor(() => (q.inFlight(root)[0]?.doneBytes === 400 ? q.inFlight(root) : null), { what: 'progress' });
+    expect(live[0]).toMatchObject({ path: 'x.bin', direction: 'down', totalBytes: 1000 });
+    expect(q.queued(root)).toEqual({ ops: 1, bytes: 600 });
+    expect(q.rateBytesPerSec()).toBeGreaterThan(0);
+    release();
+    await run;
+    expect(q.inFlight(root)).toEqual([]);
+  });
+
+  it('pauses the whole queue on a 429 until Retry-After, then tries the operation again', async () => {
+    const clock = new ManualClock();
+    const q = new TransferQueue({ concurrency: 2, clock });
+    let attempts = 0;
+    let otherRan = false;
+    const limited = q.add(
+      task('a', 'up', 1, async () => {
+        attempts++;
+        return attempts === 1 ? { status: 'failed', error: remoteError('rate_limited', 'too many requests', { retryAfterMs: 5000 }) } : done;
+      }),
+    );
+    await waitFor(() => clock.sleeping === 1, { what: 'the queue to pause for Retry-After' });
+    const other = q.add(task('b', 'up', 1, async () => ((otherRan = true), done)));
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    expect(otherRan).toBe(false);
+    clock.advance(5000);
+    await expect(limited).resolves.toEqual(done);
+    await other;
+    expect(attempts).toBe(2);
+    expect(otherRan).toBe(true);
+  });
+
+  it('gives up after a few 429s and returns the failure', async () => {
+    const clock = new ManualClock();
+    const q = new TransferQueue({ concurrency: 1, clock });
+    const run = q.add(task('a', 'up', 1, async () => ({ status: 'failed', error: remoteError('rate_limited', 'slow down', { retryAfterMs: 10 }) })));
+    for (let i = 0; i < 2; i++) {
+      await waitFor(() => clock.sleeping === 1, { what: 'pause' });
+      clock.advance(10);
+    }
+    const outcome = await run;
+    expect(outcome.status).toBe('failed');
+  });
+});
