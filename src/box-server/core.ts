@@ -1,0 +1,21 @@
+/** Everything a request handler can reach: the model, auth, faults, and the test-control switches. */
+import type { Auth } from './auth.js';
+import type { Faults } from './faults.js';
+import type { Store } from './store.js';
+import type { RecordedRequest } from './types.js';
+
+export interface ServerCore {
+  readonly store: Store;
+  readonly auth: Auth;
+  readonly faults: Faults;
+  readonly longPollTimeoutMs: number;
+  readonly chunkedPartSizeBytes: number;
+  readonly logRequests: boolean;
+  chaos: { duplicate: boolean; reorder: boolean };
+  commitAccepted: { remaining: number; retryAfterSec: number };
+  readonly requestLog: RecordedRequest[];
+  /** Aborted on close, so pending long polls end at once. */
+  readonly closing: AbortController;
+}
+
+export const requestLogCapacity = 2000;

@@ -1,0 +1,123 @@
+/**
+ * The request pipeline: record the request, apply injected faults (delay, error status, reset), rate limiting,
+ * route matching (API routes under both `/2.0` and `/api/2.0`, so one port serves every Box host), bearer auth,
+ * then the handler. Any thrown error becomes a Box error body and the server keeps serving.
+ */
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { BoxError } from './box-error.js';
+import { requestLogCapacity, type ServerCore } from './core.js';
+import { sendError, type Ctx } from './http-context.js';
+import type { Route } from './route.js';
+import type { FaultRule } from './types.js';
+
+const apiPrefix = /^\/(?:api\/)?2\.0(\/.*)$/;
+
+const defaultCodes: Readonly<Record<number, string>> = {
+  400: 'bad_request', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 409: 'conflict', 412: 'precondition_failed',
+  429: 'rate_limit_exceeded', 500: 'internal_server_error', 502: 'bad_gateway', 503: 'unavailable', 504: 'gateway_timeout',
+};
+
+function recordRequest(core: ServerCore, ctx: Ctx, startMs: number): void {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(ctx.req.headers)) if (k !== 'authorization' && v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+  const status = ctx.res.headersSent ? ctx.res.statusCode : 0;
+  core.requestLog.push({ method: ctx.req.method ?? '', path: ctx.url.pathname, query: ctx.url.search, status, atMs: startMs, headers });
+  if (core.requestLog.length > requestLogCapacity) core.requestLog.splice(0, core.requestLog.length - requestLogCapacity);
+  if (core.logRequests) process.stderr.write(`box-server ${ctx.req.method} ${ctx.url.pathname} ${status} ${Date.now() - startMs}ms\n`);
+}
+
+function hasBody(req: IncomingMessage): boolean {
+  return Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+}
+
+/** Read about half the request body, then cut the connection (the 'mid-body' fault on uploads). */
+function resetAfterHalfBody(ctx: Ctx): void {
+  const total = Number(ctx.req.headers['content-length'] ?? 0);
+  const half = total > 0 ? Math.floor(total / 2) : 64 * 1024;
+  let seen = 0;
+  ctx.req.on('data', (chunk: Buffer) => {
+    seen += chunk.length;
+    if (seen >= half) ctx.req.socket.destroy();
+  });
+  ctx.req.on('end', () => ctx.req.socket.destroy());
+}
+
+async function applyFault(ctx: Ctx, rule: FaultRule): Promise<boolean> {
+  if (rule.delayMs) await new Promise((r) => setTimeout(r, rule.delayMs));
+  if (rule.reset === 'before-response') {
+    ctx.req.socket.destroy();
+    return true;
+  }
+  if (rule.reset === 'mid-body') {
+    if (hasBody(ctx.req)) {
+      resetAfterHalfBody(ctx);
+      return true;
+    }
+    ctx.midBodyReset = true;
+  }
+  if (rule.status) {
+    const headers: Record<string, string> = rule.retryAfterSec !== undefined ? { 'Retry-After': String(rule.retryAfterSec) } : {};
+    ctx.req.resume();
+    sendError(ctx, new BoxError(rule.status, rule.code ?? defaultCodes[rule.status] ?? 'error', `Injected fault: ${rule.status} ${rule.code ?? ''}`.trim(), null, headers));
+    return true;
+  }
+  return false;
+}
+
+export function createHandler(core: ServerCore, routes: readonly Route[]): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    const startMs = Date.now();
+    const ctx: Ctx = {
+      core,
+      req,
+      res,
+      url: new URL(req.url ?? '/', 'http://box-server.invalid'),
+      requestId: randomBytes(8).toString('hex'),
+      params: [],
+      userId: '',
+      midBodyReset: false,
+    };
+    res.on('close', () => recordRequest(core, ctx, startMs));
+    handle(core, ctx, routes).catch((e: unknown) => {
+      req.resume();
+      sendError(ctx, e);
+    });
+  };
+}
+
+async function handle(core: ServerCore, ctx: Ctx, routes: readonly Route[]): Promise<void> {
+  const pathname = ctx.url.pathname;
+  const method = (ctx.req.method ?? 'GET').toUpperCase();
+  if (!pathname.startsWith('/_control/')) {
+    const rule = core.faults.take(method, pathname);
+    if (rule && (await applyFault(ctx, rule))) return;
+  }
+  const apiPath = apiPrefix.exec(pathname)?.[1];
+  let pathMatched = false;
+  for (const route of routes) {
+    const target = route.kind === 'api' ? apiPath : pathname;
+    if (target === undefined) continue;
+    const m = route.pattern.exec(target);
+    if (!m) continue;
+    pathMatched = true;
+    if (route.method !== method && !(route.method === 'GET' && method === 'HEAD' && route.kind === 'open')) continue;
+    ctx.params = m.slice(1);
+    if (route.kind === 'api') {
+      ctx.userId = core.auth.authenticate(ctx.req.headers.authorization ?? bearerFromQuery(ctx));
+      const wait = core.faults.rateLimited(ctx.userId, Date.now());
+      if (wait !== null) {
+        throw new BoxError(429, 'rate_limit_exceeded', `Request rate limit exceeded, please try again after ${wait} seconds`, null, { 'Retry-After': String(wait) });
+      }
+    }
+    await route.handler(ctx);
+    return;
+  }
+  if (pathMatched) throw new BoxError(405, 'method_not_allowed', `Method ${method} is not allowed on ${pathname}`);
+  throw new BoxError(404, 'not_found', `No such endpoint: ${method} ${pathname}`);
+}
+
+function bearerFromQuery(ctx: Ctx): string | undefined {
+  const t = ctx.url.searchParams.get('access_token');
+  return t ? `Bearer ${t}` : undefined;
+}

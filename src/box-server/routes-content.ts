@@ -1,0 +1,164 @@
+/**
+ * Content routes: direct multipart upload (new file, new version with If-Match), upload preflight
+ * (OPTIONS /files/content), download (302 to a signed URL; `version` query), and file versions (list, get,
+ * promote, delete).
+ */
+import { BoxError } from './box-error.js';
+import { downloadUrl } from './download.js';
+import { addVersion, createFile, deleteVersion, parseTime, preflightNewFile, preflightNewVersion, promoteVersion } from './file-ops.js';
+import { fieldsOf, idOf, objField, param, query, readJson, sendEmpty, sendJson, type Ctx } from './http-context.js';
+import { receiveMultipart } from './multipart.js';
+import { page, pageRequest } from './paging.js';
+import { actorOf, api, checkIfMatch, type Route } from './route.js';
+import { isoTime, itemJson, userMini } from './serialize.js';
+import type { ItemRec, VersionRec } from './state.js';
+import type { Store } from './store.js';
+
+function declaredLength(ctx: Ctx): number | null {
+  const h = ctx.req.headers['content-length'];
+  return h === undefined ? null : Number(h);
+}
+
+function checkContentMd5(ctx: Ctx, sha1: string): void {
+  const h = ctx.req.headers['content-md5'];
+  if (typeof h === 'string' && h.trim().toLowerCase() !== sha1) {
+    throw new BoxError(400, 'bad_digest', 'The Content-MD5 header (the SHA-1 of the content) does not match the uploaded bytes; nothing was stored');
+  }
+}
+
+async function uploadNew(ctx: Ctx): Promise<void> {
+  const store = ctx.core.store;
+  const user = store.user(ctx.userId);
+  const { attributes, blob } = await receiveMultipart(
+    ctx,
+    (a) => {
+      const parent = objField(a, 'parent');
+      preflightNewFile(store, ctx.userId, idOf(parent, 'parent'), a['name'], typeof a['size'] === 'number' ? a['size'] : null);
+    },
+    user.maxUploadSizeBytes,
+  );
+  try {
+    checkContentMd5(ctx, blob.sha1);
+    const file = createFile(store, actorOf(ctx), idOf(objField(attributes, 'parent'), 'parent') ?? '', attributes['name'], blob, {
+      contentCreatedAtMs: parseTime(attributes['content_created_at'], 'content_created_at'),
+      contentModifiedAtMs: parseTime(attributes['content_modified_at'], 'content_modified_at'),
+    });
+    sendJson(ctx, 201, { total_count: 1, entries: [itemJson(store, file, fieldsOf(ctx), 'standard')] });
+  } catch (e) {
+    store.blobs.remove(blob.blobId);
+    throw e;
+  }
+}
+
+async function uploadVersion(ctx: Ctx): Promise<void> {
+  const store = ctx.core.store;
+  const id = param(ctx, 0);
+  checkIfMatch(ctx, store.item(id)?.type === 'file' ? store.item(id) : undefined);
+  const file = store.active('file', id);
+  store.assertNotLockedByOther(file, ctx.userId);
+  const { attributes, blob } = await receiveMultipart(
+    ctx,
+    (a) => void preflightNewVersion(store, ctx.userId, file, a['name'], null),
+    store.user(ctx.userId).maxUploadSizeBytes,
+  );
+  try {
+    checkContentMd5(ctx, blob.sha1);
+    // The file may have changed while the bytes streamed in.
+    checkIfMatch(ctx, file);
+    addVersion(store, actorOf(ctx), file, blob, attributes['name'], {
+      contentModifiedAtMs: parseTime(attributes['content_modified_at'], 'content_modified_at'),
+    });
+    sendJson(ctx, 200, { total_count: 1, entries: [itemJson(store, file, fieldsOf(ctx), 'standard')] });
+  } catch (e) {
+    store.blobs.remove(blob.blobId);
+    throw e;
+  }
+}
+
+async function preflight(ctx: Ctx): Promise<void> {
+  const store = ctx.core.store;
+  const body = await readJson(ctx);
+  const size = typeof body['size'] === 'number' ? body['size'] : null;
+  const fileId = ctx.params[0];
+  if (fileId !== undefined) preflightNewVersion(store, ctx.userId, store.active('file', param(ctx, 0)), body['name'], size);
+  else preflightNewFile(store, ctx.userId, idOf(objField(body, 'parent'), 'parent'), body['name'], size);
+  sendJson(ctx, 200, { upload_url: `${store.baseUrl()}/api/2.0/files/content`, upload_token: null });
+}
+
+function download(ctx: Ctx): void {
+  const store = ctx.core.store;
+  const file = store.active('file', param(ctx, 0));
+  const lock = store.activeLock(file);
+  if (lock && lock.isDownloadPrevented && lock.createdBy !== ctx.userId) {
+    throw new BoxError(403, 'access_denied_item_locked', 'The file is locked by another user with downloads prevented');
+  }
+  const vid = query(ctx, 'version');
+  const version = vid ? file.versions.find((v) => v.id === vid && v.trashedAtMs === null) : store.currentVersion(file);
+  if (!version) throw new BoxError(404, 'not_found', `No version ${vid ?? ''} of file ${file.id}`);
+  store.recordEvent('ITEM_DOWNLOAD', ctx.userId, file, ctx.requestId);
+  sendEmpty(ctx, 302, { Location: downloadUrl(store, version) });
+}
+
+export function versionJson(store: Store, file: ItemRec, v: VersionRec): Record<string, unknown> {
+  return {
+    type: 'file_version',
+    id: v.id,
+    sha1: v.sha1,
+    name: v.name,
+    size: v.sizeBytes,
+    created_at: isoTime(v.createdAtMs),
+    modified_at: isoTime(v.createdAtMs),
+    modified_by: userMini(store, v.modifiedBy),
+    trashed_at: isoTime(v.trashedAtMs),
+    trashed_by: v.trashedBy ? userMini(store, v.trashedBy) : null,
+    restored_at: isoTime(v.restoredAtMs),
+    restored_by: v.restoredBy ? userMini(store, v.restoredBy) : null,
+    purged_at: null,
+    uploader_display_name: store.state.users[v.modifiedBy]?.name ?? '',
+    version_number: String(file.versions.indexOf(v) + 1),
+  };
+}
+
+function listVersions(ctx: Ctx): void {
+  const store = ctx.core.store;
+  const file = store.active('file', param(ctx, 0));
+  const past = file.versions.filter((v) => v.id !== file.currentVersionId).reverse();
+  const { entries, meta } = page(past, pageRequest(ctx, 1000, 1000, false));
+  sendJson(ctx, 200, { ...meta, entries: entries.map((v) => versionJson(store, file, v)) });
+}
+
+function getVersion(ctx: Ctx): void {
+  const store = ctx.core.store;
+  const file = store.active('file', param(ctx, 0));
+  const v = file.versions.find((x) => x.id === param(ctx, 1));
+  if (!v) throw new BoxError(404, 'not_found', `No version ${param(ctx, 1)} of file ${file.id}`);
+  sendJson(ctx, 200, versionJson(store, file, v));
+}
+
+async function promote(ctx: Ctx): Promise<void> {
+  const store = ctx.core.store;
+  const body = await readJson(ctx);
+  const file = store.active('file', param(ctx, 0));
+  const v = promoteVersion(store, actorOf(ctx), file, body['id']);
+  sendJson(ctx, 201, versionJson(store, file, v));
+}
+
+function removeVersion(ctx: Ctx): void {
+  const store = ctx.core.store;
+  const id = param(ctx, 0);
+  checkIfMatch(ctx, store.item(id)?.type === 'file' ? store.item(id) : undefined);
+  deleteVersion(store, actorOf(ctx), store.active('file', id), param(ctx, 1));
+  sendEmpty(ctx, 204);
+}
+
+export const contentRoutes: readonly Route[] = [
+  api('POST', /^\/files\/content$/, uploadNew),
+  api('OPTIONS', /^\/files\/content$/, preflight),
+  api('OPTIONS', /^\/files\/([^/]+)\/content$/, preflight),
+  api('POST', /^\/files\/([^/]+)\/content$/, uploadVersion),
+  api('GET', /^\/files\/([^/]+)\/content$/, download),
+  api('GET', /^\/files\/([^/]+)\/versions$/, listVersions),
+  api('POST', /^\/files\/([^/]+)\/versions\/current$/, promote),
+  api('GET', /^\/files\/([^/]+)\/versions\/([^/]+)$/, getVersion),
+  api('DELETE', /^\/files\/([^/]+)\/versions\/([^/]+)$/, removeVersion),
+];

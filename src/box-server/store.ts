@@ -1,0 +1,237 @@
+/**
+ * The live model: ServerState plus the blob store, with the lookups every operation needs (items, children,
+ * ancestors, name conflicts, locks), the event log, and persistence. Mutations go through the operation modules
+ * (folder-ops, file-ops, trash-ops, ...), which call `touch` and `recordEvent` so HTTP and the test actor record
+ * exactly the same events. `flush` writes the state when something changed (only with a data dir).
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { BoxError, notFound } from './box-error.js';
+import type { BlobStore } from './blob-store.js';
+import { nameKey } from './names.js';
+import { saveState } from './persistence.js';
+import type { EventRec, ItemRec, ItemType, LockRec, ServerState, UserRec, VersionRec } from './state.js';
+import { standardItemJson } from './serialize.js';
+
+export const rootFolderId = '0';
+export const defaultUserId = '1';
+export const gib = 1024 * 1024 * 1024;
+
+export function newState(nowMs: number): ServerState {
+  const state: ServerState = {
+    nextId: 1000,
+    nextVersionId: 5000,
+    nextUserId: 2,
+    nextPosition: 1,
+    secret: randomBytes(24).toString('hex'),
+    users: {},
+    items: {},
+    tokens: {},
+    refreshTokens: {},
+    authCodes: {},
+    clients: {},
+    events: [],
+    sessions: {},
+  };
+  state.users[defaultUserId] = {
+    id: defaultUserId,
+    name: 'Default User',
+    login: 'user@example.com',
+    spaceAmountBytes: 100 * gib,
+    maxUploadSizeBytes: 50 * gib,
+    enterpriseAdmin: true,
+    createdAtMs: nowMs,
+  };
+  state.items[rootFolderId] = blankItem('folder', rootFolderId, 'All Files', null, defaultUserId, nowMs);
+  return state;
+}
+
+export function blankItem(type: ItemType, id: string, name: string, parentId: string | null, userId: string, nowMs: number): ItemRec {
+  return {
+    type,
+    id,
+    name,
+    parentId,
+    sequenceId: 0,
+    createdAtMs: nowMs,
+    modifiedAtMs: nowMs,
+    contentCreatedAtMs: nowMs,
+    contentModifiedAtMs: nowMs,
+    createdBy: userId,
+    modifiedBy: userId,
+    ownedBy: userId,
+    description: '',
+    status: 'active',
+    trashedAtMs: null,
+    trashedSelf: false,
+    trashedFromParentId: null,
+    syncState: 'not_synced',
+    versions: [],
+    currentVersionId: null,
+    lock: null,
+    sharedLink: null,
+    url: null,
+    tags: [],
+  };
+}
+
+export class Store {
+  /** Emits 'event' with each new EventRec (long polls wait on it). */
+  readonly bus = new EventEmitter();
+  private dirty = false;
+
+  constructor(
+    readonly state: ServerState,
+    readonly blobs: BlobStore,
+    private readonly dataDir: string | null,
+    readonly baseUrl: () => string,
+  ) {
+    this.bus.setMaxListeners(0);
+  }
+
+  now(): number {
+    return Date.now();
+  }
+
+  user(id: string): UserRec {
+    const u = this.state.users[id];
+    if (!u) throw new BoxError(404, 'not_found', `No user with id ${id}`);
+    return u;
+  }
+
+  item(id: string): ItemRec | undefined {
+    return Object.hasOwn(this.state.items, id) ? this.state.items[id] : undefined;
+  }
+
+  /** An active item of this type, or 404 (`trashed` when it sits in the trash). */
+  active(type: ItemType, id: string): ItemRec {
+    const it = this.item(id);
+    if (!it || it.type !== type || it.status === 'deleted') throw notFound(`Could not find the specified resource (${type} ${id})`);
+    if (it.status === 'trashed') throw new BoxError(404, 'trashed', `The ${type} ${id} is in the trash`);
+    return it;
+  }
+
+  children(folderId: string): ItemRec[] {
+    return Object.values(this.state.items).filter((i) => i.parentId === folderId && i.status === 'active');
+  }
+
+  /** Folders from the root down to the item's parent. */
+  ancestors(item: ItemRec): ItemRec[] {
+    const out: ItemRec[] = [];
+    let pid = item.parentId;
+    while (pid !== null) {
+      const p = this.item(pid);
+      if (!p) break;
+      out.unshift(p);
+      pid = p.parentId;
+    }
+    return out;
+  }
+
+  isUnder(item: ItemRec, ancestorId: string): boolean {
+    return item.id === ancestorId || this.ancestors(item).some((a) => a.id === ancestorId);
+  }
+
+  conflict(parentId: string, name: string, exceptId?: string): ItemRec | undefined {
+    const key = nameKey(name);
+    return this.children(parentId).find((c) => c.id !== exceptId && nameKey(c.name) === key);
+  }
+
+  descendants(folderId: string, pred: (i: ItemRec) => boolean = () => true): ItemRec[] {
+    const out: ItemRec[] = [];
+    const walk = (id: string): void => {
+      for (const c of Object.values(this.state.items)) {
+        if (c.parentId === id && pred(c)) {
+          out.push(c);
+          if (c.type === 'folder') walk(c.id);
+        }
+      }
+    };
+    walk(folderId);
+    return out;
+  }
+
+  inSynced(item: ItemRec): boolean {
+    return [...this.ancestors(item), item].some((f) => f.type === 'folder' && f.syncState === 'synced');
+  }
+
+  currentVersion(file: ItemRec): VersionRec | null {
+    return file.versions.find((v) => v.id === file.currentVersionId) ?? null;
+  }
+
+  /** The lock, unless it has expired (an expired lock ends by itself). */
+  activeLock(item: ItemRec): LockRec | null {
+    const l = item.lock;
+    if (!l) return null;
+    if (l.expiresAtMs !== null && l.expiresAtMs <= this.now()) return null;
+    return l;
+  }
+
+  /** Throws 403 access_denied_item_locked when someone other than `userId` holds a live lock. */
+  assertNotLockedByOther(item: ItemRec, userId: string): void {
+    const l = this.activeLock(item);
+    if (l && l.createdBy !== userId) throw new BoxError(403, 'access_denied_item_locked', `The file is locked by user ${l.createdBy}; nothing was changed`);
+  }
+
+  newId(): string {
+    return String(this.state.nextId++);
+  }
+
+  newVersionId(): string {
+    return String(this.state.nextVersionId++);
+  }
+
+  /** A change to the item itself: new etag and sequence_id, modified time and user. */
+  touch(item: ItemRec, userId: string): void {
+    item.sequenceId += 1;
+    item.modifiedAtMs = this.now();
+    item.modifiedBy = userId;
+    this.markDirty();
+  }
+
+  spaceUsed(userId: string): number {
+    let sum = 0;
+    for (const i of Object.values(this.state.items)) {
+      if (i.type === 'file' && i.ownedBy === userId && i.status !== 'deleted') {
+        for (const v of i.versions) sum += v.sizeBytes;
+      }
+    }
+    return sum;
+  }
+
+  recordEvent(eventType: string, userId: string, item: ItemRec | null, sessionId: string): EventRec {
+    const ev: EventRec = {
+      position: this.state.nextPosition++,
+      eventId: randomUUID(),
+      eventType,
+      createdAtMs: this.now(),
+      createdBy: userId,
+      sessionId,
+      itemType: item?.type ?? null,
+      itemId: item?.id ?? null,
+      source: item ? standardItemJson(this, item) : null,
+      ancestorIds: item ? this.ancestors(item).map((a) => a.id) : [],
+      inSynced: item ? this.inSynced(item) || (eventType === 'ITEM_UNSYNC' && item.type === 'folder') : false,
+    };
+    this.state.events.push(ev);
+    this.markDirty();
+    this.bus.emit('event', ev);
+    return ev;
+  }
+
+  markDirty(): void {
+    this.dirty = true;
+  }
+
+  flush(): void {
+    if (!this.dirty) return;
+    this.dirty = false;
+    if (this.dataDir) saveState(this.dataDir, this.state);
+  }
+
+  /** Drop blobs no version references any more. */
+  collectBlob(blobId: string): void {
+    for (const i of Object.values(this.state.items)) if (i.versions.some((v) => v.blobId === blobId)) return;
+    this.blobs.remove(blobId);
+  }
+}

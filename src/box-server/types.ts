@@ -1,0 +1,99 @@
+/**
+ * The programmatic contract of box-server (re-exported by index.ts). Other engineers' tests code against these
+ * names: extend, never rename.
+ */
+export interface BoxServerOptions {
+  /** Interface to listen on; default '127.0.0.1'. */
+  host?: string;
+  /** Port; default 0 (any free port). */
+  port?: number;
+  /** Persist metadata (state.json, replaced atomically) and blobs here; default in memory (blobs in a private temp dir). */
+  dataDir?: string;
+  /** Developer tokens for the default user (id '1'). */
+  tokens?: string[];
+  /** Lifetime of OAuth access tokens in seconds (default 3600). */
+  accessTokenTtlSec?: number;
+  /** Seed sample content (a few folders, text files, one web link) for the demo. */
+  sample?: boolean;
+  /** How long the realtime URL waits before answering reconnect (default 60000). */
+  longPollTimeoutMs?: number;
+  /** part_size of upload sessions (default 8388608); the minimum session file size stays 20000000. */
+  chunkedPartSizeBytes?: number;
+  /** Log one line per request to stderr (never the Authorization header). */
+  logRequests?: boolean;
+}
+
+export interface BoxServer {
+  readonly baseUrl: string;
+  readonly apiUrl: string;
+  readonly uploadUrl: string;
+  readonly tokenUrl: string;
+  readonly authorizeUrl: string;
+  readonly control: BoxServerControl;
+  close(): Promise<void>;
+}
+
+export interface FaultRule {
+  /** e.g. 'PUT'; default any. */
+  method?: string;
+  /** Matched against the URL pathname: exact, a prefix ending in '*', or a RegExp. */
+  path: string | RegExp;
+  /** How many matching requests (default 1). */
+  count?: number;
+  /** Respond with this status and a Box error body... */
+  status?: number;
+  /** ...with this code (default derived from the status). */
+  code?: string;
+  /** Adds Retry-After. */
+  retryAfterSec?: number;
+  /** Delay before handling (with or without status). */
+  delayMs?: number;
+  /** Destroy the socket before sending anything, or halfway through the response body (downloads) / after reading half the request body (uploads). */
+  reset?: 'before-response' | 'mid-body';
+}
+
+export interface RecordedRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly query: string;
+  readonly status: number;
+  readonly atMs: number;
+  readonly headers: Record<string, string>;
+}
+
+export interface BoxServerControl {
+  addUser(opts?: { name?: string; login?: string; spaceAmountBytes?: number; maxUploadSizeBytes?: number; enterpriseAdmin?: boolean }): { userId: string; token: string };
+  issueToken(userId: string): string;
+  registerOAuthClient(opts: { clientId: string; clientSecret: string; redirectUris?: string[]; userId?: string }): void;
+  issueAuthCode(clientId: string, userId?: string, redirectUri?: string): string;
+  failNext(rule: FaultRule): void;
+  clearFaults(): void;
+  commitAccepted(count: number, retryAfterSec?: number): void;
+  expireAllTokens(): void;
+  revokeAll(userId?: string): void;
+  setRateLimit(opts: { requests: number; windowMs: number } | null): void;
+  setEventChaos(opts: { duplicate?: boolean; reorder?: boolean }): void;
+  as(userId: string): ServerActor;
+  requests(): readonly RecordedRequest[];
+  clearRequests(): void;
+}
+
+export interface ServerActor {
+  createFolder(parentId: string, name: string): { id: string; etag: string };
+  uploadFile(parentId: string, name: string, content: Buffer | string, opts?: { contentModifiedAt?: string }): { id: string; etag: string; sha1: string; versionId: string };
+  uploadVersion(fileId: string, content: Buffer | string): { etag: string; sha1: string; versionId: string };
+  rename(kind: 'file' | 'folder', id: string, name: string): void;
+  move(kind: 'file' | 'folder', id: string, parentId: string, name?: string): void;
+  trash(kind: 'file' | 'folder', id: string): void;
+  restore(kind: 'file' | 'folder', id: string, opts?: { parentId?: string; name?: string }): void;
+  purge(kind: 'file' | 'folder', id: string): void;
+  lock(fileId: string, opts?: { preventDownload?: boolean; expiresAt?: string }): void;
+  unlock(fileId: string): void;
+  createWebLink(parentId: string, name: string, url: string): { id: string };
+  updateWebLink(id: string, url: string): void;
+  setSyncState(folderId: string, state: 'synced' | 'not_synced' | 'partially_synced'): void;
+  getItem(kind: 'file' | 'folder' | 'web_link', id: string): Record<string, unknown> | null;
+  listFolder(folderId: string): Array<{ type: string; id: string; name: string; etag: string; sha1?: string }>;
+  readFile(fileId: string): Buffer;
+  findByPath(path: string): { type: string; id: string } | null;
+}
