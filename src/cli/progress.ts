@@ -1,0 +1,254 @@
+/**
+ * What `sync --once` shows while it runs and when it ends.
+ *
+ * - On a TTY: one cli-progress bar on stderr with files and bytes done and left, the transfer rate and the ETA,
+ *   redrawn from the engine's status reports.
+ * - Otherwise: one plain log line per completed operation on stderr (`upload  Docs/a.txt  (new local file)`),
+ *   which is what cron mail and journald want.
+ * - Always: one summary line on stdout when the run ends, so scripts can capture exactly that line.
+ *
+ * Figures come from the engine's StatusReport: `queued` and `inFlight` say what is left; what is done is counted
+ * here from completed operations and finished transfers, because the engine reports only the present.
+ */
+import { SingleBar } from 'cli-progress';
+import type { OperationKind } from '../core/operations.js';
+import { assertNever } from '../core/operations.js';
+import type { EngineEvents, RunSummary, StatusReport } from '../engine/types.js';
+
+export type OperationEvent = Parameters<NonNullable<EngineEvents['onOperation']>>[0];
+
+export interface RunReporter {
+  readonly onStatus: (s: StatusReport) => void;
+  readonly onOperation: (o: OperationEvent) => void;
+  /** Stop the bar and print the summary line. */
+  finish(summary: RunSummary): void;
+  /** Stop the bar without a summary (the run died; the caller prints why). */
+  abort(): void;
+}
+
+export interface ReporterOptions {
+  /** Draw a progress bar (stderr is a TTY) instead of log lines. */
+  readonly tty: boolean;
+  readonly out: NodeJS.WritableStream;
+  readonly err: NodeJS.WritableStream;
+  readonly nowMs?: () => number;
+}
+
+export interface ProgressFigures {
+  readonly filesDone: number;
+  readonly filesTotal: number;
+  readonly bytesDone: number;
+  readonly bytesTotal: number;
+  readonly rateBytesPerSec: number;
+  readonly etaSec: number | null;
+}
+
+/**
+ * Tracks done/left across status reports. A transfer that leaves `inFlight` counts its total as done; bytes left
+ * are the queued bytes plus what in-flight transfers still need.
+ */
+export class ProgressTracker {
+  #filesDone = 0;
+  #finishedBytes = 0;
+  #inFlight = new Map<string, { done: number; total: number }>();
+  #queuedOps = 0;
+  #queuedBytes = 0;
+  #rate = 0;
+  #eta: number | null = null;
+
+  operationDone(): void {
+    this.#filesDone++;
+  }
+
+  status(s: StatusReport): void {
+    const now = new Map<string, { done: number; total: number }>();
+    let queuedOps = 0;
+    let queuedBytes = 0;
+    let rate = 0;
+    let eta: number | null = null;
+    for (const r of s.roots) {
+      queuedOps += r.queued.ops;
+      queuedBytes += r.queued.bytes;
+      rate += r.rateBytesPerSec;
+      if (r.etaSec !== null) eta = Math.max(eta ?? 0, r.etaSec);
+      for (const t of r.inFlight) now.set(`${t.root}\0${t.direction}\0${t.path}`, { done: t.doneBytes, total: t.totalBytes });
+    }
+    for (const [key, t] of this.#inFlight) if (!now.has(key)) this.#finishedBytes += t.total;
+    this.#inFlight = now;
+    this.#queuedOps = queuedOps;
+    this.#queuedBytes = queuedBytes;
+    this.#rate = rate;
+    this.#eta = eta;
+  }
+
+  figures(): ProgressFigures {
+    let inFlightDone = 0;
+    let inFlightLeft = 0;
+    for (const t of this.#inFlight.values()) {
+      inFlightDone += t.done;
+      inFlightLeft += Math.max(0, t.total - t.done);
+    }
+    const bytesDone = this.#finishedBytes + inFlightDone;
+    return {
+      filesDone: this.#filesDone,
+      filesTotal: this.#filesDone + this.#queuedOps + this.#inFlight.size,
+      bytesDone,
+      bytesTotal: bytesDone + inFlightLeft + this.#queuedBytes,
+      rateBytesPerSec: this.#rate,
+      etaSec: this.#eta ?? (this.#rate > 0 ? Math.ceil((inFlightLeft + this.#queuedBytes) / this.#rate) : null),
+    };
+  }
+}
+
+export function createRunReporter(opts: ReporterOptions): RunReporter {
+  const tracker = new ProgressTracker();
+  let bar: SingleBar | null = null;
+  const render = (): void => {
+    const f = tracker.figures();
+    const payload = {
+      files: `${f.filesDone}/${f.filesTotal}`,
+      bytes: `${formatBytes(f.bytesDone)}/${formatBytes(f.bytesTotal)}`,
+      rate: `${formatBytes(f.rateBytesPerSec)}/s`,
+      etaText: f.etaSec === null ? '--' : formatDuration(f.etaSec * 1000),
+    };
+    if (bar === null) {
+      bar = new SingleBar({
+        stream: opts.err,
+        format: '{bar} {percentage}% | {files} ops | {bytes} | {rate} | ETA {etaText}',
+        hideCursor: true,
+        clearOnComplete: false,
+        fps: 5,
+      });
+      bar.start(Math.max(1, f.filesTotal), f.filesDone, payload);
+    }
+    bar.setTotal(Math.max(1, f.filesTotal));
+    bar.update(f.filesDone, payload);
+  };
+  const stopBar = (): void => {
+    if (bar !== null) {
+      render();
+      bar.stop();
+      bar = null;
+    }
+  };
+  return {
+    onStatus: (s) => {
+      tracker.status(s);
+      if (opts.tty) render();
+    },
+    onOperation: (o) => {
+      tracker.operationDone();
+      if (opts.tty) {
+        if (!o.ok) {
+          // Failures must stay visible after the bar moves on.
+          bar?.stop();
+          bar = null;
+          opts.err.write(`${formatOperationLine(o)}\n`);
+        }
+        render();
+      } else {
+        opts.err.write(`${formatOperationLine(o)}\n`);
+      }
+    },
+    finish: (summary) => {
+      stopBar();
+      opts.out.write(`${formatSummary(summary)}\n`);
+    },
+    abort: stopBar,
+  };
+}
+
+export function formatOperationLine(o: OperationEvent): string {
+  const status = o.ok ? '' : 'FAILED ';
+  const tail = o.ok ? `(${o.reason})` : `(${o.reason}): ${o.error ?? 'unknown error'}`;
+  return `${status}${o.kind.padEnd(20)} ${o.path}  ${tail}`;
+}
+
+/** The one-line summary: outcome, duration, what moved, conflicts and failures. Never contains a token. */
+export function formatSummary(s: RunSummary): string {
+  const parts: string[] = [];
+  const n = (k: OperationKind): number => s.ops[k] ?? 0;
+  const down = n('download') + n('write-weblink');
+  const up = n('upload') + n('upload-version');
+  parts.push(`${down} downloaded (${formatBytes(s.downloadedBytes)})`);
+  parts.push(`${up} uploaded (${formatBytes(s.uploadedBytes)})`);
+  for (const [kind, count] of Object.entries(s.ops) as [OperationKind, number][]) {
+    const label = otherLabel(kind);
+    if (label !== null && count > 0) parts.push(`${count} ${label}`);
+  }
+  parts.push(`${s.conflicts} conflict${s.conflicts === 1 ? '' : 's'}`);
+  parts.push(`${s.failedItems} failed`);
+  const head = `boxsync: ${outcomeText(s.outcome)} in ${formatDuration(s.durationMs)} (${s.passes} pass${s.passes === 1 ? '' : 'es'})`;
+  const tail = s.message.trim() === '' ? '' : ` - ${s.message.trim().replace(/\s*\n\s*/g, ' ')}`;
+  return `${head}: ${parts.join(', ')}${tail}`;
+}
+
+function outcomeText(o: RunSummary['outcome']): string {
+  switch (o) {
+    case 'converged':
+      return 'converged';
+    case 'failed-items':
+      return 'some items failed and will be retried';
+    case 'fatal':
+      return 'stopped by a fatal error';
+    case 'guard':
+      return 'stopped by a safety guard';
+    default:
+      return assertNever(o);
+  }
+}
+
+/** Labels for the summary; null for kinds already counted as downloads/uploads. */
+function otherLabel(kind: OperationKind): string | null {
+  switch (kind) {
+    case 'download':
+    case 'write-weblink':
+    case 'upload':
+    case 'upload-version':
+      return null;
+    case 'create-remote-folder':
+      return 'folders created on Box';
+    case 'create-local-folder':
+      return 'folders created locally';
+    case 'remote-move':
+      return 'moved on Box';
+    case 'local-move':
+      return 'moved locally';
+    case 'remote-trash':
+      return 'trashed on Box';
+    case 'local-trash':
+      return 'moved to the local trash';
+    case 'remote-restore':
+      return 'restored from the Box trash';
+    case 'conflict-copy':
+      return 'conflict copies';
+    case 'link':
+      return 'linked without transfer';
+    case 'forget':
+      return 'forgotten';
+    case 'report':
+      return 'skipped (reported)';
+    default:
+      return assertNever(kind);
+  }
+}
+
+export function formatBytes(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = bytes;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return i === 0 ? `${Math.round(v)} B` : `${v.toFixed(v < 10 ? 1 : 0)} ${units[i]}`;
+}
+
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const sec = ms / 1000;
+  if (sec < 60) return `${sec.toFixed(1)} s`;
+  const m = Math.floor(sec / 60);
+  const s = Math.round(sec % 60);
+  return m < 60 ? `${m} min ${s} s` : `${Math.floor(m / 60)} h ${m % 60} min`;
+}
