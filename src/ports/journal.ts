@@ -78,5 +78,12 @@ export interface Journal {
 
   readonly uploadSessions: UploadSessionStore;
 
+  /**
+   * Periodic upkeep, called by the daemon's journal-maintenance schedule while no pass runs: checkpoint and
+   * truncate the WAL (`PRAGMA wal_checkpoint(TRUNCATE)`) and let SQLite refresh its statistics
+   * (`PRAGMA optimize`). Optional: a journal without it simply skips the schedule.
+   */
+  maintain?(): void;
+
   close(): void;
 }

@@ -4,7 +4,11 @@
  */
 import type { Command } from 'commander';
 import { register as registerServer } from './server.js';
+import { register as registerStatus } from './status.js';
+import { register as registerControl } from './control.js';
 
 export function registerCommands(program: Command): void {
   registerServer(program);
+  registerStatus(program);
+  registerControl(program);
 }

@@ -1,0 +1,96 @@
+/**
+ * The control socket protocol: newline-delimited JSON over a unix stream socket (mode 0600 in a 0700 directory).
+ *
+ * A client writes one request object per line and reads one response line per request, in order:
+ *   → {"verb":"status"}
+ *   ← {"ok":true,"result":{...DaemonStatus}}
+ *   → {"verb":"status-path","path":"/home/me/Box/report.pdf"}
+ *   ← {"ok":true,"result":{...PathStatus}}
+ *   → {"verb":"pause"} | {"verb":"resume"} | {"verb":"sync-now"} | {"verb":"confirm-guard","id":"..."}
+ *   ← {"ok":true,"result":{"message":"..."}}
+ * A malformed line, an unknown verb or a failed verb answers {"ok":false,"error":"<what happened; what next>"}
+ * and leaves the connection open. Nothing on this socket ever carries a token.
+ */
+import { z } from 'zod';
+import type { RelPath, RootId } from '../core/model.js';
+import type { StatusReport } from '../engine/types.js';
+import type { WatcherHealth } from '../ports/local-watcher.js';
+import type { StreamType } from '../ports/remote-changes.js';
+
+export const controlRequestSchema = z.discriminatedUnion('verb', [
+  z.strictObject({ verb: z.literal('status') }),
+  z.strictObject({ verb: z.literal('status-path'), path: z.string().min(1) }),
+  z.strictObject({ verb: z.literal('pause') }),
+  z.strictObject({ verb: z.literal('resume') }),
+  z.strictObject({ verb: z.literal('sync-now') }),
+  z.strictObject({ verb: z.literal('confirm-guard'), id: z.string().min(1) }),
+]);
+
+export type ControlRequest = z.output<typeof controlRequestSchema>;
+export type ControlVerb = ControlRequest['verb'];
+
+export type ControlResponse<T = unknown> = { readonly ok: true; readonly result: T } | { readonly ok: false; readonly error: string };
+
+/** How the daemon hears about remote changes right now. */
+export interface RemoteStreamStatus {
+  /** The stream configured; `effective` is what is consumed (after a fallback from 'sync' to 'changes'). */
+  readonly configured: StreamType;
+  readonly effective: StreamType;
+  readonly state: 'starting' | 'listening' | 'reconnecting' | 'stopped';
+  /** Why the effective stream differs from the configured one, or why the loop is reconnecting. */
+  readonly note: string | null;
+  readonly lastEventAtMs: number | null;
+  readonly nextRetryAtMs: number | null;
+}
+
+export interface WatcherStatus {
+  readonly root: RootId;
+  readonly localPath: string;
+  readonly kind: string;
+  readonly health: WatcherHealth;
+  readonly lastFallbackScanAtMs: number | null;
+}
+
+export interface ScheduleStatus {
+  readonly name: string;
+  readonly cron: string;
+  readonly lastRunAtMs: number | null;
+  readonly lastError: string | null;
+}
+
+export interface DaemonStatus {
+  readonly pid: number;
+  readonly startedAtMs: number;
+  readonly configFile: string;
+  /** True while SIGTERM/SIGINT handling is checkpointing transfers. */
+  readonly stopping: boolean;
+  readonly engine: StatusReport;
+  readonly watchers: readonly WatcherStatus[];
+  readonly remoteStream: RemoteStreamStatus;
+  readonly schedules: readonly ScheduleStatus[];
+  /** Human sentences worth showing first (fallbacks, degraded watchers, held guards). */
+  readonly notices: readonly string[];
+}
+
+export type PathState = 'in-sync' | 'pending' | 'failed' | 'excluded' | 'unknown' | 'outside';
+
+export interface PathStatus {
+  readonly path: string;
+  readonly root: RootId | null;
+  readonly relPath: RelPath | null;
+  readonly state: PathState;
+  /** A sentence: why the path is in that state. */
+  readonly detail: string;
+  readonly lastOperation: {
+    readonly kind: string;
+    readonly reason: string;
+    readonly ok: boolean;
+    readonly error: string | null;
+    readonly atMs: number;
+  } | null;
+  readonly failure: { readonly code: string; readonly message: string; readonly attempts: number; readonly nextRetryAtMs: number } | null;
+}
+
+export interface VerbResult {
+  readonly message: string;
+}

@@ -1,0 +1,27 @@
+/**
+ * What the daemon needs from the composition root (compose.ts) for one configuration: the engine and the
+ * adapters it was built from. The daemon builds a new set on SIGHUP and closes the old one.
+ */
+import type { Config } from '../config.js';
+import type { SyncRoot } from '../core/model.js';
+import type { Engine, EngineEvents } from '../engine/types.js';
+import type { Logger } from '../logger.js';
+import type { Journal } from '../ports/journal.js';
+import type { RemoteChanges } from '../ports/remote-changes.js';
+import type { RemoteStore } from '../ports/remote-store.js';
+
+export interface DaemonParts {
+  readonly engine: Engine;
+  readonly journal: Journal;
+  readonly remote: RemoteStore;
+  readonly changes: RemoteChanges;
+  readonly roots: readonly SyncRoot[];
+  /** The ignore rules of a root, including the local adapter's temp-file names. */
+  readonly isIgnoredFor: (root: SyncRoot) => (path: string, isDir: boolean) => boolean;
+  /** Refresh the OAuth access token now; absent for developer tokens. */
+  readonly refreshToken?: () => Promise<void>;
+  /** Close the journal and the HTTP client (after engine.close()). */
+  close(): Promise<void>;
+}
+
+export type ComposeDaemonParts = (config: Config, logger: Logger, events: EngineEvents) => Promise<DaemonParts>;

@@ -1,0 +1,152 @@
+/**
+ * `boxsync daemon`: the lifecycle. Load the config, take the state-dir lock (the same one `sync --once`
+ * takes), open the control socket, start a session (compose + loops), then wait for signals:
+ *
+ * - SIGTERM / SIGINT: stop within `shutdownTimeoutMs` (transfers finish or checkpoint), release the lock, exit 0.
+ *   systemd's TimeoutStopSec is set above that bound.
+ * - SIGHUP: reload the config. An invalid file is reported and the running configuration kept; stateDir and
+ *   socketPath changes need a restart (the lock and the socket belong to them); everything else is applied by
+ *   swapping the session.
+ *
+ * Exit codes: 0 stopped by a signal; 2 could not start (config, lock, socket, compose).
+ */
+import { configPath, loadConfig, type Config } from '../config.js';
+import { createLogger } from '../logger.js';
+import type { ControlRequest } from './control-protocol.js';
+import { startControlServer, type ControlServer } from './control-server.js';
+import type { ComposeDaemonParts } from './daemon-parts.js';
+import { daemonSettings, type DaemonSettings } from './daemon-settings.js';
+import { acquireStateLock, type StateLock } from './lock.js';
+import { DaemonSession } from './session.js';
+
+export interface RunDaemonOptions {
+  readonly configPath?: string | undefined;
+  readonly compose: ComposeDaemonParts;
+  /** Called once the daemon answers on its socket (tests, demo). */
+  readonly onReady?: (info: { socketPath: string; config: Config }) => void;
+}
+
+export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
+  let config: Config;
+  try {
+    config = await loadConfig({ path: opts.configPath });
+  } catch (e) {
+    process.stderr.write(`boxsync daemon: ${e instanceof Error ? e.message : String(e)}\n`);
+    return 2;
+  }
+  const log = createLogger({ level: config.log.level }).child({ component: 'daemon' });
+  let settings: DaemonSettings;
+  try {
+    settings = daemonSettings(config);
+  } catch (e) {
+    log.fatal(`cannot start: ${e instanceof Error ? e.message : String(e)}`);
+    return 2;
+  }
+
+  let lock: StateLock;
+  try {
+    lock = acquireStateLock(config.stateDir, 'daemon');
+  } catch (e) {
+    log.fatal({ err: e }, `cannot start: ${e instanceof Error ? e.message : String(e)}`);
+    return 2;
+  }
+
+  const startedAtMs = Date.now();
+  let session: DaemonSession | null = null;
+  let stopping = false;
+  let control: ControlServer;
+  const handler = async (req: ControlRequest): Promise<unknown> => {
+    if (!session) throw new Error('the daemon is still starting or reloading; ask again in a moment');
+    if (req.verb === 'status') return session.status({ pid: process.pid, startedAtMs, stopping });
+    return session.handle(req);
+  };
+  try {
+    control = await startControlServer(config.socketPath, handler);
+  } catch (e) {
+    log.fatal({ err: e }, `cannot start: ${e instanceof Error ? e.message : String(e)}`);
+    lock.release();
+    return 2;
+  }
+
+  try {
+    session = await DaemonSession.start(config, settings, opts.compose, log);
+  } catch (e) {
+    log.fatal({ err: e }, `cannot start syncing: ${e instanceof Error ? e.message : String(e)}`);
+    await control.close();
+    lock.release();
+    return 2;
+  }
+  log.info({ socket: config.socketPath, roots: config.folders.map((f) => f.localPath), stream: settings.streamType, watcher: settings.watcher }, 'boxsync daemon started');
+  opts.onReady?.({ socketPath: config.socketPath, config });
+
+  return new Promise<number>((resolve) => {
+    let reloading: Promise<void> = Promise.resolve();
+
+    const stop = (signal: NodeJS.Signals): void => {
+      if (stopping) {
+        log.warn(`${signal} again: exiting now; in-flight uploads resume from their last confirmed part on the next start`);
+        lock.release();
+        process.exit(0);
+      }
+      stopping = true;
+      log.info(`${signal}: stopping (transfers finish or checkpoint within ${settings.shutdownTimeoutMs / 1000} s)`);
+      void (async () => {
+        await reloading;
+        const result = (await session?.close(settings.shutdownTimeoutMs)) ?? 'clean';
+        if (result === 'timed-out') log.warn('shutdown bound reached; transfers still running were aborted and resume on the next start');
+        await control.close();
+        lock.release();
+        log.info('boxsync daemon stopped');
+        process.off('SIGTERM', onTerm);
+        process.off('SIGINT', onInt);
+        process.off('SIGHUP', onHup);
+        resolve(0);
+      })();
+    };
+
+    const reload = async (): Promise<void> => {
+      let next: Config;
+      try {
+        next = await loadConfig({ path: opts.configPath });
+      } catch (e) {
+        log.error(`SIGHUP: ${e instanceof Error ? e.message : String(e)}; keeping the running configuration`);
+        return;
+      }
+      const current = session?.config ?? config;
+      if (next.stateDir !== current.stateDir || next.socketPath !== current.socketPath) {
+        log.warn('SIGHUP: stateDir and socketPath changes take effect only after a restart; keeping the running configuration');
+        return;
+      }
+      let nextSettings: DaemonSettings;
+      try {
+        nextSettings = daemonSettings(next);
+      } catch (e) {
+        log.error(`SIGHUP: ${e instanceof Error ? e.message : String(e)}; keeping the running configuration`);
+        return;
+      }
+      log.info(`SIGHUP: reloading ${configPath({ path: opts.configPath })}`);
+      const old = session;
+      session = null;
+      await old?.close(settings.shutdownTimeoutMs);
+      try {
+        session = await DaemonSession.start(next, nextSettings, opts.compose, log);
+        settings = nextSettings;
+        log.info({ roots: next.folders.map((f) => f.localPath) }, 'configuration reloaded');
+      } catch (e) {
+        log.error({ err: e }, `SIGHUP: the new configuration did not start (${e instanceof Error ? e.message : String(e)}); restarting the previous one`);
+        session = await DaemonSession.start(current, settings, opts.compose, log);
+      }
+    };
+
+    const onTerm = (): void => stop('SIGTERM');
+    const onInt = (): void => stop('SIGINT');
+    const onHup = (): void => {
+      if (stopping) return;
+      reloading = reloading.then(reload);
+    };
+    process.on('SIGTERM', onTerm);
+    process.on('SIGINT', onInt);
+    process.on('SIGHUP', onHup);
+  });
+}
+

@@ -1,0 +1,111 @@
+/**
+ * The local half of the daemon: one watcher per root, hints → echo filter → engine.hintLocal → a pass.
+ *
+ * A watcher that cannot start, hits the inotify limit or fails reports 'degraded'; from then on this root gets a
+ * full rescan every `fallbackScanMs`, and status and the log say so. It never goes silently stale.
+ */
+import type { RelPath, SyncRoot } from '../core/model.js';
+import type { Engine } from '../engine/types.js';
+import type { Logger } from '../logger.js';
+import type { Journal } from '../ports/journal.js';
+import type { LocalWatcher, WatcherHealth } from '../ports/local-watcher.js';
+import { createWatcher } from '../local/watcher-factory.js';
+import type { WatcherKind } from '../local/watcher-options.js';
+import type { WatcherStatus } from './control-protocol.js';
+import { dropEchoes } from './echo-filter.js';
+import type { PassRunner } from './pass-runner.js';
+
+export interface LocalSideDeps {
+  readonly roots: readonly SyncRoot[];
+  readonly engine: Engine;
+  readonly journal: Journal;
+  readonly passes: PassRunner;
+  readonly log: Logger;
+  readonly isIgnoredFor: (root: SyncRoot) => (path: string, isDir: boolean) => boolean;
+  readonly watcherKind: WatcherKind;
+  readonly fallbackScanMs: number;
+  readonly maxWatches?: number | undefined;
+}
+
+interface RootWatch {
+  readonly root: SyncRoot;
+  readonly watcher: LocalWatcher;
+  health: WatcherHealth;
+  fallbackTimer: NodeJS.Timeout | null;
+  lastFallbackScanAtMs: number | null;
+}
+
+export class LocalSide {
+  private readonly watches: RootWatch[] = [];
+  private closed = false;
+
+  constructor(private readonly deps: LocalSideDeps) {}
+
+  async start(): Promise<void> {
+    for (const root of this.deps.roots) {
+      const watcher = createWatcher(this.deps.watcherKind, {
+        rootPath: root.localPath,
+        isIgnored: this.deps.isIgnoredFor(root),
+        fallbackScanMs: this.deps.fallbackScanMs,
+        ...(this.deps.maxWatches === undefined ? {} : { maxWatches: this.deps.maxWatches }),
+      });
+      const w: RootWatch = { root, watcher, health: { state: 'starting' }, fallbackTimer: null, lastFallbackScanAtMs: null };
+      this.watches.push(w);
+      try {
+        await watcher.start(
+          (hints) => void this.onHints(root, hints),
+          (h) => this.onHealth(w, h),
+        );
+      } catch (e) {
+        this.onHealth(w, {
+          state: 'degraded',
+          reason: `file watcher could not start (${e instanceof Error ? e.message : String(e)}); falling back to a full scan every ${Math.round(this.deps.fallbackScanMs / 1000)} s`,
+          fallbackScanMs: this.deps.fallbackScanMs,
+        });
+      }
+      if (w.health.state === 'ok') this.deps.log.info({ root: root.localPath, kind: this.deps.watcherKind, watches: w.health.watches }, 'watching for local changes');
+    }
+  }
+
+  status(): WatcherStatus[] {
+    return this.watches.map((w) => ({
+      root: w.root.id,
+      localPath: w.root.localPath,
+      kind: this.deps.watcherKind,
+      health: w.watcher.health().state === 'starting' ? w.health : w.watcher.health(),
+      lastFallbackScanAtMs: w.lastFallbackScanAtMs,
+    }));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const w of this.watches) {
+      if (w.fallbackTimer) clearInterval(w.fallbackTimer);
+      await w.watcher.close();
+    }
+  }
+
+  private async onHints(root: SyncRoot, hints: readonly { path: RelPath; type: 'change' | 'rescan' }[]): Promise<void> {
+    if (this.closed) return;
+    if (hints.some((h) => h.type === 'rescan')) {
+      this.deps.passes.request('full');
+      return;
+    }
+    const paths = await dropEchoes(this.deps.journal, root, hints.map((h) => h.path));
+    if (paths.length === 0 || this.closed) return;
+    this.deps.log.debug({ root: root.localPath, count: paths.length }, 'local change hints');
+    this.deps.engine.hintLocal(root.id, paths);
+    this.deps.passes.request('hint');
+  }
+
+  private onHealth(w: RootWatch, h: WatcherHealth): void {
+    w.health = h;
+    if (h.state !== 'degraded' || w.fallbackTimer || this.closed) return;
+    this.deps.log.warn({ root: w.root.localPath, reason: h.reason }, `watcher degraded for ${w.root.localPath}: ${h.reason}`);
+    w.fallbackTimer = setInterval(() => {
+      w.lastFallbackScanAtMs = Date.now();
+      this.deps.passes.request('full');
+    }, h.fallbackScanMs);
+    w.fallbackTimer.unref();
+  }
+}

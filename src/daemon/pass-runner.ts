@@ -1,0 +1,102 @@
+/**
+ * PassRunner: turns a stream of "something changed" requests into engine passes, one at a time.
+ *
+ * Requests that arrive while a pass runs are coalesced into the next pass, so a burst of 10,000 hints becomes
+ * a few passes, not 10,000. A short gather window after the first request lets hints that arrive together
+ * (both halves of a move, a watcher batch and its long-poll echo) share one pass. A pass that throws backs off
+ * (1 s doubling to 5 min) and resets on success; a fatal outcome stops the runner and is reported.
+ */
+import type { Logger } from '../logger.js';
+import type { Engine, RunSummary } from '../engine/types.js';
+
+export interface PassRunnerOptions {
+  readonly gatherMs?: number;
+  readonly minBackoffMs?: number;
+  readonly maxBackoffMs?: number;
+  readonly onSummary?: (s: RunSummary) => void;
+  readonly onFatal?: (message: string) => void;
+}
+
+export class PassRunner {
+  private wanted: 'none' | 'hint' | 'full' = 'none';
+  private running: Promise<void> | null = null;
+  private readonly abort = new AbortController();
+  private backoffMs = 0;
+  private stopped = false;
+  private passes = 0;
+  lastError: string | null = null;
+  nextRetryAtMs: number | null = null;
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly log: Logger,
+    private readonly opts: PassRunnerOptions = {},
+  ) {}
+
+  get passCount(): number {
+    return this.passes;
+  }
+
+  get busy(): boolean {
+    return this.running !== null;
+  }
+
+  /** Ask for a pass; 'full' asks for a full rescan and listing. */
+  request(kind: 'hint' | 'full'): void {
+    if (this.stopped) return;
+    if (kind === 'full' || this.wanted === 'none') this.wanted = kind;
+    if (!this.running) this.running = this.loop().finally(() => (this.running = null));
+  }
+
+  /** Resolves when no pass is running or wanted. */
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  /** Stop starting passes; abort the one running (the engine checkpoints its transfers on close). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.abort.abort(new Error('daemon stopping'));
+    await this.running?.catch(() => undefined);
+  }
+
+  private async loop(): Promise<void> {
+    await this.sleep(this.opts.gatherMs ?? 50);
+    while (this.wanted !== 'none' && !this.stopped) {
+      const fullRescan = this.wanted === 'full';
+      this.wanted = 'none';
+      try {
+        this.passes++;
+        const summary = await this.engine.runOnce({ signal: this.abort.signal, fullRescan });
+        this.opts.onSummary?.(summary);
+        if (summary.outcome === 'fatal') {
+          this.stopped = true;
+          this.opts.onFatal?.(summary.message);
+          return;
+        }
+        this.backoffMs = 0;
+        this.lastError = null;
+        this.nextRetryAtMs = null;
+      } catch (e) {
+        if (this.stopped) return;
+        this.backoffMs = Math.min(this.opts.maxBackoffMs ?? 300_000, Math.max(this.opts.minBackoffMs ?? 1_000, this.backoffMs * 2));
+        this.lastError = e instanceof Error ? e.message : String(e);
+        this.nextRetryAtMs = Date.now() + this.backoffMs;
+        this.log.error({ err: e, retryInMs: this.backoffMs }, `sync pass failed: ${this.lastError}; will retry in ${Math.round(this.backoffMs / 1000)} s`);
+        if (this.wanted === 'none') this.wanted = fullRescan ? 'full' : 'hint';
+        await this.sleep(this.backoffMs);
+      }
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.abort.signal.aborted) return resolve();
+      const t = setTimeout(resolve, ms);
+      this.abort.signal.addEventListener('abort', () => {
+        clearTimeout(t);
+        resolve();
+      }, { once: true });
+    });
+  }
+}

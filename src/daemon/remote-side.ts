@@ -1,0 +1,194 @@
+/**
+ * The remote half of the daemon: a long poll on the Box event stream whose hints feed the engine.
+ *
+ *   prepare(): pick the stream. For 'sync', mark every root folder sync_state=synced (and not_synced for roots
+ *              that left the configuration), then check that the marking produced an ITEM_SYNC event within
+ *              `syncCheckMs`. Box Sync is discontinued, so if no event comes the daemon falls back to the
+ *              'changes' stream filtered to its roots, and status says so. Then take `stream_position=now`
+ *              before the first pass, so changes made during it replay afterwards.
+ *   run():     waitForChange → fetch → hints for items under our roots → engine.hintRemote → a pass.
+ *              Errors reconnect with backoff (1 s doubling to 60 s); a position that is too old (or a stream
+ *              that breaks) falls back to a full listing and a fresh position.
+ */
+import { isSyncError } from '../core/errors.js';
+import { asRemoteId, type RemoteId, type SyncRoot } from '../core/model.js';
+import type { Engine } from '../engine/types.js';
+import type { Logger } from '../logger.js';
+import type { Journal } from '../ports/journal.js';
+import type { RemoteChanges, RemoteHint, StreamType } from '../ports/remote-changes.js';
+import type { RemoteStore } from '../ports/remote-store.js';
+import type { RemoteStreamStatus } from './control-protocol.js';
+import type { PassRunner } from './pass-runner.js';
+
+export interface RemoteSideDeps {
+  readonly roots: readonly SyncRoot[];
+  readonly engine: Engine;
+  readonly journal: Journal;
+  readonly remote: RemoteStore;
+  readonly changes: RemoteChanges;
+  readonly passes: PassRunner;
+  readonly log: Logger;
+  readonly streamType: StreamType;
+  /** How long to wait for the ITEM_SYNC event that proves the `sync` stream works (default 5 s). */
+  readonly syncCheckMs?: number;
+  readonly minBackoffMs?: number;
+  readonly maxBackoffMs?: number;
+}
+
+/** Journal meta key: the root folder ids this daemon marked sync_state=synced (JSON array). */
+const MARKED_KEY = 'daemon:sync-marked-folders';
+
+export class RemoteSide {
+  private position: string | null = null;
+  private effective: StreamType;
+  private readonly abort = new AbortController();
+  private loop: Promise<void> | null = null;
+  private backoffMs = 0;
+  private readonly rootIds: ReadonlySet<string>;
+  private state: RemoteStreamStatus;
+
+  constructor(private readonly deps: RemoteSideDeps) {
+    this.effective = deps.streamType;
+    this.rootIds = new Set(deps.roots.map((r) => r.remoteId));
+    this.state = { configured: deps.streamType, effective: deps.streamType, state: 'starting', note: null, lastEventAtMs: null, nextRetryAtMs: null };
+  }
+
+  status(): RemoteStreamStatus {
+    return this.state;
+  }
+
+  async prepare(): Promise<void> {
+    if (this.deps.streamType === 'sync') await this.setUpSyncStream();
+    else await this.unmarkLeftRoots(new Set());
+    this.position = await this.deps.changes.now(this.effective);
+  }
+
+  start(): void {
+    this.loop ??= this.run();
+  }
+
+  async close(): Promise<void> {
+    this.abort.abort(new Error('daemon stopping'));
+    await this.loop?.catch(() => undefined);
+    this.update({ state: 'stopped', nextRetryAtMs: null });
+  }
+
+  private async run(): Promise<void> {
+    const signal = this.abort.signal;
+    while (!signal.aborted) {
+      try {
+        if (this.position === null) this.position = await this.deps.changes.now(this.effective);
+        this.update({ state: 'listening', nextRetryAtMs: null });
+        const r = await this.deps.changes.waitForChange(this.effective, this.position, signal);
+        if (r === 'changed') await this.consume();
+        this.backoffMs = 0;
+      } catch (e) {
+        if (signal.aborted) return;
+        if (isSyncError(e) && e.code === 'stream_position_invalid') {
+          this.deps.log.warn('the stored event stream position is too old; falling back to a full listing');
+          this.position = null;
+          this.update({ note: 'event stream position expired; ran a full listing' });
+          this.deps.passes.request('full');
+          continue;
+        }
+        if (isSyncError(e) && e.disposition === 'fatal') {
+          this.deps.log.error({ err: e }, `remote event stream stopped: ${e.message}`);
+          this.update({ state: 'stopped', note: e.message, nextRetryAtMs: null });
+          return;
+        }
+        this.backoffMs = Math.min(this.deps.maxBackoffMs ?? 60_000, Math.max(this.deps.minBackoffMs ?? 1_000, this.backoffMs * 2));
+        const message = e instanceof Error ? e.message : String(e);
+        this.deps.log.warn({ err: e, retryInMs: this.backoffMs }, `remote event stream broke (${message}); reconnecting in ${Math.round(this.backoffMs / 1000)} s`);
+        this.update({ state: 'reconnecting', note: `reconnecting after: ${message}`, nextRetryAtMs: Date.now() + this.backoffMs });
+        await sleep(this.backoffMs, signal);
+        // Events may have been missed while the stream was down: the pass after reconnecting catches up.
+        this.deps.passes.request('hint');
+      }
+    }
+  }
+
+  private async consume(): Promise<void> {
+    const batch = await this.deps.changes.fetch(this.effective, this.position!);
+    this.position = batch.nextPosition;
+    const ids = this.relevant(batch.hints);
+    this.update({ lastEventAtMs: Date.now(), note: this.state.effective === this.state.configured ? null : this.state.note });
+    if (ids.length === 0) return;
+    this.deps.log.debug({ count: ids.length }, 'remote change hints');
+    this.deps.engine.hintRemote(ids);
+    this.deps.passes.request('hint');
+  }
+
+  /** Hints about our roots or anything the journal knows (by id or by parent); the rest of the account is noise. */
+  private relevant(hints: readonly RemoteHint[]): RemoteId[] {
+    const ids = new Set<RemoteId>();
+    for (const h of hints) {
+      const known = (id: RemoteId | null): boolean => id !== null && (this.rootIds.has(id) || this.deps.journal.getRemote(id) !== undefined);
+      if (known(h.id) || known(h.parentId)) ids.add(h.id);
+    }
+    return [...ids];
+  }
+
+  private async setUpSyncStream(): Promise<void> {
+    const before = await this.deps.changes.now('sync');
+    const wanted = new Set(this.deps.roots.map((r) => r.remoteId as string));
+    await this.unmarkLeftRoots(wanted);
+    for (const id of wanted) await this.deps.remote.setSyncState(asRemoteId(id), 'synced');
+    const seen = await this.waitForSyncEvents(before, wanted);
+    if (seen) {
+      this.update({ effective: 'sync', note: null });
+      this.deps.log.info('consuming the sync event stream (root folders marked sync_state=synced)');
+      return;
+    }
+    this.effective = 'changes';
+    const note = `no ITEM_SYNC event arrived within ${Math.round((this.deps.syncCheckMs ?? 5_000) / 1000)} s of marking the root folders synced; using the changes stream filtered to the roots instead`;
+    this.update({ effective: 'changes', note });
+    this.deps.log.warn(note);
+  }
+
+  private async unmarkLeftRoots(wanted: ReadonlySet<string>): Promise<void> {
+    let before: string[] = [];
+    try {
+      before = JSON.parse(this.deps.journal.getMeta(MARKED_KEY) ?? '[]') as string[];
+    } catch {
+      before = [];
+    }
+    const left = before.filter((id) => !wanted.has(id));
+    for (const id of left) {
+      try {
+        await this.deps.remote.setSyncState(asRemoteId(id), 'not_synced');
+        this.deps.log.info({ folderId: id }, 'Box folder left the configuration: marked sync_state=not_synced');
+      } catch (e) {
+        this.deps.log.warn({ err: e, folderId: id }, 'could not mark a former root not_synced; it stays marked on Box');
+      }
+    }
+    this.deps.journal.setMeta(MARKED_KEY, JSON.stringify([...wanted]));
+  }
+
+  private async waitForSyncEvents(from: string, wanted: ReadonlySet<string>): Promise<boolean> {
+    const deadline = Date.now() + (this.deps.syncCheckMs ?? 5_000);
+    const missing = new Set(wanted);
+    let position = from;
+    while (missing.size > 0 && Date.now() < deadline) {
+      const batch = await this.deps.changes.fetch('sync', position);
+      position = batch.nextPosition;
+      for (const h of batch.hints) if (h.eventType === 'ITEM_SYNC') missing.delete(h.id);
+      if (missing.size > 0) await sleep(200, this.abort.signal).catch(() => undefined);
+    }
+    return missing.size === 0;
+  }
+
+  private update(patch: Partial<RemoteStreamStatus>): void {
+    this.state = { ...this.state, ...patch };
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(t);
+      resolve();
+    }, { once: true });
+  });
+}

@@ -1,0 +1,133 @@
+/**
+ * `boxsync status` and the control verbs as a real child process, talking to a control socket served from
+ * the test (the full daemon behind it is covered by test/daemon/daemon-e2e.test.ts).
+ */
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ControlRequest, DaemonStatus, PathStatus } from '../../src/daemon/control-protocol.js';
+import { startControlServer, type ControlServer } from '../../src/daemon/control-server.js';
+import { asRelPath, asRemoteId, asRootId } from '../../src/core/model.js';
+import { repoRoot, runCli } from '../support/cli.js';
+import { makeTempDir } from '../support/tmp.js';
+
+function sampleStatus(nowMs: number): DaemonStatus {
+  const root = asRootId('r1');
+  return {
+    pid: 4242,
+    startedAtMs: nowMs - 90_000,
+    configFile: '/home/me/.config/boxsync/config.json',
+    stopping: false,
+    engine: {
+      phase: 'transferring',
+      roots: [
+        {
+          root,
+          localPath: '/home/me/Box',
+          remoteId: asRemoteId('123'),
+          inSync: { files: 10, folders: 2, bytes: 2048 },
+          queued: { ops: 3, bytes: 5 * 1024 * 1024 },
+          inFlight: [{ root, path: asRelPath('big.iso'), direction: 'up', doneBytes: 50, totalBytes: 200, startedAtMs: nowMs - 1000 }],
+          rateBytesPerSec: 1024 * 1024,
+          etaSec: 7,
+        },
+      ],
+      conflicts: [{ root, path: asRelPath('a.txt'), copy: asRelPath('a (conflicted copy).txt'), atMs: nowMs - 5000 }],
+      errors: [{ root, path: asRelPath('bad:name'), code: 'name-invalid', message: 'Box refuses this name', nextRetryAtMs: null }],
+      heldGuard: null,
+      lastSuccessfulSyncAtMs: nowMs - 60_000,
+      fatal: null,
+    },
+    watchers: [{ root, localPath: '/home/me/Box', kind: 'dirs', health: { state: 'degraded', reason: 'inotify watch limit reached', fallbackScanMs: 60_000 }, lastFallbackScanAtMs: null }],
+    remoteStream: { configured: 'sync', effective: 'changes', state: 'listening', note: 'no ITEM_SYNC event arrived', lastEventAtMs: null, nextRetryAtMs: null },
+    schedules: [],
+    notices: ['/home/me/Box: inotify watch limit reached'],
+  };
+}
+
+describe('boxsync status (client)', () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  let server: ControlServer | null = null;
+  const seen: ControlRequest[] = [];
+
+  beforeEach(async () => {
+    ({ dir, cleanup } = await makeTempDir('boxsync-status-'));
+    seen.length = 0;
+  });
+  afterEach(async () => {
+    await server?.close();
+    server = null;
+    await cleanup();
+  });
+
+  it('says clearly that no daemon runs, with exit code 1', async () => {
+    const r = await runCli(['status', '--socket', join(dir, 'none.sock')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/no boxsync daemon is running/);
+    expect(r.stderr).toMatch(/boxsync daemon/);
+  });
+
+  it('prints a readable summary, and the same data as JSON with --json', async () => {
+    const socketPath = join(dir, 'c.sock');
+    const now = Date.now();
+    server = await startControlServer(socketPath, async (req) => {
+      seen.push(req);
+      return sampleStatus(now);
+    });
+    const text = await runCli(['status', '--socket', socketPath]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/pid 4242/);
+    expect(text.stdout).toMatch(/transferring/);
+    expect(text.stdout).toMatch(/in sync: 10 files, 2 folders, 2\.0 KB/);
+    expect(text.stdout).toMatch(/queued: 3 operations, 5\.0 MB/);
+    expect(text.stdout).toMatch(/↑ big\.iso\s+25% of 200 B/);
+    expect(text.stdout).toMatch(/ETA 7 s/);
+    expect(text.stdout).toMatch(/DEGRADED: inotify watch limit reached/);
+    expect(text.stdout).toMatch(/changes \(configured: sync\)/);
+    expect(text.stdout).toMatch(/a\.txt: your copy kept as a \(conflicted copy\)\.txt/);
+    expect(text.stdout).toMatch(/bad:name: Box refuses this name \(name-invalid; waits for the file to change\)/);
+    const json = await runCli(['status', '--json', '--socket', socketPath]);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual(sampleStatus(now));
+  });
+
+  it('asks about one path, resolved against the working directory', async () => {
+    const socketPath = join(dir, 'c.sock');
+    server = await startControlServer(socketPath, async (req) => {
+      seen.push(req);
+      const p: PathStatus = {
+        path: req.verb === 'status-path' ? req.path : '',
+        root: asRootId('r1'),
+        relPath: asRelPath('docs/x.txt'),
+        state: 'in-sync',
+        detail: 'in sync with Box file 77',
+        lastOperation: { kind: 'upload', reason: 'new local file', ok: true, error: null, atMs: Date.now() - 3000 },
+        failure: null,
+      };
+      return p;
+    });
+    const r = await runCli(['status', 'docs/x.txt', '--socket', socketPath]);
+    expect(r.code).toBe(0);
+    expect(seen[0]).toEqual({ verb: 'status-path', path: join(repoRoot, 'docs/x.txt') });
+    expect(r.stdout).toMatch(/in-sync/);
+    expect(r.stdout).toMatch(/because: new local file/);
+  });
+
+  it('sends the control verbs and reports a refused one with exit code 2', async () => {
+    const socketPath = join(dir, 'c.sock');
+    server = await startControlServer(socketPath, async (req) => {
+      seen.push(req);
+      if (req.verb === 'confirm-guard') throw new Error(`no safety guard with id ${req.id} is held; nothing was changed`);
+      return { message: `${req.verb} done` };
+    });
+    for (const verb of ['pause', 'resume', 'sync-now']) {
+      const r = await runCli([verb, '--socket', socketPath]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(`${verb} done\n`);
+    }
+    const bad = await runCli(['confirm', 'nope', '--socket', socketPath]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/no safety guard with id nope/);
+    expect(seen.map((s) => s.verb)).toEqual(['pause', 'resume', 'sync-now', 'confirm-guard']);
+  });
+});
