@@ -14,6 +14,7 @@
  */
 import { afterAll, beforeAll } from 'vitest';
 import { startBoxServer, type BoxServer, type BoxServerOptions } from '../../src/box-server/index.js';
+import { loadOpenApi } from './openapi.js';
 
 export const DEFAULT_TOKEN = 'T1';
 
@@ -139,4 +140,28 @@ export function obj(v: unknown): Record<string, unknown> {
 export function arr(v: unknown): unknown[] {
   if (!Array.isArray(v)) throw new Error(`expected a JSON array, got ${JSON.stringify(v)}`);
   return v;
+}
+
+/**
+ * Asserts a Box error reply: the status, the detailed `code` (one of `codes`), a body matching the spec's
+ * error schema for that operation and status (`ClientError`; `OAuth2Error` on the token endpoint), and a
+ * `request_id`. Returns the body for further checks.
+ */
+export function expectBoxError(reply: BoxReply, method: string, status: number, codes: string | readonly string[]): Record<string, unknown> {
+  const wanted = typeof codes === 'string' ? [codes] : codes;
+  if (reply.status !== status) {
+    throw new Error(`${method} ${reply.url}: expected ${status} ${wanted.join('|')}, got ${reply.status}: ${reply.text.slice(0, 400)}`);
+  }
+  const path = new URL(reply.url).pathname;
+  const spec = loadOpenApi();
+  const { schemaRef } = spec.expectValid({ method, path, status, body: reply.json });
+  const body = obj(reply.json);
+  if (schemaRef === '#/components/schemas/OAuth2Error') {
+    if (!wanted.includes(String(body.error))) throw new Error(`expected OAuth error ${wanted.join('|')}, got ${reply.text}`);
+    return body;
+  }
+  if (body.type !== 'error' || body.status !== status) throw new Error(`not a Box error body for ${status}: ${reply.text}`);
+  if (!wanted.includes(String(body.code))) throw new Error(`expected code ${wanted.join('|')}, got ${String(body.code)}: ${reply.text}`);
+  if (typeof body.request_id !== 'string' || body.request_id === '') throw new Error(`error body without request_id: ${reply.text}`);
+  return body;
 }
