@@ -1,0 +1,135 @@
+/** BoxActions over HTTP (see box-actions.ts for the contract). */
+import { asRemoteId, type RemoteEntry, type RemoteId } from '../../core/model.js';
+import type { BoxActions, FileVersionInfo, ItemInfo, ItemLock, SharedLinkAccess, SharedLinkInfo } from './box-actions.js';
+import { decodeItem, decodeSize, decodeTime, encodeTime, idString } from './decode.js';
+import { remoteError } from './error-codes.js';
+import type { BoxHttp } from './http.js';
+import type { Mutations } from './mutations.js';
+import type { TreeReader } from './tree.js';
+import type { WireLock, WireSharedLink, WireVersion } from './wire-types.js';
+
+export function createBoxActions(deps: { http: BoxHttp; apiUrl: string; tree: TreeReader; mutations: Mutations }): BoxActions {
+  const { http, apiUrl, tree, mutations } = deps;
+  const fileUrl = (id: RemoteId): string => `${apiUrl}/files/${encodeURIComponent(id)}`;
+
+  return {
+    async itemInfo(id, kind) {
+      const extra = ['path_collection', 'shared_link', ...(kind === 'file' ? ['lock'] : []), ...(kind === 'folder' ? ['sync_state'] : [])];
+      const w = await tree.getWire(id, kind, extra);
+      if (!w) return null;
+      const path = w.path_collection?.entries ?? [];
+      const info: ItemInfo = {
+        entry: decodeItem(w),
+        pathIds: path.map((p) => asRemoteId(idString(p.id))),
+        pathNames: path.map((p) => p.name ?? ''),
+        lock: decodeLock(w.lock),
+        sharedLink: decodeSharedLink(w.shared_link),
+        syncState: w.sync_state ?? null,
+      };
+      return info;
+    },
+
+    async lock(id, opts = {}) {
+      // The spec names the key `access` but requires `type`; SDKs differ, so send both.
+      const lock: Record<string, unknown> = { access: 'lock', type: 'lock' };
+      if (opts.expiresAtMs !== undefined) lock.expires_at = encodeTime(opts.expiresAtMs);
+      if (opts.preventDownload !== undefined) lock.is_download_prevented = opts.preventDownload;
+      const w = await mutations.updateWire('file', id, { lock }, 'lock');
+      return decodeLock(w.lock);
+    },
+
+    async unlock(id) {
+      await mutations.updateWire('file', id, { lock: null }, 'lock');
+    },
+
+    async createSharedLink(id, kind, opts = {}) {
+      const link: Record<string, unknown> = {};
+      if (opts.access !== undefined) link.access = opts.access satisfies SharedLinkAccess;
+      if (opts.password !== undefined) link.password = opts.password;
+      if (opts.unsharedAtMs !== undefined) link.unshared_at = encodeTime(opts.unsharedAtMs);
+      const w = await mutations.updateWire(kind, id, { shared_link: link }, 'shared_link');
+      const decoded = decodeSharedLink(w.shared_link);
+      if (!decoded) throw remoteError('server_error', `Box answered without a shared link for ${kind} ${id}`);
+      return decoded;
+    },
+
+    async removeSharedLink(id, kind) {
+      await mutations.updateWire(kind, id, { shared_link: null }, 'shared_link');
+    },
+
+    async listVersions(fileId) {
+      const out: FileVersionInfo[] = [];
+      for (let offset = 0; ; ) {
+        const res = await http.request<{ entries?: WireVersion[]; total_count?: number }>({
+          method: 'GET',
+          url: `${fileUrl(fileId)}/versions`,
+          searchParams: { fields: 'id,sha1,name,size,created_at,modified_at,trashed_at', offset, limit: 1000 },
+        });
+        const entries = res.body.entries ?? [];
+        out.push(...entries.map(decodeVersion));
+        offset += entries.length;
+        if (entries.length === 0 || offset >= (res.body.total_count ?? 0)) return out;
+      }
+    },
+
+    async promoteVersion(fileId, versionId) {
+      const res = await http.request<WireVersion>({
+        method: 'POST',
+        url: `${fileUrl(fileId)}/versions/current`,
+        json: { type: 'file_version', id: versionId },
+      });
+      tree.forget(fileId);
+      return decodeVersion(res.body);
+    },
+
+    async deleteVersion(fileId, versionId, ifMatch) {
+      await http.request({
+        method: 'DELETE',
+        url: `${fileUrl(fileId)}/versions/${encodeURIComponent(versionId)}`,
+        ...(ifMatch === undefined ? {} : { headers: { 'if-match': ifMatch } }),
+      });
+    },
+
+    copy: (id, kind, parentId, name): Promise<RemoteEntry> => mutations.copy(id, kind, parentId, name),
+
+    restoreFromTrash: (id, kind, opts = {}) =>
+      mutations.restore({ id, kind, ...(opts.name === undefined ? {} : { name: opts.name }), ...(opts.parentId === undefined ? {} : { parentId: opts.parentId }) }),
+  };
+}
+
+function decodeLock(l: WireLock | null | undefined): ItemLock | null {
+  if (!l) return null;
+  const expiresAtMs = decodeTime(l.expired_at ?? l.expires_at);
+  // Box may report "no lock" as a lock whose expiry has passed.
+  if (expiresAtMs !== null && expiresAtMs <= Date.now()) return null;
+  return {
+    id: l.id === undefined ? null : String(l.id),
+    createdAtMs: decodeTime(l.created_at),
+    expiresAtMs,
+    isDownloadPrevented: l.is_download_prevented === true,
+    createdByUserId: l.created_by?.id === undefined ? null : String(l.created_by.id),
+  };
+}
+
+function decodeSharedLink(s: WireSharedLink | null | undefined): SharedLinkInfo | null {
+  if (!s?.url) return null;
+  return {
+    url: s.url,
+    downloadUrl: s.download_url ?? null,
+    access: s.effective_access ?? s.access ?? null,
+    isPasswordEnabled: s.is_password_enabled === true,
+    unsharedAtMs: decodeTime(s.unshared_at),
+  };
+}
+
+function decodeVersion(v: WireVersion): FileVersionInfo {
+  return {
+    id: idString(v.id),
+    sha1: v.sha1?.toLowerCase() ?? null,
+    name: v.name ?? '',
+    sizeBytes: decodeSize(v.size),
+    createdAtMs: decodeTime(v.created_at),
+    modifiedAtMs: decodeTime(v.modified_at),
+    trashedAtMs: decodeTime(v.trashed_at),
+  };
+}

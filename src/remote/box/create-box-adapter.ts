@@ -1,0 +1,84 @@
+/**
+ * The Box adapter's composition: one got instance, one rate limiter, one auth, and the port implementations
+ * built on them. The daemon's composition root calls this; nothing else constructs Box parts.
+ *
+ *   engine ──RemoteStore──> BoxStore ─┬─ TreeReader ─┐
+ *          ──RemoteChanges─> BoxChanges│  Mutations ──┤
+ *   cli ────BoxActions────────────────┘  download ───┼─> BoxHttp ─> RateLimiter (p-queue) ─> got ─> Box
+ *                                        upload(+session)┘     └─> BoxAuth (refresh, token store)
+ */
+import { got } from 'got';
+import { silentLogger } from '../../logger.js';
+import { systemClock } from '../../ports/clock.js';
+import type { RemoteChanges } from '../../ports/remote-changes.js';
+import type { RemoteStore } from '../../ports/remote-store.js';
+import { createAuth, type BoxAuth } from './auth.js';
+import { createBoxActions } from './box-actions-impl.js';
+import type { BoxActions } from './box-actions.js';
+import { BoxStore } from './box-store.js';
+import { BoxChanges } from './events.js';
+import { BoxHttp } from './http.js';
+import { Mutations } from './mutations.js';
+import { trimSlash, type BoxAdapterOptions } from './options.js';
+import { RateLimiter } from './rate-limiter.js';
+import { TreeReader } from './tree.js';
+
+export interface BoxAdapter {
+  readonly store: RemoteStore;
+  readonly changes: RemoteChanges & { noteSequence(id: string, sequenceId: string): void };
+  readonly actions: BoxActions;
+  readonly auth: BoxAuth;
+  /** Stop starting queued requests. In-flight ones finish or fail on their own signals. */
+  close(): Promise<void>;
+}
+
+export function createBoxAdapter(opts: BoxAdapterOptions): BoxAdapter {
+  const clock = opts.clock ?? systemClock;
+  const logger = opts.logger ?? silentLogger;
+  const apiUrl = trimSlash(opts.apiUrl);
+  const uploadUrl = trimSlash(opts.uploadUrl);
+  const client = got.extend({ headers: { 'user-agent': 'boxsync/0.1' } });
+  const auth = createAuth(opts.auth, { got: client, tokenUrl: opts.tokenUrl, clock, logger });
+  const limiter = new RateLimiter(opts.rateLimit ?? {}, clock);
+  const http = new BoxHttp({
+    got: client,
+    auth,
+    limiter,
+    clock,
+    logger,
+    ...(opts.asUser === undefined ? {} : { asUser: opts.asUser }),
+    ...(opts.sharedLink === undefined ? {} : { sharedLink: opts.sharedLink }),
+    ...(opts.maxAttempts === undefined ? {} : { maxAttempts: opts.maxAttempts }),
+  });
+  const tree = new TreeReader(http, apiUrl, Math.min(1000, Math.max(1, opts.listPageSize ?? 1000)));
+  const mutations = new Mutations(http, apiUrl);
+  const store = new BoxStore(
+    tree,
+    mutations,
+    { http, apiUrl, logger },
+    {
+      http,
+      apiUrl,
+      uploadUrl,
+      logger,
+      sessionThresholdBytes: opts.sessionThresholdBytes ?? 20_000_000,
+      partConcurrency: Math.max(1, opts.partConcurrency ?? 4),
+      sessions: opts.uploadSessions,
+    },
+  );
+  const changes = new BoxChanges({ http, apiUrl, logger });
+  return {
+    store,
+    changes: {
+      now: (s) => changes.now(s),
+      fetch: (s, p) => changes.fetch(s, p),
+      waitForChange: (s, p, sig) => changes.waitForChange(s, p, sig),
+      noteSequence: (id, seq) => changes.noteSequence(id as never, seq),
+    },
+    actions: createBoxActions({ http, apiUrl, tree, mutations }),
+    auth,
+    close: async () => {
+      limiter.clear();
+    },
+  };
+}

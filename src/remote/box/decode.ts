@@ -1,0 +1,101 @@
+/**
+ * Box JSON -> core/model, at the edge. Defensive on purpose: ids and sequence ids become strings whatever
+ * their JSON type, `size` tolerates exponent notation and strings, `content_modified_at` falls back to
+ * `modified_at`, web links become kind 'weblink' with their target URL.
+ */
+import { asRemoteId, type RemoteEntry, type RemoteKind } from '../../core/model.js';
+import type { WireId, WireItem } from './wire-types.js';
+
+export const ITEM_FIELDS = [
+  'type',
+  'id',
+  'etag',
+  'sequence_id',
+  'name',
+  'sha1',
+  'size',
+  'modified_at',
+  'content_modified_at',
+  'parent',
+  'file_version',
+  'item_status',
+  'url',
+] as const;
+
+export const ITEM_FIELDS_PARAM = ITEM_FIELDS.join(',');
+
+export function idString(id: WireId | null | undefined): string {
+  if (id === null || id === undefined) throw new Error('Box item without an id');
+  return String(id);
+}
+
+export function kindOfWire(type: string | undefined): RemoteKind | null {
+  switch (type) {
+    case 'file':
+      return 'file';
+    case 'folder':
+      return 'folder';
+    case 'web_link':
+      return 'weblink';
+    default:
+      return null;
+  }
+}
+
+export function wireType(kind: RemoteKind): 'file' | 'folder' | 'web_link' {
+  switch (kind) {
+    case 'file':
+      return 'file';
+    case 'folder':
+      return 'folder';
+    case 'weblink':
+      return 'web_link';
+  }
+}
+
+/** Plural URL segment for an item kind: /files, /folders, /web_links. */
+export function collectionOf(kind: RemoteKind): 'files' | 'folders' | 'web_links' {
+  return `${wireType(kind)}s` as 'files' | 'folders' | 'web_links';
+}
+
+export function decodeSize(size: number | string | null | undefined): number {
+  if (size === null || size === undefined) return 0;
+  const n = typeof size === 'number' ? size : Number(size);
+  return Number.isFinite(n) && n >= 0 ? Math.round(n) : 0;
+}
+
+export function decodeTime(s: string | null | undefined): number | null {
+  if (!s) return null;
+  const ms = Date.parse(s);
+  return Number.isNaN(ms) ? null : ms;
+}
+
+function decodeStatus(s: string | null | undefined): RemoteEntry['status'] {
+  return s === 'trashed' || s === 'deleted' ? s : 'active';
+}
+
+export function decodeItem(w: WireItem): RemoteEntry {
+  const kind = kindOfWire(w.type);
+  if (kind === null) throw new Error(`unexpected Box item type ${String(w.type)}`);
+  const modifiedAtMs = decodeTime(w.content_modified_at) ?? decodeTime(w.modified_at) ?? 0;
+  const parent = w.parent ? idString(w.parent.id) : null;
+  return {
+    id: asRemoteId(idString(w.id)),
+    kind,
+    parentId: parent === null ? null : asRemoteId(parent),
+    name: w.name ?? '',
+    etag: w.etag === null || w.etag === undefined ? '' : String(w.etag),
+    sequenceId: w.sequence_id === null || w.sequence_id === undefined ? '' : String(w.sequence_id),
+    sha1: kind === 'file' ? (w.sha1 ?? w.file_version?.sha1 ?? null)?.toLowerCase() ?? null : null,
+    sizeBytes: decodeSize(w.size),
+    modifiedAtMs,
+    versionId: kind === 'file' && w.file_version ? idString(w.file_version.id) : null,
+    url: kind === 'weblink' ? (w.url ?? null) : null,
+    status: decodeStatus(w.item_status),
+  };
+}
+
+/** Box wants RFC 3339 with whole seconds. */
+export function encodeTime(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}

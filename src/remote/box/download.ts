@@ -1,0 +1,156 @@
+/**
+ * Downloads: GET /files/{id}/content answers 302 (follow it WITHOUT the bearer token: the download host gets
+ * a pre-signed URL), 202 + Retry-After (not ready yet: wait and ask again), or 200 with the bytes. The body is
+ * streamed to disk while the SHA-1 is computed; a connection broken mid-body resumes with a Range request
+ * from the bytes already written (the hash continues, nothing is read twice). The result is verified against
+ * the expected SHA-1.
+ */
+import { createHash, type Hash } from 'node:crypto';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { once } from 'node:events';
+import type { Readable } from 'node:stream';
+import { isSyncError } from '../../core/errors.js';
+import type { Logger } from '../../logger.js';
+import type { DownloadRequest, DownloadResult } from '../../ports/remote-store.js';
+import { retryAfterMs } from './classify.js';
+import { remoteError } from './error-codes.js';
+import type { BoxHttp, BoxStreamResponse } from './http.js';
+
+export interface DownloadDeps {
+  readonly http: BoxHttp;
+  readonly apiUrl: string;
+  readonly logger: Logger;
+  /** Resume attempts after a broken body. */
+  readonly maxResumes?: number;
+  /** How many 202 "not ready yet" answers to sit through. */
+  readonly maxNotReady?: number;
+}
+
+export async function download(deps: DownloadDeps, req: DownloadRequest): Promise<DownloadResult> {
+  const log = deps.logger.child({ component: 'box-download' });
+  let out = await openOut(req.destPath);
+  let hash = createHash('sha1');
+  let written = 0;
+  let totalBytes = 0;
+  let resumes = 0;
+  const ctx: OpenContext = { location: undefined, failures: 0 };
+  try {
+    for (;;) {
+      const res = await openBody(deps, req, written, ctx);
+      if (written > 0 && res.status === 200) {
+        // The host ignored Range: start over from byte 0.
+        log.info({ id: req.id }, 'download host ignored Range; restarting from the beginning');
+        out = await reopen(out, req.destPath);
+        hash = createHash('sha1');
+        written = 0;
+      }
+      totalBytes = contentTotal(res.headers, written);
+      try {
+        written = await pump(res.body, out, hash, written, totalBytes, req.onProgress);
+        if (totalBytes > 0 && written < totalBytes) throw new Error(`body ended after ${written} of ${totalBytes} bytes`);
+        break;
+      } catch (e) {
+        if (req.signal?.aborted) throw remoteError('aborted', `download of file ${req.id} was cancelled`, { cause: e });
+        if (resumes >= (deps.maxResumes ?? 5)) {
+          throw remoteError('network', `download of file ${req.id} broke ${resumes + 1} times (last at byte ${written})`, { cause: e });
+        }
+        resumes += 1;
+        log.info({ id: req.id, atByte: written, resumes }, 'download broke mid-body; resuming with Range');
+      }
+    }
+  } finally {
+    if (!out.closed) {
+      out.end();
+      await once(out, 'close').catch(() => undefined);
+    }
+  }
+  const sha1 = hash.digest('hex');
+  if (req.expectSha1 !== null && req.expectSha1.toLowerCase() !== sha1) {
+    throw remoteError('checksum_mismatch', `downloaded file ${req.id} has SHA-1 ${sha1}, expected ${req.expectSha1.toLowerCase()}`, {
+      details: { id: req.id, expected: req.expectSha1.toLowerCase(), actual: sha1, sizeBytes: written },
+    });
+  }
+  return { sha1, sizeBytes: written };
+}
+
+interface OpenContext {
+  /** The pre-signed URL from the last 302, reused for Range resumes until it stops working. */
+  location: string | undefined;
+  failures: number;
+}
+
+/**
+ * The response whose body holds the bytes from `offset`: from the remembered download URL if it still works,
+ * otherwise via the API (302 -> download host without the bearer token; 202 -> wait Retry-After; 200 -> bytes).
+ */
+async function openBody(deps: DownloadDeps, req: DownloadRequest, offset: number, ctx: OpenContext): Promise<BoxStreamResponse> {
+  const range: Record<string, string> = offset > 0 ? { range: `bytes=${offset}-` } : {};
+  const signal = req.signal === undefined ? {} : { signal: req.signal };
+  if (ctx.location !== undefined) {
+    try {
+      return await deps.http.stream({ url: ctx.location, auth: false, headers: range, accept: [200, 206], ...signal });
+    } catch (e) {
+      // An expired pre-signed URL or a download-host error: ask the API for a fresh one.
+      if (!isSyncError(e) || e.code === 'aborted' || ctx.failures >= (deps.maxResumes ?? 5)) throw e;
+      ctx.failures += 1;
+      ctx.location = undefined;
+    }
+  }
+  const url = `${deps.apiUrl}/files/${encodeURIComponent(req.id)}/content${req.versionId === undefined ? '' : `?version=${encodeURIComponent(req.versionId)}`}`;
+  for (let notReady = 0; ; notReady++) {
+    const res = await deps.http.stream({ url, headers: range, accept: [200, 206, 202, 302, 303, 307], ...signal });
+    if (res.status === 200 || res.status === 206) return res;
+    res.body.destroy();
+    if (res.status === 202) {
+      if (notReady >= (deps.maxNotReady ?? 30)) throw remoteError('server_error', `file ${req.id} is still not ready for download`);
+      await deps.http.backoff(1, retryAfterMs(res.headers, deps.http.clock.now()) ?? 1000, req.signal);
+      continue;
+    }
+    const loc = res.headers.location;
+    if (!loc) throw remoteError('server_error', `GET /files/${req.id}/content: redirect without a Location`);
+    ctx.location = new URL(loc, url).toString();
+    return deps.http.stream({ url: ctx.location, auth: false, headers: range, accept: [200, 206], ...signal });
+  }
+}
+
+function contentTotal(headers: Record<string, string | string[] | undefined>, offset: number): number {
+  const range = headers['content-range'];
+  if (typeof range === 'string') {
+    const m = /\/(\d+)\s*$/.exec(range);
+    if (m) return Number(m[1]);
+  }
+  const len = headers['content-length'];
+  return typeof len === 'string' ? offset + Number(len) : 0;
+}
+
+async function pump(
+  body: Readable,
+  out: WriteStream,
+  hash: Hash,
+  start: number,
+  totalBytes: number,
+  onProgress: DownloadRequest['onProgress'],
+): Promise<number> {
+  let written = start;
+  for await (const chunk of body) {
+    const b = chunk as Buffer;
+    hash.update(b);
+    written += b.length;
+    if (!out.write(b)) await once(out, 'drain');
+    onProgress?.({ doneBytes: written, totalBytes });
+  }
+  return written;
+}
+
+async function openOut(path: string): Promise<WriteStream> {
+  const out = createWriteStream(path, { flags: 'w' });
+  await once(out, 'open');
+  return out;
+}
+
+/** Close and truncate: the only way to rewind a WriteStream without leaving a hole. */
+async function reopen(out: WriteStream, path: string): Promise<WriteStream> {
+  out.end();
+  await once(out, 'close');
+  return openOut(path);
+}

@@ -1,0 +1,233 @@
+/**
+ * The Box HTTP layer: one got instance, the bearer token, As-User and BoxApi headers, the shared rate-limit
+ * queues, and the HTTP retry policy of ARCHITECTURE.md:
+ * - idempotent methods (GET, PUT, DELETE, OPTIONS) retry a few times on network errors, 5xx and
+ *   `operation_blocked_temporary`, with jittered exponential backoff or the server's Retry-After;
+ * - a 429 pauses every queue until Retry-After, then the request is sent again whatever its method (a 429 means
+ *   Box did not act on it); any other failed POST is never repeated blindly;
+ * - a 401 triggers one token refresh (shared across concurrent calls) and one replay.
+ * Every failure leaves as a SyncError from classify().
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
+import type { Got, Method, OptionsInit } from 'got';
+import { isSyncError, type SyncError } from '../../core/errors.js';
+import { redactUrl, type Logger } from '../../logger.js';
+import type { Clock } from '../../ports/clock.js';
+import type { BoxAuth } from './auth.js';
+import { classify } from './classify.js';
+import { remoteError } from './error-codes.js';
+import { parseBoxJson } from './json.js';
+import type { Lane, RateLimiter } from './rate-limiter.js';
+
+export type BoxMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'OPTIONS';
+
+export interface BoxRequest {
+  readonly method: BoxMethod;
+  /** Absolute URL. */
+  readonly url: string;
+  readonly searchParams?: Readonly<Record<string, string | number>>;
+  readonly json?: unknown;
+  /** A body factory, so that a replay (after a 401 or 429) reopens the stream instead of reusing a spent one. */
+  readonly body?: () => Readable | Buffer | string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly lane?: Lane;
+  /** Statuses returned to the caller instead of being classified (default: 200-299 and 304). */
+  readonly accept?: readonly number[];
+  /** Override the retry policy (default: idempotent methods retry). */
+  readonly retry?: boolean;
+  /** Send the bearer token (default true). */
+  readonly auth?: boolean;
+  readonly signal?: AbortSignal;
+  /** Abort when the whole exchange takes longer (long polls). */
+  readonly timeoutMs?: number;
+}
+
+export interface BoxResponse<T = unknown> {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: T;
+}
+
+export interface BoxStreamResponse {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: Readable;
+}
+
+export interface BoxHttpOptions {
+  readonly got: Got;
+  readonly auth: BoxAuth;
+  readonly limiter: RateLimiter;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly asUser?: string;
+  readonly sharedLink?: { readonly url: string; readonly password?: string };
+  readonly maxAttempts?: number;
+  /** Upper bound on one backoff wait, so a bad Retry-After cannot stall the client for hours. */
+  readonly maxBackoffMs?: number;
+}
+
+export class BoxHttp {
+  private readonly log: Logger;
+  private readonly maxAttempts: number;
+
+  constructor(private readonly o: BoxHttpOptions) {
+    this.log = o.logger.child({ component: 'box-http' });
+    this.maxAttempts = o.maxAttempts ?? 5;
+  }
+
+  get clock(): Clock {
+    return this.o.clock;
+  }
+
+  get limiter(): RateLimiter {
+    return this.o.limiter;
+  }
+
+  /** A JSON request with the retry policy; non-accepted statuses throw a classified SyncError. */
+  async request<T = unknown>(req: BoxRequest): Promise<BoxResponse<T>> {
+    const res = await this.exchange(req, async (opts) => {
+      const r = await this.o.got({ ...opts, url: req.url, responseType: 'text' } as OptionsInit & { url: string });
+      return { status: r.statusCode, headers: r.headers, body: r.body as string };
+    });
+    return { status: res.status, headers: res.headers, body: parseSafe(res.body) as T };
+  }
+
+  /**
+   * A streaming GET. The body is not consumed here: the caller reads it (and must drain or destroy it). Only the
+   * status line goes through the retry policy; a failure mid-body is the caller's to resume.
+   */
+  async stream(req: Omit<BoxRequest, 'method' | 'json' | 'body'>): Promise<BoxStreamResponse> {
+    return this.exchange({ ...req, method: 'GET' }, async (opts) => {
+      const s = this.o.got.stream(req.url, { ...opts, isStream: true } as never) as unknown as Readable & NodeJS.EventEmitter;
+      const response = await new Promise<{ statusCode: number; headers: IncomingHttpHeaders }>((resolve, reject) => {
+        s.once('response', resolve);
+        s.once('error', reject);
+      });
+      return { status: response.statusCode, headers: response.headers, body: s, drain: () => s.destroy() };
+    });
+  }
+
+  private async exchange<B>(
+    req: BoxRequest,
+    send: (opts: Record<string, unknown>) => Promise<{ status: number; headers: IncomingHttpHeaders; body: B; drain?: () => void }>,
+  ): Promise<{ status: number; headers: IncomingHttpHeaders; body: B }> {
+    const what = `${req.method} ${new URL(req.url).pathname}`;
+    const idempotent = req.retry ?? req.method !== 'POST';
+    const useAuth = req.auth ?? true;
+    let token = useAuth ? await this.o.auth.accessToken() : undefined;
+    let refreshed = false;
+    for (let attempt = 1; ; attempt++) {
+      const headers: Record<string, string> = { ...this.commonHeaders(), ...req.headers };
+      if (token !== undefined) headers.authorization = `Bearer ${token}`;
+      const opts: Record<string, unknown> = {
+        method: req.method as Method,
+        headers,
+        throwHttpErrors: false,
+        followRedirect: false,
+        decompress: true,
+        retry: { limit: 0 },
+        timeout: req.timeoutMs === undefined ? { connect: 30_000, socket: 120_000 } : { request: req.timeoutMs },
+        ...(req.searchParams === undefined ? {} : { searchParams: req.searchParams }),
+        ...(req.json === undefined ? {} : { json: req.json }),
+        ...(req.body === undefined ? {} : { body: req.body() }),
+        ...(req.signal === undefined ? {} : { signal: req.signal }),
+      };
+      const started = this.o.clock.now();
+      let res: { status: number; headers: IncomingHttpHeaders; body: B; drain?: () => void };
+      try {
+        res = await this.o.limiter.run(req.lane ?? 'calls', () => send(opts));
+      } catch (e) {
+        if (req.signal?.aborted) throw remoteError('aborted', `${what} was cancelled`, { cause: e });
+        if (isSyncError(e)) throw e;
+        const err = e as NodeJS.ErrnoException;
+        const netCode = err.code === 'ERR_GOT_REQUEST_ERROR' ? ((err.cause as NodeJS.ErrnoException | undefined)?.code ?? err.code) : err.code;
+        const classified = classify({ what, networkError: { ...(netCode === undefined ? {} : { code: netCode }), message: err.message } });
+        this.log.debug({ what, attempt, errno: netCode }, 'network error');
+        if (idempotent && attempt < this.maxAttempts) {
+          await this.backoff(attempt, undefined, req.signal);
+          continue;
+        }
+        throw classified;
+      }
+      this.log.debug({ what, url: redactUrl(req.url), status: res.status, ms: this.o.clock.now() - started, attempt }, 'box call');
+      const accepted = req.accept ? req.accept.includes(res.status) : (res.status >= 200 && res.status < 300) || res.status === 304;
+      if (accepted) return res;
+
+      const body = typeof res.body === 'string' ? parseSafe(res.body) : await readErrorBody(res.body);
+      res.drain?.();
+      if (res.status === 401 && useAuth && !refreshed && token !== undefined) {
+        refreshed = true;
+        token = await this.o.auth.refreshAfter401(token);
+        attempt -= 1;
+        continue;
+      }
+      const err = classify({ what, status: res.status, body, headers: res.headers, nowMs: this.o.clock.now() });
+      this.log.debug({ what, status: res.status, code: err.code, attempt }, 'box call failed');
+      if (err.code === 'rate_limited') {
+        const waitMs = this.capped(err.retryAfterMs ?? this.backoffMs(attempt));
+        this.o.limiter.pauseUntil(this.o.clock.now() + waitMs);
+        if (attempt < Math.max(this.maxAttempts, 8)) continue;
+        throw err;
+      }
+      if (idempotent && attempt < this.maxAttempts && isTransient(err)) {
+        await this.backoff(attempt, err.retryAfterMs, req.signal);
+        continue;
+      }
+      throw err;
+    }
+  }
+
+  private commonHeaders(): Record<string, string> {
+    const h: Record<string, string> = {};
+    if (this.o.asUser) h['as-user'] = this.o.asUser;
+    if (this.o.sharedLink) {
+      const pw = this.o.sharedLink.password;
+      h.boxapi = `shared_link=${this.o.sharedLink.url}${pw ? `&shared_link_password=${pw}` : ''}`;
+    }
+    return h;
+  }
+
+  private backoffMs(attempt: number): number {
+    return Math.round(500 * 2 ** (attempt - 1) * (0.5 + Math.random()));
+  }
+
+  private capped(ms: number): number {
+    return Math.min(ms, this.o.maxBackoffMs ?? 5 * 60_000);
+  }
+
+  async backoff(attempt: number, retryAfterMs: number | undefined, signal?: AbortSignal): Promise<void> {
+    await this.o.clock.sleep(this.capped(retryAfterMs ?? this.backoffMs(attempt)), signal);
+  }
+}
+
+function isTransient(e: SyncError): boolean {
+  return e.code === 'server_error' || e.code === 'network' || e.code === 'operation_blocked';
+}
+
+function parseSafe(text: string): unknown {
+  try {
+    return parseBoxJson(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Error bodies of streamed responses are small JSON; read at most 64 KiB of them. */
+async function readErrorBody(body: unknown): Promise<unknown> {
+  const s = body as Readable | undefined;
+  if (!s || typeof (s as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] !== 'function') return undefined;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const c of s) {
+      chunks.push(c as Buffer);
+      size += (c as Buffer).length;
+      if (size > 65_536) break;
+    }
+  } catch {
+    return undefined;
+  }
+  return parseSafe(Buffer.concat(chunks).toString('utf8'));
+}

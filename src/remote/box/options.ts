@@ -1,0 +1,46 @@
+/**
+ * The configuration the composition root passes to `createBoxAdapter`. Only base URLs and credentials differ
+ * between api.box.com and box-server.
+ */
+import type { Logger } from '../../logger.js';
+import type { Clock } from '../../ports/clock.js';
+import type { UploadSessionStore } from '../../ports/remote-store.js';
+import type { BoxAuthConfig } from './auth.js';
+import type { RateLimitOptions } from './rate-limiter.js';
+
+export interface BoxAdapterOptions {
+  /** e.g. https://api.box.com/2.0 */
+  readonly apiUrl: string;
+  /** e.g. https://upload.box.com/api/2.0 */
+  readonly uploadUrl: string;
+  /** e.g. https://api.box.com/oauth2/token */
+  readonly tokenUrl: string;
+  readonly auth: BoxAuthConfig;
+  /** Act on behalf of this user (admin / service-account setups): the As-User header. */
+  readonly asUser?: string;
+  /** Read through a shared link (BoxApi header), e.g. for a read-only mirror of someone's shared folder. */
+  readonly sharedLink?: { readonly url: string; readonly password?: string };
+  readonly rateLimit?: RateLimitOptions;
+  /** Where resumable upload sessions are persisted (the journal). Without it sessions cannot survive a restart. */
+  readonly uploadSessions?: UploadSessionStore;
+  /** Files of at least this size go through upload sessions. Default 20_000_000 (Box's minimum for sessions). */
+  readonly sessionThresholdBytes?: number;
+  /** Upload-session parts in flight at once. Default 4. */
+  readonly partConcurrency?: number;
+  /** Entries per folder-listing page (Box allows up to 1000). Default 1000. */
+  readonly listPageSize?: number;
+  /** HTTP attempts of idempotent calls. Default 5. */
+  readonly maxAttempts?: number;
+  readonly logger?: Logger;
+  readonly clock?: Clock;
+}
+
+export interface ResolvedUrls {
+  readonly apiUrl: string;
+  readonly uploadUrl: string;
+  readonly tokenUrl: string;
+}
+
+export function trimSlash(u: string): string {
+  return u.replace(/\/+$/, '');
+}

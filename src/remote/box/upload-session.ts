@@ -1,0 +1,282 @@
+/**
+ * Upload sessions (files at or above the session threshold):
+ * create (or resume) -> parts of the server's `part_size`, several in flight, each with `Digest: sha=<base64>`
+ * -> commit with the parts list and the whole-file SHA-1 (computed while the parts are read, in order) ->
+ * 202 + Retry-After means "not processed yet, commit again".
+ *
+ * Resumable: the session id, endpoints and each confirmed part go to the UploadSessionStore (the journal)
+ * under the request's `resumeKey`. A new process finds the record, asks the server which parts it holds
+ * (`GET list_parts`) and sends only the rest. A changed source file, an expired or vanished session starts
+ * over. Cancelling (the signal) aborts the session on the server and drops the record; a failure keeps both
+ * so the next attempt resumes.
+ */
+import { createHash } from 'node:crypto';
+import { open, type FileHandle } from 'node:fs/promises';
+import type { RemoteEntry } from '../../core/model.js';
+import { isSyncError } from '../../core/errors.js';
+import type { UploadRequest, UploadSessionRecord } from '../../ports/remote-store.js';
+import { retryAfterMs } from './classify.js';
+import { decodeTime, encodeTime, idString, ITEM_FIELDS_PARAM } from './decode.js';
+import { remoteError } from './error-codes.js';
+import type { SourceFacts, UploadDeps, UploadTarget } from './upload.js';
+import { firstEntry } from './upload.js';
+import type { WireFiles, WirePart, WireParts, WireUploadSession } from './wire-types.js';
+
+type Part = UploadSessionRecord['parts'][number];
+
+const SESSION_LIFETIME_MS = 7 * 24 * 3600 * 1000;
+
+export async function sessionUpload(deps: UploadDeps, target: UploadTarget, req: UploadRequest, source: SourceFacts): Promise<RemoteEntry> {
+  const log = deps.logger.child({ component: 'box-upload-session' });
+  const key = req.resumeKey;
+  const store = key === undefined ? undefined : deps.sessions;
+
+  let rec = key === undefined ? undefined : store?.get(key);
+  let present = new Map<number, Part>();
+  if (rec && !resumable(rec, target, source, deps.http.clock.now())) {
+    log.info({ key }, 'stored upload session does not match the file any more; starting a new one');
+    await abortQuietly(deps, rec);
+    store?.delete(rec.key);
+    rec = undefined;
+  }
+  if (rec) {
+    const listed = await listParts(deps, rec, req.signal);
+    if (listed === undefined) {
+      log.info({ key }, 'stored upload session is gone on the server; starting a new one');
+      store?.delete(rec.key);
+      rec = undefined;
+    } else {
+      present = listed;
+      log.info({ key, sessionId: rec.sessionId, partsPresent: present.size, totalParts: rec.totalParts }, 'resuming upload session');
+    }
+  }
+  if (!rec) {
+    rec = await createSession(deps, target, req, source, key ?? '');
+    store?.put(rec);
+  }
+  const session = rec;
+
+  try {
+    const { parts, sha1 } = await sendParts(deps, session, req, present, (p) => store?.addPart(session.key, p));
+    if (req.sha1 !== undefined && req.sha1.toLowerCase() !== sha1) {
+      throw remoteError('checksum_mismatch', `${req.sourcePath} changed while it was being uploaded`);
+    }
+    const entry = await commit(deps, session, target, req, parts, sha1);
+    store?.delete(session.key);
+    return entry;
+  } catch (e) {
+    const cancelled = req.signal?.aborted === true;
+    const hopeless = isSyncError(e) && ['precondition_failed', 'item_name_in_use', 'session_expired', 'checksum_mismatch', 'conflict'].includes(e.code);
+    if (cancelled || hopeless) {
+      await abortQuietly(deps, session);
+      store?.delete(session.key);
+    }
+    if (cancelled) throw remoteError('aborted', `upload of ${req.name} was cancelled; the upload session was aborted`, { cause: e });
+    throw e;
+  }
+}
+
+function resumable(rec: UploadSessionRecord, target: UploadTarget, source: SourceFacts, nowMs: number): boolean {
+  const fileId = target.kind === 'version' ? target.id : null;
+  return (
+    rec.fileSizeBytes === source.sizeBytes &&
+    Math.floor(rec.sourceMtimeMs) === Math.floor(source.mtimeMs) &&
+    rec.fileId === fileId &&
+    rec.expiresAtMs > nowMs + 60_000
+  );
+}
+
+async function createSession(deps: UploadDeps, target: UploadTarget, req: UploadRequest, source: SourceFacts, key: string): Promise<UploadSessionRecord> {
+  const url =
+    target.kind === 'new'
+      ? `${deps.uploadUrl}/files/upload_sessions`
+      : `${deps.uploadUrl}/files/${encodeURIComponent(target.id)}/upload_sessions`;
+  const json =
+    target.kind === 'new'
+      ? { folder_id: target.parentId, file_size: source.sizeBytes, file_name: req.name }
+      : { file_size: source.sizeBytes, file_name: req.name };
+  const res = await deps.http.request<WireUploadSession>({
+    method: 'POST',
+    url,
+    json,
+    lane: 'uploads',
+    accept: [200, 201],
+    ...(req.signal === undefined ? {} : { signal: req.signal }),
+  });
+  const s = res.body;
+  const id = idString(s.id);
+  const base = `${deps.uploadUrl}/files/upload_sessions/${encodeURIComponent(id)}`;
+  const endpoints: Record<string, string> = {
+    upload_part: base,
+    commit: `${base}/commit`,
+    abort: base,
+    list_parts: `${base}/parts`,
+    status: base,
+    ...(s.session_endpoints ?? {}),
+  };
+  return {
+    key,
+    sessionId: id,
+    endpoints,
+    partSizeBytes: s.part_size,
+    totalParts: s.total_parts,
+    fileSizeBytes: source.sizeBytes,
+    sourceSha1: req.sha1?.toLowerCase() ?? null,
+    sourceMtimeMs: source.mtimeMs,
+    expiresAtMs: decodeTime(s.session_expires_at) ?? deps.http.clock.now() + SESSION_LIFETIME_MS,
+    fileId: target.kind === 'version' ? target.id : null,
+    parts: [],
+  };
+}
+
+/** The parts the server holds, by offset; undefined when the session no longer exists. */
+async function listParts(deps: UploadDeps, rec: UploadSessionRecord, signal: AbortSignal | undefined): Promise<Map<number, Part> | undefined> {
+  const out = new Map<number, Part>();
+  let offset = 0;
+  for (;;) {
+    const res = await deps.http.request<WireParts>({
+      method: 'GET',
+      url: rec.endpoints.list_parts!,
+      searchParams: { offset, limit: 1000 },
+      accept: [200, 404, 410],
+      lane: 'uploads',
+      ...(signal === undefined ? {} : { signal }),
+    });
+    if (res.status !== 200) return undefined;
+    const entries = res.body.entries ?? [];
+    for (const p of entries) out.set(p.offset, toPart(p));
+    offset += entries.length;
+    if (entries.length === 0 || offset >= (res.body.total_count ?? 0)) return out;
+  }
+}
+
+function toPart(p: WirePart): Part {
+  return { partId: p.part_id, offset: p.offset, size: p.size, sha1: p.sha1.toLowerCase() };
+}
+
+/**
+ * Reads the file part by part, in order (so the whole-file SHA-1 is computed in one pass), and uploads each
+ * part the server lacks with at most `partConcurrency` in flight. Memory: (concurrency + 1) x part size.
+ */
+async function sendParts(
+  deps: UploadDeps,
+  rec: UploadSessionRecord,
+  req: UploadRequest,
+  present: ReadonlyMap<number, Part>,
+  onPart: (p: Part) => void,
+): Promise<{ parts: Part[]; sha1: string }> {
+  const whole = createHash('sha1');
+  const parts: Part[] = [];
+  const inflight = new Set<Promise<void>>();
+  let failure: unknown;
+  let doneBytes = 0;
+  const fh = await open(req.sourcePath, 'r');
+  try {
+    for (let i = 0; i < rec.totalParts && failure === undefined; i++) {
+      const offset = i * rec.partSizeBytes;
+      const size = Math.min(rec.partSizeBytes, rec.fileSizeBytes - offset);
+      const buf = await readExactly(fh, offset, size);
+      whole.update(buf);
+      const partSha1 = createHash('sha1').update(buf).digest();
+      const known = present.get(offset);
+      if (known && known.size === size && known.sha1 === partSha1.toString('hex')) {
+        parts.push(known);
+        doneBytes += size;
+        req.onProgress?.({ doneBytes, totalBytes: rec.fileSizeBytes });
+        continue;
+      }
+      while (inflight.size >= deps.partConcurrency) await Promise.race(inflight);
+      if (failure !== undefined) break;
+      const task = putPart(deps, rec, offset, buf, partSha1, req.signal)
+        .then((p) => {
+          parts.push(p);
+          onPart(p);
+          doneBytes += size;
+          req.onProgress?.({ doneBytes, totalBytes: rec.fileSizeBytes });
+        })
+        .catch((e: unknown) => {
+          failure ??= e;
+        })
+        .finally(() => inflight.delete(task));
+      inflight.add(task);
+    }
+    await Promise.all(inflight);
+  } finally {
+    await fh.close();
+  }
+  if (failure !== undefined) throw failure;
+  parts.sort((a, b) => a.offset - b.offset);
+  return { parts, sha1: whole.digest('hex') };
+}
+
+async function readExactly(fh: FileHandle, offset: number, size: number): Promise<Buffer> {
+  const buf = Buffer.allocUnsafe(size);
+  let got = 0;
+  while (got < size) {
+    const { bytesRead } = await fh.read(buf, got, size - got, offset + got);
+    if (bytesRead === 0) throw remoteError('checksum_mismatch', `the file shrank while it was being uploaded (at byte ${offset + got})`);
+    got += bytesRead;
+  }
+  return buf;
+}
+
+async function putPart(deps: UploadDeps, rec: UploadSessionRecord, offset: number, buf: Buffer, sha1: Buffer, signal: AbortSignal | undefined): Promise<Part> {
+  const last = offset + buf.length - 1;
+  const res = await deps.http.request<{ part?: WirePart } & Partial<WirePart>>({
+    method: 'PUT',
+    url: rec.endpoints.upload_part!,
+    body: () => buf,
+    lane: 'uploads',
+    accept: [200, 201, 409],
+    headers: {
+      'content-type': 'application/octet-stream',
+      'content-range': `bytes ${offset}-${last}/${rec.fileSizeBytes}`,
+      digest: `sha=${sha1.toString('base64')}`,
+    },
+    ...(signal === undefined ? {} : { signal }),
+  });
+  if (res.status === 409) {
+    // The range overlaps a part the server already has (an earlier attempt's answer was lost): look it up.
+    const listed = await listParts(deps, rec, signal);
+    const p = listed?.get(offset);
+    if (p && p.sha1 === sha1.toString('hex')) return p;
+    throw remoteError('conflict', `upload session ${rec.sessionId} refused the part at byte ${offset}`);
+  }
+  const wire = res.body.part ?? (res.body as WirePart);
+  if (!wire?.part_id) throw remoteError('server_error', `upload session ${rec.sessionId}: part at byte ${offset} answered without a part id`);
+  return toPart(wire);
+}
+
+async function commit(deps: UploadDeps, rec: UploadSessionRecord, target: UploadTarget, req: UploadRequest, parts: readonly Part[], sha1: string): Promise<RemoteEntry> {
+  const url = new URL(rec.endpoints.commit!);
+  if (!url.searchParams.has('fields')) url.searchParams.set('fields', ITEM_FIELDS_PARAM);
+  const json = {
+    parts: parts.map((p) => ({ part_id: p.partId, offset: p.offset, size: p.size, sha1: p.sha1 })),
+    attributes: { content_modified_at: encodeTime(req.modifiedAtMs) },
+  };
+  const digest = `sha=${Buffer.from(sha1, 'hex').toString('base64')}`;
+  for (let attempt = 1; ; attempt++) {
+    const res = await deps.http.request<WireFiles>({
+      method: 'POST',
+      url: url.toString(),
+      json,
+      lane: 'uploads',
+      accept: [200, 201, 202],
+      headers: {
+        digest,
+        ...(target.kind === 'version' && target.ifMatch !== undefined ? { 'if-match': target.ifMatch } : {}),
+      },
+      ...(req.signal === undefined ? {} : { signal: req.signal }),
+    });
+    if (res.status !== 202) return firstEntry(res.body, url.toString());
+    if (attempt >= 60) throw remoteError('server_error', `upload session ${rec.sessionId} was still not processed after ${attempt} commits`);
+    // 202: the parts are in but not processed yet. POSTing the same commit again is what Box asks for.
+    await deps.http.backoff(1, retryAfterMs(res.headers, deps.http.clock.now()) ?? 1000, req.signal);
+  }
+}
+
+async function abortQuietly(deps: UploadDeps, rec: UploadSessionRecord): Promise<void> {
+  const url = rec.endpoints.abort;
+  if (!url) return;
+  await deps.http.request({ method: 'DELETE', url, lane: 'uploads', accept: [200, 204, 404, 410], retry: false }).catch(() => undefined);
+}
