@@ -4,11 +4,17 @@
  */
 import type { Command } from 'commander';
 import { register as registerServer } from './server.js';
+import { register as registerSync } from './sync.js';
+import { register as registerDemo } from './demo.js';
 import { register as registerStatus } from './status.js';
 import { register as registerControl } from './control.js';
+import { register as registerService } from './service.js';
 
 export function registerCommands(program: Command): void {
   registerServer(program);
+  registerSync(program);
+  registerDemo(program);
   registerStatus(program);
   registerControl(program);
+  registerService(program);
 }
