@@ -54,8 +54,16 @@ async function upload(deps: UploadDeps, target: UploadTarget, req: UploadRequest
   const source: SourceFacts = { sizeBytes: st.size, mtimeMs: st.mtimeMs };
   const pre = await preflight(deps, target, req.name, source.sizeBytes, req.signal);
   if (source.sizeBytes >= deps.sessionThresholdBytes) return sessionUpload(deps, target, req, source);
-  const url = pre?.upload_url ? pre.upload_url : defaultUploadUrl(deps, target);
+  const url = acceleratedUrl(pre, target) ?? defaultUploadUrl(deps, target);
   return simpleUpload(deps, target, req, source, url);
+}
+
+/** The preflight's upload_url, when it is one for this kind of upload (a new-file URL cannot take a version). */
+function acceleratedUrl(pre: WirePreflight | undefined, target: UploadTarget): string | undefined {
+  if (!pre?.upload_url) return undefined;
+  const path = new URL(pre.upload_url).pathname;
+  const fits = target.kind === 'new' ? path.endsWith('/files/content') : path.endsWith(`/files/${encodeURIComponent(target.id)}/content`);
+  return fits ? pre.upload_url : undefined;
 }
 
 function defaultUploadUrl(deps: UploadDeps, target: UploadTarget): string {
