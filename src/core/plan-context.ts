@@ -1,0 +1,83 @@
+/**
+ * Shared vocabulary of the planner's parts: the context every decision reads, candidate operations before
+ * batching, and the guards built from observed entries. PURE.
+ */
+import type { LocalEntry, RelPath, RemoteEntry, RemoteId, RootId, SyncDirection } from './model.js';
+import type { LocalGuard, Operation, RemoteExpect } from './operations.js';
+import type { PlanIndex } from './plan-index.js';
+import { foldKey, parentOf } from './paths.js';
+
+export interface PlanContext {
+  readonly index: PlanIndex;
+  readonly root: RootId;
+  readonly direction: SyncDirection;
+  readonly nowMs: number;
+  readonly mayWriteRemote: boolean;
+  readonly mayWriteLocal: boolean;
+}
+
+/**
+ * A proposed operation before batching. `paths` are every path the operation touches (both ends of a move,
+ * the old base path of a re-keyed link); the batcher keeps ancestor/descendant pairs out of one batch by them.
+ */
+export interface Candidate {
+  readonly op: Operation;
+  readonly paths: readonly RelPath[];
+}
+
+export function candidate(op: Operation, ...extra: RelPath[]): Candidate {
+  const paths: RelPath[] = [];
+  switch (op.kind) {
+    case 'remote-move':
+    case 'local-move':
+      paths.push(op.from, op.to);
+      break;
+    case 'conflict-copy':
+      paths.push(op.path, op.to);
+      break;
+    default:
+      paths.push(op.path);
+  }
+  return { op, paths: [...paths, ...extra] };
+}
+
+export function localGuard(l: LocalEntry | null): LocalGuard {
+  if (l === null) return { state: 'absent' };
+  if (l.kind === 'folder') return { state: 'folder', inode: l.inode };
+  return { state: 'file', sizeBytes: l.sizeBytes, mtimeMs: l.mtimeMs, inode: l.inode };
+}
+
+export function expectOf(r: RemoteEntry): RemoteExpect {
+  return { etag: r.etag, sha1: r.sha1, sizeBytes: r.sizeBytes, versionId: r.versionId };
+}
+
+/** The Box id of the folder that holds `path` remotely, or null when that folder does not exist (yet). */
+export function remoteParentId(ctx: PlanContext, path: RelPath): RemoteId | null {
+  const parent = parentOf(path);
+  if (parent === '') return ctx.index.snapshot.root.remoteId;
+  const r = ctx.index.remoteByKey.get(foldKey(parent));
+  return r && r.kind === 'folder' ? r.id : null;
+}
+
+/** True when the folder that holds `path` exists locally (exactly as spelled) as a folder. */
+export function localParentExists(ctx: PlanContext, path: RelPath): boolean {
+  const parent = parentOf(path);
+  if (parent === '') return true;
+  return ctx.index.snapshot.local.get(parent)?.kind === 'folder';
+}
+
+/** True when a name is in use on either side in the folder of `path` (case- and normalization-insensitively). */
+export function nameTaken(ctx: PlanContext, path: RelPath): boolean {
+  const k = foldKey(path);
+  return ctx.index.localByKey.has(k) || ctx.index.remoteByKey.has(k);
+}
+
+/** UTF-8 length, for the Linux 255-byte name limit. */
+export function utf8Bytes(s: string): number {
+  let n = 0;
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    n += c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+  }
+  return n;
+}
