@@ -10,6 +10,7 @@
  */
 import type { LocalEntry, RelPath } from '../core/model.js';
 import type { LocalGuard } from '../core/operations.js';
+import type { SyncError } from '../core/errors.js';
 
 export interface ScanOptions {
   /** Only this subtree (default: the whole root). */
@@ -22,13 +23,23 @@ export interface ScanOptions {
    */
   readonly known?: (path: RelPath) => LocalEntry | undefined;
   readonly hash?: boolean;
+  /**
+   * Called for a folder (or file to hash) that cannot be read (permission denied, I/O error) instead of failing
+   * the whole scan. The folder itself is still reported, its contents are not: the caller must treat that subtree
+   * as unknown, never as deleted. Without this callback such an error makes scan() throw.
+   */
+  readonly onUnreadable?: (path: RelPath, error: SyncError) => void;
 }
 
 export interface LocalFs {
   readonly rootPath: string;
   /** Absolute path of a RelPath (for transfers). */
   abs(path: RelPath): string;
-  /** Walk the tree (streaming, bounded memory) and yield entries in batches. */
+  /**
+   * Walk the tree (streaming, bounded memory) and yield entries in batches, a folder before its contents. With
+   * `under`, the entry at `under` itself comes first (nothing when it is absent). A missing or unreadable root
+   * throws SyncError `local_root_missing` (fatal) rather than yielding an empty tree.
+   */
   scan(opts: ScanOptions): AsyncIterable<readonly LocalEntry[]>;
   /** lstat one path; undefined when absent. */
   stat(path: RelPath): Promise<LocalEntry | undefined>;

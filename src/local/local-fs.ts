@@ -1,0 +1,279 @@
+/**
+ * LocalFs over an injected file system (node:fs in production, memfs in unit tests).
+ *
+ * Containment: RelPaths with '', '.', '..' or empty segments are refused, and every write re-checks that each
+ * folder on the way from the root is a real folder, not a symlink, so nothing is ever written, moved or
+ * trashed outside the root. Replacing writes go through a temp file in the target's folder (see temp-name.ts)
+ * that is fsynced, then put in place only if the LocalGuard still holds:
+ * - guard 'absent': link(2) the temp to the target, which fails instead of clobbering a file that appeared
+ *   meanwhile; then the temp name is unlinked. (File systems without hard links fall back to re-check + rename.)
+ * - guard 'file': re-check size, mtime and inode, then rename(2) over it. The window between the check and the
+ *   rename is a few microseconds; it cannot be closed on Linux without kernel help.
+ * - guard 'folder': refused (a folder is never replaced by a file; the planner trashes it first).
+ * On any failure the temp file is removed and the target is left as it was.
+ */
+import { dirname, join } from 'node:path';
+import type { Logger } from 'pino';
+import { SyncError } from '../core/errors.js';
+import { asRelPath, type LocalEntry, type RelPath } from '../core/model.js';
+import type { LocalGuard } from '../core/operations.js';
+import type { LocalFs, ScanOptions } from '../ports/local-fs.js';
+import { classifyFsError, errnoOf } from './fs-errors.js';
+import type { FsModule } from './fs-module.js';
+import { checkGuard, localChanged, lstatOrUndefined } from './guard.js';
+import { sha1File } from './hash.js';
+import type { LocalTrash } from './local-trash.js';
+import { entryFromStats, scanTree } from './scan.js';
+import { newTempName } from './temp-name.js';
+
+export interface LocalFsOptions {
+  /** Absolute path of the sync root. */
+  readonly rootPath: string;
+  readonly fs: FsModule;
+  readonly trash: LocalTrash;
+  readonly logger?: Logger;
+}
+
+/** errnos of link(2) that mean "this file system has no hard links", not "the target exists". */
+const NO_HARDLINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EMLINK']);
+
+export class DiskLocalFs implements LocalFs {
+  readonly rootPath: string;
+  readonly #fs: FsModule;
+  readonly #trash: LocalTrash;
+  readonly #logger: Logger | undefined;
+
+  constructor(opts: LocalFsOptions) {
+    if (!opts.rootPath.startsWith('/')) throw new Error(`the sync root must be an absolute path, got "${opts.rootPath}"`);
+    this.rootPath = opts.rootPath.length > 1 ? opts.rootPath.replace(/\/+$/, '') : opts.rootPath;
+    this.#fs = opts.fs;
+    this.#trash = opts.trash;
+    this.#logger = opts.logger;
+  }
+
+  abs(path: RelPath): string {
+    assertRelPath(path);
+    return join(this.rootPath, path);
+  }
+
+  scan(opts: ScanOptions): AsyncIterable<readonly LocalEntry[]> {
+    if (opts.under !== undefined) assertRelPath(opts.under);
+    return scanTree({ fs: this.#fs, abs: (p) => (p === '' ? this.rootPath : this.abs(p)), opts });
+  }
+
+  async stat(path: RelPath): Promise<LocalEntry | undefined> {
+    try {
+      const st = await lstatOrUndefined(this.#fs, this.abs(path));
+      return st === undefined ? undefined : entryFromStats(path, st, null);
+    } catch (e) {
+      throw classifyFsError(e, { action: 'looking at', path });
+    }
+  }
+
+  async hash(path: RelPath): Promise<string> {
+    try {
+      return await sha1File(this.#fs, this.abs(path));
+    } catch (e) {
+      throw classifyFsError(e, { action: 'hashing', path });
+    }
+  }
+
+  async mkdir(path: RelPath): Promise<LocalEntry> {
+    try {
+      await this.#assertParentsInside(path);
+      try {
+        await this.#fs.promises.mkdir(this.abs(path), { mode: 0o777 });
+      } catch (e) {
+        if (errnoOf(e) !== 'EEXIST') throw e;
+        const st = await lstatOrUndefined(this.#fs, this.abs(path));
+        if (st === undefined || !st.isDirectory() || st.isSymbolicLink()) throw localChanged(path, { state: 'absent' }, st);
+      }
+      return await this.#entry(path);
+    } catch (e) {
+      throw classifyFsError(e, { action: 'creating the folder', path });
+    }
+  }
+
+  tempPathFor(path: RelPath): string {
+    return join(dirname(this.abs(path)), newTempName());
+  }
+
+  async commitTemp(tempAbs: string, path: RelPath, guard: LocalGuard, mtimeMs?: number): Promise<LocalEntry> {
+    const target = this.abs(path);
+    if (dirname(tempAbs) !== dirname(target)) {
+      throw new Error(`temp file ${tempAbs} is not in the folder of ${target}; use tempPathFor`);
+    }
+    try {
+      await this.#assertParentsInside(path);
+      if (mtimeMs !== undefined) await this.#fs.promises.utimes(tempAbs, new Date(), new Date(mtimeMs));
+      await this.#fsync(tempAbs);
+      await this.#putInPlace(tempAbs, target, path, guard);
+      await this.#fsyncDir(dirname(target));
+      return await this.#entry(path);
+    } catch (e) {
+      await this.#fs.promises.unlink(tempAbs).catch(() => undefined);
+      throw classifyFsError(e, { action: 'putting in place', path });
+    }
+  }
+
+  async move(from: RelPath, to: RelPath, guard: LocalGuard): Promise<LocalEntry> {
+    const src = this.abs(from);
+    const dst = this.abs(to);
+    try {
+      await this.#assertParentsInside(from);
+      await this.#assertParentsInside(to);
+      const st = await checkGuard(this.#fs, src, from, guard);
+      const there = await lstatOrUndefined(this.#fs, dst);
+      if (there !== undefined) throw localChanged(to, { state: 'absent' }, there);
+      if (st?.isDirectory()) {
+        await this.#fs.promises.rename(src, dst);
+      } else {
+        await this.#linkNoClobber(src, dst, to, () => this.#fs.promises.rename(src, dst));
+        await this.#fs.promises.unlink(src).catch((e: unknown) => {
+          if (errnoOf(e) !== 'ENOENT') throw e;
+        });
+      }
+      await this.#fsyncDir(dirname(dst));
+      if (dirname(src) !== dirname(dst)) await this.#fsyncDir(dirname(src));
+      return await this.#entry(to);
+    } catch (e) {
+      throw classifyFsError(e, { action: `moving ${from} to`, path: to });
+    }
+  }
+
+  async trash(path: RelPath, guard: LocalGuard): Promise<string> {
+    try {
+      await this.#assertParentsInside(path);
+      await checkGuard(this.#fs, this.abs(path), path, guard);
+      const dest = await this.#trash.trash(this.abs(path), path);
+      this.#logger?.info({ path, trashedTo: dest }, 'moved to the local trash');
+      return dest;
+    } catch (e) {
+      throw classifyFsError(e, { action: 'moving to the trash', path });
+    }
+  }
+
+  async writeSmallFile(path: RelPath, content: string, guard: LocalGuard, mtimeMs?: number): Promise<LocalEntry> {
+    const temp = this.tempPathFor(path);
+    try {
+      await this.#assertParentsInside(path);
+      await this.#fs.promises.writeFile(temp, content, { flag: 'wx', mode: 0o666 });
+    } catch (e) {
+      await this.#fs.promises.unlink(temp).catch(() => undefined);
+      throw classifyFsError(e, { action: 'writing a temp file for', path });
+    }
+    return this.commitTemp(temp, path, guard, mtimeMs);
+  }
+
+  async #putInPlace(tempAbs: string, target: string, path: RelPath, guard: LocalGuard): Promise<void> {
+    switch (guard.state) {
+      case 'absent':
+        await this.#linkNoClobber(tempAbs, target, path, async () => {
+          await checkGuard(this.#fs, target, path, guard);
+          await this.#fs.promises.rename(tempAbs, target);
+        });
+        await this.#fs.promises.unlink(tempAbs).catch(() => undefined);
+        return;
+      case 'file':
+        await checkGuard(this.#fs, target, path, guard);
+        await this.#fs.promises.rename(tempAbs, target);
+        return;
+      case 'folder':
+        await checkGuard(this.#fs, target, path, guard);
+        throw new SyncError({
+          code: 'folder_in_the_way',
+          disposition: 'skip',
+          message: `${path} is a folder on disk and a file cannot replace it; nothing was touched, the item is skipped until it changes`,
+          details: { path },
+        });
+      default: {
+        const never: never = guard;
+        return never;
+      }
+    }
+  }
+
+  /** link(2) refuses an existing target; without hard-link support, `fallback` does a checked rename. */
+  async #linkNoClobber(from: string, to: string, path: RelPath, fallback: () => Promise<void>): Promise<void> {
+    try {
+      await this.#fs.promises.link(from, to);
+    } catch (e) {
+      const errno = errnoOf(e);
+      if (errno === 'EEXIST') throw localChanged(path, { state: 'absent' }, await lstatOrUndefined(this.#fs, to));
+      if (errno === undefined || !NO_HARDLINKS.has(errno)) throw e;
+      await fallback();
+    }
+  }
+
+  async #fsync(absPath: string): Promise<void> {
+    const h = await this.#fs.promises.open(absPath, 'r+');
+    try {
+      await h.sync();
+    } finally {
+      await h.close();
+    }
+  }
+
+  /** Makes the rename durable; some file systems refuse to fsync a directory, which only costs durability. */
+  async #fsyncDir(absDir: string): Promise<void> {
+    try {
+      const h = await this.#fs.promises.open(absDir, 'r');
+      try {
+        await h.sync();
+      } finally {
+        await h.close();
+      }
+    } catch {
+      return;
+    }
+  }
+
+  /** Every folder from the root down to the parent of `path` must be a real folder, never a symlink. */
+  async #assertParentsInside(path: RelPath): Promise<void> {
+    const parts = path.split('/');
+    let rel = '';
+    for (const part of parts.slice(0, -1)) {
+      rel = rel === '' ? part : `${rel}/${part}`;
+      const st = await lstatOrUndefined(this.#fs, join(this.rootPath, rel));
+      if (st === undefined) {
+        throw new SyncError({
+          code: 'local_changed',
+          disposition: 'replan',
+          message: `the folder ${rel} of ${path} does not exist on disk (any more); nothing was touched, it will be re-scanned and planned again`,
+          details: { path },
+        });
+      }
+      if (!st.isDirectory()) {
+        throw new SyncError({
+          code: st.isSymbolicLink() ? 'symlink_in_path' : 'local_changed',
+          disposition: st.isSymbolicLink() ? 'skip' : 'replan',
+          message: st.isSymbolicLink()
+            ? `${rel} is a symlink, and boxsync never writes through symlinks (they could lead out of the sync folder); ${path} is skipped`
+            : `${rel} is no longer a folder; nothing was touched, it will be re-scanned and planned again`,
+          details: { path, at: rel },
+        });
+      }
+    }
+  }
+
+  async #entry(path: RelPath): Promise<LocalEntry> {
+    const st = await lstatOrUndefined(this.#fs, this.abs(path));
+    if (st === undefined) throw localChanged(path, { state: 'absent' }, undefined);
+    return entryFromStats(asRelPath(path), st, null);
+  }
+}
+
+export function createLocalFs(opts: LocalFsOptions): LocalFs {
+  return new DiskLocalFs(opts);
+}
+
+function assertRelPath(path: string): void {
+  if (path === '' || path.startsWith('/') || path.endsWith('/') || path.split('/').some((s) => s === '' || s === '.' || s === '..') || path.includes('\0')) {
+    throw new SyncError({
+      code: 'invalid_path',
+      disposition: 'skip',
+      message: `"${path}" is not a valid path inside the sync folder; the item is skipped and nothing outside the folder is touched`,
+      details: { path },
+    });
+  }
+}

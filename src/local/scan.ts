@@ -1,0 +1,118 @@
+/**
+ * The streaming tree walk behind LocalFs.scan. Depth-first with an explicit stack of folders still to read, so
+ * memory holds one folder listing and the pending folder paths, never the tree. lstat only: a symlink is reported
+ * as 'symlink' and never followed, so the walk cannot leave the root.
+ */
+import type { Stats } from 'node:fs';
+import { SyncError } from '../core/errors.js';
+import { asRelPath, type LocalEntry, type LocalKind, type RelPath } from '../core/model.js';
+import type { ScanOptions } from '../ports/local-fs.js';
+import { classifyFsError, errnoOf } from './fs-errors.js';
+import type { FsModule } from './fs-module.js';
+import { sha1File } from './hash.js';
+import { lstatOrUndefined } from './guard.js';
+import { isTempName } from './temp-name.js';
+
+export const SCAN_BATCH_ENTRIES = 500;
+
+export function kindOf(st: Stats): LocalKind {
+  if (st.isSymbolicLink()) return 'symlink';
+  if (st.isDirectory()) return 'folder';
+  if (st.isFile()) return 'file';
+  return 'other';
+}
+
+export function entryFromStats(path: RelPath, st: Stats, sha1: string | null): LocalEntry {
+  const kind = kindOf(st);
+  return { path, kind, inode: st.ino, sizeBytes: kind === 'folder' ? 0 : st.size, mtimeMs: st.mtimeMs, sha1: kind === 'file' ? sha1 : null };
+}
+
+interface ScanContext {
+  readonly fs: FsModule;
+  readonly abs: (path: RelPath | '') => string;
+  readonly opts: ScanOptions;
+}
+
+export async function* scanTree(ctx: ScanContext): AsyncGenerator<readonly LocalEntry[]> {
+  const { fs, abs, opts } = ctx;
+  const rootStat = await lstatOrUndefined(fs, abs('')).catch(() => undefined);
+  if (rootStat === undefined || !rootStat.isDirectory()) {
+    throw new SyncError({
+      code: 'local_root_missing',
+      disposition: 'fatal',
+      message: `the sync folder ${abs('')} is missing or not a folder; nothing is synced (and nothing deleted) until it is back`,
+      details: { path: abs('') },
+    });
+  }
+  let batch: LocalEntry[] = [];
+  const stack: (RelPath | '')[] = [];
+  if (opts.under === undefined) {
+    stack.push('');
+  } else {
+    const top = await observe(ctx, opts.under);
+    if (top === undefined) return;
+    batch.push(top);
+    if (top.kind === 'folder') stack.push(opts.under);
+  }
+  while (stack.length > 0) {
+    const dir = stack.pop() as RelPath | '';
+    const names = await listFolder(ctx, dir);
+    const subdirs: RelPath[] = [];
+    for (const name of names) {
+      if (isTempName(name)) continue;
+      const path = asRelPath(dir === '' ? name : `${dir}/${name}`);
+      const entry = await observe(ctx, path);
+      if (entry === undefined) continue;
+      batch.push(entry);
+      if (entry.kind === 'folder') subdirs.push(path);
+      if (batch.length >= SCAN_BATCH_ENTRIES) {
+        yield batch;
+        batch = [];
+      }
+    }
+    for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i] as RelPath);
+  }
+  if (batch.length > 0) yield batch;
+}
+
+async function listFolder(ctx: ScanContext, dir: RelPath | ''): Promise<string[]> {
+  try {
+    return (await ctx.fs.promises.readdir(ctx.abs(dir))).map(String).sort();
+  } catch (e) {
+    // Gone or replaced by a file since we saw it: the next scan sees what is there now.
+    if (errnoOf(e) === 'ENOENT' || errnoOf(e) === 'ENOTDIR') return [];
+    const err = classifyFsError(e, { action: 'reading the folder', path: dir === '' ? ctx.abs('') : dir });
+    if (dir === '' || ctx.opts.onUnreadable === undefined) throw err;
+    ctx.opts.onUnreadable(asRelPath(dir), err);
+    return [];
+  }
+}
+
+/** lstat, ignore rules, and the SHA-1 (kept from `known` when size, mtime and inode match). */
+async function observe(ctx: ScanContext, path: RelPath): Promise<LocalEntry | undefined> {
+  const { fs, abs, opts } = ctx;
+  const st = await lstatOrUndefined(fs, abs(path));
+  if (st === undefined) return undefined;
+  const kind = kindOf(st);
+  if (opts.isIgnored(path, kind === 'folder')) return undefined;
+  if (kind !== 'file') return entryFromStats(path, st, null);
+  const known = opts.known?.(path);
+  if (known !== undefined && known.kind === 'file' && known.sha1 !== null && known.sizeBytes === st.size && known.mtimeMs === st.mtimeMs && known.inode === st.ino) {
+    return entryFromStats(path, st, known.sha1);
+  }
+  if (opts.hash !== true) return entryFromStats(path, st, null);
+  try {
+    const sha1 = await sha1File(fs, abs(path));
+    // Written to while we read it: the hash matches no state of the file; the next scan hashes it again.
+    const after = await lstatOrUndefined(fs, abs(path));
+    if (after === undefined) return undefined;
+    const stable = after.size === st.size && after.mtimeMs === st.mtimeMs && after.ino === st.ino;
+    return entryFromStats(path, after, stable ? sha1 : null);
+  } catch (e) {
+    if (errnoOf(e) === 'ENOENT') return undefined;
+    const err = classifyFsError(e, { action: 'hashing', path });
+    if (opts.onUnreadable === undefined) throw err;
+    opts.onUnreadable(path, err);
+    return entryFromStats(path, st, null);
+  }
+}

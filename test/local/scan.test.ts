@@ -1,0 +1,114 @@
+import { createHash } from 'node:crypto';
+import { Volume, createFsFromVolume } from 'memfs';
+import { describe, expect, it } from 'vitest';
+import { isSyncError, type SyncError } from '../../src/core/errors.js';
+import { asRelPath as p, type LocalEntry, type RelPath } from '../../src/core/model.js';
+import type { FsModule } from '../../src/local/fs-module.js';
+import { createIgnoreMatcher } from '../../src/local/ignore.js';
+import { createLocalFs } from '../../src/local/local-fs.js';
+import { createLocalTrash } from '../../src/local/local-trash.js';
+import type { ScanOptions } from '../../src/ports/local-fs.js';
+import { withFaults } from './faulty-fs.js';
+
+const sha1 = (s: string): string => createHash('sha1').update(s).digest('hex');
+
+function setup(files: Record<string, string | null>, wrap?: (fs: FsModule) => FsModule) {
+  const vol = Volume.fromJSON(files);
+  const base = createFsFromVolume(vol) as unknown as FsModule;
+  const fs = wrap ? wrap(base) : base;
+  const trash = createLocalTrash({ mode: 'state', stateDir: '/state', fs });
+  return { vol, fs, local: createLocalFs({ rootPath: '/r', fs, trash }) };
+}
+
+async function collect(it: AsyncIterable<readonly LocalEntry[]>): Promise<{ batches: number[]; entries: LocalEntry[] }> {
+  const batches: number[] = [];
+  const entries: LocalEntry[] = [];
+  for await (const b of it) {
+    batches.push(b.length);
+    entries.push(...b);
+  }
+  return { batches, entries };
+}
+
+const base: ScanOptions = { isIgnored: createIgnoreMatcher([]) };
+
+describe('scan (memfs)', () => {
+  it('walks the tree with lstat, a folder before its contents, skipping temp files and ignored paths', async () => {
+    const { fs, local } = setup({
+      '/r/a.txt': 'hello',
+      '/r/d/b.txt': 'bee',
+      '/r/d/e/c.txt': 'sea',
+      '/r/d/.boxsync-tmp-0011': 'partial download',
+      '/r/d/notes.txt~': 'editor backup',
+      '/r/node_modules/x/y.js': 'ignored by a user pattern',
+      '/r/empty': null,
+      '/outside/secret.txt': 'must never be reached',
+    });
+    await fs.promises.symlink('/outside', '/r/link-out');
+    await fs.promises.symlink('a.txt', '/r/d/link-in');
+    const { entries } = await collect(local.scan({ isIgnored: createIgnoreMatcher(['node_modules/']), hash: true }));
+    const byPath = new Map(entries.map((e) => [e.path as string, e]));
+    expect([...byPath.keys()].sort()).toEqual(['a.txt', 'd', 'd/b.txt', 'd/e', 'd/e/c.txt', 'd/link-in', 'empty', 'link-out']);
+    expect(byPath.get('a.txt')).toMatchObject({ kind: 'file', sizeBytes: 5, sha1: sha1('hello') });
+    expect(byPath.get('d')).toMatchObject({ kind: 'folder', sizeBytes: 0, sha1: null });
+    expect(byPath.get('link-out')).toMatchObject({ kind: 'symlink', sha1: null });
+    expect(byPath.get('d/link-in')?.kind).toBe('symlink');
+    const order = entries.map((e) => e.path as string);
+    expect(order.indexOf('d')).toBeLessThan(order.indexOf('d/e'));
+    expect(order.indexOf('d/e')).toBeLessThan(order.indexOf('d/e/c.txt'));
+  });
+
+  it('yields bounded batches for a big folder', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 1234; i++) files[`/r/big/f${i}`] = String(i);
+    const { local } = setup(files);
+    const { batches, entries } = await collect(local.scan(base));
+    expect(entries).toHaveLength(1235);
+    expect(batches.length).toBeGreaterThanOrEqual(3);
+    expect(Math.max(...batches)).toBeLessThanOrEqual(500);
+  });
+
+  it('keeps the known SHA-1 of an unchanged file and hashes a changed one only when asked', async () => {
+    const { fs, local } = setup({ '/r/same.txt': 'same', '/r/changed.txt': 'new content' });
+    const sameSt = await fs.promises.lstat('/r/same.txt');
+    const changedSt = await fs.promises.lstat('/r/changed.txt');
+    const known = new Map<RelPath, LocalEntry>([
+      [p('same.txt'), { path: p('same.txt'), kind: 'file', inode: sameSt.ino, sizeBytes: sameSt.size, mtimeMs: sameSt.mtimeMs, sha1: 'f'.repeat(40) }],
+      [p('changed.txt'), { path: p('changed.txt'), kind: 'file', inode: changedSt.ino, sizeBytes: 3, mtimeMs: changedSt.mtimeMs, sha1: 'e'.repeat(40) }],
+    ]);
+    const hashed = await collect(local.scan({ ...base, known: (x) => known.get(x), hash: true }));
+    const sha = (r: { entries: LocalEntry[] }, x: string) => r.entries.find((e) => e.path === x)?.sha1;
+    // The stored hash is trusted as is (it is deliberately not the real one, proving the file was not read).
+    expect(sha(hashed, 'same.txt')).toBe('f'.repeat(40));
+    expect(sha(hashed, 'changed.txt')).toBe(sha1('new content'));
+    const unhashed = await collect(local.scan({ ...base, known: (x) => known.get(x) }));
+    expect(sha(unhashed, 'same.txt')).toBe('f'.repeat(40));
+    expect(sha(unhashed, 'changed.txt')).toBeNull();
+  });
+
+  it('scans only a subtree with `under`, starting with the subtree root itself', async () => {
+    const { local } = setup({ '/r/a/x': '1', '/r/a/y/z': '2', '/r/ab': '3', '/r/a.txt': '4' });
+    const { entries } = await collect(local.scan({ ...base, under: p('a') }));
+    expect(entries.map((e) => e.path)).toEqual(['a', 'a/x', 'a/y', 'a/y/z']);
+    expect((await collect(local.scan({ ...base, under: p('gone') }))).entries).toEqual([]);
+    expect((await collect(local.scan({ ...base, under: p('ab') }))).entries.map((e) => e.path)).toEqual(['ab']);
+  });
+
+  it('refuses to report a missing root as an empty tree', async () => {
+    const { local } = setup({ '/elsewhere/a': '1' });
+    const err = await collect(local.scan(base)).catch((e: unknown) => e);
+    expect(isSyncError(err) && err.code === 'local_root_missing' && err.disposition === 'fatal').toBe(true);
+  });
+
+  it('reports an unreadable folder through onUnreadable (or throws without it) and goes on with the rest', async () => {
+    const files = { '/r/locked/secret': 's', '/r/open/a': 'a' };
+    const deny = (fs: FsModule) => withFaults(fs, (m, args) => (m === 'readdir' && args[0] === '/r/locked' ? 'EACCES' : undefined));
+    const { local } = setup(files, deny);
+    const problems: [RelPath, SyncError][] = [];
+    const { entries } = await collect(local.scan({ ...base, onUnreadable: (path, e) => problems.push([path, e]) }));
+    expect(entries.map((e) => e.path).sort()).toEqual(['locked', 'open', 'open/a']);
+    expect(problems.map(([x, e]) => [x, e.code, e.disposition])).toEqual([['locked', 'permission_denied', 'skip']]);
+    const thrown = await collect(setup(files, deny).local.scan(base)).catch((e: unknown) => e);
+    expect(isSyncError(thrown) && thrown.code === 'permission_denied').toBe(true);
+  });
+});
