@@ -1,0 +1,136 @@
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BoxServer } from '../../../src/box-server/index.js';
+import { isSyncError } from '../../../src/core/errors.js';
+import { asRemoteId } from '../../../src/core/model.js';
+import { createLogger } from '../../../src/logger.js';
+import type { Tokens, TokenStore } from '../../../src/remote/box/token-file.js';
+import { makeTempDir } from '../../support/tmp.js';
+import { adapterFor, startServer } from './harness.js';
+
+const clientId = 'cid';
+const clientSecret = 'csecret';
+
+async function failure(p: Promise<unknown>): Promise<{ code: string; disposition: string; message: string }> {
+  try {
+    await p;
+  } catch (e) {
+    if (isSyncError(e)) return { code: e.code, disposition: e.disposition, message: e.message };
+    throw e;
+  }
+  throw new Error('expected a failure');
+}
+
+describe('Box auth', () => {
+  let server: BoxServer;
+  let tmp: { dir: string; cleanup: () => Promise<void> };
+
+  beforeAll(async () => {
+    server = await startServer();
+    server.control.registerOAuthClient({ clientId, clientSecret });
+    tmp = await makeTempDir('boxsync-auth-');
+  });
+  afterAll(async () => {
+    await server.close();
+    await tmp.cleanup();
+  });
+
+  async function loggedIn(tokenFile: string, logSink?: PassThrough) {
+    const a = adapterFor(server, {
+      auth: { clientId, clientSecret, tokenFile },
+      ...(logSink ? { logger: createLogger({ level: 'debug', destination: logSink }) } : {}),
+    });
+    const code = server.control.issueAuthCode(clientId);
+    const tokens = await a.auth.exchangeCode(code);
+    return { adapter: a, tokens };
+  }
+
+  it('exchanges an authorization code and stores the pair in a 0600 file', async () => {
+    const file = join(tmp.dir, 'tokens-code.json');
+    const { tokens, adapter } = await loggedIn(file);
+    const saved = JSON.parse(await readFile(file, 'utf8')) as Tokens;
+    expect(saved).toEqual(tokens);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect((await adapter.store.account()).userId).toBe('1');
+  });
+
+  it('refreshes an expired token exactly once under concurrent calls and persists the rotated refresh token', async () => {
+    const file = join(tmp.dir, 'tokens-refresh.json');
+    const sink = new PassThrough();
+    let logText = '';
+    sink.on('data', (d: Buffer) => (logText += d.toString()));
+    const { adapter, tokens } = await loggedIn(file, sink);
+    server.control.expireAllTokens();
+    server.control.clearRequests();
+    const results = await Promise.all(Array.from({ length: 6 }, () => adapter.store.getItem(asRemoteId('0'), 'folder')));
+    expect(results.every((r) => r?.id === '0')).toBe(true);
+    const tokenCalls = server.control.requests().filter((r) => r.path.endsWith('/oauth2/token'));
+    expect(tokenCalls).toHaveLength(1);
+    expect(adapter.auth.refreshCount).toBe(1);
+    const saved = JSON.parse(await readFile(file, 'utf8')) as Tokens;
+    expect(saved.refreshToken).not.toBe(tokens.refreshToken);
+    expect(saved.accessToken).not.toBe(tokens.accessToken);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    // The old refresh token is spent: a second client that still holds it is told to log in again.
+    const stale = join(tmp.dir, 'tokens-stale.json');
+    await writeFile(stale, JSON.stringify({ ...tokens, expiresAtMs: 0 }), { mode: 0o600 });
+    const other = adapterFor(server, { auth: { clientId, clientSecret, tokenFile: stale } });
+    const f = await failure(other.store.account());
+    expect(f).toMatchObject({ code: 'auth_revoked', disposition: 'fatal' });
+    expect(f.message).toMatch(/boxsync login/);
+    // Tokens never reach the log, even at debug level.
+    expect(logText).toContain('refreshed the Box access token');
+    for (const secret of [tokens.accessToken, tokens.refreshToken, saved.accessToken, saved.refreshToken, clientSecret]) {
+      expect(logText).not.toContain(secret);
+    }
+  });
+
+  it('hands rotated tokens to a token store callback before using them', async () => {
+    const saves: Tokens[] = [];
+    const events: string[] = [];
+    const seed = await loggedIn(join(tmp.dir, 'tokens-seed.json'));
+    let current: Tokens | undefined = { ...seed.tokens, expiresAtMs: 0 };
+    const store: TokenStore = {
+      load: async () => current,
+      save: async (t) => {
+        events.push(`save ${server.control.requests().length}`);
+        saves.push(t);
+        current = t;
+      },
+    };
+    const a = adapterFor(server, { auth: { clientId, clientSecret, tokenStore: store } });
+    server.control.clearRequests();
+    await a.store.account();
+    expect(saves).toHaveLength(1);
+    expect(saves[0]!.refreshToken).not.toBe(seed.tokens.refreshToken);
+    // Saved after the token call and before the API call that used the new token.
+    const reqs = server.control.requests();
+    expect(reqs.map((r) => r.path)).toEqual(['/oauth2/token', '/2.0/users/me']);
+    expect(events).toEqual(['save 1']);
+  });
+
+  it('reports a revoked grant as a fatal error that says to log in again', async () => {
+    const { adapter } = await loggedIn(join(tmp.dir, 'tokens-revoked.json'));
+    server.control.revokeAll();
+    const f = await failure(adapter.store.account());
+    expect(f.disposition).toBe('fatal');
+    expect(['auth_revoked', 'unauthorized']).toContain(f.code);
+    expect(f.message).toMatch(/boxsync login/);
+  });
+
+  it('treats a refused developer token as fatal', async () => {
+    const a = adapterFor(server, { auth: { developerToken: 'not-a-token' } });
+    expect(await failure(a.store.account())).toMatchObject({ code: 'unauthorized', disposition: 'fatal' });
+  });
+
+  it('sends As-User and the BoxApi shared-link header when configured', async () => {
+    const a = adapterFor(server, { asUser: '1', sharedLink: { url: 'https://app.box.com/s/abc', password: 'pw' } });
+    server.control.clearRequests();
+    await a.store.account().catch(() => undefined);
+    const r = server.control.requests().find((x) => x.path === '/2.0/users/me');
+    expect(r?.headers['as-user']).toBe('1');
+    expect(r?.headers.boxapi).toBe('shared_link=https://app.box.com/s/abc&shared_link_password=pw');
+  });
+});
