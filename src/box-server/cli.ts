@@ -1,5 +1,86 @@
-// Placeholder until box-server lands: replaced by the real command-line entry.
-export async function runServerCli(_args: readonly string[]): Promise<number> {
-  process.stderr.write('box-server is not built yet\n');
-  return 2;
+/**
+ * `boxsync server [--host 127.0.0.1] [--port 0] [--data DIR] [--token TOKEN]... [--sample] [--access-token-ttl SEC]
+ * [--log-requests]`: prints the base URL as the first line on stdout, then serves until SIGINT/SIGTERM, closes, and
+ * resolves 0. Bad arguments print a usage error on stderr and resolve 2 without starting anything.
+ */
+import { startBoxServer } from './index.js';
+import type { BoxServerOptions } from './types.js';
+
+const usage =
+  'usage: boxsync server [--host 127.0.0.1] [--port 0] [--data DIR] [--token TOKEN]... [--sample] [--access-token-ttl SEC] [--log-requests]';
+
+export function parseServerArgs(args: readonly string[]): BoxServerOptions {
+  const opts: BoxServerOptions = {};
+  const tokens: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const value = (): string => {
+      const v = inline ?? args[++i];
+      if (v === undefined || v === '') throw new Error(`${flag} needs a value`);
+      return v;
+    };
+    const int = (min: number, max: number): number => {
+      const v = value();
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${flag} must be an integer from ${min} to ${max}, got ${v}`);
+      return n;
+    };
+    switch (flag) {
+      case '--host':
+        opts.host = value();
+        break;
+      case '--port':
+        opts.port = int(0, 65535);
+        break;
+      case '--data':
+        opts.dataDir = value();
+        break;
+      case '--token':
+        tokens.push(value());
+        break;
+      case '--sample':
+        opts.sample = true;
+        break;
+      case '--access-token-ttl':
+        opts.accessTokenTtlSec = int(1, 365 * 86_400);
+        break;
+      case '--log-requests':
+        opts.logRequests = true;
+        break;
+      default:
+        throw new Error(`unknown option ${arg}`);
+    }
+  }
+  if (tokens.length > 0) opts.tokens = tokens;
+  return opts;
+}
+
+export async function runServerCli(args: readonly string[]): Promise<number> {
+  let opts: BoxServerOptions;
+  try {
+    opts = parseServerArgs(args);
+  } catch (e) {
+    process.stderr.write(`boxsync server: ${e instanceof Error ? e.message : String(e)}; nothing was started\n${usage}\n`);
+    return 2;
+  }
+  let server;
+  try {
+    server = await startBoxServer(opts);
+  } catch (e) {
+    process.stderr.write(`boxsync server: could not start: ${e instanceof Error ? e.message : String(e)}\n`);
+    return 2;
+  }
+  process.stdout.write(`${server.baseUrl}\n`);
+  await new Promise<void>((resolve) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  await server.close();
+  return 0;
 }

@@ -74,6 +74,9 @@ async function control(ctx: Ctx): Promise<void> {
     case 'requests':
       result = c.requests();
       break;
+    case 'expireUploadSessions':
+      c.expireUploadSessions();
+      break;
     case 'clearRequests':
       c.clearRequests();
       break;

@@ -1,6 +1,7 @@
 /** The programmatic test-control surface (BoxServerControl) over a running server's core. */
 import { makeActor } from './actor.js';
 import type { ServerCore } from './core.js';
+import { expireAllSessions } from './session-ops.js';
 import { defaultUserId, gib } from './store.js';
 import type { BoxServerControl } from './types.js';
 
@@ -65,6 +66,10 @@ export function makeControl(core: ServerCore): BoxServerControl {
     },
     clearRequests() {
       core.requestLog.length = 0;
+    },
+    expireUploadSessions() {
+      expireAllSessions(store);
+      store.flush();
     },
   };
 }

@@ -2,8 +2,20 @@
 import { authRoutes } from './routes-auth.js';
 import { contentRoutes } from './routes-content.js';
 import { controlRoutes } from './control-http.js';
-import { itemRoutes } from './routes-items.js';
 import { downloadRoutes } from './routes-download.js';
+import { eventRoutes } from './routes-events.js';
+import { itemRoutes } from './routes-items.js';
 import type { Route } from './route.js';
+import { sessionRoutes } from './routes-sessions.js';
+import { trashRoutes } from './routes-trash.js';
 
-export const allRoutes: readonly Route[] = [...controlRoutes, ...downloadRoutes, ...authRoutes, ...contentRoutes, ...itemRoutes];
+export const allRoutes: readonly Route[] = [
+  ...controlRoutes,
+  ...downloadRoutes,
+  ...authRoutes,
+  ...eventRoutes,
+  ...sessionRoutes,
+  ...contentRoutes,
+  ...trashRoutes,
+  ...itemRoutes,
+];

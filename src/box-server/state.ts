@@ -146,7 +146,7 @@ export interface SessionRec {
   readonly fileSizeBytes: number;
   readonly partSizeBytes: number;
   readonly totalParts: number;
-  readonly expiresAtMs: number;
+  expiresAtMs: number;
   parts: PartRec[];
   committedFileId: string | null;
 }

@@ -76,6 +76,8 @@ export interface BoxServerControl {
   as(userId: string): ServerActor;
   requests(): readonly RecordedRequest[];
   clearRequests(): void;
+  /** Extension: every open upload session expires now (its next use answers 410 session_expired). */
+  expireUploadSessions(): void;
 }
 
 export interface ServerActor {
