@@ -179,8 +179,19 @@ export function formatSummary(s: RunSummary): string {
   parts.push(`${s.conflicts} conflict${s.conflicts === 1 ? '' : 's'}`);
   parts.push(`${s.failedItems} failed`);
   const head = `boxsync: ${outcomeText(s.outcome)} in ${formatDuration(s.durationMs)} (${s.passes} pass${s.passes === 1 ? '' : 'es'})`;
-  const tail = s.message.trim() === '' ? '' : ` - ${s.message.trim().replace(/\s*\n\s*/g, ' ')}`;
+  const why = whyOf(s.message);
+  const tail = why === null ? '' : ` - ${why}`;
   return `${head}: ${parts.join(', ')}${tail}`;
+}
+
+/**
+ * The engine's message repeats the counts and ends with the reason in parentheses when there is one; the counts
+ * are shown here already, so only the reason is kept.
+ */
+function whyOf(message: string): string | null {
+  const m = /\((.*)\)\s*$/s.exec(message.trim());
+  const why = m?.[1]?.trim().replace(/\s*\n\s*/g, ' ');
+  return why ? why : null;
 }
 
 function outcomeText(o: RunSummary['outcome']): string {

@@ -9,6 +9,7 @@ import { register as registerDemo } from './demo.js';
 import { register as registerStatus } from './status.js';
 import { register as registerControl } from './control.js';
 import { register as registerService } from './service.js';
+import { register as registerLogin } from './login.js';
 
 export function registerCommands(program: Command): void {
   registerServer(program);
@@ -17,4 +18,5 @@ export function registerCommands(program: Command): void {
   registerStatus(program);
   registerControl(program);
   registerService(program);
+  registerLogin(program);
 }

@@ -1,0 +1,145 @@
+/**
+ * `boxsync sync --once [--config FILE] [--full-rescan]`: one pass of the engine to quiescence, then exit.
+ *
+ * Exit codes: 0 converged; 1 some items failed and will be retried (also: interrupted by a signal); 2 fatal
+ * (config, lock held, auth, journal); 3 stopped by a safety guard (e.g. the mass-delete guard).
+ *
+ * Order matters for "loses nothing": the config is validated before anything is touched, the state-dir lock is
+ * taken before the journal is opened, and the lock is released only after the engine and journal are closed.
+ * `runSyncOnce` is also what `boxsync demo` runs in-process.
+ */
+import type { Command } from 'commander';
+import { assertNever } from '../../core/operations.js';
+import type { Logger } from '../../logger.js';
+import type { Config } from '../../config.js';
+import type { RunSummary } from '../../engine/types.js';
+
+export type ExitCode = 0 | 1 | 2 | 3;
+
+export interface SyncOnceOptions {
+  /** `--config FILE`; else BOXSYNC_CONFIG, else the XDG default. */
+  readonly configPath?: string | undefined;
+  readonly env?: NodeJS.ProcessEnv;
+  readonly out?: NodeJS.WritableStream;
+  readonly err?: NodeJS.WritableStream;
+  /** Draw a progress bar instead of log lines (default: stderr is a TTY). */
+  readonly tty?: boolean;
+  readonly fullRescan?: boolean;
+  readonly signal?: AbortSignal;
+  /** Called with the summary of a run that reached the engine (the demo prints more from it). */
+  readonly onSummary?: (summary: RunSummary, config: Config) => void;
+}
+
+export function register(program: Command): void {
+  program
+    .command('sync')
+    .description('Sync every configured folder pair once, until nothing is left to do, then exit (0 converged, 1 items failed, 2 fatal, 3 safety guard)')
+    .option('--once', 'run one pass to convergence and exit (the only mode; live sync is `boxsync daemon`)')
+    .option('-c, --config <file>', 'config file (default: $BOXSYNC_CONFIG, else $XDG_CONFIG_HOME/boxsync/config.json)')
+    .option('--full-rescan', 'hash-check the whole local tree and list the whole remote tree instead of using the event cursor')
+    .action(async (opts: { once?: boolean; config?: string; fullRescan?: boolean }) => {
+      if (!opts.once) {
+        process.stderr.write('boxsync sync: add --once (one pass, then exit); for continuous sync run `boxsync daemon`. Nothing was done.\n');
+        process.exitCode = 2;
+        return;
+      }
+      const ac = new AbortController();
+      const onSignal = (sig: NodeJS.Signals): void => {
+        process.stderr.write(`boxsync: ${sig}: stopping after the transfers in flight are checkpointed...\n`);
+        ac.abort(new Error(`interrupted by ${sig}`));
+      };
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      try {
+        process.exitCode = await runSyncOnce({ configPath: opts.config, fullRescan: opts.fullRescan ?? false, signal: ac.signal });
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+    });
+}
+
+export async function runSyncOnce(opts: SyncOnceOptions = {}): Promise<ExitCode> {
+  const env = opts.env ?? process.env;
+  const out = opts.out ?? process.stdout;
+  const err = opts.err ?? process.stderr;
+  const tty = opts.tty ?? Boolean(process.stderr.isTTY);
+  const say = (line: string): void => void err.write(`boxsync: ${line}\n`);
+
+  const { loadConfig } = await import('../../config.js');
+  const { isSyncError } = await import('../../core/errors.js');
+  let config: Config;
+  try {
+    config = await loadConfig({ path: opts.configPath, env });
+  } catch (e) {
+    say(e instanceof Error ? e.message : String(e));
+    return 2;
+  }
+
+  const { acquireStateLock } = await import('../../daemon/lock.js');
+  let lock: ReturnType<typeof acquireStateLock>;
+  try {
+    lock = acquireStateLock(config.stateDir, 'sync --once');
+  } catch (e) {
+    say(e instanceof Error ? e.message : String(e));
+    return 2;
+  }
+
+  const logger = await cliLogger(config, env, err, tty);
+  if (lock.tookOverFromPid !== null) logger.warn({ pid: lock.tookOverFromPid }, 'took over a stale lock left by a process that is gone');
+
+  const { createRunReporter } = await import('../progress.js');
+  const reporter = createRunReporter({ tty, out, err });
+  let composition: Awaited<ReturnType<typeof import('../../daemon/compose.js').compose>> | undefined;
+  try {
+    const { compose } = await import('../../daemon/compose.js');
+    composition = await compose({ config, logger, events: { onStatus: reporter.onStatus, onOperation: reporter.onOperation } });
+    if (composition.journalRebuilt !== null) {
+      say(`the journal failed its integrity check (${composition.journalRebuilt}); it was set aside and is rebuilt from a fresh scan and listing. No file is touched for this.`);
+    }
+    const summary = await composition.engine.runOnce({ ...(opts.signal ? { signal: opts.signal } : {}), fullRescan: opts.fullRescan ?? false });
+    reporter.finish(summary);
+    opts.onSummary?.(summary, config);
+    return exitCodeOf(summary);
+  } catch (e) {
+    reporter.abort();
+    if (opts.signal?.aborted) {
+      say('interrupted; nothing is lost, and the next run picks up where this one stopped.');
+      return 1;
+    }
+    if (isSyncError(e)) {
+      say(e.message);
+      return e.disposition === 'fatal' ? 2 : 1;
+    }
+    logger.error({ err: e }, 'unexpected error');
+    say(`unexpected error: ${e instanceof Error ? e.message : String(e)}. Nothing was deleted; run again, and report this if it repeats.`);
+    return 2;
+  } finally {
+    await composition?.close().catch((e: unknown) => logger.error({ err: e }, 'error while closing'));
+    lock.release();
+  }
+}
+
+export function exitCodeOf(summary: RunSummary): ExitCode {
+  switch (summary.outcome) {
+    case 'converged':
+      return 0;
+    case 'failed-items':
+      return 1;
+    case 'fatal':
+      return 2;
+    case 'guard':
+      return 3;
+    default:
+      return assertNever(summary.outcome);
+  }
+}
+
+/** JSON log lines on stderr; on a TTY pretty-printed and, by default, only warnings (the bar shows the rest). */
+async function cliLogger(config: Config, env: NodeJS.ProcessEnv, err: NodeJS.WritableStream, tty: boolean): Promise<Logger> {
+  const { createLogger } = await import('../../logger.js');
+  const level = env.BOXSYNC_LOG_LEVEL ?? (tty && config.log.level === 'info' ? 'warn' : config.log.level);
+  if (!tty) return createLogger({ level, destination: err });
+  const { default: pretty } = await import('pino-pretty');
+  return createLogger({ level, destination: pretty({ destination: 2, colorize: true, translateTime: 'SYS:HH:MM:ss', sync: true }) });
+}

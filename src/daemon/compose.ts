@@ -1,0 +1,157 @@
+/**
+ * The composition root: the ONLY place adapters are constructed. From a validated Config it builds
+ *
+ *   journal (stateDir/journal.db) ─┐
+ *   Box adapter (store + changes) ─┼─► engine (createEngine)      used by `sync --once`, the demo and the daemon
+ *   LocalFs + ignore rules per root┘
+ *   watcherFor(root)                                            used by the daemon only
+ *
+ * The caller holds the state-dir lock (daemon/lock.ts) before calling `compose` and releases it after `close()`.
+ * `journalRebuilt` says why the journal was set aside and started fresh (the engine then does a full scan and
+ * listing; user files are not touched for it). Errors: SyncError `journal_unusable` (fatal) when the journal
+ * cannot be opened at all.
+ */
+import { mkdir } from 'node:fs/promises';
+import * as nodeFs from 'node:fs';
+import { join } from 'node:path';
+import type { Config } from '../config.js';
+import type { SyncRoot, RootId } from '../core/model.js';
+import { createEngine } from '../engine/index.js';
+import type { Engine, EngineEvents } from '../engine/types.js';
+import { openJournal } from '../journal/index.js';
+import { loadIgnoreMatcher, type IgnoreMatcher } from '../local/ignore.js';
+import { createLocalFs } from '../local/local-fs.js';
+import { createLocalTrash, type LocalTrash } from '../local/local-trash.js';
+import { createWatcher } from '../local/watcher-factory.js';
+import type { WatcherKind } from '../local/watcher-options.js';
+import type { Logger } from '../logger.js';
+import { systemClock, type Clock } from '../ports/clock.js';
+import type { Journal } from '../ports/journal.js';
+import type { LocalFs } from '../ports/local-fs.js';
+import type { LocalWatcher } from '../ports/local-watcher.js';
+import type { RemoteChanges } from '../ports/remote-changes.js';
+import type { RemoteStore } from '../ports/remote-store.js';
+import { createBoxAdapter, type BoxActions } from '../remote/box/index.js';
+
+export interface ComposeOptions {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly events?: EngineEvents;
+  readonly clock?: Clock;
+}
+
+export interface Composition {
+  readonly config: Config;
+  readonly engine: Engine;
+  readonly journal: Journal;
+  readonly remote: RemoteStore;
+  readonly changes: RemoteChanges;
+  /** Box features beyond the sync port (shared links, versions, locks) for CLI commands. */
+  readonly boxActions: BoxActions;
+  /** The local trash of the state dir; `purgeOlderThan(retentionDays)` is the daemon's localTrashPurge job. */
+  readonly localTrash: LocalTrash;
+  readonly roots: readonly SyncRoot[];
+  localFsFor(root: SyncRoot): LocalFs;
+  /** The ignore rules of a root: built-in defaults, folders[].exclude and the root's .boxsyncignore. */
+  isIgnoredFor(root: SyncRoot): IgnoreMatcher;
+  /** A new watcher for a root, honouring its ignore rules (the daemon starts and closes it). */
+  watcherFor(root: SyncRoot, kind?: WatcherKind): LocalWatcher;
+  /** Why the journal was rebuilt on open, or null when it opened cleanly. */
+  readonly journalRebuilt: string | null;
+  /** Close the engine (checkpointing transfers), then the Box adapter and the journal. Idempotent. */
+  close(): Promise<void>;
+}
+
+export async function compose(opts: ComposeOptions): Promise<Composition> {
+  const { config, logger } = opts;
+  const clock = opts.clock ?? systemClock;
+  await mkdir(config.stateDir, { recursive: true, mode: 0o700 });
+
+  const opened = openJournal(join(config.stateDir, 'journal.db'), { logger: logger.child({ component: 'journal' }) });
+  const journal = opened.journal;
+  try {
+    const box = createBoxAdapter({
+      apiUrl: config.remote.apiUrl,
+      uploadUrl: config.remote.uploadUrl,
+      tokenUrl: config.remote.tokenUrl,
+      auth: config.auth,
+      rateLimit: { callsPerMinute: config.rateLimit.apiCallsPerMinute, uploadsPerMinute: config.rateLimit.uploadsPerMinute },
+      uploadSessions: journal.uploadSessions,
+      logger: logger.child({ component: 'box' }),
+      clock,
+    });
+
+    const ignoreByRoot = new Map<RootId, IgnoreMatcher>();
+    for (const root of config.folders) {
+      ignoreByRoot.set(root.id, await loadIgnoreMatcher(nodeFs, root.localPath, root.exclude));
+    }
+    const isIgnoredFor = (root: SyncRoot): IgnoreMatcher => {
+      const m = ignoreByRoot.get(root.id);
+      if (!m) throw new Error(`compose: unknown root ${root.id} (${root.localPath})`);
+      return m;
+    };
+
+    // One trash per state dir, shared by all roots; the daemon purges it on the localTrashPurge schedule.
+    const localTrash = createLocalTrash({ mode: config.localTrash.mode, stateDir: config.stateDir, fs: nodeFs, logger: logger.child({ component: 'local-trash' }) });
+    const localFsByRoot = new Map<RootId, LocalFs>();
+    const localFsFor = (root: SyncRoot): LocalFs => {
+      let fs = localFsByRoot.get(root.id);
+      if (!fs) {
+        fs = createLocalFs({ rootPath: root.localPath, fs: nodeFs, trash: localTrash, logger: logger.child({ component: 'local', root: root.id }) });
+        localFsByRoot.set(root.id, fs);
+      }
+      return fs;
+    };
+
+    const engine = createEngine(
+      {
+        journal,
+        remote: box.store,
+        changes: box.changes,
+        roots: config.folders,
+        localFsFor,
+        isIgnoredFor,
+        logger: logger.child({ component: 'engine' }),
+        clock,
+        options: {
+          streamType: config.streamType,
+          transferConcurrency: config.transferConcurrency,
+          maxDeletes: config.safety.maxDeletes,
+          maxDeleteFraction: config.safety.maxDeleteFraction,
+          localTrash: config.localTrash.mode,
+          localTrashRetentionDays: config.localTrash.retentionDays,
+          stateDir: config.stateDir,
+        },
+      },
+      opts.events ?? {},
+    );
+
+    let closed: Promise<void> | null = null;
+    return {
+      config,
+      engine,
+      journal,
+      remote: box.store,
+      changes: box.changes,
+      boxActions: box.actions,
+      localTrash,
+      roots: config.folders,
+      localFsFor,
+      isIgnoredFor,
+      watcherFor: (root, kind = 'dirs') => createWatcher(kind, { rootPath: root.localPath, isIgnored: isIgnoredFor(root) }),
+      journalRebuilt: opened.rebuilt ? opened.reason : null,
+      close: () =>
+        (closed ??= (async () => {
+          try {
+            await engine.close();
+            await box.close();
+          } finally {
+            journal.close();
+          }
+        })()),
+    };
+  } catch (e) {
+    journal.close();
+    throw e;
+  }
+}
