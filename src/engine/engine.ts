@@ -3,6 +3,11 @@
  * Runs are serialized: a second runOnce waits for the first. Safety refusals (a local root that is missing, a
  * remote root that is gone or suddenly empty, a mass delete) skip the root, leave everything untouched and end
  * the run with outcome 'guard'.
+ *
+ * Scope of a run: the first run of a process, `fullRescan`, a full remote listing, or a run that received no
+ * hints (sync --once, tests) rescans every root in full. When hints came in since the last run (the daemon),
+ * only the hinted local paths are re-stat'ed and the planner sees only what the hints and the remote events
+ * touched.
  */
 import { mkdir } from 'node:fs/promises';
 import type { RelPath, RemoteId, RootId, SyncRoot } from '../core/model.js';
@@ -30,6 +35,8 @@ class SyncEngine implements Engine {
   private readonly pendingRemote = new Set<RemoteId>();
   /** Roots fully scanned by this process: later passes may re-stat only hinted paths. */
   private readonly scanned = new Set<RootId>();
+  /** A caller that feeds hints (the daemon) gets hinted passes; a run without any hint rescans in full. */
+  private hintedSinceRun = false;
   private readonly allowedGuards = new Set<string>();
   private readonly closer = new AbortController();
   private chain: Promise<unknown> = Promise.resolve();
@@ -53,10 +60,12 @@ class SyncEngine implements Engine {
     const set = this.pendingLocal.get(root) ?? new Set<RelPath>();
     for (const p of paths) set.add(p);
     this.pendingLocal.set(root, set);
+    this.hintedSinceRun = true;
   }
 
   hintRemote(ids: readonly RemoteId[]): void {
     for (const id of ids) this.pendingRemote.add(id);
+    this.hintedSinceRun = true;
   }
 
   status(): StatusReport {
@@ -129,6 +138,8 @@ class SyncEngine implements Engine {
       this.tracker.setPhase('listing');
       const extraIds = [...this.pendingRemote];
       this.pendingRemote.clear();
+      const hintedPass = this.hintedSinceRun && opts.fullRescan !== true;
+      this.hintedSinceRun = false;
       const observed = await observeRemote(
         { journal, remote: this.deps.remote, changes: this.deps.changes, roots: this.deps.roots, streamType: this.deps.options.streamType, logger },
         { full: opts.fullRescan === true, extraIds, signal },
@@ -142,7 +153,7 @@ class SyncEngine implements Engine {
         const hinted = [...(this.pendingLocal.get(root.id) ?? [])];
         this.pendingLocal.delete(root.id);
         let scope: SnapshotScope;
-        if (!observed.full && opts.fullRescan !== true && this.scanned.has(root.id)) {
+        if (hintedPass && !observed.full && this.scanned.has(root.id)) {
           await restatLocal({ journal, root, fs: rc.fs, isIgnored: rc.isIgnored }, hinted, signal);
           scope = { kind: 'hinted', localPaths: hinted, remoteIds: observed.touchedIds };
         } else {

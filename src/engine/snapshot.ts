@@ -61,6 +61,15 @@ export function buildSnapshot(args: SnapshotArgs): Snapshot {
       if (isIgnoredAnywhere(isIgnored, base, false)) continue;
       addPath(journal, root, base, { remote, local, synced }, isIgnored);
     }
+    // The planner's partial-snapshot contract: every synced row comes with its local entry (found by inode when
+    // a local move carried it elsewhere) and its remote entry with all ancestors.
+    for (const s of synced.values()) {
+      if (!local.has(s.path)) {
+        const moved = journal.localByInode(root.id, s.inode);
+        if (moved) local.set(moved.path, moved);
+      }
+      addRemoteWithAncestors(journal, root, s.remoteId, remote);
+    }
   }
 
   const remoteTrashed = new Set<RemoteId>();
@@ -105,5 +114,14 @@ function addPath(
   }
   if (found?.kind === 'folder') {
     for (const { entry } of walkRemote(journal, found.id, base, (p, e) => !isIgnored(p, e.kind === 'folder'))) into.remote.set(entry.id, entry);
+  }
+}
+
+function addRemoteWithAncestors(journal: Journal, root: SyncRoot, id: RemoteId, into: Map<RemoteId, RemoteEntry>): void {
+  let cur = journal.getRemote(id);
+  for (let depth = 0; cur && !into.has(cur.id) && depth < 1000; depth++) {
+    into.set(cur.id, cur);
+    if (cur.id === root.remoteId || cur.parentId === null) return;
+    cur = journal.getRemote(cur.parentId);
   }
 }

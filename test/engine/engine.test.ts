@@ -1,0 +1,312 @@
+/**
+ * The engine end to end through createEngine: real journal, real LocalFs on a temp dir, the in-memory remote.
+ * Each case arranges both sides, runs the engine to quiescence and asserts the files on both sides, the calls
+ * made to the remote (so "zero downloads" is checked, not assumed) and the summary.
+ */
+import { stat, rename } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RemoteId } from '../../src/core/model.js';
+import { remoteError } from '../../src/remote/box/error-codes.js';
+import { expectConverged, makeHarness, type Harness } from './support/harness.js';
+
+const open: Harness[] = [];
+afterEach(async () => {
+  for (const h of open.splice(0)) await h.close();
+});
+
+async function harness(...args: Parameters<typeof makeHarness>): Promise<Harness> {
+  const h = await makeHarness(...args);
+  open.push(h);
+  return h;
+}
+
+function remoteChild(h: Harness, parent: RemoteId, name: string) {
+  return h.store.childByName(parent, name);
+}
+
+describe('engine: first run', () => {
+  it('links files that both sides already hold with the same SHA-1, without transferring', async () => {
+    const h = await harness();
+    const docs = h.store.seedFolder(h.top.id, 'docs');
+    h.store.seedFile(docs.id, 'a.txt', 'alpha');
+    h.store.seedFile(h.top.id, 'b.txt', 'beta');
+    await h.write('docs/a.txt', 'alpha');
+    await h.write('b.txt', 'beta');
+    const s = expectConverged(await h.run());
+    expect(h.callsOf('download')).toBe(0);
+    expect(h.callsOf('uploadNew') + h.callsOf('uploadVersion')).toBe(0);
+    expect(s.ops.link).toBeGreaterThanOrEqual(2);
+    expect(h.journal.countSynced(h.root.id)).toMatchObject({ files: 2, folders: 1 });
+  });
+
+  it('downloads what only Box has, uploads what only the disk has, then is quiescent', async () => {
+    const h = await harness();
+    const sub = h.store.seedFolder(h.top.id, 'remote-dir');
+    h.store.seedFile(sub.id, 'r.txt', 'from box');
+    await h.write('local-dir/l.txt', 'from disk');
+    const first = expectConverged(await h.run());
+    expect(await h.read('remote-dir/r.txt')).toBe('from box');
+    const dir = remoteChild(h, h.top.id, 'local-dir');
+    expect(dir?.kind).toBe('folder');
+    const l = remoteChild(h, dir!.id, 'l.txt');
+    expect(h.store.contentOf(l!.id)?.toString()).toBe('from disk');
+    expect(first.downloadedBytes).toBe('from box'.length);
+    expect(first.uploadedBytes).toBe('from disk'.length);
+    const mark = h.mark();
+    await h.restart();
+    const second = expectConverged(await h.run());
+    expect(second.ops).toEqual({});
+    expect(h.callsOf('download', mark) + h.callsOf('uploadNew', mark)).toBe(0);
+  });
+});
+
+describe('engine: moves', () => {
+  it('a remote folder rename with many files inside is one local rename and zero downloads', async () => {
+    const h = await harness();
+    const big = h.store.seedFolder(h.top.id, 'big');
+    for (let i = 0; i < 300; i++) h.store.seedFile(big.id, `f${i}.txt`, `file ${i}`);
+    expectConverged(await h.run());
+    const inodeBefore = (await stat(join(h.localPath, 'big/f7.txt'))).ino;
+    await h.store.move({ id: big.id, kind: 'folder', name: 'renamed' });
+    const mark = h.mark();
+    await h.restart();
+    const s = expectConverged(await h.run());
+    expect(s.ops['local-move']).toBe(1);
+    expect(h.callsOf('download', mark)).toBe(0);
+    expect(await h.exists('big')).toBe(false);
+    expect((await h.list('renamed')).length).toBe(300);
+    expect((await stat(join(h.localPath, 'renamed/f7.txt'))).ino).toBe(inodeBefore);
+  });
+
+  it('a local folder rename is one Box move and zero uploads', async () => {
+    const h = await harness();
+    for (let i = 0; i < 20; i++) await h.write(`photos/p${i}.jpg`, `pixels ${i}`);
+    expectConverged(await h.run());
+    const folderId = remoteChild(h, h.top.id, 'photos')!.id;
+    await rename(join(h.localPath, 'photos'), join(h.localPath, 'pictures'));
+    const mark = h.mark();
+    const s = expectConverged(await h.run());
+    expect(h.callsOf('move', mark)).toBe(1);
+    expect(h.callsOf('uploadNew', mark) + h.callsOf('uploadVersion', mark)).toBe(0);
+    expect(s.ops['remote-move']).toBe(1);
+    expect(remoteChild(h, h.top.id, 'pictures')?.id).toBe(folderId);
+    expect(remoteChild(h, h.top.id, 'photos')).toBeUndefined();
+  });
+});
+
+describe('engine: conflicts and edit-beats-delete', () => {
+  it('both sides changed a file differently: keeps both contents, and does not loop', async () => {
+    const h = await harness();
+    const f = h.store.seedFile(h.top.id, 'report.txt', 'v1');
+    expectConverged(await h.run());
+    h.store.editRemotely(f.id, 'theirs');
+    await h.write('report.txt', 'ours, longer');
+    const s = expectConverged(await h.run());
+    expect(s.conflicts).toBe(1);
+    expect(await h.read('report.txt')).toBe('theirs');
+    const names = await h.list();
+    const copy = names.find((n) => n.startsWith('report (conflicted copy '));
+    expect(copy).toBeDefined();
+    expect(await h.read(copy!)).toBe('ours, longer');
+    const remoteCopy = remoteChild(h, h.top.id, copy!);
+    expect(h.store.contentOf(remoteCopy!.id)?.toString()).toBe('ours, longer');
+    expect(h.store.contentOf(f.id)?.toString()).toBe('theirs');
+    const again = expectConverged(await h.run());
+    expect(again.ops).toEqual({});
+  });
+
+  it('equal SHA-1s on both sides are not a conflict', async () => {
+    const h = await harness();
+    const f = h.store.seedFile(h.top.id, 'same.txt', 'v1');
+    expectConverged(await h.run());
+    h.store.editRemotely(f.id, 'v2 everywhere');
+    await h.write('same.txt', 'v2 everywhere');
+    const s = expectConverged(await h.run());
+    expect(s.conflicts).toBe(0);
+    expect((await h.list()).filter((n) => n.includes('conflicted copy'))).toEqual([]);
+  });
+
+  it('edited locally, trashed on Box: restores the same Box id and uploads the edit as a new version', async () => {
+    const h = await harness();
+    const f = h.store.seedFile(h.top.id, 'plan.txt', 'draft');
+    expectConverged(await h.run());
+    await h.store.trash(f.id, 'file');
+    await h.write('plan.txt', 'final version');
+    const s = expectConverged(await h.run());
+    expect(s.ops['remote-restore']).toBe(1);
+    const back = remoteChild(h, h.top.id, 'plan.txt');
+    expect(back?.id).toBe(f.id);
+    expect(h.store.contentOf(f.id)?.toString()).toBe('final version');
+    expect(h.callsOf('uploadNew')).toBe(0);
+  });
+
+  it('edited on Box, deleted locally: downloads it again', async () => {
+    const h = await harness();
+    const f = h.store.seedFile(h.top.id, 'keep.txt', 'v1');
+    expectConverged(await h.run());
+    await h.remove('keep.txt');
+    h.store.editRemotely(f.id, 'v2 from box');
+    expectConverged(await h.run());
+    expect(await h.read('keep.txt')).toBe('v2 from box');
+    expect(h.callsOf('trash')).toBe(0);
+  });
+});
+
+describe('engine: names', () => {
+  it('a case clash and an NFC/NFD pair: one of each syncs, the other is reported, nothing is clobbered', async () => {
+    const h = await harness();
+    await h.write('Notes.txt', 'upper');
+    await h.write('notes.txt', 'lower');
+    const nfc = 'caf\u00e9.txt';
+    const nfd = 'cafe\u0301.txt';
+    await h.write(nfc, 'composed');
+    await h.write(nfd, 'decomposed');
+    const s = await h.run();
+    expect(s.outcome).toBe('converged');
+    const remoteNames = h.store.allEntries().filter((e) => e.parentId === h.top.id && e.status === 'active').map((e) => e.name);
+    expect(remoteNames.filter((n) => n.toLowerCase() === 'notes.txt')).toHaveLength(1);
+    expect(remoteNames.filter((n) => n.normalize('NFC') === nfc)).toHaveLength(1);
+    const problems = h.engine.status().errors.map((e) => e.code).sort();
+    expect(problems).toEqual(['case-clash', 'unicode-clash']);
+    expect(await h.read('Notes.txt')).toBe('upper');
+    expect(await h.read('notes.txt')).toBe('lower');
+    expect(await h.read(nfc)).toBe('composed');
+    expect(await h.read(nfd)).toBe('decomposed');
+    const again = await h.run();
+    expect(again.ops).toEqual({});
+  });
+
+  it('a name Box refuses is reported once and skipped, not retried', async () => {
+    const h = await harness();
+    await h.write('trailing space.txt ', 'x');
+    await h.write('fine.txt', 'y');
+    const s = await h.run();
+    expect(s.outcome).toBe('converged');
+    expect(remoteChild(h, h.top.id, 'fine.txt')).toBeDefined();
+    expect(h.engine.status().errors).toEqual([expect.objectContaining({ path: 'trailing space.txt ', nextRetryAtMs: null })]);
+    const mark = h.mark();
+    await h.run();
+    expect(h.callsOf('uploadNew', mark)).toBe(0);
+  });
+
+  it('a Box web link becomes a small .url file', async () => {
+    const h = await harness();
+    h.store.seedWeblink(h.top.id, 'Handbook', 'https://example.com/handbook');
+    expectConverged(await h.run());
+    const names = await h.list();
+    const link = names.find((n) => n.startsWith('Handbook'));
+    expect(link).toBeDefined();
+    expect(await h.read(link!)).toContain('URL=https://example.com/handbook');
+    expect(h.callsOf('uploadNew')).toBe(0);
+  });
+});
+
+describe('engine: safety', () => {
+  it('refuses a mass delete, deletes nothing, and goes ahead once the guard is confirmed', async () => {
+    const h = await harness({ maxDeletes: 3, maxDeleteFraction: 0.5 });
+    for (let i = 0; i < 8; i++) await h.write(`f${i}.txt`, `content ${i}`);
+    expectConverged(await h.run());
+    for (let i = 0; i < 8; i++) await h.remove(`f${i}.txt`);
+    const s = await h.run();
+    expect(s.outcome).toBe('guard');
+    expect(h.callsOf('trash')).toBe(0);
+    const held = h.engine.status().heldGuard;
+    expect(held?.message).toMatch(/refusing to delete 8 of 8/);
+    expect(h.engine.confirmGuard('not-the-id')).toBe(false);
+    expect(h.engine.confirmGuard(held!.id)).toBe(true);
+    expectConverged(await h.run());
+    expect(h.callsOf('trash')).toBe(8);
+    expect(h.store.allEntries().filter((e) => e.status === 'trashed')).toHaveLength(8);
+  });
+
+  it('refuses a root whose local folder went missing, touching nothing on Box', async () => {
+    const h = await harness();
+    await h.write('a.txt', 'a');
+    expectConverged(await h.run());
+    await h.remove('');
+    const s = await h.run();
+    expect(s.outcome).toBe('guard');
+    expect(s.message).toMatch(/missing/);
+    expect(h.callsOf('trash')).toBe(0);
+  });
+
+  it('a 412 on a new version re-plans instead of overwriting the other edit', async () => {
+    const h = await harness();
+    const f = h.store.seedFile(h.top.id, 'doc.txt', 'v1');
+    expectConverged(await h.run());
+    await h.write('doc.txt', 'local edit');
+    const original = h.store.uploadVersion.bind(h.store);
+    let raced = false;
+    h.store.uploadVersion = async (req) => {
+      if (!raced) {
+        raced = true;
+        h.store.editRemotely(f.id, 'remote edit that raced');
+      }
+      return original(req);
+    };
+    const s = expectConverged(await h.run());
+    expect(raced).toBe(true);
+    expect(h.store.contentOf(f.id)?.toString()).toBe('remote edit that raced');
+    expect(await h.read('doc.txt')).toBe('remote edit that raced');
+    expect(s.conflicts).toBe(1);
+    const copies = h.store.allEntries().filter((e) => e.name.startsWith('doc (conflicted copy'));
+    expect(copies.map((c) => h.store.contentOf(c.id)?.toString())).toEqual(['local edit']);
+  });
+
+  it('one failing file does not block the others and backs off in the failures table', async () => {
+    const h = await harness();
+    await h.write('a.txt', 'a');
+    await h.write('b.txt', 'b');
+    await h.write('c.txt', 'c');
+    h.store.failNext('uploadNew', remoteError('server_error', 'Box answered 500'));
+    const s = await h.run();
+    expect(s.outcome).toBe('failed-items');
+    expect(s.failedItems).toBe(1);
+    const active = h.store.allEntries().filter((e) => e.parentId === h.top.id).map((e) => e.name);
+    expect(active).toHaveLength(2);
+    const failures = h.journal.failures(h.root.id);
+    expect(failures).toHaveLength(1);
+    expect(failures[0]!.nextRetryAtMs).toBeGreaterThan(Date.now() + 10_000);
+    expect(h.engine.status().errors[0]?.nextRetryAtMs).toBe(failures[0]!.nextRetryAtMs);
+    const mark = h.mark();
+    const again = await h.run();
+    expect(again.outcome).toBe('failed-items');
+    expect(h.callsOf('uploadNew', mark)).toBe(0);
+  });
+});
+
+describe('engine: journal and status', () => {
+  it('a corrupt journal is rebuilt from a fresh scan and listing, losing nothing and transferring nothing', async () => {
+    const h = await harness();
+    h.store.seedFile(h.top.id, 'remote.txt', 'r');
+    await h.write('local.txt', 'l');
+    expectConverged(await h.run());
+    await h.engine.close();
+    h.journal.close();
+    const { writeFile } = await import('node:fs/promises');
+    await writeFile(h.journalPath, 'this is not a database, it is garbage'.repeat(100));
+    const mark = h.mark();
+    const { rebuilt } = await h.restart();
+    expect(rebuilt).toBe(true);
+    expectConverged(await h.run());
+    expect(h.callsOf('download', mark) + h.callsOf('uploadNew', mark) + h.callsOf('uploadVersion', mark)).toBe(0);
+    expect(await h.read('remote.txt')).toBe('r');
+    expect(await h.read('local.txt')).toBe('l');
+    expect(h.journal.countSynced(h.root.id).files).toBe(2);
+  });
+
+  it('reports per-root counts, the last success and an idle phase after a run', async () => {
+    const h = await harness();
+    h.store.seedFile(h.top.id, 'x.txt', 'xyz');
+    const before = h.engine.status();
+    expect(before.lastSuccessfulSyncAtMs).toBeNull();
+    const s = expectConverged(await h.run());
+    expect(s.message).toMatch(/^in sync: 1 downloaded/);
+    const st = h.engine.status();
+    expect(st.phase).toBe('idle');
+    expect(st.roots[0]).toMatchObject({ root: h.root.id, inSync: { files: 1, bytes: 3 }, queued: { ops: 0, bytes: 0 }, inFlight: [] });
+    expect(st.lastSuccessfulSyncAtMs).not.toBeNull();
+    expect(h.opLines.some((o) => o.kind === 'download' && o.path === 'x.txt' && o.ok)).toBe(true);
+  });
+});
