@@ -46,7 +46,12 @@ export async function download(deps: DownloadDeps, req: DownloadRequest): Promis
       }
       totalBytes = contentTotal(res.headers, written);
       try {
-        written = await pump(res.body, out, hash, written, totalBytes, req.onProgress);
+        const state = { written };
+        try {
+          await pump(res.body, out, hash, state, totalBytes, req.onProgress);
+        } finally {
+          written = state.written;
+        }
         if (totalBytes > 0 && written < totalBytes) throw new Error(`body ended after ${written} of ${totalBytes} bytes`);
         break;
       } catch (e) {
@@ -127,19 +132,18 @@ async function pump(
   body: Readable,
   out: WriteStream,
   hash: Hash,
-  start: number,
+  state: { written: number },
   totalBytes: number,
   onProgress: DownloadRequest['onProgress'],
-): Promise<number> {
-  let written = start;
+): Promise<void> {
+  // state.written always matches what was hashed and handed to `out`, so a resume starts at the right byte.
   for await (const chunk of body) {
     const b = chunk as Buffer;
     hash.update(b);
-    written += b.length;
+    state.written += b.length;
     if (!out.write(b)) await once(out, 'drain');
-    onProgress?.({ doneBytes: written, totalBytes });
+    onProgress?.({ doneBytes: state.written, totalBytes });
   }
-  return written;
 }
 
 async function openOut(path: string): Promise<WriteStream> {

@@ -1,0 +1,135 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BoxServer } from '../../../src/box-server/index.js';
+import { isSyncError } from '../../../src/core/errors.js';
+import { asRemoteId, type RemoteEntry } from '../../../src/core/model.js';
+import type { BoxAdapter } from '../../../src/remote/box/create-box-adapter.js';
+import { makeTempDir } from '../../support/tmp.js';
+import { adapterFor, startServer, TOKEN } from './harness.js';
+import { startRecordingProxy, type RecordingProxy } from './recording-proxy.js';
+
+const sha1 = (b: Buffer | string): string => createHash('sha1').update(b).digest('hex');
+
+describe('Box adapter: reading the tree and downloading', () => {
+  let server: BoxServer;
+  let adapter: BoxAdapter;
+  let tmp: { dir: string; cleanup: () => Promise<void> };
+  let n = 0;
+  const folder = (name: string): string => server.control.as('1').createFolder('0', `${name}-${++n}`).id;
+
+  beforeAll(async () => {
+    server = await startServer();
+    adapter = adapterFor(server, { listPageSize: 2 });
+    tmp = await makeTempDir('boxsync-dl-');
+  });
+  afterAll(async () => {
+    await adapter.close();
+    await server.close();
+    await tmp.cleanup();
+  });
+
+  it('lists with marker paging and an explicit fields list, decoding web links as their own kind', async () => {
+    const parent = folder('list');
+    const actor = server.control.as('1');
+    actor.uploadFile(parent, 'a.txt', 'a');
+    actor.uploadFile(parent, 'b.txt', 'bb');
+    actor.createFolder(parent, 'sub');
+    actor.createWebLink(parent, 'Link', 'https://example.com/target');
+    server.control.clearRequests();
+    const pages: (readonly RemoteEntry[])[] = [];
+    for await (const p of adapter.store.listFolder(asRemoteId(parent))) pages.push(p);
+    expect(pages.map((p) => p.length)).toEqual([2, 2]);
+    const all = pages.flat();
+    expect(all.find((e) => e.name === 'Link')).toMatchObject({ kind: 'weblink', url: 'https://example.com/target' });
+    expect(all.find((e) => e.name === 'b.txt')).toMatchObject({ kind: 'file', sizeBytes: 2, sha1: sha1('bb') });
+    const listCalls = server.control.requests().filter((r) => r.path === `/2.0/folders/${parent}/items`);
+    expect(listCalls).toHaveLength(2);
+    for (const c of listCalls) {
+      const q = new URLSearchParams(c.query);
+      expect(q.get('usemarker')).toBe('true');
+      expect(q.get('fields')?.split(',')).toEqual(expect.arrayContaining(['sha1', 'size', 'content_modified_at', 'parent', 'file_version', 'sequence_id', 'url']));
+    }
+    expect(new URLSearchParams(listCalls[1]!.query).get('marker')).toBeTruthy();
+  });
+
+  it('sends If-None-Match on a repeated get and accepts the 304', async () => {
+    const parent = folder('inm');
+    const f = server.control.as('1').uploadFile(parent, 'x.txt', 'x');
+    const first = await adapter.store.getItem(asRemoteId(f.id), 'file');
+    server.control.clearRequests();
+    const second = await adapter.store.getItem(asRemoteId(f.id), 'file');
+    expect(second).toEqual(first);
+    const r = server.control.requests().find((x) => x.path === `/2.0/files/${f.id}`);
+    expect(r?.headers['if-none-match']).toBe(first!.etag);
+    expect(r?.status).toBe(304);
+    server.control.as('1').rename('file', f.id, 'y.txt');
+    expect((await adapter.store.getItem(asRemoteId(f.id), 'file'))?.name).toBe('y.txt');
+  });
+
+  it('follows the 302 to the download host without the bearer token', async () => {
+    const proxy: RecordingProxy = await startRecordingProxy(server.baseUrl);
+    try {
+      const viaProxy = adapterFor(server, { apiUrl: `${proxy.baseUrl}/2.0`, uploadUrl: `${proxy.baseUrl}/api/2.0` });
+      const f = server.control.as('1').uploadFile(folder('dl302'), 'p.bin', 'payload');
+      const dest = join(tmp.dir, `dl-${++n}`);
+      await viaProxy.store.download({ id: asRemoteId(f.id), destPath: dest, expectSha1: f.sha1 });
+      expect(await readFile(dest, 'utf8')).toBe('payload');
+      const api = proxy.seen.find((r) => r.path === `/2.0/files/${f.id}/content`);
+      const host = proxy.seen.find((r) => r.path.startsWith('/dl/'));
+      expect(api?.hadAuthorization).toBe(true);
+      expect(host).toBeDefined();
+      expect(host?.hadAuthorization).toBe(false);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('waits through 202 + Retry-After before the file is ready', async () => {
+    const f = server.control.as('1').uploadFile(folder('dl202'), 'r.bin', 'ready later');
+    server.control.failNext({ method: 'GET', path: `/2.0/files/${f.id}/content`, status: 202, retryAfterSec: 1 });
+    server.control.clearRequests();
+    const dest = join(tmp.dir, `dl-${++n}`);
+    await adapter.store.download({ id: asRemoteId(f.id), destPath: dest, expectSha1: f.sha1 });
+    expect(await readFile(dest, 'utf8')).toBe('ready later');
+    const calls = server.control.requests().filter((r) => r.path === `/2.0/files/${f.id}/content`);
+    expect(calls.map((c) => c.status)).toEqual([202, 302]);
+    expect(calls[1]!.atMs - calls[0]!.atMs).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('resumes a download broken mid-body with a Range request and verifies the whole', async () => {
+    const body = randomBytes(3 * 1024 * 1024);
+    const f = server.control.as('1').uploadFile(folder('resume'), 'big.bin', body);
+    server.control.failNext({ method: 'GET', path: /^\/dl\//, reset: 'mid-body' });
+    server.control.clearRequests();
+    const dest = join(tmp.dir, `dl-${++n}`);
+    const res = await adapter.store.download({ id: asRemoteId(f.id), destPath: dest, expectSha1: f.sha1 });
+    expect(res).toEqual({ sha1: sha1(body), sizeBytes: body.length });
+    expect(sha1(await readFile(dest))).toBe(sha1(body));
+    const dl = server.control.requests().filter((r) => r.path.startsWith('/dl/'));
+    expect(dl.length).toBe(2);
+    const range = dl[1]!.headers.range;
+    expect(range).toMatch(/^bytes=\d+-$/);
+    const from = Number(/=(\d+)-/.exec(range!)![1]);
+    expect(from).toBeGreaterThan(0);
+    expect(from).toBeLessThan(body.length);
+    expect(dl[1]!.status).toBe(206);
+  });
+
+  it('detects a SHA-1 mismatch (the bytes are not what the item said)', async () => {
+    const f = server.control.as('1').uploadFile(folder('sha'), 's.bin', 'actual bytes');
+    const dest = join(tmp.dir, `dl-${++n}`);
+    try {
+      await adapter.store.download({ id: asRemoteId(f.id), destPath: dest, expectSha1: sha1('expected bytes') });
+      expect.unreachable('the download should fail');
+    } catch (e) {
+      expect(isSyncError(e) && { code: e.code, disposition: e.disposition, actual: e.details.actual }).toEqual({
+        code: 'checksum_mismatch',
+        disposition: 'retry',
+        actual: sha1('actual bytes'),
+      });
+    }
+  });
+
+});
