@@ -1,0 +1,29 @@
+import type { Command } from 'commander';
+
+/** `boxsync login`: OAuth authorization-code flow with a loopback redirect; stores the tokens 0600. */
+export function register(program: Command): void {
+  program
+    .command('login')
+    .description('Authorize boxsync with Box (OAuth, loopback redirect on 127.0.0.1) and store the tokens')
+    .option('--config <file>', 'config file')
+    .option('--port <port>', 'loopback port of the redirect URI registered with the Box app', '53682')
+    .option('--no-browser', 'only print the URL; do not run xdg-open')
+    .option('--timeout <seconds>', 'give up when the browser has not come back by then', '300')
+    .action(async (opts: { config?: string; port: string; browser: boolean; timeout: string }) => {
+      const port = Number(opts.port);
+      const timeoutSec = Number(opts.timeout);
+      if (!Number.isInteger(port) || port < 0 || port > 65535 || !(timeoutSec > 0)) {
+        process.stderr.write('boxsync login: --port must be 0-65535 and --timeout a positive number of seconds; nothing was changed\n');
+        process.exitCode = 2;
+        return;
+      }
+      const { runLogin } = await import('../../daemon/login.js');
+      process.exitCode = await runLogin({
+        configPath: opts.config,
+        port,
+        openBrowser: opts.browser,
+        timeoutMs: timeoutSec * 1000,
+        out: (line) => process.stdout.write(`${line}\n`),
+      });
+    });
+}

@@ -1,0 +1,161 @@
+/**
+ * `boxsync login`: the OAuth 2.0 authorization-code flow with a loopback redirect (as rclone's `authorize`).
+ *
+ * 1. Listen on http://127.0.0.1:<port>/ (default 53682; register exactly this redirect URI with the Box app).
+ * 2. Print the authorize URL (client_id, redirect_uri, a random `state`) and open it with xdg-open when a
+ *    desktop session is there.
+ * 3. The browser comes back to the loopback server with `code` and `state`. A wrong state is refused and the
+ *    login keeps waiting; an `error` from Box ends it.
+ * 4. Trade the code at the token URL; the Box adapter's auth writes the pair atomically to auth.tokenFile, 0600.
+ * 5. Check the token with GET /users/me and say who is logged in.
+ *
+ * Nothing is stored unless all of that succeeds. Returns the exit code (0 ok, 2 failed).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, stat } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname } from 'node:path';
+import { loadConfig } from '../config.js';
+import { silentLogger } from '../logger.js';
+import { createBoxAdapter } from '../remote/box/index.js';
+
+export const DEFAULT_LOGIN_PORT = 53682;
+
+export interface LoginOptions {
+  readonly configPath?: string | undefined;
+  readonly port: number;
+  readonly openBrowser: boolean;
+  readonly timeoutMs: number;
+  readonly out: (line: string) => void;
+}
+
+export async function runLogin(opts: LoginOptions): Promise<number> {
+  let config;
+  try {
+    config = await loadConfig({ path: opts.configPath });
+  } catch (e) {
+    opts.out(`boxsync login: ${e instanceof Error ? e.message : String(e)}`);
+    return 2;
+  }
+  const auth = config.auth;
+  if (!('clientId' in auth)) {
+    opts.out('boxsync login: the config uses a developer token, which needs no login; set auth.clientId and auth.clientSecret to use OAuth');
+    return 2;
+  }
+  const state = randomBytes(16).toString('hex');
+  const callback = new LoopbackCallback(state);
+  let server: Server;
+  try {
+    server = await callback.listen(opts.port);
+  } catch (e) {
+    opts.out(`boxsync login: cannot listen on 127.0.0.1:${opts.port} (${(e as NodeJS.ErrnoException).code ?? String(e)}); pass --port with a free port and register that redirect URI with your Box app`);
+    return 2;
+  }
+  const redirectUri = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  const url = new URL(config.remote.authorizeUrl);
+  url.searchParams.set('response_type', 'code');
+  url.searchParams.set('client_id', auth.clientId);
+  url.searchParams.set('redirect_uri', redirectUri);
+  url.searchParams.set('state', state);
+  opts.out(`Open this URL in a browser and grant access (waiting on ${redirectUri}):`);
+  opts.out(url.toString());
+  if (opts.openBrowser) tryOpen(url.toString(), opts.out);
+
+  try {
+    const code = await callback.code(opts.timeoutMs);
+    await mkdir(dirname(auth.tokenFile), { recursive: true, mode: 0o700 });
+    const adapter = createBoxAdapter({
+      apiUrl: config.remote.apiUrl,
+      uploadUrl: config.remote.uploadUrl,
+      tokenUrl: config.remote.tokenUrl,
+      auth: { clientId: auth.clientId, clientSecret: auth.clientSecret, tokenFile: auth.tokenFile },
+      logger: silentLogger,
+    });
+    try {
+      await adapter.auth.exchangeCode(code, redirectUri);
+      await chmod(auth.tokenFile, 0o600);
+      const me = await adapter.store.account();
+      const mode = (await stat(auth.tokenFile)).mode & 0o777;
+      opts.out(`logged in as ${me.name} <${me.login}>; tokens stored in ${auth.tokenFile} (mode ${mode.toString(8)})`);
+    } finally {
+      await adapter.close();
+    }
+    return 0;
+  } catch (e) {
+    opts.out(`boxsync login: ${e instanceof Error ? e.message : String(e)}; nothing was stored, run \`boxsync login\` again`);
+    return 2;
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
+  }
+}
+
+/** The loopback HTTP server that receives the browser's redirect. */
+class LoopbackCallback {
+  private settle: { resolve: (code: string) => void; reject: (e: Error) => void } | null = null;
+  private result: { code: string } | { error: Error } | null = null;
+
+  constructor(private readonly state: string) {}
+
+  listen(port: number): Promise<Server> {
+    const server = createServer((req, res) => {
+      const u = new URL(req.url ?? '/', 'http://127.0.0.1');
+      const send = (status: number, text: string): void => {
+        res.writeHead(status, { 'Content-Type': 'text/html; charset=utf-8', Connection: 'close' });
+        res.end(`<!doctype html><html><body><p>${text}</p></body></html>`);
+      };
+      if (u.pathname !== '/') return send(404, 'Not the boxsync login callback.');
+      const error = u.searchParams.get('error');
+      if (error) {
+        send(400, 'Box did not grant access. You can close this tab.');
+        return this.finish({ error: new Error(`Box refused the authorization: ${error}${u.searchParams.get('error_description') ? ` (${u.searchParams.get('error_description')})` : ''}`) });
+      }
+      if (u.searchParams.get('state') !== this.state) return send(400, 'This answer does not belong to the login that is waiting (state mismatch); it was ignored.');
+      const code = u.searchParams.get('code');
+      if (!code) return send(400, 'The answer has no authorization code; it was ignored.');
+      send(200, 'boxsync is authorized. You can close this tab.');
+      this.finish({ code });
+    });
+    return new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve(server);
+      });
+    });
+  }
+
+  code(timeoutMs: number): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no answer from the browser within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
+      this.settle = {
+        resolve: (c) => {
+          clearTimeout(timer);
+          resolve(c);
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      };
+      if (this.result) this.finish(this.result);
+    });
+  }
+
+  private finish(r: { code: string } | { error: Error }): void {
+    this.result ??= r;
+    if (!this.settle) return;
+    if ('code' in this.result) this.settle.resolve(this.result.code);
+    else this.settle.reject(this.result.error);
+  }
+}
+
+function tryOpen(url: string, out: (line: string) => void): void {
+  if (!process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) return;
+  if (spawnSync('sh', ['-c', 'command -v xdg-open'], { encoding: 'utf8' }).status !== 0) return;
+  const child = spawn('xdg-open', [url], { detached: true, stdio: 'ignore' });
+  child.on('error', () => out('could not start xdg-open; open the URL above yourself'));
+  child.unref();
+}
