@@ -3,6 +3,7 @@
  * (OPTIONS /files/content), download (302 to a signed URL; `version` query), and file versions (list, get,
  * promote, delete).
  */
+import { randomBytes } from 'node:crypto';
 import { BoxError } from './box-error.js';
 import { downloadUrl } from './download.js';
 import { addVersion, createFile, deleteVersion, parseTime, preflightNewFile, preflightNewVersion, promoteVersion } from './file-ops.js';
@@ -82,7 +83,8 @@ async function preflight(ctx: Ctx): Promise<void> {
   const fileId = ctx.params[0];
   if (fileId !== undefined) preflightNewVersion(store, ctx.userId, store.active('file', param(ctx, 0)), body['name'], size);
   else preflightNewFile(store, ctx.userId, idOf(objField(body, 'parent'), 'parent'), body['name'], size);
-  sendJson(ctx, 200, { upload_url: `${store.baseUrl()}/api/2.0/files/content`, upload_token: null });
+  const target = fileId !== undefined ? `files/${encodeURIComponent(param(ctx, 0))}/content` : 'files/content';
+  sendJson(ctx, 200, { upload_url: `${store.baseUrl()}/api/2.0/${target}`, upload_token: randomBytes(12).toString('base64url') });
 }
 
 function download(ctx: Ctx): void {
@@ -110,9 +112,9 @@ export function versionJson(store: Store, file: ItemRec, v: VersionRec): Record<
     modified_at: isoTime(v.createdAtMs),
     modified_by: userMini(store, v.modifiedBy),
     trashed_at: isoTime(v.trashedAtMs),
-    trashed_by: v.trashedBy ? userMini(store, v.trashedBy) : null,
+    ...(v.trashedBy ? { trashed_by: userMini(store, v.trashedBy) } : {}),
     restored_at: isoTime(v.restoredAtMs),
-    restored_by: v.restoredBy ? userMini(store, v.restoredBy) : null,
+    ...(v.restoredBy ? { restored_by: userMini(store, v.restoredBy) } : {}),
     purged_at: null,
     uploader_display_name: store.state.users[v.modifiedBy]?.name ?? '',
     version_number: String(file.versions.indexOf(v) + 1),

@@ -153,8 +153,11 @@ export function fullItemJson(store: Store, item: ItemRec): Record<string, unknow
       const v = store.currentVersion(item);
       const lock = store.activeLock(item);
       const dot = item.name.lastIndexOf('.');
+      // File.shared_link is not nullable in the spec (Folder's is): leave the key out when there is no link.
+      const { shared_link: link, ...rest } = common;
       return {
-        ...common,
+        ...rest,
+        ...(link === null ? {} : { shared_link: link }),
         sha1: v?.sha1 ?? '',
         file_version: v ? { type: 'file_version', id: v.id, sha1: v.sha1 } : null,
         size: v?.sizeBytes ?? 0,
