@@ -76,7 +76,7 @@ describe('ids and endpoints', () => {
   });
 
   it('a hostile name is stored as data, never as a path', async () => {
-    const name = '<script>alert(1)</script> %2e%2e ; DROP TABLE';
+    const name = '<img src=x onerror=alert(1)> %2e%2e ; DROP TABLE items; \'"';
     const r = await http().post('/folders', { body: { name, parent: { id: '0' } } });
     expect(r.status, r.text).toBe(201);
     const back = obj((await http().get(`/folders/${String(obj(r.json).id)}`)).json);

@@ -59,7 +59,8 @@ describe('multipart uploads', () => {
     expectBoxError(await http().post(`${handle.srv.uploadUrl}/files/content`, { rawBody: onlyAttrs }), 'POST', 400, ['bad_request', 'invalid_request_parameters']);
     const onlyFile = new FormData();
     onlyFile.append('file', new Blob(['x']), 'x.txt');
-    expectBoxError(await http().post(`${handle.srv.uploadUrl}/files/content`, { rawBody: onlyFile }), 'POST', 400, ['bad_request', 'invalid_request_parameters']);
+    // A file part with no attributes before it is, on the wire, the metadata-after-contents case.
+    expectBoxError(await http().post(`${handle.srv.uploadUrl}/files/content`, { rawBody: onlyFile }), 'POST', 400, ['bad_request', 'metadata_after_file_contents']);
     const badJson = new FormData();
     badJson.append('attributes', '{"name": "broken.txt", ');
     badJson.append('file', new Blob(['x']), 'x.txt');

@@ -2,18 +2,25 @@
 // deserializers and assertions (uploadBigFile checks every part's sha1, size and offset) accept our answers,
 // box-server speaks Box's wire format and not just our reading of it.
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
-import { BoxClient, BoxDeveloperTokenAuth } from 'box-typescript-sdk-gen';
-import { BoxApiError } from 'box-typescript-sdk-gen/box/errors';
-import { DownloadFileHeaders, UploadFileVersionHeaders } from 'box-typescript-sdk-gen/managers';
+import type * as Sdk from 'box-typescript-sdk-gen';
+import type * as SdkErrors from 'box-typescript-sdk-gen/box/errors';
+import type * as SdkManagers from 'box-typescript-sdk-gen/managers';
 import type { Event } from 'box-typescript-sdk-gen/schemas/event.generated';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BoxServer } from '../../src/box-server/index.js';
-import { startBoxServer } from '../../src/box-server/index.js';
+import { startBoxServer, type BoxServer } from '../../src/box-server/index.js';
 import { waitFor } from '../support/wait.js';
 
+// The SDK's ESM build (1.19.1) redeclares BoxApiError's fields as class fields, which resets the
+// responseInfo the base constructor assigned; the CommonJS build keeps it, so load that one.
+const requireCjs = createRequire(import.meta.url);
+const { BoxClient, BoxDeveloperTokenAuth } = requireCjs('box-typescript-sdk-gen') as typeof Sdk;
+const { BoxApiError } = requireCjs('box-typescript-sdk-gen/box/errors') as typeof SdkErrors;
+const { DownloadFileHeaders, UploadFileVersionHeaders } = requireCjs('box-typescript-sdk-gen/managers') as typeof SdkManagers;
+
 let srv: BoxServer;
-let client: BoxClient;
+let client: Sdk.BoxClient;
 
 // A long reconnect timeout: an event that arrives well before it can only have come through new_change.
 const LONG_POLL_TIMEOUT_MS = 30_000;
@@ -63,12 +70,12 @@ function patternStream(sizeBytes: number, hash: ReturnType<typeof createHash>): 
   });
 }
 
-async function expectApiError(p: Promise<unknown>, status: number): Promise<BoxApiError> {
+async function expectApiError(p: Promise<unknown>, status: number): Promise<SdkErrors.BoxApiError> {
   try {
     await p;
   } catch (e) {
     expect(e).toBeInstanceOf(BoxApiError);
-    const err = e as BoxApiError;
+    const err = e as SdkErrors.BoxApiError;
     expect(err.responseInfo.statusCode).toBe(status);
     return err;
   }
@@ -119,7 +126,8 @@ describe('official Box SDK against box-server', () => {
       client.uploads.uploadFileVersion(first.id, { attributes: { name: 'doc.txt' }, file: Readable.from([Buffer.from('three')]) }, { headers: new UploadFileVersionHeaders({ ifMatch: staleEtag }) }),
       412,
     );
-    expect(err.responseInfo.code).toBe('precondition_failed');
+    // The SDK keeps `code` JSON-encoded (with quotes); the parsed body has it plain.
+    expect((err.responseInfo.body as { code?: string } | undefined)?.code).toBe('precondition_failed');
     expect((await client.files.getFileById(first.id)).sha1).toBe(sha1Hex('two'));
 
     const moved = await client.files.updateFileById(first.id, { requestBody: { parent: { id: dest.id } } });
