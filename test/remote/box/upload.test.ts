@@ -1,0 +1,111 @@
+import { createHash } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BoxServer } from '../../../src/box-server/index.js';
+import { isSyncError } from '../../../src/core/errors.js';
+import { asRemoteId } from '../../../src/core/model.js';
+import type { BoxAdapter } from '../../../src/remote/box/create-box-adapter.js';
+import { makeTempDir } from '../../support/tmp.js';
+import { adapterFor, startServer } from './harness.js';
+
+const sha1 = (b: Buffer | string): string => createHash('sha1').update(b).digest('hex');
+
+async function failure(p: Promise<unknown>): Promise<{ code: string; disposition: string; details: Record<string, unknown> }> {
+  try {
+    await p;
+  } catch (e) {
+    if (isSyncError(e)) return { code: e.code, disposition: e.disposition, details: { ...e.details } };
+    throw e;
+  }
+  throw new Error('expected a failure');
+}
+
+describe('Box adapter: simple uploads', () => {
+  let server: BoxServer;
+  let adapter: BoxAdapter;
+  let tmp: { dir: string; cleanup: () => Promise<void> };
+  let n = 0;
+  const folder = (): string => server.control.as('1').createFolder('0', `up-${++n}`).id;
+  const file = async (content: string | Buffer): Promise<string> => {
+    const p = join(tmp.dir, `f-${++n}`);
+    await writeFile(p, content);
+    return p;
+  };
+
+  beforeAll(async () => {
+    server = await startServer();
+    adapter = adapterFor(server);
+    tmp = await makeTempDir('boxsync-up-');
+  });
+  afterAll(async () => {
+    await adapter.close();
+    await server.close();
+    await tmp.cleanup();
+  });
+
+  it('preflights, then sends multipart with Content-MD5 (the SHA-1) and content_modified_at', async () => {
+    const parent = folder();
+    server.control.clearRequests();
+    const e = await adapter.store.uploadNew({ parentId: asRemoteId(parent), name: 'm.txt', sourcePath: await file('multi'), modifiedAtMs: 1_700_000_000_999 });
+    expect(e).toMatchObject({ name: 'm.txt', sha1: sha1('multi'), modifiedAtMs: 1_700_000_000_000 });
+    const reqs = server.control.requests();
+    expect(reqs.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual(['OPTIONS /2.0/files/content 200', 'POST /api/2.0/files/content 201']);
+    expect(reqs[1]!.headers['content-md5']).toBe(sha1('multi'));
+    expect(reqs[1]!.headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
+  });
+
+  it('fails a name clash at the preflight, before any byte is uploaded, naming the conflicting file', async () => {
+    const parent = folder();
+    const existing = server.control.as('1').uploadFile(parent, 'Clash.txt', 'old');
+    server.control.clearRequests();
+    const f = await failure(adapter.store.uploadNew({ parentId: asRemoteId(parent), name: 'clash.TXT', sourcePath: await file('new'), modifiedAtMs: 0 }));
+    expect(f).toMatchObject({ code: 'item_name_in_use', disposition: 'replan', details: { conflictId: existing.id } });
+    expect(server.control.requests().map((r) => r.method)).toEqual(['OPTIONS']);
+  });
+
+  it('fails an oversize file and a full quota at the preflight with clear codes', async () => {
+    const small = server.control.addUser({ maxUploadSizeBytes: 10, spaceAmountBytes: 1_000_000 });
+    const tiny = server.control.addUser({ spaceAmountBytes: 5 });
+    const a1 = adapterFor(server, { auth: { developerToken: small.token } });
+    const a2 = adapterFor(server, { auth: { developerToken: tiny.token } });
+    const src = await file('more than ten bytes');
+    expect(await failure(a1.store.uploadNew({ parentId: asRemoteId('0'), name: 'big.txt', sourcePath: src, modifiedAtMs: 0 }))).toMatchObject({
+      code: 'file_too_large',
+      disposition: 'skip',
+    });
+    expect(await failure(a2.store.uploadNew({ parentId: asRemoteId('0'), name: 'big.txt', sourcePath: src, modifiedAtMs: 0 }))).toMatchObject({
+      code: 'quota_exceeded',
+      disposition: 'skip',
+    });
+  });
+
+  it("uploads to the preflight's upload_url (accelerated upload) rather than the default upload root", async () => {
+    const parent = folder();
+    const elsewhere = adapterFor(server, { uploadUrl: `${server.baseUrl}/no-such-upload-root/2.0` });
+    const e = await elsewhere.store.uploadNew({ parentId: asRemoteId(parent), name: 'acc.txt', sourcePath: await file('fast'), modifiedAtMs: 0 });
+    expect(e.sha1).toBe(sha1('fast'));
+  });
+
+  it('uploads a new version with If-Match; a stale etag is precondition_failed (replan) and changes nothing', async () => {
+    const parent = folder();
+    const f = server.control.as('1').uploadFile(parent, 'v.txt', 'v1');
+    const v2 = await adapter.store.uploadVersion({ id: asRemoteId(f.id), ifMatch: f.etag, name: 'v.txt', sourcePath: await file('v2'), modifiedAtMs: 0 });
+    expect(v2.sha1).toBe(sha1('v2'));
+    server.control.clearRequests();
+    const stale = await failure(adapter.store.uploadVersion({ id: asRemoteId(f.id), ifMatch: f.etag, name: 'v.txt', sourcePath: await file('v3'), modifiedAtMs: 0 }));
+    expect(stale).toMatchObject({ code: 'precondition_failed', disposition: 'replan' });
+    const post = server.control.requests().find((r) => r.method === 'POST');
+    expect(post?.headers['if-match']).toBe(f.etag);
+    expect(server.control.as('1').readFile(f.id).toString()).toBe('v2');
+  });
+
+  it('never repeats a failed upload POST blindly (a 500 is reported, not retried)', async () => {
+    const parent = folder();
+    server.control.failNext({ method: 'POST', path: '/api/2.0/files/content', status: 500 });
+    server.control.clearRequests();
+    const f = await failure(adapter.store.uploadNew({ parentId: asRemoteId(parent), name: 'once.txt', sourcePath: await file('x'), modifiedAtMs: 0 }));
+    expect(f).toMatchObject({ code: 'server_error', disposition: 'retry' });
+    expect(server.control.requests().filter((r) => r.method === 'POST')).toHaveLength(1);
+  });
+});
