@@ -71,7 +71,7 @@ export function eventJson(store: Store, ev: EventRec, t: StreamType): Record<str
       enterprise && src
         ? { item_type: src['type'], item_id: src['id'], item_name: src['name'], parent: src['parent'] ?? null, owned_by: src['owned_by'] ?? null }
         : src,
-    additional_details: enterprise ? { version_id: null } : null,
+    ...(enterprise ? { additional_details: {} } : {}),
   };
 }
 

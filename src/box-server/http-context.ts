@@ -61,7 +61,7 @@ export async function readJson(ctx: Ctx): Promise<Record<string, unknown>> {
   const type = ctx.req.headers['content-type'] ?? '';
   const body = await readBody(ctx);
   if (body.length === 0) return {};
-  if (type !== '' && !/json|text\/plain/i.test(type)) {
+  if (type !== '' && !/json/i.test(type)) {
     throw new BoxError(400, 'bad_request', `Content-Type must be application/json, got ${type}; nothing was changed`);
   }
   let parsed: unknown;

@@ -94,13 +94,16 @@ export function pathCollection(store: Store, item: ItemRec): Record<string, unkn
 export function sharedLinkJson(store: Store, item: ItemRec, link: SharedLinkRec | null): Record<string, unknown> | null {
   if (!link) return null;
   if (link.unsharedAtMs !== null && link.unsharedAtMs <= store.now()) return null;
-  const url = `${store.baseUrl()}/s/${link.token}`;
+  // Shared links are not served by box-server; they look like Box's (the spec's `url` format refuses loopback hosts).
+  const host = 'https://app.box.com';
   return {
-    url,
-    download_url: item.type === 'file' ? `${store.baseUrl()}/shared/static/${link.token}` : null,
-    vanity_url: link.vanityName ? `${store.baseUrl()}/v/${link.vanityName}` : null,
+    url: `${host}/s/${link.token}`,
+    download_url: item.type === 'file' ? `${host}/shared/static/${link.token}` : null,
+    vanity_url: link.vanityName ? `${host}/v/${link.vanityName}` : null,
     vanity_name: link.vanityName,
     access: link.access,
+    // The spec's required list names `accessed` (a typo of `access`); send both so strict clients accept it.
+    accessed: link.access,
     effective_access: link.access,
     effective_permission: link.canEdit ? 'can_edit' : link.canDownload ? 'can_download' : 'can_preview',
     unshared_at: isoTime(link.unsharedAtMs),
@@ -170,7 +173,7 @@ export function fullItemJson(store: Store, item: ItemRec): Record<string, unknow
               id: lock.id,
               created_by: userMini(store, lock.createdBy),
               created_at: isoTime(lock.createdAtMs),
-              expired_at: isoTime(lock.expiresAtMs),
+              ...(lock.expiresAtMs === null ? {} : { expired_at: isoTime(lock.expiresAtMs) }),
               is_download_prevented: lock.isDownloadPrevented,
               app_type: null,
             }

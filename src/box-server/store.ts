@@ -39,7 +39,7 @@ export function newState(nowMs: number): ServerState {
     login: 'user@example.com',
     spaceAmountBytes: 100 * gib,
     maxUploadSizeBytes: 50 * gib,
-    enterpriseAdmin: true,
+    enterpriseAdmin: false,
     createdAtMs: nowMs,
   };
   state.items[rootFolderId] = blankItem('folder', rootFolderId, 'All Files', null, defaultUserId, nowMs);
