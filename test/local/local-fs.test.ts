@@ -1,0 +1,155 @@
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import * as nodeFs from 'node:fs';
+import { mkdir, readFile, readdir, stat, symlink, writeFile, lstat, appendFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isSyncError } from '../../src/core/errors.js';
+import { asRelPath as p, type LocalEntry } from '../../src/core/model.js';
+import { createIgnoreMatcher } from '../../src/local/ignore.js';
+import { createLocalFs } from '../../src/local/local-fs.js';
+import { createLocalTrash } from '../../src/local/local-trash.js';
+import type { LocalFs } from '../../src/ports/local-fs.js';
+import { makeTempDir } from '../support/tmp.js';
+
+let tmp: { dir: string; cleanup: () => Promise<void> };
+let root: string;
+let outside: string;
+let local: LocalFs;
+
+beforeEach(async () => {
+  tmp = await makeTempDir('boxsync-localfs-');
+  root = join(tmp.dir, 'root');
+  outside = join(tmp.dir, 'outside');
+  await mkdir(root);
+  await mkdir(outside);
+  await writeFile(join(outside, 'secret.txt'), 'outside the root');
+  local = createLocalFs({ rootPath: root, fs: nodeFs, trash: createLocalTrash({ mode: 'state', stateDir: join(tmp.dir, 'state'), fs: nodeFs }) });
+});
+afterEach(async () => {
+  await tmp.cleanup();
+});
+
+async function scanAll(opts: Partial<Parameters<LocalFs['scan']>[0]> = {}): Promise<LocalEntry[]> {
+  const out: LocalEntry[] = [];
+  for await (const b of local.scan({ isIgnored: createIgnoreMatcher([]), ...opts })) out.push(...b);
+  return out;
+}
+
+const guardOf = async (abs: string) => {
+  const st = await lstat(abs);
+  return { state: 'file' as const, sizeBytes: st.size, mtimeMs: st.mtimeMs, inode: st.ino };
+};
+
+describe('LocalFs on a real directory', () => {
+  it('reports symlinks (even to folders outside the root) as symlinks, and sockets/fifos as other, never following them', async () => {
+    await symlink(outside, join(root, 'out'));
+    await symlink('/nonexistent/target', join(root, 'dangling'));
+    execFileSync('mkfifo', [join(root, 'pipe')]);
+    await writeFile(join(root, 'a.txt'), 'a');
+    const entries = await scanAll({ hash: true });
+    expect(entries.map((e) => [e.path, e.kind]).sort()).toEqual([
+      ['a.txt', 'file'],
+      ['dangling', 'symlink'],
+      ['out', 'symlink'],
+      ['pipe', 'other'],
+    ]);
+    expect(entries.some((e) => e.path.includes('secret'))).toBe(false);
+  });
+
+  it('never writes through a symlinked folder that leads out of the root', async () => {
+    await symlink(outside, join(root, 'out'));
+    const err = await local.writeSmallFile(p('out/secret.txt'), 'overwritten', { state: 'absent' }).catch((e: unknown) => e);
+    expect(isSyncError(err) && err.code === 'symlink_in_path' && err.disposition === 'skip').toBe(true);
+    const err2 = await local.mkdir(p('out/newdir')).catch((e: unknown) => e);
+    expect(isSyncError(err2) && err2.code === 'symlink_in_path').toBe(true);
+    expect(await readFile(join(outside, 'secret.txt'), 'utf8')).toBe('outside the root');
+    expect(await readdir(outside)).toEqual(['secret.txt']);
+  });
+
+  it('hashes with streaming SHA-1 and stats like lstat', async () => {
+    const big = Buffer.alloc(3 * 1024 * 1024 + 7, 0x61);
+    await writeFile(join(root, 'big.bin'), big);
+    expect(await local.hash(p('big.bin'))).toBe(createHash('sha1').update(big).digest('hex'));
+    const st = await stat(join(root, 'big.bin'));
+    expect(await local.stat(p('big.bin'))).toEqual({ path: 'big.bin', kind: 'file', inode: st.ino, sizeBytes: big.length, mtimeMs: st.mtimeMs, sha1: null });
+    expect(await local.stat(p('nothing'))).toBeUndefined();
+  });
+
+  it('commits a downloaded temp file atomically with the given mtime, and the scanner never sees the temp file', async () => {
+    await mkdir(join(root, 'd'));
+    const temp = local.tempPathFor(p('d/report.pdf'));
+    await writeFile(temp, 'pdf bytes');
+    expect((await scanAll()).map((e) => e.path)).toEqual(['d']);
+    const entry = await local.commitTemp(temp, p('d/report.pdf'), { state: 'absent' }, 1_650_000_000_000);
+    const st = await stat(join(root, 'd', 'report.pdf'));
+    expect(entry).toEqual({ path: 'd/report.pdf', kind: 'file', inode: st.ino, sizeBytes: 9, mtimeMs: 1_650_000_000_000, sha1: null });
+    expect(st.nlink).toBe(1);
+    expect(await readdir(join(root, 'd'))).toEqual(['report.pdf']);
+  });
+
+  it('leaves a file the user changed after planning alone (guard mismatch), and the temp file is cleaned up', async () => {
+    await writeFile(join(root, 'notes.md'), 'v1');
+    const g = await guardOf(join(root, 'notes.md'));
+    await appendFile(join(root, 'notes.md'), ' + user edit');
+    const temp = local.tempPathFor(p('notes.md'));
+    await writeFile(temp, 'remote v2');
+    const err = await local.commitTemp(temp, p('notes.md'), g).catch((e: unknown) => e);
+    expect(isSyncError(err) && err.code === 'local_changed' && err.disposition === 'replan').toBe(true);
+    expect((err as Error).message).toMatch(/changed on disk since it was planned.*planned again/);
+    expect(await readFile(join(root, 'notes.md'), 'utf8')).toBe('v1 + user edit');
+    expect(await readdir(root)).toEqual(['notes.md']);
+    const err2 = await local.trash(p('notes.md'), g).catch((e: unknown) => e);
+    expect(isSyncError(err2) && err2.code === 'local_changed').toBe(true);
+    expect(await readFile(join(root, 'notes.md'), 'utf8')).toBe('v1 + user edit');
+  });
+
+  it('replaces a file in place when its guard holds', async () => {
+    await writeFile(join(root, 'notes.md'), 'v1');
+    const g = await guardOf(join(root, 'notes.md'));
+    const temp = local.tempPathFor(p('notes.md'));
+    await writeFile(temp, 'remote v2');
+    await local.commitTemp(temp, p('notes.md'), g);
+    expect(await readFile(join(root, 'notes.md'), 'utf8')).toBe('remote v2');
+    expect(await readdir(root)).toEqual(['notes.md']);
+  });
+
+  it('moves a folder and a file, keeping inodes, refusing an occupied target', async () => {
+    await mkdir(join(root, 'a', 'b'), { recursive: true });
+    await writeFile(join(root, 'a', 'b', 'f'), 'f');
+    await writeFile(join(root, 'taken'), 't');
+    const a = await lstat(join(root, 'a'));
+    const occupied = await local.move(p('a'), p('taken'), { state: 'folder', inode: a.ino }).catch((e: unknown) => e);
+    expect(isSyncError(occupied) && occupied.code === 'local_changed').toBe(true);
+    const moved = await local.move(p('a'), p('z'), { state: 'folder', inode: a.ino });
+    expect(moved).toMatchObject({ path: 'z', kind: 'folder', inode: a.ino });
+    const f = await lstat(join(root, 'z', 'b', 'f'));
+    const movedFile = await local.move(p('z/b/f'), p('f2'), { state: 'file', sizeBytes: 1, mtimeMs: f.mtimeMs, inode: f.ino });
+    expect(movedFile.inode).toBe(f.ino);
+    expect((await lstat(join(root, 'f2'))).nlink).toBe(1);
+    expect((await readdir(root)).sort()).toEqual(['f2', 'taken', 'z']);
+  });
+
+  it('writes a small file atomically (web link files)', async () => {
+    const e = await local.writeSmallFile(p('site.url'), '[InternetShortcut]\nURL=https://example.com\n', { state: 'absent' }, 1_600_000_000_000);
+    expect(e.mtimeMs).toBe(1_600_000_000_000);
+    expect(await readFile(join(root, 'site.url'), 'utf8')).toContain('URL=https://example.com');
+  });
+
+  it('trashes into the state trash and returns where it went', async () => {
+    await mkdir(join(root, 'dir'));
+    await writeFile(join(root, 'dir', 'x.txt'), 'x');
+    const d = await lstat(join(root, 'dir'));
+    const dest = await local.trash(p('dir'), { state: 'folder', inode: d.ino });
+    expect(dest.startsWith(join(tmp.dir, 'state', 'trash'))).toBe(true);
+    expect(await readFile(join(dest, 'x.txt'), 'utf8')).toBe('x');
+    expect(await readdir(root)).toEqual([]);
+  });
+
+  it('refuses to scan a root that is gone instead of reporting everything deleted', async () => {
+    const gone = createLocalFs({ rootPath: join(tmp.dir, 'unmounted'), fs: nodeFs, trash: createLocalTrash({ mode: 'state', stateDir: tmp.dir, fs: nodeFs }) });
+    const it = gone.scan({ isIgnored: () => false })[Symbol.asyncIterator]();
+    const err = await it.next().catch((e: unknown) => e);
+    expect(isSyncError(err) && err.code === 'local_root_missing').toBe(true);
+  });
+});
