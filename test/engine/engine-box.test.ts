@@ -1,0 +1,123 @@
+/**
+ * The engine against the real Box adapter over HTTP to box-server on port 0: the event stream, If-Match, the
+ * trash and restore all go through the wire. Remote changes are made by a second client of the same account.
+ */
+import { rename, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { expectConverged } from './support/harness.js';
+import { makeBoxHarness, type BoxHarness } from './support/box-harness.js';
+
+const open: BoxHarness[] = [];
+afterEach(async () => {
+  for (const h of open.splice(0)) await h.close();
+});
+
+async function harness(): Promise<BoxHarness> {
+  const h = await makeBoxHarness();
+  open.push(h);
+  return h;
+}
+
+describe('engine over HTTP (box-server)', () => {
+  it('first run links equal files by SHA-1 without transferring anything', async () => {
+    const h = await harness();
+    const docs = h.actor.createFolder(h.topId, 'docs');
+    h.actor.uploadFile(docs.id, 'a.txt', 'alpha');
+    h.actor.uploadFile(h.topId, 'b.txt', 'beta');
+    await h.write('docs/a.txt', 'alpha');
+    await h.write('b.txt', 'beta');
+    const t0 = Date.now();
+    const s = expectConverged(await h.run());
+    expect(h.transfers(t0)).toMatchObject({ downloads: 0, uploads: 0 });
+    expect(s.ops.link).toBeGreaterThanOrEqual(2);
+  });
+
+  it('a remote folder rename with 400 files is one local rename and zero downloads', async () => {
+    const h = await harness();
+    const big = h.actor.createFolder(h.topId, 'big');
+    for (let i = 0; i < 400; i++) h.actor.uploadFile(big.id, `f${i}.txt`, `file ${i}`);
+    const first = expectConverged(await h.run());
+    expect(first.ops.download).toBe(400);
+    const ino = (await stat(join(h.localPath, 'big/f123.txt'))).ino;
+    h.actor.rename('folder', big.id, 'renamed');
+    await h.restart();
+    const t0 = Date.now();
+    const s = expectConverged(await h.run());
+    expect(s.ops['local-move']).toBe(1);
+    expect(h.transfers(t0).downloads).toBe(0);
+    expect(await h.list()).toEqual(['renamed']);
+    expect((await stat(join(h.localPath, 'renamed/f123.txt'))).ino).toBe(ino);
+  });
+
+  it('a local folder rename is one Box move and zero uploads', async () => {
+    const h = await harness();
+    for (let i = 0; i < 30; i++) await h.write(`photos/p${i}.jpg`, `pixels ${i}`);
+    expectConverged(await h.run());
+    const id = h.actor.findByPath('/Sync/photos')!.id;
+    await rename(join(h.localPath, 'photos'), join(h.localPath, 'pictures'));
+    await h.restart();
+    const t0 = Date.now();
+    expectConverged(await h.run());
+    expect(h.transfers(t0)).toMatchObject({ uploads: 0, moves: 1 });
+    expect(h.actor.findByPath('/Sync/pictures')?.id).toBe(id);
+  });
+
+  it('edited locally and trashed on Box: the same Box id comes back with the edit as a new version', async () => {
+    const h = await harness();
+    const f = h.actor.uploadFile(h.topId, 'plan.txt', 'draft');
+    expectConverged(await h.run());
+    h.actor.trash('file', f.id);
+    await h.write('plan.txt', 'final version');
+    await h.restart();
+    const s = expectConverged(await h.run());
+    expect(s.ops['remote-restore']).toBe(1);
+    expect(h.actor.findByPath('/Sync/plan.txt')?.id).toBe(f.id);
+    expect(h.actor.readFile(f.id).toString()).toBe('final version');
+  });
+
+  it('a 412 from If-Match re-plans: the racing Box edit is kept and the local edit becomes a conflict copy', async () => {
+    const h = await harness();
+    const f = h.actor.uploadFile(h.topId, 'doc.txt', 'v1');
+    expectConverged(await h.run());
+    await h.write('doc.txt', 'local edit');
+    const store = h.adapter.store;
+    const original = store.uploadVersion.bind(store);
+    let raced = false;
+    store.uploadVersion = async (req) => {
+      if (!raced) {
+        raced = true;
+        h.actor.uploadVersion(f.id, 'remote edit that raced');
+      }
+      return original(req);
+    };
+    const t0 = Date.now();
+    const s = expectConverged(await h.run());
+    expect(raced).toBe(true);
+    expect(h.srv.control.requests().some((r) => r.atMs >= t0 && r.status === 412)).toBe(true);
+    expect(h.actor.readFile(f.id).toString()).toBe('remote edit that raced');
+    expect(await h.read('doc.txt')).toBe('remote edit that raced');
+    expect(s.conflicts).toBe(1);
+    const copy = h.actor.listFolder(h.topId).find((e) => e.name.startsWith('doc (conflicted copy'));
+    expect(copy).toBeDefined();
+    expect(h.actor.readFile(copy!.id).toString()).toBe('local edit');
+  });
+
+  it('a file trashed on Box leaves the mirror into the local trash, never unlinked', async () => {
+    const h = await harness();
+    const f = h.actor.uploadFile(h.topId, 'old.txt', 'old content');
+    h.actor.uploadFile(h.topId, 'stay.txt', 'stay');
+    expectConverged(await h.run());
+    h.actor.trash('file', f.id);
+    await h.restart();
+    const s = expectConverged(await h.run());
+    expect(s.ops['local-trash']).toBe(1);
+    expect(await h.list()).toEqual(['stay.txt']);
+    const trashDir = join(h.localPath, '..', 'state', 'trash');
+    const { readdir, readFile } = await import('node:fs/promises');
+    const entries = await readdir(trashDir, { recursive: true });
+    const kept = entries.filter((e) => String(e).endsWith('old.txt'));
+    expect(kept).toHaveLength(1);
+    expect(await readFile(join(trashDir, String(kept[0])), 'utf8')).toBe('old content');
+  });
+});

@@ -1,0 +1,135 @@
+/**
+ * An engine wired to the real Box adapter talking HTTP to box-server on port 0, with a real journal and the
+ * real LocalFs on a temp dir. `actor` changes Box "from elsewhere" (another client of the same account);
+ * `srv.control.requests()` tells which HTTP calls the engine made.
+ */
+import * as nodeFs from 'node:fs';
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { startBoxServer, type BoxServer, type ServerActor } from '../../../src/box-server/index.js';
+import { asRemoteId, asRootId, type SyncRoot } from '../../../src/core/model.js';
+import { createEngine } from '../../../src/engine/index.js';
+import type { Engine, EngineOptions, RunSummary } from '../../../src/engine/types.js';
+import { openJournal } from '../../../src/journal/index.js';
+import { createLocalFs } from '../../../src/local/local-fs.js';
+import { createLocalTrash } from '../../../src/local/local-trash.js';
+import { silentLogger } from '../../../src/logger.js';
+import { systemClock } from '../../../src/ports/clock.js';
+import type { Journal } from '../../../src/ports/journal.js';
+import { createBoxAdapter, type BoxAdapter } from '../../../src/remote/box/index.js';
+import { makeTempDir } from '../../support/tmp.js';
+
+const TOKEN = 'T1';
+
+export interface BoxHarness {
+  readonly srv: BoxServer;
+  readonly actor: ServerActor;
+  readonly adapter: BoxAdapter;
+  readonly topId: string;
+  readonly root: SyncRoot;
+  readonly localPath: string;
+  journal: Journal;
+  engine: Engine;
+  run(): Promise<RunSummary>;
+  /** A new engine and journal connection on the same state, as a new `sync --once` process would have. */
+  restart(): Promise<void>;
+  write(rel: string, content: string | Buffer): Promise<void>;
+  read(rel: string): Promise<string>;
+  list(rel?: string): Promise<string[]>;
+  /** Content transfers since the mark: downloads (GET …/content) and uploads (POST to the upload host). */
+  transfers(sinceMs: number): { downloads: number; uploads: number; moves: number };
+  close(): Promise<void>;
+}
+
+export async function makeBoxHarness(overrides: Partial<EngineOptions> = {}): Promise<BoxHarness> {
+  const tmp = await makeTempDir('boxsync-engine-box-');
+  const localPath = join(tmp.dir, 'Box');
+  const stateDir = join(tmp.dir, 'state');
+  await mkdir(localPath, { recursive: true });
+  await mkdir(stateDir, { recursive: true });
+  const srv = await startBoxServer({ port: 0, tokens: [TOKEN], longPollTimeoutMs: 1000 });
+  const actor = srv.control.as('1');
+  const top = actor.createFolder('0', 'Sync');
+  const root: SyncRoot = { id: asRootId('r1'), remoteId: asRemoteId(top.id), localPath, direction: 'two-way', exclude: [] };
+  const journalPath = join(stateDir, 'journal.db');
+  const localFs = createLocalFs({
+    rootPath: localPath,
+    fs: nodeFs,
+    trash: createLocalTrash({ mode: 'state', stateDir, fs: nodeFs, logger: silentLogger }),
+    logger: silentLogger,
+  });
+  const options: EngineOptions = {
+    streamType: 'changes',
+    transferConcurrency: 4,
+    maxDeletes: 100,
+    maxDeleteFraction: 0.5,
+    localTrash: 'state',
+    localTrashRetentionDays: 30,
+    stateDir,
+    ...overrides,
+  };
+  const build = (journal: Journal): { engine: Engine; adapter: BoxAdapter } => {
+    const adapter = createBoxAdapter({
+      apiUrl: srv.apiUrl,
+      uploadUrl: srv.uploadUrl,
+      tokenUrl: srv.tokenUrl,
+      auth: { developerToken: TOKEN },
+      uploadSessions: journal.uploadSessions,
+      // box-server is local: Box's own per-user limits would only slow the tests down.
+      rateLimit: { callsPerMinute: 60_000, uploadsPerMinute: 60_000 },
+      logger: silentLogger,
+    });
+    const engine = createEngine({
+      journal,
+      remote: adapter.store,
+      changes: adapter.changes,
+      roots: [root],
+      localFsFor: () => localFs,
+      logger: silentLogger,
+      clock: systemClock,
+      options,
+    });
+    return { engine, adapter };
+  };
+  const journal = openJournal(journalPath).journal;
+  const built = build(journal);
+  const h: BoxHarness = {
+    srv,
+    actor,
+    adapter: built.adapter,
+    topId: top.id,
+    root,
+    localPath,
+    journal,
+    engine: built.engine,
+    run: () => h.engine.runOnce(),
+    async restart() {
+      await h.engine.close();
+      h.journal.close();
+      h.journal = openJournal(journalPath).journal;
+      h.engine = build(h.journal).engine;
+    },
+    async write(rel, content) {
+      const abs = join(localPath, rel);
+      await mkdir(dirname(abs), { recursive: true });
+      await writeFile(abs, content);
+    },
+    read: (rel) => readFile(join(localPath, rel), 'utf8'),
+    list: async (rel = '') => (await readdir(join(localPath, rel))).sort(),
+    transfers(sinceMs) {
+      const reqs = srv.control.requests().filter((r) => r.atMs >= sinceMs);
+      return {
+        downloads: reqs.filter((r) => r.method === 'GET' && /\/files\/[^/]+\/content$/.test(r.path)).length,
+        uploads: reqs.filter((r) => r.method === 'POST' && (/\/files\/content$/.test(r.path) || /\/files\/[^/]+\/content$/.test(r.path) || /upload_sessions/.test(r.path))).length,
+        moves: reqs.filter((r) => r.method === 'PUT' && /\/(files|folders)\/[^/]+$/.test(r.path)).length,
+      };
+    },
+    async close() {
+      await h.engine.close();
+      h.journal.close();
+      await srv.close();
+      await rm(tmp.dir, { recursive: true, force: true });
+    },
+  };
+  return h;
+}
