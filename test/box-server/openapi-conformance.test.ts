@@ -290,6 +290,61 @@ describe('box-server responses match openapi.json', () => {
     expect(obj(change.json).message).toBe('new_change');
   });
 
+  it('web links: create, get, update, trash, restore, purge; listed beside files and folders', async () => {
+    const folder = await mkFolder();
+    const fid = String(folder.id);
+    const created = conform(await http().post('/web_links', { body: { url: 'https://example.com/a', parent: { id: fid }, name: 'Example' } }), 'POST', 200);
+    const id = String(created.id);
+    expect(created.type).toBe('web_link');
+    const got = conform(await http().get(`/web_links/${id}`), 'GET', 200);
+    expect(got.url).toBe('https://example.com/a');
+    const upd = conform(await http().put(`/web_links/${id}`, { body: { url: 'https://example.com/b', name: 'Example B' } }), 'PUT', 200);
+    expect(upd.url).toBe('https://example.com/b');
+    const listing = conform(await http().get(`/folders/${fid}/items?fields=name,url`), 'GET', 200);
+    expect(arr(listing.entries).map((e) => obj(e).type)).toContain('web_link');
+    conform(await http().delete(`/web_links/${id}`), 'DELETE', 204);
+    const trashed = conform(await http().get(`/web_links/${id}/trash`), 'GET', 200);
+    expect(trashed.item_status).toBe('trashed');
+    const restored = conform(await http().post(`/web_links/${id}`, { body: {} }), 'POST', 201);
+    expect(restored.item_status).toBe('active');
+    conform(await http().delete(`/web_links/${id}`), 'DELETE', 204);
+    conform(await http().delete(`/web_links/${id}/trash`), 'DELETE', 204);
+  });
+
+  it('users: GET /users/{id} for another user', async () => {
+    const other = handle.srv.control.addUser({ name: 'Someone Else', login: 'else@example.com' });
+    const u = conform(await http().get(`/users/${other.userId}`), 'GET', 200);
+    expect(u.login).toBe('else@example.com');
+  });
+
+  it('folder shared links: add, get, remove', async () => {
+    const folder = await mkFolder();
+    const id = String(folder.id);
+    conform(await http().put(`/folders/${id}?fields=shared_link`, { body: { shared_link: { access: 'collaborators' } } }), 'PUT', 200, 'add_shared_link');
+    const read = conform(await http().get(`/folders/${id}?fields=shared_link`), 'GET', 200, 'get_shared_link');
+    expect(obj(read.shared_link).access).toBe('collaborators');
+    const removed = conform(await http().put(`/folders/${id}?fields=shared_link`, { body: { shared_link: null } }), 'PUT', 200, 'remove_shared_link');
+    expect(removed.shared_link ?? null).toBeNull();
+  });
+
+  it('oauth2 authorize page: HTML consent, then a redirect carrying code and state', async () => {
+    const { control, authorizeUrl } = handle.srv;
+    control.registerOAuthClient({ clientId: 'browser', clientSecret: 's3', redirectUris: ['http://localhost:9/cb'] });
+    const q = new URLSearchParams({ response_type: 'code', client_id: 'browser', redirect_uri: 'http://localhost:9/cb', state: 'xyz' });
+    const page = await http().get(`${authorizeUrl}?${q}`, { token: null });
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    covered.add(`GET /authorize ${page.status}`);
+    const approve = await http().post(authorizeUrl, { rawBody: q, token: null });
+    expect(approve.status).toBe(302);
+    const back = new URL(String(approve.headers.location));
+    expect(back.origin + back.pathname).toBe('http://localhost:9/cb');
+    expect(back.searchParams.get('state')).toBe('xyz');
+    const code = String(back.searchParams.get('code'));
+    const tok = await http().post(handle.srv.tokenUrl, { rawBody: new URLSearchParams({ grant_type: 'authorization_code', code, client_id: 'browser', client_secret: 's3' }), token: null });
+    expect(conform(tok, 'POST', 200).access_token).toBeTypeOf('string');
+  });
+
   it('oauth2: authorization_code, refresh_token, revoke', async () => {
     const { control, tokenUrl } = handle.srv;
     control.registerOAuthClient({ clientId: 'cid', clientSecret: 'secret', redirectUris: ['http://localhost/cb'] });
@@ -370,6 +425,17 @@ describe('operation coverage', () => {
       'POST /oauth2/token 200',
       'POST /oauth2/token#refresh 200',
       'POST /oauth2/revoke 200',
+      'GET /authorize 200',
+      'GET /users/{user_id} 200',
+      'POST /web_links 200',
+      'GET /web_links/{web_link_id} 200',
+      'PUT /web_links/{web_link_id} 200',
+      'DELETE /web_links/{web_link_id} 204',
+      'GET /web_links/{web_link_id}/trash 200',
+      'POST /web_links/{web_link_id} 201',
+      'DELETE /web_links/{web_link_id}/trash 204',
+      'GET /folders/{folder_id}#get_shared_link 200',
+      'PUT /folders/{folder_id}#remove_shared_link 200',
     ];
     const missing = expected.filter((k) => !covered.has(k));
     expect(missing).toEqual([]);
