@@ -107,7 +107,9 @@ export function withChaos(store: Store, page: readonly EventRec[], from: number,
       const j = Math.floor(Math.random() * (i + 1));
       [out[i], out[j]] = [out[j]!, out[i]!];
     }
-    if (out.length > 1 && out.every((e, i) => i === 0 || e.position >= out[i - 1]!.position)) out.reverse();
+    // A shuffle can land in order by chance; "out of order" must hold for every page of two or more events.
+    const firsts = out.filter((e, i) => out.findIndex((x) => x.eventId === e.eventId) === i);
+    if (firsts.length > 1 && firsts.every((e, i) => i === 0 || e.position > firsts[i - 1]!.position)) out.reverse();
   }
   return out;
 }
