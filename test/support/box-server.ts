@@ -144,8 +144,8 @@ export function arr(v: unknown): unknown[] {
 
 /**
  * Asserts a Box error reply: the status, the detailed `code` (one of `codes`), a body matching the spec's
- * error schema for that operation and status (`ClientError`; `OAuth2Error` on the token endpoint), and a
- * `request_id`. Returns the body for further checks.
+ * error schema for that operation and status (`ClientError`; `OAuth2Error` on the token endpoint), a
+ * `request_id` and a `box-request-id` header. Returns the body for further checks.
  */
 export function expectBoxError(reply: BoxReply, method: string, status: number, codes: string | readonly string[]): Record<string, unknown> {
   const wanted = typeof codes === 'string' ? [codes] : codes;
@@ -163,5 +163,7 @@ export function expectBoxError(reply: BoxReply, method: string, status: number, 
   if (body.type !== 'error' || body.status !== status) throw new Error(`not a Box error body for ${status}: ${reply.text}`);
   if (!wanted.includes(String(body.code))) throw new Error(`expected code ${wanted.join('|')}, got ${String(body.code)}: ${reply.text}`);
   if (typeof body.request_id !== 'string' || body.request_id === '') throw new Error(`error body without request_id: ${reply.text}`);
+  // Box sends the request id as a header too (box-node-sdk#157); clients log it.
+  if (!reply.headers['box-request-id']) throw new Error(`error reply without a box-request-id header: ${reply.text}`);
   return body;
 }
