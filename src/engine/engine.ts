@@ -40,7 +40,6 @@ class SyncEngine implements Engine {
   private readonly allowedGuards = new Set<string>();
   private readonly closer = new AbortController();
   private chain: Promise<unknown> = Promise.resolve();
-  private phaseBeforePause: StatusReport['phase'] = 'idle';
 
   constructor(
     private readonly deps: EngineDeps,
@@ -72,17 +71,15 @@ class SyncEngine implements Engine {
     return this.tracker.report();
   }
 
+  /** Holds transfers that have not started; the phase reads 'paused' until resume. Observation still runs. */
   pause(): void {
-    if (this.queue.paused) return;
-    this.phaseBeforePause = this.tracker.phase;
     this.queue.pause();
-    this.tracker.setPhase('paused');
+    this.tracker.emit(true);
   }
 
   resume(): void {
-    if (!this.queue.paused) return;
     this.queue.resume();
-    this.tracker.setPhase(this.phaseBeforePause);
+    this.tracker.emit(true);
   }
 
   confirmGuard(id: string): boolean {

@@ -32,9 +32,6 @@ export class StatusTracker {
     },
   ) {}
 
-  get phase(): Phase {
-    return this.phaseNow;
-  }
 
   setPhase(phase: Phase): void {
     if (phase === this.phaseNow) return;
@@ -87,7 +84,7 @@ export class StatusTracker {
     }));
     const last = journal.getMeta(LAST_SUCCESS_KEY);
     return {
-      phase: this.phaseNow,
+      phase: queue.paused ? 'paused' : this.phaseNow,
       roots: rootStatus,
       conflicts: [...this.conflictList],
       errors,

@@ -6,7 +6,7 @@
 import { mkdir, readFile, rm, writeFile, readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { createEngine } from '../../../src/engine/index.js';
-import type { Engine, EngineEvents, EngineOptions, RunSummary } from '../../../src/engine/types.js';
+import type { Engine, EngineEvents, EngineOptions, RunSummary, StatusReport } from '../../../src/engine/types.js';
 import { asRemoteId, asRootId, type RemoteEntry, type SyncRoot } from '../../../src/core/model.js';
 import { openJournal } from '../../../src/journal/index.js';
 import * as nodeFs from 'node:fs';
@@ -35,6 +35,8 @@ export interface Harness {
   readonly localFs: LocalFs;
   engine: Engine;
   readonly opLines: OpLine[];
+  /** Every status the engine pushed through onStatus. */
+  readonly statuses: StatusReport[];
   run(opts?: { fullRescan?: boolean }): Promise<RunSummary>;
   /** Re-open the journal and build a new engine (a new process, as `sync --once` would be). */
   restart(): Promise<{ rebuilt: boolean }>;
@@ -77,10 +79,11 @@ export async function makeHarness(overrides: Partial<EngineOptions> = {}, rootEx
     ...overrides,
   };
   const opLines: OpLine[] = [];
+  const statuses: StatusReport[] = [];
   const build = (journal: Journal): Engine =>
     createEngine(
       { journal, remote: store, changes, roots: [root], localFsFor: () => localFs, logger: silentLogger, clock: systemClock, options },
-      { onOperation: (o) => opLines.push(o) },
+      { onOperation: (o) => opLines.push(o), onStatus: (st) => statuses.push(st) },
     );
   const journal = openJournal(journalPath).journal;
   const h: Harness = {
@@ -96,6 +99,7 @@ export async function makeHarness(overrides: Partial<EngineOptions> = {}, rootEx
     localFs,
     engine: build(journal),
     opLines,
+    statuses,
     run: (opts) => h.engine.runOnce(opts ?? {}),
     async restart() {
       await h.engine.close();
