@@ -55,6 +55,8 @@ export async function startSyncEnv(opts: SyncEnvOptions = {}): Promise<SyncEnv &
       folders: [{ remoteId: remoteRootId, localPath: mirror, ...o.folder }],
       stateDir,
       socketPath: join(tmp.dir, 'control.sock'),
+      // box-server does not rate-limit; Box's real 1000 calls/min would make a 1,000-file test wait a minute.
+      rateLimit: { apiCallsPerMinute: 1_000_000, uploadsPerMinute: 1_000_000 },
       ...o.extra,
     };
     await writeFile(configFile, JSON.stringify(config, null, 2), { mode: 0o600 });

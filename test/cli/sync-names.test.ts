@@ -53,7 +53,8 @@ describe('name clashes', () => {
 });
 
 describe('names Box refuses', () => {
-  const bad = ['trailing space ', 'back\\slash.txt', `${'x'.repeat(256)}.txt`];
+  // (A name over Box's 255 characters cannot exist here: Linux caps names at 255 bytes.)
+  const bad = ['trailing space ', 'back\\slash.txt', 'control\tchar.txt'];
 
   it('are reported and skipped, the rest syncs, and the next run does not retry them', async () => {
     for (const n of bad) await writeText(join(e.mirror, 'Bad', n), 'refused\n');

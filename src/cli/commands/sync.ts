@@ -135,10 +135,14 @@ export function exitCodeOf(summary: RunSummary): ExitCode {
   }
 }
 
-/** JSON log lines on stderr; on a TTY pretty-printed and, by default, only warnings (the bar shows the rest). */
+/**
+ * Logs on stderr: JSON lines, pretty-printed on a TTY. At the default level ('info') only warnings and errors are
+ * logged, because every operation is already shown, as a plain line or on the bar; `debug`/`trace` (or
+ * BOXSYNC_LOG_LEVEL) bring the engine's own lines back.
+ */
 async function cliLogger(config: Config, env: NodeJS.ProcessEnv, err: NodeJS.WritableStream, tty: boolean): Promise<Logger> {
   const { createLogger } = await import('../../logger.js');
-  const level = env.BOXSYNC_LOG_LEVEL ?? (tty && config.log.level === 'info' ? 'warn' : config.log.level);
+  const level = env.BOXSYNC_LOG_LEVEL || (config.log.level === 'info' ? 'warn' : config.log.level);
   if (!tty) return createLogger({ level, destination: err });
   const { default: pretty } = await import('pino-pretty');
   return createLogger({ level, destination: pretty({ destination: 2, colorize: true, translateTime: 'SYS:HH:MM:ss', sync: true }) });
