@@ -133,6 +133,12 @@ export class SqliteJournal implements Journal {
     return this.#failures.list(root);
   }
 
+  /** optimize first: it may write statistics, which the checkpoint then folds into the main file. */
+  maintain(): void {
+    this.#db.pragma('optimize');
+    this.#db.pragma('wal_checkpoint(TRUNCATE)');
+  }
+
   close(): void {
     if (this.#db.open) this.#db.close();
   }

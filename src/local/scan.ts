@@ -35,7 +35,8 @@ interface ScanContext {
 
 export async function* scanTree(ctx: ScanContext): AsyncGenerator<readonly LocalEntry[]> {
   const { fs, abs, opts } = ctx;
-  const rootStat = await lstatOrUndefined(fs, abs('')).catch(() => undefined);
+  // The root itself may be a symlink the user chose (~/Box -> /mnt/data/box); only entries inside are never followed.
+  const rootStat = await fs.promises.stat(abs('')).catch(() => undefined);
   if (rootStat === undefined || !rootStat.isDirectory()) {
     throw new SyncError({
       code: 'local_root_missing',

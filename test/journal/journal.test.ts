@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -247,5 +248,17 @@ describe('query plans', () => {
     raw.close();
     expect(plans.length).toBeGreaterThanOrEqual(8);
     for (const d of plans) expect(d).toMatch(/^SEARCH \w+ USING PRIMARY KEY \(root=\? AND path[=>]/);
+  });
+});
+
+describe('maintenance', () => {
+  it('checkpoints and truncates the WAL, keeping every row', () => {
+    j.transaction(() => {
+      for (let i = 0; i < 500; i++) j.putLocal(R, localFile(`m/${i}`));
+    });
+    expect(statSync(`${dbPath}-wal`).size).toBeGreaterThan(0);
+    j.maintain?.();
+    expect(statSync(`${dbPath}-wal`).size).toBe(0);
+    expect([...j.localUnder(R, p('m'))]).toHaveLength(500);
   });
 });

@@ -153,3 +153,19 @@ describe('LocalFs on a real directory', () => {
     expect(isSyncError(err) && err.code === 'local_root_missing').toBe(true);
   });
 });
+
+describe('a root that is itself a symlink', () => {
+  it('is followed (the user chose it), while symlinks inside stay unfollowed', async () => {
+    await writeFile(join(root, 'in-root.txt'), 'x');
+    await symlink(outside, join(root, 'out'));
+    const linkRoot = join(tmp.dir, 'root-link');
+    await symlink(root, linkRoot);
+    const viaLink = createLocalFs({ rootPath: linkRoot, fs: nodeFs, trash: createLocalTrash({ mode: 'state', stateDir: tmp.dir, fs: nodeFs }) });
+    const out: LocalEntry[] = [];
+    for await (const b of viaLink.scan({ isIgnored: () => false })) out.push(...b);
+    expect(out.map((e) => [e.path, e.kind]).sort()).toEqual([
+      ['in-root.txt', 'file'],
+      ['out', 'symlink'],
+    ]);
+  });
+});
