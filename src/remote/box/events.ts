@@ -2,7 +2,7 @@
  * RemoteChanges over Box's event stream: hints, not truth.
  *
  * - Positions are strings end to end (json.ts keeps integers beyond 2^53 exact).
- * - `fetch` pages (limit 500) until a page is empty, dedupes by `event_id` (a bounded memory shared across
+ * - `fetch` pages (limit 500) until a page is empty or holds no unseen event, dedupes by `event_id` (a bounded memory shared across
  *   calls), and drops an event whose `source.sequence_id` is not newer than the newest already seen for that
  *   item (callers may seed that memory with `noteSequence`).
  * - `waitForChange` is the long poll: OPTIONS /events for a realtime server, GET it with the position; on
@@ -68,11 +68,15 @@ export class BoxChanges implements RemoteChanges {
       const res = await this.get(stream, pos, PAGE_LIMIT);
       const entries = res.entries ?? [];
       pos = positionOf(res, pos);
+      let fresh = 0;
       for (const ev of entries) {
+        if (ev.event_id === undefined || !this.seenEvents.has(ev.event_id)) fresh += 1;
         const hint = this.accept(ev);
         if (hint) hints.push(hint);
       }
-      if (entries.length === 0 || (res.chunk_size ?? entries.length) === 0) break;
+      // Box repeats events across pages, so a page may never come back empty: a page with nothing new means
+      // caught up (rclone's rule).
+      if (entries.length === 0 || (res.chunk_size ?? entries.length) === 0 || fresh === 0) break;
     }
     return { hints, nextPosition: pos };
   }

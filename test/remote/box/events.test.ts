@@ -1,0 +1,153 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BoxServer } from '../../../src/box-server/index.js';
+import { isSyncError } from '../../../src/core/errors.js';
+import type { BoxAdapter } from '../../../src/remote/box/create-box-adapter.js';
+import { waitFor } from '../../support/wait.js';
+import { adapterFor, startServer } from './harness.js';
+
+describe('Box adapter: event stream', () => {
+  let server: BoxServer;
+  let adapter: BoxAdapter;
+  let n = 0;
+  const actor = () => server.control.as('1');
+
+  beforeAll(async () => {
+    server = await startServer({ longPollTimeoutMs: 30_000 });
+    adapter = adapterFor(server);
+  });
+  afterAll(async () => {
+    await adapter.close();
+    await server.close();
+  });
+
+  it('initialises with now and returns hints for later changes, positions as decimal strings', async () => {
+    const pos = await adapter.changes.now('changes');
+    expect(pos).toMatch(/^\d+$/);
+    const folder = actor().createFolder('0', `ev-${++n}`);
+    const file = actor().uploadFile(folder.id, 'a.txt', 'a');
+    const batch = await adapter.changes.fetch('changes', pos);
+    expect(batch.nextPosition).toMatch(/^\d+$/);
+    expect(BigInt(batch.nextPosition) > BigInt(pos)).toBe(true);
+    expect(batch.hints.map((h) => [h.id, h.kind])).toEqual(
+      expect.arrayContaining([
+        [folder.id, 'folder'],
+        [file.id, 'file'],
+      ]),
+    );
+    const up = batch.hints.find((h) => h.id === file.id)!;
+    expect(up).toMatchObject({ parentId: folder.id, eventType: expect.stringMatching(/^ITEM_(UPLOAD|CREATE)$/) });
+    expect((await adapter.changes.fetch('changes', batch.nextPosition)).hints).toEqual([]);
+  });
+
+  it('pages through more than 500 events until caught up', async () => {
+    const pos = await adapter.changes.now('changes');
+    const parent = actor().createFolder('0', `many-${++n}`);
+    for (let i = 0; i < 520; i++) actor().createFolder(parent.id, `f${i}`);
+    server.control.clearRequests();
+    const batch = await adapter.changes.fetch('changes', pos);
+    expect(new Set(batch.hints.map((h) => h.id)).size).toBe(521);
+    const gets = server.control.requests().filter((r) => r.method === 'GET' && r.path === '/2.0/events');
+    expect(gets.length).toBeGreaterThanOrEqual(3);
+    expect(gets.every((g) => new URLSearchParams(g.query).get('limit') === '500')).toBe(true);
+  });
+
+  it('drops duplicated and out-of-order events (by event_id and by sequence_id)', async () => {
+    const fresh = adapterFor(server);
+    const pos = await fresh.changes.now('changes');
+    const parent = actor().createFolder('0', `chaos-${++n}`);
+    const f = actor().uploadFile(parent.id, 'c.txt', 'c');
+    for (let i = 0; i < 6; i++) actor().rename('file', f.id, `c${i}.txt`);
+    server.control.setEventChaos({ duplicate: true, reorder: true });
+    try {
+      const batch = await fresh.changes.fetch('changes', pos);
+      const forFile = batch.hints.filter((h) => h.id === f.id);
+      expect(forFile.length).toBeGreaterThan(0);
+      const seqs = forFile.map((h) => BigInt(h.sequenceId!));
+      for (let i = 1; i < seqs.length; i++) expect(seqs[i]! > seqs[i - 1]!).toBe(true);
+      const latest = actor().getItem('file', f.id)!;
+      expect(String(seqs.at(-1))).toBe(String(latest.sequence_id));
+      // Reading the same range again yields nothing new: every event_id was seen.
+      expect((await fresh.changes.fetch('changes', pos)).hints).toEqual([]);
+    } finally {
+      server.control.setEventChaos({ duplicate: false, reorder: false });
+    }
+  });
+
+  it('ignores an event whose sequence_id is not newer than one the caller already knows', async () => {
+    const fresh = adapterFor(server);
+    const pos = await fresh.changes.now('changes');
+    const f = actor().uploadFile('0', `known-${++n}.txt`, 'k');
+    const item = actor().getItem('file', f.id)!;
+    fresh.changes.noteSequence(f.id, String(item.sequence_id));
+    const batch = await fresh.changes.fetch('changes', pos);
+    expect(batch.hints.filter((h) => h.id === f.id)).toEqual([]);
+  });
+
+  it('long poll wakes within 1 s of a remote change', async () => {
+    const pos = await adapter.changes.now('changes');
+    server.control.clearRequests();
+    const waiting = adapter.changes.waitForChange('changes', pos);
+    let wokeAtMs = 0;
+    void waiting.then(() => (wokeAtMs = Date.now()));
+    await waitFor(() => server.control.requests().some((r) => r.method === 'OPTIONS' && r.path === '/2.0/events'), { what: 'OPTIONS /events' });
+    const changedAtMs = Date.now();
+    actor().createFolder('0', `wake-${++n}`);
+    expect(await waiting).toBe('changed');
+    expect(wokeAtMs - changedAtMs).toBeLessThan(1000);
+  });
+
+  it('answers timeout on reconnect and fetches fresh options for the next poll', async () => {
+    const quick = await startServer({ longPollTimeoutMs: 200 });
+    try {
+      const a = adapterFor(quick);
+      const pos = await a.changes.now('changes');
+      expect(await a.changes.waitForChange('changes', pos)).toBe('timeout');
+      expect(await a.changes.waitForChange('changes', pos)).toBe('timeout');
+      expect(quick.control.requests().filter((r) => r.method === 'OPTIONS')).toHaveLength(2);
+    } finally {
+      await quick.close();
+    }
+  });
+
+  it('backs off after a failed poll, then gets fresh options and still sees the change', async () => {
+    const fresh = adapterFor(server);
+    const pos = await fresh.changes.now('changes');
+    server.control.failNext({ method: 'GET', path: '/subscribe', status: 500 });
+    server.control.clearRequests();
+    actor().createFolder('0', `after-error-${++n}`);
+    expect(await fresh.changes.waitForChange('changes', pos)).toBe('changed');
+    const polls = server.control.requests().filter((r) => r.path === '/subscribe' || r.method === 'OPTIONS');
+    expect(polls.map((r) => `${r.method} ${r.status}`)).toEqual(['OPTIONS 200', 'GET 500', 'OPTIONS 200', 'GET 200']);
+    expect(polls[2]!.atMs - polls[1]!.atMs).toBeGreaterThanOrEqual(900);
+  });
+
+  it('rejects when aborted', async () => {
+    const pos = await adapter.changes.now('changes');
+    const ctrl = new AbortController();
+    const waiting = adapter.changes.waitForChange('changes', pos, ctrl.signal);
+    await waitFor(() => server.control.requests().some((r) => r.method === 'OPTIONS'), { what: 'poll started' });
+    ctrl.abort();
+    await expect(waiting).rejects.toMatchObject({ code: 'aborted' });
+  });
+
+  it('serves the sync stream for folders marked synced only', async () => {
+    const synced = actor().createFolder('0', `synced-${++n}`);
+    const other = actor().createFolder('0', `other-${++n}`);
+    await adapter.store.setSyncState(synced.id as never, 'synced');
+    const pos = await adapter.changes.now('sync');
+    const inSynced = actor().uploadFile(synced.id, 'in.txt', 'in');
+    const outside = actor().uploadFile(other.id, 'out.txt', 'out');
+    const ids = (await adapter.changes.fetch('sync', pos)).hints.map((h) => h.id);
+    expect(ids).toContain(inSynced.id);
+    expect(ids).not.toContain(outside.id);
+  });
+
+  it('reports an unusable stream position as stream_position_invalid (replan)', async () => {
+    try {
+      await adapter.changes.fetch('changes', 'not-a-position');
+      expect.unreachable();
+    } catch (e) {
+      expect(isSyncError(e) && [e.code, e.disposition]).toEqual(['stream_position_invalid', 'replan']);
+    }
+  });
+});
