@@ -65,6 +65,8 @@ export interface DaemonStatus {
   /** True while SIGTERM/SIGINT handling is checkpointing transfers. */
   readonly stopping: boolean;
   readonly engine: StatusReport;
+  /** Engine passes started since the daemon (or the last SIGHUP reload) started: bursts are batched into few. */
+  readonly passes: number;
   readonly watchers: readonly WatcherStatus[];
   readonly remoteStream: RemoteStreamStatus;
   readonly schedules: readonly ScheduleStatus[];

@@ -9,6 +9,7 @@ import type { Logger } from '../logger.js';
 import type { Journal } from '../ports/journal.js';
 import type { RemoteChanges } from '../ports/remote-changes.js';
 import type { RemoteStore } from '../ports/remote-store.js';
+import { compose } from './compose.js';
 
 export interface DaemonParts {
   readonly engine: Engine;
@@ -18,10 +19,26 @@ export interface DaemonParts {
   readonly roots: readonly SyncRoot[];
   /** The ignore rules of a root, including the local adapter's temp-file names. */
   readonly isIgnoredFor: (root: SyncRoot) => (path: string, isDir: boolean) => boolean;
-  /** Refresh the OAuth access token now; absent for developer tokens. */
-  readonly refreshToken?: () => Promise<void>;
+  /** Remove local-trash entries trashed more than `ageMs` ago; returns how many were removed. */
+  readonly purgeLocalTrash: (ageMs: number) => Promise<number>;
   /** Close the journal and the HTTP client (after engine.close()). */
   close(): Promise<void>;
 }
 
 export type ComposeDaemonParts = (config: Config, logger: Logger, events: EngineEvents) => Promise<DaemonParts>;
+
+/** The production parts: the composition root's engine and adapters. */
+export const composeDaemonParts: ComposeDaemonParts = async (config, logger, events) => {
+  const c = await compose({ config, logger, events });
+  if (c.journalRebuilt) logger.warn(`the journal was rebuilt (${c.journalRebuilt}); the first pass scans and lists everything`);
+  return {
+    engine: c.engine,
+    journal: c.journal,
+    remote: c.remote,
+    changes: c.changes,
+    roots: c.roots,
+    isIgnoredFor: (root) => c.isIgnoredFor(root),
+    purgeLocalTrash: (ageMs) => c.localTrash.purgeOlderThan(ageMs),
+    close: () => c.close(),
+  };
+};

@@ -35,8 +35,9 @@ export interface RemoteSideDeps {
   readonly maxBackoffMs?: number;
 }
 
-/** Journal meta key: the root folder ids this daemon marked sync_state=synced (JSON array). */
+/** Journal meta keys: the root folder ids this daemon marked sync_state=synced, and those whose ITEM_SYNC it saw. */
 const MARKED_KEY = 'daemon:sync-marked-folders';
+const VERIFIED_KEY = 'daemon:sync-verified-folders';
 
 export class RemoteSide {
   private position: string | null = null;
@@ -129,30 +130,44 @@ export class RemoteSide {
   }
 
   private async setUpSyncStream(): Promise<void> {
-    const before = await this.deps.changes.now('sync');
     const wanted = new Set(this.deps.roots.map((r) => r.remoteId as string));
     await this.unmarkLeftRoots(wanted);
-    for (const id of wanted) await this.deps.remote.setSyncState(asRemoteId(id), 'synced');
-    const seen = await this.waitForSyncEvents(before, wanted);
-    if (seen) {
-      this.update({ effective: 'sync', note: null });
-      this.deps.log.info('consuming the sync event stream (root folders marked sync_state=synced)');
-      return;
+    const verified = new Set(this.readList(VERIFIED_KEY).filter((id) => wanted.has(id)));
+    const toCheck = [...wanted].filter((id) => !verified.has(id));
+    if (toCheck.length > 0) {
+      const before = await this.deps.changes.now('sync');
+      // Box emits ITEM_SYNC only on a change of sync_state, so a folder marked before is unmarked first.
+      for (const id of toCheck) {
+        await this.deps.remote.setSyncState(asRemoteId(id), 'not_synced');
+        await this.deps.remote.setSyncState(asRemoteId(id), 'synced');
+      }
+      this.deps.journal.setMeta(MARKED_KEY, JSON.stringify([...wanted]));
+      const missing = await this.waitForSyncEvents(before, new Set(toCheck));
+      for (const id of toCheck) if (!missing.has(id)) verified.add(id);
+      this.deps.journal.setMeta(VERIFIED_KEY, JSON.stringify([...verified]));
+      if (missing.size > 0) {
+        this.effective = 'changes';
+        const note = `no ITEM_SYNC event arrived within ${Math.round((this.deps.syncCheckMs ?? 5_000) / 1000)} s of marking the root folders synced (Box Sync is discontinued); using the changes stream filtered to the roots instead`;
+        this.update({ effective: 'changes', note });
+        this.deps.log.warn(note);
+        return;
+      }
     }
-    this.effective = 'changes';
-    const note = `no ITEM_SYNC event arrived within ${Math.round((this.deps.syncCheckMs ?? 5_000) / 1000)} s of marking the root folders synced; using the changes stream filtered to the roots instead`;
-    this.update({ effective: 'changes', note });
-    this.deps.log.warn(note);
+    this.update({ effective: 'sync', note: null });
+    this.deps.log.info('consuming the sync event stream (root folders marked sync_state=synced)');
+  }
+
+  private readList(key: string): string[] {
+    try {
+      const v = JSON.parse(this.deps.journal.getMeta(key) ?? '[]') as unknown;
+      return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+    } catch {
+      return [];
+    }
   }
 
   private async unmarkLeftRoots(wanted: ReadonlySet<string>): Promise<void> {
-    let before: string[] = [];
-    try {
-      before = JSON.parse(this.deps.journal.getMeta(MARKED_KEY) ?? '[]') as string[];
-    } catch {
-      before = [];
-    }
-    const left = before.filter((id) => !wanted.has(id));
+    const left = this.readList(MARKED_KEY).filter((id) => !wanted.has(id));
     for (const id of left) {
       try {
         await this.deps.remote.setSyncState(asRemoteId(id), 'not_synced');
@@ -161,10 +176,13 @@ export class RemoteSide {
         this.deps.log.warn({ err: e, folderId: id }, 'could not mark a former root not_synced; it stays marked on Box');
       }
     }
-    this.deps.journal.setMeta(MARKED_KEY, JSON.stringify([...wanted]));
+    const stillMarked = this.readList(MARKED_KEY).filter((id) => wanted.has(id));
+    this.deps.journal.setMeta(MARKED_KEY, JSON.stringify(stillMarked));
+    this.deps.journal.setMeta(VERIFIED_KEY, JSON.stringify(this.readList(VERIFIED_KEY).filter((id) => wanted.has(id))));
   }
 
-  private async waitForSyncEvents(from: string, wanted: ReadonlySet<string>): Promise<boolean> {
+  /** The folders whose ITEM_SYNC did not arrive in time. */
+  private async waitForSyncEvents(from: string, wanted: ReadonlySet<string>): Promise<Set<string>> {
     const deadline = Date.now() + (this.deps.syncCheckMs ?? 5_000);
     const missing = new Set(wanted);
     let position = from;
@@ -174,7 +192,7 @@ export class RemoteSide {
       for (const h of batch.hints) if (h.eventType === 'ITEM_SYNC') missing.delete(h.id);
       if (missing.size > 0) await sleep(200, this.abort.signal).catch(() => undefined);
     }
-    return missing.size === 0;
+    return missing;
   }
 
   private update(patch: Partial<RemoteStreamStatus>): void {

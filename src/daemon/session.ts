@@ -10,17 +10,18 @@
 import type { Config } from '../config.js';
 import type { EngineEvents } from '../engine/types.js';
 import type { Logger } from '../logger.js';
-import { join } from 'node:path';
 import type { ControlRequest, DaemonStatus, PathStatus, VerbResult } from './control-protocol.js';
 import type { ComposeDaemonParts, DaemonParts } from './daemon-parts.js';
 import type { DaemonSettings } from './daemon-settings.js';
 import { LocalSide } from './local-side.js';
-import { cleanExpiredUploadSessions, maintainJournal, purgeLocalTrash } from './maintenance-jobs.js';
+import { cleanExpiredUploadSessions, maintainJournal } from './maintenance-jobs.js';
 import { OperationLog } from './operation-log.js';
 import { PassRunner } from './pass-runner.js';
 import { pathStatus } from './path-status.js';
 import { RemoteSide } from './remote-side.js';
 import { Schedules } from './schedules.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 export class DaemonSession {
   private fatalMessage: string | null = null;
@@ -76,7 +77,6 @@ export class DaemonSession {
       streamType: settings.streamType,
       syncCheckMs: settings.syncCheckMs,
     });
-    const trashDir = join(config.stateDir, 'trash');
     const schedules = new Schedules(
       settings.schedules,
       {
@@ -89,15 +89,16 @@ export class DaemonSession {
           return maintainJournal(parts.journal);
         },
         tokenRefresh: async () => {
-          if (!parts.refreshToken) return 'developer token: nothing to refresh';
-          await parts.refreshToken();
-          return 'access token refreshed';
+          // Any authenticated call refreshes an access token that expired or is about to (single-use refresh
+          // tokens are rotated and persisted by the adapter); a revoked grant surfaces here, not mid-transfer.
+          const me = await parts.remote.account();
+          return `token valid for ${me.login}`;
         },
         uploadSessionCleanup: async () => cleanExpiredUploadSessions(parts.journal),
-        localTrashPurge: async () =>
-          config.localTrash.mode === 'state'
-            ? purgeLocalTrash(trashDir, config.localTrash.retentionDays)
-            : 'freedesktop trash: left to the desktop trash tools',
+        localTrashPurge: async () => {
+          const removed = await parts.purgeLocalTrash(config.localTrash.retentionDays * DAY_MS);
+          return `removed ${removed} local-trash entr${removed === 1 ? 'y' : 'ies'} older than ${config.localTrash.retentionDays} days`;
+        },
       },
       log.child({ component: 'schedules' }),
     );
@@ -128,7 +129,7 @@ export class DaemonSession {
       const retry = this.passes.nextRetryAtMs ? `; retrying at ${new Date(this.passes.nextRetryAtMs).toISOString()}` : '';
       notices.push(`last pass failed: ${this.passes.lastError}${retry}`);
     }
-    return { ...base, configFile: this.config.file, engine, watchers, remoteStream, schedules: this.schedules.status(), notices };
+    return { ...base, configFile: this.config.file, engine, passes: this.passes.passCount, watchers, remoteStream, schedules: this.schedules.status(), notices };
   }
 
   async handle(req: Exclude<ControlRequest, { verb: 'status' }>): Promise<PathStatus | VerbResult> {

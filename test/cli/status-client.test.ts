@@ -37,6 +37,7 @@ function sampleStatus(nowMs: number): DaemonStatus {
       lastSuccessfulSyncAtMs: nowMs - 60_000,
       fatal: null,
     },
+    passes: 3,
     watchers: [{ root, localPath: '/home/me/Box', kind: 'dirs', health: { state: 'degraded', reason: 'inotify watch limit reached', fallbackScanMs: 60_000 }, lastFallbackScanAtMs: null }],
     remoteStream: { configured: 'sync', effective: 'changes', state: 'listening', note: 'no ITEM_SYNC event arrived', lastEventAtMs: null, nextRetryAtMs: null },
     schedules: [],

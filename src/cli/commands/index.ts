@@ -10,6 +10,7 @@ import { register as registerStatus } from './status.js';
 import { register as registerControl } from './control.js';
 import { register as registerService } from './service.js';
 import { register as registerLogin } from './login.js';
+import { register as registerDaemon } from './daemon.js';
 
 export function registerCommands(program: Command): void {
   registerServer(program);
@@ -19,4 +20,5 @@ export function registerCommands(program: Command): void {
   registerControl(program);
   registerService(program);
   registerLogin(program);
+  registerDaemon(program);
 }
