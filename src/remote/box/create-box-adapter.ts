@@ -28,6 +28,8 @@ export interface BoxAdapter {
   readonly changes: RemoteChanges & { noteSequence(id: string, sequenceId: string): void };
   readonly actions: BoxActions;
   readonly auth: BoxAuth;
+  /** Epoch ms until which every request waits after a 429 (0 when not paused); for status displays. */
+  pausedUntilMs(): number;
   /** Stop starting queued requests. In-flight ones finish or fail on their own signals. */
   close(): Promise<void>;
 }
@@ -77,6 +79,7 @@ export function createBoxAdapter(opts: BoxAdapterOptions): BoxAdapter {
     },
     actions: createBoxActions({ http, apiUrl, tree, mutations }),
     auth,
+    pausedUntilMs: () => limiter.pausedUntil,
     close: async () => {
       limiter.clear();
     },

@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BoxServer } from '../../../src/box-server/index.js';
+import { isSyncError } from '../../../src/core/errors.js';
+import { asRemoteId } from '../../../src/core/model.js';
+import { waitFor } from '../../support/wait.js';
+import { adapterFor, startServer } from './harness.js';
+
+async function failure(p: Promise<unknown>): Promise<{ code: string; disposition: string }> {
+  try {
+    await p;
+  } catch (e) {
+    if (isSyncError(e)) return { code: e.code, disposition: e.disposition };
+    throw e;
+  }
+  throw new Error('expected a failure');
+}
+
+describe('Box adapter: retries and rate limits', () => {
+  let server: BoxServer;
+
+  beforeAll(async () => {
+    server = await startServer();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('sits out a 429 storm, waiting Retry-After between attempts (server-side timestamps)', async () => {
+    const a = adapterFor(server);
+    server.control.failNext({ method: 'GET', path: '/2.0/users/me', status: 429, retryAfterSec: 1, count: 3 });
+    server.control.clearRequests();
+    expect((await a.store.account()).userId).toBe('1');
+    const calls = server.control.requests().filter((r) => r.path === '/2.0/users/me');
+    expect(calls.map((c) => c.status)).toEqual([429, 429, 429, 200]);
+    for (let i = 1; i < calls.length; i++) expect(calls[i]!.atMs - calls[i - 1]!.atMs).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('pauses the whole queue on a 429: other calls wait until Retry-After has passed', async () => {
+    const a = adapterFor(server);
+    server.control.failNext({ method: 'GET', path: '/2.0/users/me', status: 429, retryAfterSec: 2 });
+    server.control.clearRequests();
+    const first = a.store.account();
+    await waitFor(() => a.pausedUntilMs() > 0, { what: 'the queue to pause' });
+    const other = await a.store.getItem(asRemoteId('0'), 'folder');
+    await first;
+    expect(other?.id).toBe('0');
+    const reqs = server.control.requests();
+    const refused = reqs.find((r) => r.status === 429)!;
+    const folderCall = reqs.find((r) => r.path === '/2.0/folders/0')!;
+    expect(folderCall.atMs - refused.atMs).toBeGreaterThanOrEqual(2000);
+    expect(a.pausedUntilMs()).toBe(0);
+  });
+
+  it('copes with a server-wide rate limit across concurrent calls', async () => {
+    const a = adapterFor(server);
+    server.control.setRateLimit({ requests: 3, windowMs: 1000 });
+    try {
+      server.control.clearRequests();
+      const results = await Promise.all(Array.from({ length: 8 }, () => a.store.getItem(asRemoteId('0'), 'folder')));
+      expect(results.every((r) => r?.id === '0')).toBe(true);
+      const reqs = server.control.requests();
+      expect(reqs.filter((r) => r.status === 200 || r.status === 304)).toHaveLength(8);
+      expect(reqs.some((r) => r.status === 429)).toBe(true);
+    } finally {
+      server.control.setRateLimit(null);
+    }
+  });
+
+  it('retries idempotent calls on 5xx and network resets', async () => {
+    const a = adapterFor(server);
+    server.control.failNext({ method: 'GET', path: '/2.0/users/me', status: 503, count: 2 });
+    server.control.clearRequests();
+    await a.store.account();
+    expect(server.control.requests().map((r) => r.status)).toEqual([503, 503, 200]);
+    server.control.failNext({ method: 'GET', path: '/2.0/users/me', reset: 'before-response' });
+    expect((await a.store.account()).userId).toBe('1');
+  });
+
+  it('gives up on an idempotent call after its attempts, with a retry disposition', async () => {
+    const a = adapterFor(server, { maxAttempts: 2 });
+    server.control.failNext({ method: 'GET', path: '/2.0/users/me', status: 500, count: 2 });
+    expect(await failure(a.store.account())).toEqual({ code: 'server_error', disposition: 'retry' });
+  });
+
+  it('never repeats a POST after a 5xx or a reset: the outcome is unknown, the engine re-observes', async () => {
+    const a = adapterFor(server);
+    server.control.failNext({ method: 'POST', path: '/2.0/folders', status: 500 });
+    server.control.clearRequests();
+    expect(await failure(a.store.createFolder(asRemoteId('0'), 'never-twice'))).toEqual({ code: 'server_error', disposition: 'retry' });
+    server.control.failNext({ method: 'POST', path: '/2.0/folders', reset: 'before-response' });
+    expect(await failure(a.store.createFolder(asRemoteId('0'), 'never-twice'))).toEqual({ code: 'network', disposition: 'retry' });
+    expect(server.control.requests().filter((r) => r.method === 'POST')).toHaveLength(2);
+  });
+
+  it('retries a POST refused with 429 (Box did not act on it)', async () => {
+    const a = adapterFor(server);
+    server.control.failNext({ method: 'POST', path: '/2.0/folders', status: 429, retryAfterSec: 1 });
+    server.control.clearRequests();
+    const f = await a.store.createFolder(asRemoteId('0'), 'after-429');
+    expect(f.name).toBe('after-429');
+    expect(server.control.requests().filter((r) => r.method === 'POST').map((r) => r.status)).toEqual([429, 201]);
+  });
+});
