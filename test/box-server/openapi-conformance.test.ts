@@ -108,6 +108,13 @@ describe('box-server responses match openapi.json', () => {
     const id = String(file.id);
     const got = conform(await http().get(`/files/${id}?fields=name,size,sha1,file_version,path_collection,content_modified_at,lock,permissions`), 'GET', 200);
     expect(got.size).toBe(content.length);
+    // With `fields`, Box returns only those plus the base fields (WIRE.md section 1).
+    const only = conform(await http().get(`/files/${id}?fields=name`), 'GET', 200);
+    expect(Object.keys(only).sort()).toEqual(['etag', 'id', 'name', 'type']);
+    const listed = conform(await http().get(`/folders/${fid}/items`), 'GET', 200);
+    const mini = obj(arr(listed.entries).find((e) => obj(e).id === id));
+    // Default listing entries are the mini form.
+    expect(Object.keys(mini).sort()).toEqual(['etag', 'file_version', 'id', 'name', 'sequence_id', 'sha1', 'type']);
     conform(await http().get(`/files/${id}`, { headers: { 'If-None-Match': String(got.etag) } }), 'GET', 304);
     const v2 = conform(await http().upload(`/files/${id}/content`, { name: 'hello.txt' }, 'second', { headers: { 'If-Match': String(got.etag) } }), 'POST', 200);
     expect(obj(arr(v2.entries)[0]).sha1).toBe(sha1Hex('second'));
