@@ -18,6 +18,7 @@ import { SyncError } from '../core/errors.js';
 import { asRelPath, type LocalEntry, type RelPath } from '../core/model.js';
 import type { LocalGuard } from '../core/operations.js';
 import type { LocalFs, ScanOptions } from '../ports/local-fs.js';
+import { assertParentsInside, firstBadAncestor } from './containment.js';
 import { classifyFsError, errnoOf } from './fs-errors.js';
 import type { FsModule } from './fs-module.js';
 import { checkGuard, localChanged, lstatOrUndefined } from './guard.js';
@@ -58,11 +59,13 @@ export class DiskLocalFs implements LocalFs {
 
   scan(opts: ScanOptions): AsyncIterable<readonly LocalEntry[]> {
     if (opts.under !== undefined) assertRelPath(opts.under);
-    return scanTree({ fs: this.#fs, abs: (p) => (p === '' ? this.rootPath : this.abs(p)), opts });
+    return scanTree({ fs: this.#fs, rootPath: this.rootPath, abs: (p) => (p === '' ? this.rootPath : this.abs(p)), opts });
   }
 
+  /** undefined also when a folder on the way is a symlink: such a path is not part of the tree. */
   async stat(path: RelPath): Promise<LocalEntry | undefined> {
     try {
+      if ((await firstBadAncestor(this.#fs, this.rootPath, path)) !== undefined) return undefined;
       const st = await lstatOrUndefined(this.#fs, this.abs(path));
       return st === undefined ? undefined : entryFromStats(path, st, null);
     } catch (e) {
@@ -72,6 +75,7 @@ export class DiskLocalFs implements LocalFs {
 
   async hash(path: RelPath): Promise<string> {
     try {
+      await assertParentsInside(this.#fs, this.rootPath, path);
       return await sha1File(this.#fs, this.abs(path));
     } catch (e) {
       throw classifyFsError(e, { action: 'hashing', path });
@@ -80,7 +84,7 @@ export class DiskLocalFs implements LocalFs {
 
   async mkdir(path: RelPath): Promise<LocalEntry> {
     try {
-      await this.#assertParentsInside(path);
+      await assertParentsInside(this.#fs, this.rootPath, path);
       try {
         await this.#fs.promises.mkdir(this.abs(path), { mode: 0o777 });
       } catch (e) {
@@ -104,7 +108,7 @@ export class DiskLocalFs implements LocalFs {
       throw new Error(`temp file ${tempAbs} is not in the folder of ${target}; use tempPathFor`);
     }
     try {
-      await this.#assertParentsInside(path);
+      await assertParentsInside(this.#fs, this.rootPath, path);
       if (mtimeMs !== undefined) await this.#fs.promises.utimes(tempAbs, new Date(), new Date(mtimeMs));
       await this.#fsync(tempAbs);
       await this.#putInPlace(tempAbs, target, path, guard);
@@ -120,8 +124,8 @@ export class DiskLocalFs implements LocalFs {
     const src = this.abs(from);
     const dst = this.abs(to);
     try {
-      await this.#assertParentsInside(from);
-      await this.#assertParentsInside(to);
+      await assertParentsInside(this.#fs, this.rootPath, from);
+      await assertParentsInside(this.#fs, this.rootPath, to);
       const st = await checkGuard(this.#fs, src, from, guard);
       const there = await lstatOrUndefined(this.#fs, dst);
       if (there !== undefined) throw localChanged(to, { state: 'absent' }, there);
@@ -143,7 +147,7 @@ export class DiskLocalFs implements LocalFs {
 
   async trash(path: RelPath, guard: LocalGuard): Promise<string> {
     try {
-      await this.#assertParentsInside(path);
+      await assertParentsInside(this.#fs, this.rootPath, path);
       await checkGuard(this.#fs, this.abs(path), path, guard);
       const dest = await this.#trash.trash(this.abs(path), path);
       this.#logger?.info({ path, trashedTo: dest }, 'moved to the local trash');
@@ -156,7 +160,7 @@ export class DiskLocalFs implements LocalFs {
   async writeSmallFile(path: RelPath, content: string, guard: LocalGuard, mtimeMs?: number): Promise<LocalEntry> {
     const temp = this.tempPathFor(path);
     try {
-      await this.#assertParentsInside(path);
+      await assertParentsInside(this.#fs, this.rootPath, path);
       await this.#fs.promises.writeFile(temp, content, { flag: 'wx', mode: 0o666 });
     } catch (e) {
       await this.#fs.promises.unlink(temp).catch(() => undefined);
@@ -225,34 +229,6 @@ export class DiskLocalFs implements LocalFs {
       }
     } catch {
       return;
-    }
-  }
-
-  /** Every folder from the root down to the parent of `path` must be a real folder, never a symlink. */
-  async #assertParentsInside(path: RelPath): Promise<void> {
-    const parts = path.split('/');
-    let rel = '';
-    for (const part of parts.slice(0, -1)) {
-      rel = rel === '' ? part : `${rel}/${part}`;
-      const st = await lstatOrUndefined(this.#fs, join(this.rootPath, rel));
-      if (st === undefined) {
-        throw new SyncError({
-          code: 'local_changed',
-          disposition: 'replan',
-          message: `the folder ${rel} of ${path} does not exist on disk (any more); nothing was touched, it will be re-scanned and planned again`,
-          details: { path },
-        });
-      }
-      if (!st.isDirectory()) {
-        throw new SyncError({
-          code: st.isSymbolicLink() ? 'symlink_in_path' : 'local_changed',
-          disposition: st.isSymbolicLink() ? 'skip' : 'replan',
-          message: st.isSymbolicLink()
-            ? `${rel} is a symlink, and boxsync never writes through symlinks (they could lead out of the sync folder); ${path} is skipped`
-            : `${rel} is no longer a folder; nothing was touched, it will be re-scanned and planned again`,
-          details: { path, at: rel },
-        });
-      }
     }
   }
 

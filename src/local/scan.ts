@@ -7,6 +7,7 @@ import type { Stats } from 'node:fs';
 import { SyncError } from '../core/errors.js';
 import { asRelPath, type LocalEntry, type LocalKind, type RelPath } from '../core/model.js';
 import type { ScanOptions } from '../ports/local-fs.js';
+import { firstBadAncestor } from './containment.js';
 import { classifyFsError, errnoOf } from './fs-errors.js';
 import type { FsModule } from './fs-module.js';
 import { sha1File } from './hash.js';
@@ -29,6 +30,7 @@ export function entryFromStats(path: RelPath, st: Stats, sha1: string | null): L
 
 interface ScanContext {
   readonly fs: FsModule;
+  readonly rootPath: string;
   readonly abs: (path: RelPath | '') => string;
   readonly opts: ScanOptions;
 }
@@ -50,6 +52,8 @@ export async function* scanTree(ctx: ScanContext): AsyncGenerator<readonly Local
   if (opts.under === undefined) {
     stack.push('');
   } else {
+    // A subtree below a symlinked folder is outside the tree: report nothing rather than follow the link.
+    if ((await firstBadAncestor(fs, ctx.rootPath, opts.under)) !== undefined) return;
     const top = await observe(ctx, opts.under);
     if (top === undefined) return;
     batch.push(top);

@@ -67,6 +67,16 @@ describe('LocalFs on a real directory', () => {
     expect(await readdir(outside)).toEqual(['secret.txt']);
   });
 
+  it('never looks through a symlinked folder either: stat, hash and scan `under` stay inside the root', async () => {
+    await symlink(outside, join(root, 'out'));
+    expect(await local.stat(p('out/secret.txt'))).toBeUndefined();
+    expect((await local.stat(p('out')))?.kind).toBe('symlink');
+    const err = await local.hash(p('out/secret.txt')).catch((e: unknown) => e);
+    expect(isSyncError(err) && err.code === 'symlink_in_path').toBe(true);
+    expect(await scanAll({ under: p('out') })).toEqual([expect.objectContaining({ path: 'out', kind: 'symlink' })]);
+    expect(await scanAll({ under: p('out/secret.txt') })).toEqual([]);
+  });
+
   it('hashes with streaming SHA-1 and stats like lstat', async () => {
     const big = Buffer.alloc(3 * 1024 * 1024 + 7, 0x61);
     await writeFile(join(root, 'big.bin'), big);
