@@ -59,8 +59,16 @@ export class RemoteSide {
   }
 
   async prepare(): Promise<void> {
-    if (this.deps.streamType === 'sync') await this.setUpSyncStream();
-    else await this.unmarkLeftRoots(new Set());
+    if (this.deps.streamType === 'sync') {
+      try {
+        await this.setUpSyncStream();
+      } catch (e) {
+        if (isSyncError(e) && e.disposition === 'fatal') throw e;
+        this.fallBack(`could not mark the root folders sync_state=synced (${e instanceof Error ? e.message : String(e)})`);
+      }
+    } else {
+      await this.unmarkLeftRoots(new Set());
+    }
     this.position = await this.deps.changes.now(this.effective);
   }
 
@@ -146,15 +154,19 @@ export class RemoteSide {
       for (const id of toCheck) if (!missing.has(id)) verified.add(id);
       this.deps.journal.setMeta(VERIFIED_KEY, JSON.stringify([...verified]));
       if (missing.size > 0) {
-        this.effective = 'changes';
-        const note = `no ITEM_SYNC event arrived within ${Math.round((this.deps.syncCheckMs ?? 5_000) / 1000)} s of marking the root folders synced (Box Sync is discontinued); using the changes stream filtered to the roots instead`;
-        this.update({ effective: 'changes', note });
-        this.deps.log.warn(note);
+        this.fallBack(`no ITEM_SYNC event arrived within ${Math.round((this.deps.syncCheckMs ?? 5_000) / 1000)} s of marking the root folders synced (Box Sync is discontinued)`);
         return;
       }
     }
     this.update({ effective: 'sync', note: null });
     this.deps.log.info('consuming the sync event stream (root folders marked sync_state=synced)');
+  }
+
+  private fallBack(why: string): void {
+    this.effective = 'changes';
+    const note = `${why}; using the changes stream filtered to the roots instead`;
+    this.update({ effective: 'changes', note });
+    this.deps.log.warn(note);
   }
 
   private readList(key: string): string[] {
