@@ -1,6 +1,7 @@
 /**
  * Journal micro-benchmark: bulk insert of 100,000 local rows (one transaction), a 10,000-row subtree move and
- * delete (indexed range statements), a full keyset iteration, and the same move in a 1,000-row folder.
+ * delete (indexed range statements), a full keyset iteration, the same move in a 1,000-row folder, and the
+ * reopen cost (integrity_check runs on every open).
  * Prints figures; asserts nothing about speed.
  */
 import { join } from 'node:path';
@@ -51,6 +52,11 @@ export async function run(): Promise<void> {
     for (let i = 0; i < 10_000; i++) journal.getLocal(root, asRelPath(`d1/sub${Math.floor(i / 1000) % 10}/f${i}.bin`));
     console.log(`10,000 point lookups: ${ms(t0)}`);
     journal.close();
+
+    t0 = process.hrtime.bigint();
+    const reopened = openJournal(join(tmp.dir, 'journal.db'));
+    console.log(`reopen with integrity_check, ${n.toLocaleString('en')} rows: ${ms(t0)}`);
+    reopened.journal.close();
   } finally {
     await tmp.cleanup();
   }
