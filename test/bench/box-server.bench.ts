@@ -1,12 +1,15 @@
 /**
  * box-server loopback figures: 1 GiB through an upload session, 1 GiB through a simple multipart upload,
  * 1 GiB download, and the latency of a full marker-paged listing of a 10,000-item folder (p50/p99).
- * Data is generated part by part and streamed; nothing holds 1 GiB in memory. Sizes can be shrunk for a
- * quick look with BOX_BENCH_MIB and BOX_BENCH_ITEMS.
+ * box-server runs as its own process (`boxsync server --port 0`), so client and server each get a core, as
+ * in real use. Data is generated part by part and streamed; nothing holds 1 GiB in memory. Sizes can be
+ * shrunk for a quick look with BOX_BENCH_MIB (at least 20: upload sessions need 20 MB) and BOX_BENCH_ITEMS.
  */
+import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { request } from 'node:http';
-import { startBoxServer, type BoxServer } from '../../src/box-server/index.js';
+import { createInterface } from 'node:readline';
+import { spawnCli } from '../support/cli.js';
 
 const TOKEN = 'BENCH';
 const TOTAL_BYTES = Number(process.env.BOX_BENCH_MIB ?? 1024) * 1024 * 1024;
@@ -37,7 +40,44 @@ function percentile(sortedMs: readonly number[], p: number): number {
   return sortedMs[Math.max(0, i)] ?? NaN;
 }
 
-async function api(srv: BoxServer, method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Record<string, unknown>> {
+interface ServerProcess {
+  readonly baseUrl: string;
+  readonly apiUrl: string;
+  readonly uploadUrl: string;
+  readonly child: ChildProcess;
+}
+
+async function startServerProcess(): Promise<ServerProcess> {
+  const child = spawnCli(['server', '--port', '0', '--token', TOKEN]);
+  const lines = createInterface({ input: child.stdout! });
+  const first = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('boxsync server printed no base URL within 30 s')), 30_000);
+    lines.once('line', (l) => {
+      clearTimeout(timer);
+      resolve(l.trim());
+    });
+    child.once('exit', (code) => reject(new Error(`boxsync server exited with ${String(code)} before printing its URL`)));
+  });
+  if (!/^http:\/\//.test(first)) throw new Error(`boxsync server printed ${first}, not a URL`);
+  return { baseUrl: first, apiUrl: `${first}/2.0`, uploadUrl: `${first}/api/2.0`, child };
+}
+
+async function stopServerProcess(srv: ServerProcess): Promise<void> {
+  if (srv.child.exitCode !== null) return;
+  const exited = new Promise<void>((resolve) => srv.child.once('exit', () => resolve()));
+  srv.child.kill('SIGTERM');
+  await exited;
+}
+
+/** The control surface over HTTP: POST /_control/as/<user>/<action> {"args": [...]}. */
+async function actAs(srv: ServerProcess, action: string, args: readonly unknown[]): Promise<Record<string, unknown>> {
+  const res = await fetch(`${srv.baseUrl}/_control/as/1/${action}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ args }) });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`control ${action} -> ${res.status}: ${text.slice(0, 300)}`);
+  return (JSON.parse(text) as { result: Record<string, unknown> }).result;
+}
+
+async function api(srv: ServerProcess, method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Record<string, unknown>> {
   const res = await fetch(url.startsWith('http') ? url : `${srv.apiUrl}${url}`, {
     method,
     headers: { Authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
@@ -73,7 +113,7 @@ function streamRequest(
   });
 }
 
-async function sessionUpload(srv: BoxServer, folderId: string, block: Buffer): Promise<{ ms: number; fileId: string }> {
+async function sessionUpload(srv: ServerProcess, folderId: string, block: Buffer): Promise<{ ms: number; fileId: string }> {
   const whole = createHash('sha1');
   for (let off = 0; off < TOTAL_BYTES; off += BLOCK_BYTES) whole.update(block.subarray(0, Math.min(BLOCK_BYTES, TOTAL_BYTES - off)));
   const wholeB64 = whole.digest('base64');
@@ -116,7 +156,7 @@ async function sessionUpload(srv: BoxServer, folderId: string, block: Buffer): P
   return { ms, fileId: String(entry.id) };
 }
 
-async function simpleUpload(srv: BoxServer, folderId: string, block: Buffer): Promise<number> {
+async function simpleUpload(srv: ServerProcess, folderId: string, block: Buffer): Promise<number> {
   const boundary = `----boxbench${Date.now()}`;
   const head = Buffer.from(
     `--${boundary}\r\nContent-Disposition: form-data; name="attributes"\r\n\r\n${JSON.stringify({ name: 'simple-1g.bin', parent: { id: folderId } })}\r\n` +
@@ -139,7 +179,7 @@ async function simpleUpload(srv: BoxServer, folderId: string, block: Buffer): Pr
   return ms;
 }
 
-async function download(srv: BoxServer, fileId: string): Promise<number> {
+async function download(srv: ServerProcess, fileId: string): Promise<number> {
   const started = performance.now();
   const redirect = await fetch(`${srv.apiUrl}/files/${fileId}/content`, { headers: { Authorization: `Bearer ${TOKEN}` }, redirect: 'manual' });
   const location = redirect.headers.get('location');
@@ -152,7 +192,7 @@ async function download(srv: BoxServer, fileId: string): Promise<number> {
   return ms;
 }
 
-async function listing(srv: BoxServer, folderId: string): Promise<{ p50: number; p99: number; pages: number }> {
+async function listing(srv: ServerProcess, folderId: string): Promise<{ p50: number; p99: number; pages: number }> {
   const runsMs: number[] = [];
   let pages = 0;
   for (let run = 0; run < LIST_RUNS; run++) {
@@ -175,32 +215,34 @@ async function listing(srv: BoxServer, folderId: string): Promise<{ p50: number;
 }
 
 export async function run(): Promise<void> {
-  const srv = await startBoxServer({ port: 0, tokens: [TOKEN] });
+  const srv = await startServerProcess();
   try {
-    const me = srv.control.as('1');
-    // Seed first: the actor runs synchronously on the event loop this client shares with the server, and a
-    // long block after HTTP traffic would race idle keep-alive sockets into ECONNRESET.
-    const big = me.createFolder('0', 'bench-10k');
+    const big = String((await actAs(srv, 'createFolder', ['0', 'bench-10k'])).id);
     const seedStarted = performance.now();
-    for (let i = 0; i < ITEMS; i++) {
-      if (i % 10 === 0) me.createFolder(big.id, `dir-${String(i).padStart(5, '0')}`);
-      else me.uploadFile(big.id, `file-${String(i).padStart(5, '0')}.txt`, `item ${i}`);
-    }
+    const SEED_CONCURRENCY = 8;
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      for (let i = next++; i < ITEMS; i = next++) {
+        if (i % 10 === 0) await actAs(srv, 'createFolder', [big, `dir-${String(i).padStart(5, '0')}`]);
+        else await actAs(srv, 'uploadFile', [big, `file-${String(i).padStart(5, '0')}.txt`, `item ${i}`]);
+      }
+    };
+    await Promise.all(Array.from({ length: SEED_CONCURRENCY }, worker));
     const seedMs = performance.now() - seedStarted;
-    console.log(`seeded ${ITEMS} items in ${(seedMs / 1000).toFixed(2)} s (in-process actor)`);
-    const l = await listing(srv, big.id);
+    console.log(`seeded ${ITEMS} items in ${(seedMs / 1000).toFixed(2)} s (control surface over HTTP, ${SEED_CONCURRENCY} at a time)`);
+    const l = await listing(srv, big);
     console.log(`full marker-paged listing of ${ITEMS} items (${l.pages} pages of ${PAGE_LIMIT}, ${LIST_RUNS} runs): p50 ${l.p50.toFixed(1)} ms, p99 ${l.p99.toFixed(1)} ms`);
 
-    const transfers = me.createFolder('0', 'bench-transfers');
+    const transfers = String((await actAs(srv, 'createFolder', ['0', 'bench-transfers'])).id);
     const block = makeBlock();
     const mib = TOTAL_BYTES / (1024 * 1024);
-    const session = await sessionUpload(srv, transfers.id, block);
+    const session = await sessionUpload(srv, transfers, block);
     console.log(`upload session  ${mib} MiB: ${(session.ms / 1000).toFixed(2)} s, ${mibPerSec(TOTAL_BYTES, session.ms)} MiB/s (parts of 8 MiB, sequential, incl. commit)`);
-    const simpleMs = await simpleUpload(srv, transfers.id, block);
+    const simpleMs = await simpleUpload(srv, transfers, block);
     console.log(`simple upload   ${mib} MiB: ${(simpleMs / 1000).toFixed(2)} s, ${mibPerSec(TOTAL_BYTES, simpleMs)} MiB/s (one streamed multipart request)`);
     const downMs = await download(srv, session.fileId);
     console.log(`download        ${mib} MiB: ${(downMs / 1000).toFixed(2)} s, ${mibPerSec(TOTAL_BYTES, downMs)} MiB/s (302, then the streamed body)`);
   } finally {
-    await srv.close();
+    await stopServerProcess(srv);
   }
 }
