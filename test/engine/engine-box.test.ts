@@ -120,4 +120,19 @@ describe('engine over HTTP (box-server)', () => {
     expect(kept).toHaveLength(1);
     expect(await readFile(join(trashDir, String(kept[0])), 'utf8')).toBe('old content');
   });
+
+  it('a Box web link becomes a .url file, and a new target rewrites it', async () => {
+    const h = await harness();
+    const link = h.actor.createWebLink(h.topId, 'Handbook', 'https://example.com/v1');
+    expectConverged(await h.run());
+    const name = (await h.list()).find((n) => n.startsWith('Handbook'));
+    expect(name).toBeDefined();
+    expect(await h.read(name!)).toContain('URL=https://example.com/v1');
+    h.actor.updateWebLink(link.id, 'https://example.com/v2');
+    await h.restart();
+    const t0 = Date.now();
+    expectConverged(await h.run());
+    expect(await h.read(name!)).toContain('URL=https://example.com/v2');
+    expect(h.transfers(t0).uploads).toBe(0);
+  });
 });

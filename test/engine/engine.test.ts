@@ -277,6 +277,18 @@ describe('engine: safety', () => {
 });
 
 describe('engine: journal and status', () => {
+  it('a revoked token stops the run as fatal and says so in status', async () => {
+    const h = await harness();
+    await h.write('a.txt', 'a');
+    h.store.failNext('getItem', remoteError('auth_revoked', 'the access token was revoked'));
+    const s = await h.run();
+    expect(s.outcome).toBe('fatal');
+    expect(s.message).toMatch(/revoked/);
+    expect(h.engine.status()).toMatchObject({ phase: 'error', fatal: { code: 'auth_revoked' } });
+    expect(h.callsOf('uploadNew')).toBe(0);
+  });
+
+
   it('a corrupt journal is rebuilt from a fresh scan and listing, losing nothing and transferring nothing', async () => {
     const h = await harness();
     h.store.seedFile(h.top.id, 'remote.txt', 'r');
