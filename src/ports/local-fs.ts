@@ -48,7 +48,10 @@ export interface LocalFs {
   mkdir(path: RelPath): Promise<LocalEntry>;
   /** A fresh temp path in the same folder as `path`, named so the watcher and scanner ignore it. */
   tempPathFor(path: RelPath): string;
-  /** Rename an absolute temp file into place after checking the guard on `path`; sets mtime when given. */
+  /**
+   * Rename an absolute temp file (from tempPathFor) into place after checking the guard on `path`; sets mtime when
+   * given and fsyncs. On any failure the temp file is removed and the target is left as it was.
+   */
   commitTemp(tempAbs: string, path: RelPath, guard: LocalGuard, mtimeMs?: number): Promise<LocalEntry>;
   /** Rename `from` to `to` (guard checked on `from`; `to` must be absent). */
   move(from: RelPath, to: RelPath, guard: LocalGuard): Promise<LocalEntry>;

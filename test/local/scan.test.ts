@@ -111,4 +111,18 @@ describe('scan (memfs)', () => {
     const thrown = await collect(setup(files, deny).local.scan(base)).catch((e: unknown) => e);
     expect(isSyncError(thrown) && thrown.code === 'permission_denied').toBe(true);
   });
+
+  it('does not trust a hash taken while the file was being written', async () => {
+    const { fs, local } = setup({ '/r/growing.log': 'line 1\n', '/r/still.txt': 'still' }, (mem) => ({
+      promises: mem.promises,
+      createReadStream: ((path: string, o: unknown) => {
+        if (path === '/r/growing.log') (mem as unknown as { appendFileSync: (p: string, d: string) => void }).appendFileSync(path, 'line 2\n');
+        return mem.createReadStream(path, o as never);
+      }) as FsModule['createReadStream'],
+    }));
+    const { entries } = await collect(local.scan({ ...base, hash: true }));
+    expect(entries.find((e) => e.path === 'growing.log')).toMatchObject({ sha1: null, sizeBytes: 14 });
+    expect(entries.find((e) => e.path === 'still.txt')?.sha1).toBe(sha1('still'));
+    expect(await fs.promises.readFile('/r/growing.log', 'utf8')).toBe('line 1\nline 2\n');
+  });
 });
