@@ -89,6 +89,20 @@ describe('openJournal', () => {
     expect(openJournal(dbPath).rebuilt).toBe(false);
   });
 
+  it('moves aside a database cut short (a truncated copy)', () => {
+    const { journal } = openJournal(dbPath);
+    journal.transaction(() => {
+      for (let i = 0; i < 2000; i++) journal.putLocal(R, localFile(`t/${i}`, { inode: i }));
+    });
+    journal.close();
+    const whole = readFileSync(dbPath);
+    writeFileSync(dbPath, whole.subarray(0, Math.floor(whole.length / 3)));
+    const res = openJournal(dbPath);
+    expect(res.rebuilt).toBe(true);
+    expect([...res.journal.localUnder(R, '')]).toEqual([]);
+    res.journal.close();
+  });
+
   it('moves aside a journal from a newer boxsync instead of misreading it', () => {
     const { journal } = openJournal(dbPath);
     journal.setMeta('marker', 'from the future');
