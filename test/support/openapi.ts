@@ -17,9 +17,10 @@
  *
  * Conversion from OpenAPI 3.0 to what ajv (draft-07) understands: `nullable: true` becomes
  * `anyOf: [{type: 'null'}, <schema>]`; `$ref: '#/components/...'` is re-rooted on the registered spec
- * document; `allOf` and `anyOf` are kept as written; `oneOf` is read as `anyOf` because Box's unions overlap
- * by design (see `convert`), so callers that need the exact alternative check it with `validateSchema`; `x-box-*`, `example`, `discriminator` and other
- * annotations are ignored (ajv `strict: false`). Box-specific `format` names (`token`, `urn`, `digest`, ...)
+ * document; `allOf` and `anyOf` are kept as written; `oneOf` is read as `anyOf` because Box's unions
+ * overlap by design (see `convert`), so callers that need the exact alternative check it with
+ * `validateSchema`; `x-box-*`, `example`, `discriminator` and other annotations are ignored (ajv
+ * `strict: false`). `OPEN_ENUMS` lists the enums the spec itself calls incomplete. Box-specific `format` names (`token`, `urn`, `digest`, ...)
  * are accepted as free strings; `date-time`, `email`, `int64` and friends are checked by ajv-formats.
  */
 import { readFileSync } from 'node:fs';
@@ -29,8 +30,7 @@ import addFormatsModule from 'ajv-formats';
 export const defaultSpecPath = process.env.BOX_OPENAPI_JSON ?? '/work/shared/box-api/openapi.json';
 
 const SPEC_ID = 'box-openapi';
-const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'] as const;
-type HttpMethod = (typeof HTTP_METHODS)[number];
+type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'options' | 'head' | 'patch';
 
 // ajv and ajv-formats are CommonJS with `exports.default`; under NodeNext the default import is the module.
 const Ajv = ((AjvModule as unknown as { default?: unknown }).default ?? AjvModule) as typeof AjvModule.default;
@@ -45,7 +45,7 @@ interface SpecResponse {
 interface SpecOperation {
   readonly responses?: Readonly<Record<string, SpecResponse>>;
 }
-interface SpecDocument {
+export interface SpecDocument {
   readonly paths: Readonly<Record<string, Readonly<Record<string, SpecOperation | unknown>>>>;
   readonly components: { readonly schemas: Readonly<Record<string, JsonObject>> };
 }
