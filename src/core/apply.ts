@@ -8,7 +8,9 @@
  *   entries (`baseFrom`): remote etag/SHA-1/version/size/url, local inode/mtime.
  * - Recording a base for a Box id that already has a row at another path first moves that row and the rows
  *   below it to the new path (one item, one row; a folder moved on both sides keeps its subtree's rows).
- * - remote-move / local-move move the base rows of the item's subtree to `to`.
+ * - remote-move / local-move move the base rows of the item's subtree to `to` and change nothing else (the
+ *   etag is refreshed only when the Box content is still the agreed one): a content change made on either
+ *   side before the move must still be seen on the next pass.
  * - remote-trash, local-trash and forget drop the base rows at and below the path.
  * - conflict-copy moves the local entry aside and drops the base rows at and below the original path, so
  *   the next pass sees the Box item as new there (download) and the copy as new here (upload).
@@ -28,6 +30,8 @@ export interface World {
   readonly remoteTrashed: Set<RemoteId>;
   /** Local entries moved to the local trash, in order. */
   readonly localTrash: LocalEntry[];
+  /** Earlier SHA-1s of each Box file (Box keeps previous versions when a new one is uploaded). */
+  readonly remoteVersions: Map<RemoteId, string[]>;
 }
 
 /** Sources of fresh identities: Box ids, etags, inodes, and the content hash of a link file. */
@@ -102,6 +106,20 @@ function recordBase(w: World, path: RelPath, id: RemoteId): void {
   w.synced.set(path, baseFrom(path, r, l));
 }
 
+/**
+ * After a move only the location is agreed on: the row (and its subtree) moves to `to`, and the etag is
+ * refreshed only when the Box content is still the agreed one, so that a content change on either side made
+ * before the move is still seen on the next pass.
+ */
+function relocateBase(w: World, to: RelPath, id: RemoteId): void {
+  const old = syncedPathOf(w, id);
+  if (old === undefined) throw new Error(`apply: no base row for moved item ${id}`);
+  moveSyncedSubtree(w, old, to);
+  const s = w.synced.get(to)!;
+  const r = w.remote.get(id);
+  if (r && r.sha1 === s.sha1 && r.url === s.url) w.synced.set(to, { ...s, etag: r.etag });
+}
+
 function requireRemote(w: World, id: RemoteId): RemoteEntry {
   const r = w.remote.get(id);
   if (!r) throw new Error(`apply: unknown remote id ${id}`);
@@ -158,6 +176,7 @@ export function applyOutcome(w: World, op: Operation, alloc: Allocator): void {
       const l = requireLocal(w, op.path);
       const r = requireRemote(w, op.remoteId);
       if (r.etag !== op.ifMatch) throw new Error(`apply: If-Match ${op.ifMatch} does not match ${r.etag} for ${op.path}`);
+      if (r.sha1 !== null) w.remoteVersions.set(r.id, [...(w.remoteVersions.get(r.id) ?? []), r.sha1]);
       w.remote.set(r.id, { ...r, etag: alloc.etag(), sha1: l.sha1, sizeBytes: l.sizeBytes, modifiedAtMs: l.mtimeMs, versionId: alloc.etag() });
       recordBase(w, op.path, r.id);
       return;
@@ -193,14 +212,14 @@ export function applyOutcome(w: World, op: Operation, alloc: Allocator): void {
       const r = requireRemote(w, op.remoteId);
       if (r.etag !== op.ifMatch) throw new Error(`apply: If-Match failed for move of ${op.from}`);
       w.remote.set(r.id, { ...r, parentId: op.parentId, name: op.name, etag: alloc.etag() });
-      recordBase(w, op.to, r.id);
+      relocateBase(w, op.to, r.id);
       return;
     }
     case 'local-move': {
       requireLocal(w, op.from);
       if (w.local.has(op.to) && op.to !== op.from) throw new Error(`apply: local move onto occupied ${op.to}`);
       moveLocalSubtree(w, op.from, op.to);
-      recordBase(w, op.to, op.remoteId);
+      relocateBase(w, op.to, op.remoteId);
       return;
     }
     case 'remote-trash': {

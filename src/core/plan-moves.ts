@@ -5,12 +5,14 @@
  * free there (or is the item itself: a case-only rename). When another item holds the name and is itself
  * leaving it in this pass, the move waits a pass. When something that stays holds it, both are kept: the
  * local one is renamed aside with a conflict-copy name, and the move follows on a later pass.
- * A swap (two items exchanging names on one side) waits forever; it is reported by nothing and left for a
- * full rescan. It is rare, and breaking it needs a temporary name the Operation vocabulary has no op for.
+ * Moves can wait on each other in a cycle (a swap of names, or a folder renamed onto the name of a file that
+ * moved into it): when a move waits on an item whose own move also waits, that item is first moved aside to a
+ * free temporary name on the same side ("parked"), which frees the name; it reaches its place a pass later.
  */
 import type { LocalEntry } from './model.js';
+import type { ItemState } from './plan-index.js';
 import { checkBoxName } from './names.js';
-import { basename, foldKey } from './paths.js';
+import { basename, foldKey, parentOf } from './paths.js';
 import { candidate, localGuard, localParentExists, remoteParentId, utf8Bytes, type Candidate, type PlanContext } from './plan-context.js';
 import { conflictCopy, report } from './plan-ops.js';
 import { conflictPath, type PendingMove } from './plan-synced.js';
@@ -50,21 +52,97 @@ export function vacatedBy(candidates: readonly Candidate[], moves: readonly Pend
   return { local, remote };
 }
 
-export function resolveMove(ctx: PlanContext, m: PendingMove, vacated: Vacated): Candidate | null {
-  return m.side === 'remote' ? resolveRemoteMove(ctx, m, vacated) : resolveLocalMove(ctx, m, vacated);
+/** A move's outcome this pass: an operation, nothing yet, or waiting on another item leaving the name. */
+type Resolution = Candidate | null | { readonly blockedBy: ItemState };
+
+function isBlocked(r: Resolution): r is { readonly blockedBy: ItemState } {
+  return r !== null && 'blockedBy' in r;
 }
 
-function resolveRemoteMove(ctx: PlanContext, m: PendingMove, vacated: Vacated): Candidate | null {
+export function resolveMoves(
+  ctx: PlanContext,
+  moves: readonly PendingMove[],
+  vacated: Vacated,
+): { readonly candidates: Candidate[]; readonly stuck: readonly PendingMove[] } {
+  const results = moves.map((m) => ({ m, r: m.side === 'remote' ? resolveRemoteMove(ctx, m, vacated) : resolveLocalMove(ctx, m, vacated) }));
+  const stuck = new Map<ItemState, PendingMove>();
+  for (const { m, r } of results) if (r === null || isBlocked(r)) stuck.set(m.item, m);
+  const out: Candidate[] = [];
+  const parked = new Set<ItemState>();
+  for (const { m, r } of results) {
+    if (r === null) continue;
+    if (!isBlocked(r)) {
+      out.push(r);
+      continue;
+    }
+    const other = stuck.get(r.blockedBy);
+    if (other === undefined || other.side !== m.side || parked.has(r.blockedBy)) continue;
+    parked.add(r.blockedBy);
+    out.push(park(ctx, r.blockedBy, m.side));
+  }
+  return { candidates: out, stuck: [...stuck.values()].filter((m) => !parked.has(m.item)) };
+}
+
+/**
+ * Last resort, used only when a pass would otherwise plan nothing but moves still wait: moves on the two
+ * sides that contradict each other (each item moved into the other, on different sides). The Box layout wins:
+ * the first such item moved here is moved back to where Box has it.
+ */
+export function breakDeadlock(ctx: PlanContext, stuck: readonly PendingMove[]): Candidate | null {
+  const ordered = [...stuck].sort((a, b) => (a.item.synced.path < b.item.synced.path ? -1 : a.item.synced.path > b.item.synced.path ? 1 : 0));
+  for (const m of ordered) {
+    const it = m.item;
+    if (m.side !== 'remote' || !ctx.mayWriteLocal || it.remotePath === null || it.local === null) continue;
+    const to = it.remotePath;
+    if (!localParentExists(ctx, to) || ctx.index.localByKey.has(foldKey(to))) continue;
+    return candidate({
+      kind: 'local-move',
+      root: ctx.root,
+      remoteId: it.synced.remoteId,
+      from: it.local.path,
+      to,
+      guard: localGuard(it.local),
+      reason: `moved here to ${it.local.path}, but moves on Box contradict it (each side moved items into the other); the Box location wins`,
+    }, it.synced.path);
+  }
+  return null;
+}
+
+function park(ctx: PlanContext, it: ItemState, side: 'remote' | 'local'): Candidate {
+  const from = side === 'local' ? it.localPath! : it.remotePath!;
+  const to = conflictPath(ctx, from);
+  const reason = `moved aside to "${basename(to)}" for now, to free its name for another move that waits on it; it moves to its place on a later pass`;
+  if (side === 'local') {
+    return candidate({ kind: 'local-move', root: ctx.root, remoteId: it.synced.remoteId, from, to, guard: localGuard(it.local), reason }, it.synced.path);
+  }
+  const r = it.remote!;
+  return candidate({
+    kind: 'remote-move',
+    root: ctx.root,
+    remoteId: r.id,
+    itemKind: r.kind === 'folder' ? 'folder' : 'file',
+    from,
+    to,
+    parentId: r.parentId ?? ctx.index.snapshot.root.remoteId,
+    name: basename(to),
+    ifMatch: r.etag,
+    reason,
+  }, it.synced.path);
+}
+
+function resolveRemoteMove(ctx: PlanContext, m: PendingMove, vacated: Vacated): Resolution {
   const it = m.item;
   const r = it.remote!;
   const name = basename(m.to);
   const check = checkBoxName(name);
   if (!check.ok) return report(ctx, m.to, check.problem, `moved here to a name Box refuses: ${check.message}`);
   const parentId = remoteParentId(ctx, m.to);
-  if (parentId === null) return null;
+  if (parentId === null) return parentIsSelf(ctx, m, 'remote') ? park(ctx, it, 'remote') : null;
   const occupant = ctx.index.remoteByKey.get(foldKey(m.to));
   if (occupant !== undefined && occupant.id !== r.id) {
-    if (vacated.remote.has(foldKey(m.to)) || !ctx.mayWriteLocal) return null;
+    const owner = ctx.index.itemById.get(occupant.id);
+    if (vacated.remote.has(foldKey(m.to))) return owner ? { blockedBy: owner } : null;
+    if (!ctx.mayWriteLocal) return null;
     const to = conflictPath(ctx, m.to);
     return conflictCopy(ctx, it.local!, to, `moved here to "${name}", but Box has a different item under that name; keeping both: this one is renamed to "${basename(to)}"`);
   }
@@ -80,24 +158,38 @@ function resolveRemoteMove(ctx: PlanContext, m: PendingMove, vacated: Vacated): 
     name,
     ifMatch: r.etag,
     reason: m.reason,
-  });
+  }, it.synced.path);
 }
 
-function resolveLocalMove(ctx: PlanContext, m: PendingMove, vacated: Vacated): Candidate | null {
+function resolveLocalMove(ctx: PlanContext, m: PendingMove, vacated: Vacated): Resolution {
   const it = m.item;
   const l = it.local!;
   const name = basename(m.to);
   if (utf8Bytes(name) > 255) return report(ctx, m.to, 'name-too-long', `renamed on Box to a name longer than the 255 bytes Linux allows; not moved here`);
-  if (!localParentExists(ctx, m.to)) return null;
+  if (!localParentExists(ctx, m.to)) return parentIsSelf(ctx, m, 'local') ? park(ctx, it, 'local') : null;
   const occupants = (ctx.index.localByKey.get(foldKey(m.to)) ?? []).filter((o) => o.path !== l.path);
   if (occupants.length > 0) {
-    if (vacated.local.has(foldKey(m.to))) return null;
+    if (vacated.local.has(foldKey(m.to))) {
+      const owner = occupants.map((o) => ctx.index.localOwner.get(o.path)).find((o) => o !== undefined);
+      return owner ? { blockedBy: owner } : null;
+    }
     const stranger = occupants.find((o) => !ctx.index.localOwner.has(o.path) && movable(o));
     if (stranger === undefined) return null;
     const to = conflictPath(ctx, stranger.path);
     return conflictCopy(ctx, stranger, to, `"${name}" is needed here for an item moved on Box; keeping both: the local one moves to "${basename(to)}"`);
   }
-  return candidate({ kind: 'local-move', root: ctx.root, remoteId: it.synced.remoteId, from: l.path, to: m.to, guard: localGuard(l), reason: m.reason });
+  return candidate(
+    { kind: 'local-move', root: ctx.root, remoteId: it.synced.remoteId, from: l.path, to: m.to, guard: localGuard(l), reason: m.reason },
+    it.synced.path,
+  );
+}
+
+/** The destination's parent is the item itself (a folder took its name and it moves into that folder). */
+function parentIsSelf(ctx: PlanContext, m: PendingMove, side: 'remote' | 'local'): boolean {
+  const parent = parentOf(m.to);
+  if (parent === '') return false;
+  const own = side === 'remote' ? m.item.remotePath : m.item.localPath;
+  return own !== null && foldKey(own) === foldKey(parent);
 }
 
 function movable(l: LocalEntry): boolean {

@@ -9,7 +9,7 @@
  * change; moves (both moved: the Box location wins); then content (one side changed -> transfer; both changed
  * -> link on equal SHA-1, else a conflict copy of the local version).
  */
-import type { RelPath } from './model.js';
+import type { LocalEntry, RelPath } from './model.js';
 import type { ItemState } from './plan-index.js';
 import { remoteParentId, type Candidate, type PlanContext } from './plan-context.js';
 import { conflictCopyName } from './names.js';
@@ -99,11 +99,28 @@ function localGone(ctx: PlanContext, it: ItemState): SyncedDecision {
     return ops(remoteTrash(ctx, rp, r, `${what} was deleted here${tail}`));
   }
   if (s.kind === 'file') {
-    const occupied = ctx.index.localByKey.has(foldKey(rp));
-    if (occupied || !localParentOk(ctx, rp)) return none;
-    return ops(download(ctx, rp, r, null, `${what} was deleted here but changed on Box; the Box change wins: downloading it again`));
+    const occupants = ctx.index.localByKey.get(foldKey(rp)) ?? [];
+    const stranger = occupants.find((o) => !ctx.index.localOwner.has(o.path));
+    if (stranger !== undefined) return claimFromStranger(ctx, it, stranger, rp);
+    if (occupants.length > 0 || !localParentOk(ctx, rp)) return none;
+    const c = download(ctx, rp, r, null, `${what} was deleted here but changed on Box; the Box change wins: downloading it again`);
+    return ops(rp === s.path ? c : { ...c, paths: [...c.paths, s.path] });
   }
   return ops(forget(ctx, s.path, `folder was deleted here but has changes inside on Box; forgetting the record so it is downloaded again`));
+}
+
+/**
+ * The Box item's place is taken here by an entry that belongs to nothing (created or moved there locally):
+ * the same content is linked, anything else keeps both (the local one moves aside).
+ */
+function claimFromStranger(ctx: PlanContext, it: ItemState, stranger: LocalEntry, rp: RelPath): SyncedDecision {
+  const r = it.remote!;
+  if (stranger.kind === 'file' && stranger.sha1 !== null && stranger.sha1 === r.sha1) {
+    return ops(link(ctx, stranger.path, r.id, `deleted here, but a file with the same content (same SHA-1) is now at its Box location; linking them`, it.synced.path));
+  }
+  if (stranger.kind !== 'file' && stranger.kind !== 'folder') return none;
+  const to = conflictPath(ctx, stranger.path);
+  return ops(conflictCopy(ctx, stranger, to, `its Box location "${rp}" is taken here by a different ${kindWord(stranger.kind)}; keeping both: the local one moves to "${basename(to)}"`));
 }
 
 function localParentOk(ctx: PlanContext, path: RelPath): boolean {
@@ -132,7 +149,9 @@ function moved(ctx: PlanContext, it: ItemState): SyncedDecision {
   const lMoved = lp !== s.path;
   const rMoved = rp !== s.path;
   if (lMoved && rMoved) {
-    if (lp === rp) return ops(link(ctx, rp, s.remoteId, `${what} was moved to the same place on both sides; recording the new location`, s.path));
+    // Moved to the same place on both sides: only content can differ, decided at the new path (the base row
+    // follows the Box id there when the outcome is recorded).
+    if (lp === rp) return content(ctx, it, rp, `${what} was moved to the same place on both sides`);
     if (!ctx.mayWriteLocal) {
       return { kind: 'move', move: { side: 'remote', item: it, to: lp, reason: `${what} was moved on both sides; upload-only: the local location (${lp}) wins` } };
     }
@@ -149,30 +168,34 @@ function moved(ctx: PlanContext, it: ItemState): SyncedDecision {
   return { kind: 'move', move: { side: 'local', item: it, to: rp, reason: `${what} was moved on Box from ${s.path}; moving it here, nothing is downloaded again` } };
 }
 
-function content(ctx: PlanContext, it: ItemState): SyncedDecision {
+function content(ctx: PlanContext, it: ItemState, path: RelPath = it.synced.path, movedBoth?: string): SyncedDecision {
   const s = it.synced;
   const l = it.local!;
   const r = it.remote!;
+  const pre = movedBoth === undefined ? '' : `${movedBoth}; `;
+  // When moved on both sides the old base path is touched too (its row moves with the recorded outcome).
+  const extra = (c: Candidate): Candidate => (path === s.path ? c : { ...c, paths: [...c.paths, s.path] });
   if (s.kind === 'folder' || (!it.localChanged && !it.remoteChanged)) {
-    return it.baseStale ? ops(link(ctx, s.path, s.remoteId, `content agrees on both sides; refreshing the sync record`)) : none;
+    if (!it.baseStale && path === s.path) return none;
+    return ops(link(ctx, path, s.remoteId, `${pre}content agrees on both sides; ${path === s.path ? 'refreshing' : 'recording'} the sync record`, s.path));
   }
   if (it.localChanged && !it.remoteChanged) {
     if (!ctx.mayWriteRemote) return none;
-    return ops(uploadVersion(ctx, s.path, r, l, `changed here since the last sync; uploading a new version`));
+    return ops(extra(uploadVersion(ctx, path, r, l, `${pre}changed here since the last sync; uploading a new version`)));
   }
   if (!it.localChanged) {
     if (!ctx.mayWriteLocal) return none;
-    return ops(download(ctx, s.path, r, l, `changed on Box since the last sync; downloading the new version`));
+    return ops(extra(download(ctx, path, r, l, `${pre}changed on Box since the last sync; downloading the new version`)));
   }
   if (l.sha1 !== null && l.sha1 === r.sha1) {
-    return ops(link(ctx, s.path, s.remoteId, `changed on both sides to the same content (same SHA-1); recording it without a transfer`));
+    return ops(link(ctx, path, s.remoteId, `${pre}changed on both sides to the same content (same SHA-1); recording it without a transfer`, s.path));
   }
   if (!ctx.mayWriteLocal) {
-    return ops(uploadVersion(ctx, s.path, r, l, `changed on both sides; upload-only: the local version is uploaded over it (Box keeps the previous version)`));
+    return ops(extra(uploadVersion(ctx, path, r, l, `${pre}changed on both sides; upload-only: the local version is uploaded over it (Box keeps the previous version)`)));
   }
-  const to = conflictPath(ctx, s.path);
+  const to = conflictPath(ctx, path);
   return ops(
-    conflictCopy(ctx, l, to, `changed on both sides with different content; keeping both: the local version moves to "${basename(to)}" and the Box version takes the original name`),
+    extra(conflictCopy(ctx, l, to, `${pre}changed on both sides with different content; keeping both: the local version moves to "${basename(to)}" and the Box version takes the original name`)),
   );
 }
 

@@ -48,7 +48,7 @@ import type { Operation, Plan } from './operations.js';
 import { buildIndex } from './plan-index.js';
 import type { Candidate, PlanContext } from './plan-context.js';
 import { decideSynced, type PendingMove } from './plan-synced.js';
-import { resolveMove, vacatedBy } from './plan-moves.js';
+import { breakDeadlock, resolveMoves, vacatedBy } from './plan-moves.js';
 import { planLocalNew, planRemoteNew } from './plan-new.js';
 import { selectBatch } from './plan-batch.js';
 
@@ -77,11 +77,12 @@ export function plan(snapshot: Snapshot, opts: PlanOptions = {}): Plan {
     else if (d.kind === 'move') moves.push(d.move);
   }
   const vacated = vacatedBy(candidates, moves);
-  for (const m of moves) {
-    const c = resolveMove(ctx, m, vacated);
-    if (c) candidates.push(c);
+  const resolved = resolveMoves(ctx, moves, vacated);
+  candidates.push(...resolved.candidates, ...planLocalNew(ctx), ...planRemoteNew(ctx));
+  if (resolved.stuck.length > 0 && candidates.every((c) => c.op.kind === 'report')) {
+    const unlock = breakDeadlock(ctx, resolved.stuck);
+    if (unlock) candidates.push(unlock);
   }
-  candidates.push(...planLocalNew(ctx), ...planRemoteNew(ctx));
 
   const ops = selectBatch(candidates);
   return { ops, quiescent: ops.every((op) => op.kind === 'report') };
