@@ -186,6 +186,38 @@ describe('official Box SDK against box-server', () => {
     }
   });
 
+  it('with event chaos on, raw pages repeat and reorder events, and the SDK EventStream still yields each once', async () => {
+    const start = await client.events.getEvents({ streamPosition: 'now' });
+    srv.control.setEventChaos({ duplicate: true, reorder: true });
+    const stream = client.events.getEventStream({ streamPosition: String(start.nextStreamPosition), streamType: 'changes' });
+    const seen: Event[] = [];
+    const errors: unknown[] = [];
+    stream.on('data', (e: Event) => seen.push(e));
+    stream.on('error', (e: unknown) => errors.push(e));
+    try {
+      const actor = srv.control.as('1');
+      const made = Array.from({ length: 5 }, (_, i) => actor.createFolder('0', `chaos-${i}`).id);
+      const raw = await client.events.getEvents({ streamPosition: String(start.nextStreamPosition), streamType: 'changes' });
+      const ids = (raw.entries ?? []).map((e) => e.eventId);
+      expect(new Set(ids).size, 'chaos must repeat at least one event in a page').toBeLessThan(ids.length);
+      const mine = (e: Event): string | undefined => {
+        const id = (e.source as { id?: string } | undefined)?.id;
+        return e.eventType === 'ITEM_CREATE' && id !== undefined && made.includes(id) ? id : undefined;
+      };
+      await waitFor(() => new Set(seen.map(mine).filter(Boolean)).size === made.length, { timeoutMs: 10_000, what: 'all five ITEM_CREATE events through the SDK stream' });
+      const counts = new Map<string, number>();
+      for (const e of seen) {
+        const id = mine(e);
+        if (id) counts.set(id, (counts.get(id) ?? 0) + 1);
+      }
+      expect([...counts.values()]).toEqual([1, 1, 1, 1, 1]);
+      expect(errors).toEqual([]);
+    } finally {
+      srv.control.setEventChaos({});
+      stream.destroy();
+    }
+  });
+
   it('locks and unlocks; creates a shared link', async () => {
     const folder = await client.folders.createFolder({ name: 'sdk-lock', parent: { id: '0' } });
     const f = (await client.uploads.uploadFile({ attributes: { name: 'l.txt', parent: { id: folder.id } }, file: Readable.from([Buffer.from('lock')]) })).entries![0]!;
