@@ -5,7 +5,7 @@
  * test actor.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync, renameSync, rmSync, unlinkSync, writeFileSync, fsyncSync, openSync, closeSync } from 'node:fs';
+import { createWriteStream, mkdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -79,12 +79,8 @@ export class BlobStore {
 
   writeBufferSync(content: Buffer): StoredBlob {
     const blobId = this.newId();
-    const tmp = join(this.tmpDir, blobId);
-    writeFileSync(tmp, content);
-    const fd = openSync(tmp, 'r');
-    fsyncSync(fd);
-    closeSync(fd);
-    renameSync(tmp, this.blobPath(blobId));
+    // Written in place: until an item references this id, a torn write is only unreferenced garbage.
+    writeFileSync(this.blobPath(blobId), content);
     return { blobId, sha1: createHash('sha1').update(content).digest('hex'), sizeBytes: content.length };
   }
 

@@ -72,8 +72,7 @@ export function createFile(store: Store, ctx: ActorContext, parentId: string, ra
   f.currentVersionId = v.id;
   f.contentCreatedAtMs = times.contentCreatedAtMs ?? now;
   f.contentModifiedAtMs = times.contentModifiedAtMs ?? now;
-  store.state.items[f.id] = f;
-  store.markDirty();
+  store.insert(f);
   store.recordEvent('ITEM_UPLOAD', ctx.userId, f, ctx.sessionId);
   return f;
 }

@@ -32,8 +32,7 @@ export function createFolder(store: Store, ctx: ActorContext, parentId: string, 
   assertNoConflict(store, parentId, name, 'folder');
   const f = blankItem('folder', store.newId(), name, parentId, ctx.userId, store.now());
   if (syncState) f.syncState = syncState;
-  store.state.items[f.id] = f;
-  store.markDirty();
+  store.insert(f);
   store.recordEvent('ITEM_CREATE', ctx.userId, f, ctx.sessionId);
   if (syncState === 'synced') store.recordEvent('ITEM_SYNC', ctx.userId, f, ctx.sessionId);
   return f;
@@ -46,8 +45,7 @@ export function createWebLink(store: Store, ctx: ActorContext, parentId: string,
   assertNoConflict(store, parentId, name, 'web_link');
   const w = blankItem('web_link', store.newId(), name, parentId, ctx.userId, store.now());
   w.url = url;
-  store.state.items[w.id] = w;
-  store.markDirty();
+  store.insert(w);
   store.recordEvent('ITEM_CREATE', ctx.userId, w, ctx.sessionId);
   return w;
 }
@@ -68,6 +66,7 @@ export function renameOrMove(store: Store, ctx: ActorContext, item: ItemRec, raw
   assertNoConflict(store, targetParent, name, item.type, item.id);
   item.name = name;
   item.parentId = targetParent;
+  store.structureChanged();
   store.touch(item, ctx.userId);
   if (renaming) store.recordEvent('ITEM_RENAME', ctx.userId, item, ctx.sessionId);
   if (moving) store.recordEvent('ITEM_MOVE', ctx.userId, item, ctx.sessionId);
@@ -121,8 +120,7 @@ function cloneInto(store: Store, ctx: ActorContext, item: ItemRec, parentId: str
     c.versions = [v];
     c.currentVersionId = v.id;
   }
-  store.state.items[c.id] = c;
-  store.markDirty();
+  store.insert(c);
   if (item.type === 'folder') {
     for (const child of store.children(item.id)) cloneInto(store, ctx, child, c.id, child.name);
   }

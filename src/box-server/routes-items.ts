@@ -141,7 +141,8 @@ async function postWebLink(ctx: Ctx): Promise<void> {
   if (parentId === undefined) throw new BoxError(400, 'bad_request', "'parent.id' is required");
   const w = createWebLink(store, actorOf(ctx), parentId, body['name'], body['url']);
   if (typeof body['description'] === 'string') setDescription(store, actorOf(ctx), w, body['description']);
-  sendJson(ctx, 201, itemJson(store, w, fieldsOf(ctx), 'standard'));
+  // The spec answers POST /web_links with 200, not 201.
+  sendJson(ctx, 200, itemJson(store, w, fieldsOf(ctx), 'standard'));
 }
 
 function folderItems(ctx: Ctx): void {

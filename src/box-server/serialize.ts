@@ -43,11 +43,11 @@ const standardFields: Readonly<Record<ItemRec['type'], readonly string[]>> = {
 };
 
 export function miniJson(store: Store, item: ItemRec): Record<string, unknown> {
-  return pick(fullItemJson(store, item), miniFields[item.type]);
+  return pick(fieldGetters(store, item), miniFields[item.type]);
 }
 
 export function standardItemJson(store: Store, item: ItemRec): Record<string, unknown> {
-  return pick(fullItemJson(store, item), standardFields[item.type]);
+  return pick(fieldGetters(store, item), standardFields[item.type]);
 }
 
 /** Parse the `fields` query parameter; null when absent. */
@@ -64,15 +64,24 @@ export function itemJson(
   form: 'mini' | 'standard' = 'standard',
   extra: Record<string, unknown> = {},
 ): Record<string, unknown> {
-  const full = { ...fullItemJson(store, item), ...extra };
-  if (!fields) return pick(full, [...(form === 'mini' ? miniFields : standardFields)[item.type], ...Object.keys(extra)]);
+  const getters = fieldGetters(store, item);
+  for (const [k, v] of Object.entries(extra)) getters[k] = () => v;
+  if (!fields) return pick(getters, [...(form === 'mini' ? miniFields : standardFields)[item.type], ...Object.keys(extra)]);
   const base = item.type === 'web_link' ? ['type', 'id'] : ['type', 'id', 'etag'];
-  return pick(full, [...base, ...fields]);
+  return pick(getters, [...base, ...fields]);
 }
 
-function pick(obj: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+/** A getter answering this marker leaves its key out (fields the spec does not allow to be null). */
+const omit = Symbol('omit');
+type Getters = Record<string, () => unknown>;
+
+function pick(getters: Getters, keys: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const k of keys) if (Object.hasOwn(obj, k)) out[k] = obj[k];
+  for (const k of keys) {
+    if (!Object.hasOwn(getters, k) || Object.hasOwn(out, k)) continue;
+    const v = getters[k]!();
+    if (v !== omit) out[k] = v;
+  }
   return out;
 }
 
@@ -122,86 +131,90 @@ function folderSize(store: Store, item: ItemRec): number {
   return sum;
 }
 
-/** Every field this server knows for the item (the "full" form, minus computed collections). */
-export function fullItemJson(store: Store, item: ItemRec): Record<string, unknown> {
+/**
+ * Every field this server knows for the item (the "full" form, minus computed collections), as getters, so a
+ * listing that asks for a few fields never pays for path collections or folder sizes.
+ */
+export function fieldGetters(store: Store, item: ItemRec): Getters {
   const seq = String(item.sequenceId);
-  const common: Record<string, unknown> = {
-    type: item.type,
-    id: item.id,
-    etag: seq,
-    sequence_id: seq,
-    name: item.name,
-    description: item.description,
-    path_collection: pathCollection(store, item),
-    created_at: isoTime(item.createdAtMs),
-    modified_at: isoTime(item.modifiedAtMs),
-    trashed_at: item.status === 'trashed' ? isoTime(item.trashedAtMs) : null,
-    purged_at: item.status === 'trashed' && item.trashedAtMs !== null ? isoTime(item.trashedAtMs + 30 * 86_400_000) : null,
-    content_created_at: isoTime(item.contentCreatedAtMs),
-    content_modified_at: isoTime(item.contentModifiedAtMs),
-    created_by: userMini(store, item.createdBy),
-    modified_by: userMini(store, item.modifiedBy),
-    owned_by: userMini(store, item.ownedBy),
-    shared_link: sharedLinkJson(store, item, item.sharedLink),
-    parent: item.parentId === null ? null : folderMiniOf(store, item.parentId),
-    item_status: item.status,
-    tags: item.tags,
-    has_collaborations: false,
-    is_externally_owned: false,
-    is_accessible_via_shared_link: item.sharedLink !== null,
-    allowed_invitee_roles: ['editor', 'viewer'],
+  const common: Getters = {
+    type: () => item.type,
+    id: () => item.id,
+    etag: () => seq,
+    sequence_id: () => seq,
+    name: () => item.name,
+    description: () => item.description,
+    path_collection: () => pathCollection(store, item),
+    created_at: () => isoTime(item.createdAtMs),
+    modified_at: () => isoTime(item.modifiedAtMs),
+    trashed_at: () => (item.status === 'trashed' ? isoTime(item.trashedAtMs) : null),
+    purged_at: () => (item.status === 'trashed' && item.trashedAtMs !== null ? isoTime(item.trashedAtMs + 30 * 86_400_000) : null),
+    content_created_at: () => isoTime(item.contentCreatedAtMs),
+    content_modified_at: () => isoTime(item.contentModifiedAtMs),
+    created_by: () => userMini(store, item.createdBy),
+    modified_by: () => userMini(store, item.modifiedBy),
+    owned_by: () => userMini(store, item.ownedBy),
+    // File and WebLink shared_link are not nullable in the spec (Folder's is): leave the key out without a link.
+    shared_link: () => sharedLinkJson(store, item, item.sharedLink) ?? (item.type === 'folder' ? null : omit),
+    parent: () => (item.parentId === null ? null : folderMiniOf(store, item.parentId)),
+    item_status: () => item.status,
+    tags: () => item.tags,
+    has_collaborations: () => false,
+    is_externally_owned: () => false,
+    is_accessible_via_shared_link: () => item.sharedLink !== null,
+    allowed_invitee_roles: () => ['editor', 'viewer'],
   };
   switch (item.type) {
     case 'file': {
       const v = store.currentVersion(item);
-      const lock = store.activeLock(item);
       const dot = item.name.lastIndexOf('.');
-      // File.shared_link is not nullable in the spec (Folder's is): leave the key out when there is no link.
-      const { shared_link: link, ...rest } = common;
       return {
-        ...rest,
-        ...(link === null ? {} : { shared_link: link }),
-        sha1: v?.sha1 ?? '',
-        file_version: v ? { type: 'file_version', id: v.id, sha1: v.sha1 } : null,
-        size: v?.sizeBytes ?? 0,
-        version_number: String(item.versions.filter((x) => x.trashedAtMs === null).length),
-        comment_count: 0,
-        permissions: filePermissions(),
-        lock: lock
-          ? {
-              type: 'lock',
-              id: lock.id,
-              created_by: userMini(store, lock.createdBy),
-              created_at: isoTime(lock.createdAtMs),
-              ...(lock.expiresAtMs === null ? {} : { expired_at: isoTime(lock.expiresAtMs) }),
-              is_download_prevented: lock.isDownloadPrevented,
-              app_type: null,
-            }
-          : null,
-        extension: dot > 0 ? item.name.slice(dot + 1) : '',
-        is_package: false,
-        expires_at: null,
-        uploader_display_name: store.state.users[v?.modifiedBy ?? item.createdBy]?.name ?? '',
-        shared_link_permission_options: ['can_preview', 'can_download', 'can_edit'],
-        is_associated_with_app_item: false,
+        ...common,
+        sha1: () => v?.sha1 ?? '',
+        file_version: () => (v ? { type: 'file_version', id: v.id, sha1: v.sha1 } : null),
+        size: () => v?.sizeBytes ?? 0,
+        version_number: () => String(item.versions.filter((x) => x.trashedAtMs === null).length),
+        comment_count: () => 0,
+        permissions: filePermissions,
+        lock: () => lockJson(store, item),
+        extension: () => (dot > 0 ? item.name.slice(dot + 1) : ''),
+        is_package: () => false,
+        expires_at: () => null,
+        uploader_display_name: () => store.state.users[v?.modifiedBy ?? item.createdBy]?.name ?? '',
+        shared_link_permission_options: () => ['can_preview', 'can_download', 'can_edit'],
+        is_associated_with_app_item: () => false,
       };
     }
     case 'folder':
       return {
         ...common,
-        size: folderSize(store, item),
-        folder_upload_email: null,
-        sync_state: item.syncState,
-        permissions: folderPermissions(),
-        can_non_owners_invite: true,
-        can_non_owners_view_collaborators: true,
-        is_collaboration_restricted_to_enterprise: false,
-        allowed_shared_link_access_levels: ['open', 'company', 'collaborators'],
-        is_associated_with_app_item: false,
+        size: () => folderSize(store, item),
+        folder_upload_email: () => null,
+        sync_state: () => item.syncState,
+        permissions: folderPermissions,
+        can_non_owners_invite: () => true,
+        can_non_owners_view_collaborators: () => true,
+        is_collaboration_restricted_to_enterprise: () => false,
+        allowed_shared_link_access_levels: () => ['open', 'company', 'collaborators'],
+        is_associated_with_app_item: () => false,
       };
     case 'web_link':
-      return { ...common, url: item.url ?? '' };
+      return { ...common, url: () => item.url ?? '' };
   }
+}
+
+function lockJson(store: Store, item: ItemRec): Record<string, unknown> | null {
+  const lock = store.activeLock(item);
+  if (!lock) return null;
+  return {
+    type: 'lock',
+    id: lock.id,
+    created_by: userMini(store, lock.createdBy),
+    created_at: isoTime(lock.createdAtMs),
+    ...(lock.expiresAtMs === null ? {} : { expired_at: isoTime(lock.expiresAtMs) }),
+    is_download_prevented: lock.isDownloadPrevented,
+    app_type: null,
+  };
 }
 
 function filePermissions(): Record<string, boolean> {

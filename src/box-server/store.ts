@@ -111,8 +111,24 @@ export class Store {
     return it;
   }
 
+  /** Children by parent id, every status; dropped by `structureChanged` (inserts, moves, purges), rebuilt lazily. */
+  private childIndex: Map<string, ItemRec[]> | null = null;
+
+  private index(): Map<string, ItemRec[]> {
+    if (this.childIndex) return this.childIndex;
+    const idx = new Map<string, ItemRec[]>();
+    for (const i of Object.values(this.state.items)) {
+      if (i.parentId === null) continue;
+      const list = idx.get(i.parentId);
+      if (list) list.push(i);
+      else idx.set(i.parentId, [i]);
+    }
+    this.childIndex = idx;
+    return idx;
+  }
+
   children(folderId: string): ItemRec[] {
-    return Object.values(this.state.items).filter((i) => i.parentId === folderId && i.status === 'active');
+    return (this.index().get(folderId) ?? []).filter((i) => i.status === 'active');
   }
 
   /** Folders from the root down to the item's parent. */
@@ -139,9 +155,10 @@ export class Store {
 
   descendants(folderId: string, pred: (i: ItemRec) => boolean = () => true): ItemRec[] {
     const out: ItemRec[] = [];
+    const idx = this.index();
     const walk = (id: string): void => {
-      for (const c of Object.values(this.state.items)) {
-        if (c.parentId === id && pred(c)) {
+      for (const c of idx.get(id) ?? []) {
+        if (pred(c)) {
           out.push(c);
           if (c.type === 'folder') walk(c.id);
         }
@@ -221,6 +238,23 @@ export class Store {
 
   markDirty(): void {
     this.dirty = true;
+  }
+
+  /** Add a new item to the tree. */
+  insert(item: ItemRec): void {
+    this.state.items[item.id] = item;
+    if (this.childIndex && item.parentId !== null) {
+      const list = this.childIndex.get(item.parentId);
+      if (list) list.push(item);
+      else this.childIndex.set(item.parentId, [item]);
+    }
+    this.markDirty();
+  }
+
+  /** Call after changing an item's parent or deleting items: the child index is rebuilt on next use. */
+  structureChanged(): void {
+    this.childIndex = null;
+    this.markDirty();
   }
 
   flush(): void {

@@ -63,6 +63,7 @@ export function restoreItem(store: Store, ctx: ActorContext, item: ItemRec, opts
   item.trashedFromParentId = null;
   item.parentId = parentId;
   item.name = name;
+  store.structureChanged();
   store.touch(item, ctx.userId);
   store.recordEvent('ITEM_UNDELETE_VIA_TRASH', ctx.userId, item, ctx.sessionId);
 }
@@ -74,6 +75,6 @@ export function purgeItem(store: Store, item: ItemRec): void {
     for (const v of d.versions) blobs.add(v.blobId);
     delete store.state.items[d.id];
   }
-  store.markDirty();
+  store.structureChanged();
   for (const b of blobs) store.collectBlob(b);
 }
