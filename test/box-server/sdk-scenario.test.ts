@@ -15,7 +15,7 @@ import { waitFor } from '../support/wait.js';
 // The SDK's ESM build (1.19.1) redeclares BoxApiError's fields as class fields, which resets the
 // responseInfo the base constructor assigned; the CommonJS build keeps it, so load that one.
 const requireCjs = createRequire(import.meta.url);
-const { BoxClient, BoxDeveloperTokenAuth } = requireCjs('box-typescript-sdk-gen') as typeof Sdk;
+const { BoxClient, BoxDeveloperTokenAuth, BoxOAuth, OAuthConfig } = requireCjs('box-typescript-sdk-gen') as typeof Sdk;
 const { BoxApiError } = requireCjs('box-typescript-sdk-gen/box/errors') as typeof SdkErrors;
 const { DownloadFileHeaders, UploadFileVersionHeaders } = requireCjs('box-typescript-sdk-gen/managers') as typeof SdkManagers;
 
@@ -28,12 +28,12 @@ const LONG_POLL_TIMEOUT_MS = 30_000;
 beforeAll(async () => {
   srv = await startBoxServer({ port: 0, tokens: ['SDK-T1'], longPollTimeoutMs: LONG_POLL_TIMEOUT_MS });
   const auth = new BoxDeveloperTokenAuth({ token: 'SDK-T1' });
-  client = new BoxClient({ auth }).withCustomBaseUrls({
-    baseUrl: srv.baseUrl,
-    uploadUrl: `${srv.baseUrl}/api`,
-    oauth2Url: `${srv.baseUrl}/api/oauth2`,
-  });
+  client = new BoxClient({ auth }).withCustomBaseUrls(baseUrlsOf(srv));
 });
+
+function baseUrlsOf(s: BoxServer): { baseUrl: string; uploadUrl: string; oauth2Url: string } {
+  return { baseUrl: s.baseUrl, uploadUrl: `${s.baseUrl}/api`, oauth2Url: `${s.baseUrl}/api/oauth2` };
+}
 
 afterAll(async () => {
   await srv?.close();
@@ -216,6 +216,35 @@ describe('official Box SDK against box-server', () => {
       srv.control.setEventChaos({});
       stream.destroy();
     }
+  });
+
+  it('OAuth 2.0 through the SDK: authorize, code grant, API call, rotating refresh, revoke', async () => {
+    srv.control.registerOAuthClient({ clientId: 'sdk-app', clientSecret: 'sdk-secret', redirectUris: ['http://localhost:7/cb'] });
+    const oauth = new BoxOAuth({ config: new OAuthConfig({ clientId: 'sdk-app', clientSecret: 'sdk-secret' }) });
+    const oauthClient = new BoxClient({ auth: oauth }).withCustomBaseUrls(baseUrlsOf(srv));
+    // The SDK builds the authorize URL on account.box.com; its query is what a browser would carry to us.
+    const authorize = new URL(oauth.getAuthorizeUrl({ redirectUri: 'http://localhost:7/cb', state: 'st-1' }));
+    const approve = await fetch(srv.authorizeUrl, { method: 'POST', body: authorize.searchParams, redirect: 'manual' });
+    expect(approve.status).toBe(302);
+    const back = new URL(String(approve.headers.get('location')));
+    expect(back.searchParams.get('state')).toBe('st-1');
+    const first = await oauth.getTokensAuthorizationCodeGrant(String(back.searchParams.get('code')), oauthClient.networkSession);
+    expect(first.accessToken).toBeTypeOf('string');
+    expect((await oauthClient.users.getUserMe()).id).toBe('1');
+
+    const second = await oauth.refreshToken(oauthClient.networkSession);
+    expect(second.refreshToken).not.toBe(first.refreshToken);
+    expect((await oauthClient.users.getUserMe()).id).toBe('1');
+    const replay = await fetch(srv.tokenUrl, {
+      method: 'POST',
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: String(first.refreshToken), client_id: 'sdk-app', client_secret: 'sdk-secret' }),
+    });
+    expect(replay.status).toBe(400);
+    expect(((await replay.json()) as { error?: string }).error).toBe('invalid_grant');
+
+    await oauth.revokeToken(oauthClient.networkSession);
+    const revoked = await fetch(`${srv.apiUrl}/users/me`, { headers: { Authorization: `Bearer ${String(second.accessToken)}` } });
+    expect(revoked.status).toBe(401);
   });
 
   it('locks and unlocks; creates a shared link', async () => {
