@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { asRelPath, asRootId } from '../../src/core/model.js';
 import { remoteError } from '../../src/remote/box/error-codes.js';
 import type { Outcome } from '../../src/engine/executor.js';
-import { TransferQueue, priorityOf, type QueueTask } from '../../src/engine/transfer-queue.js';
+import { SMALL_FILE_BYTES, TransferQueue, priorityOf, type QueueTask } from '../../src/engine/transfer-queue.js';
 import { waitFor } from '../support/wait.js';
 import { ManualClock } from './support/manual-clock.js';
 
@@ -15,13 +15,13 @@ function task(path: string, direction: QueueTask['direction'], totalBytes: numbe
 
 describe('TransferQueue', () => {
   it('runs metadata first, then files from small to big', async () => {
-    const q = new TransferQueue({ concurrency: 1, clock: new ManualClock() });
+    const q = new TransferQueue({ concurrency: 1, smallConcurrency: 1, clock: new ManualClock() });
     const order: string[] = [];
     q.pause();
     const runs = [
-      q.add(task('big.bin', 'down', 50_000_000, async () => (order.push('big'), done))),
+      q.add(task('big.bin', 'down', 900_000, async () => (order.push('big'), done))),
       q.add(task('small.txt', 'up', 10, async () => (order.push('small'), done))),
-      q.add(task('mid.bin', 'down', 300_000, async () => (order.push('mid'), done))),
+      q.add(task('mid.bin', 'down', 30_000, async () => (order.push('mid'), done))),
       q.add(task('folder', null, 0, async () => (order.push('meta'), done))),
     ];
     expect(q.queued(root).ops).toBe(4);
@@ -30,6 +30,19 @@ describe('TransferQueue', () => {
     expect(order).toEqual(['meta', 'small', 'mid', 'big']);
     expect(q.queued(root)).toEqual({ ops: 0, bytes: 0 });
     expect(priorityOf({ direction: null, totalBytes: 0 })).toBeGreaterThan(priorityOf({ direction: 'up', totalBytes: 0 }));
+  });
+
+  it('small files do not wait behind big ones: they travel in their own, wider lane', async () => {
+    const q = new TransferQueue({ concurrency: 1, clock: new ManualClock() });
+    let releaseBig!: () => void;
+    const bigGate = new Promise<void>((r) => (releaseBig = r));
+    const big = q.add(task('huge.iso', 'down', 5 * SMALL_FILE_BYTES, async () => (await bigGate, done)));
+    await waitFor(() => q.inFlight(root).length === 1, { what: 'the big transfer to start' });
+    const smalls = await Promise.all([1, 2, 3].map((i) => q.add(task(`s${i}.txt`, 'up', 100, async () => done))));
+    expect(smalls.every((o) => o.status === 'done')).toBe(true);
+    expect(q.inFlight(root).map((t) => t.path)).toEqual(['huge.iso']);
+    releaseBig();
+    await big;
   });
 
   it('holds queued work while paused and releases it on resume', async () => {
