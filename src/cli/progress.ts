@@ -81,6 +81,15 @@ export class ProgressTracker {
     this.#eta = eta;
   }
 
+  /** The run is over: its exact byte count replaces what the sampled reports saw (small files finish between them). */
+  finished(transferredBytes: number): void {
+    this.#finishedBytes = Math.max(this.#finishedBytes, transferredBytes);
+    this.#inFlight.clear();
+    this.#queuedOps = 0;
+    this.#queuedBytes = 0;
+    this.#eta = 0;
+  }
+
   figures(): ProgressFigures {
     let inFlightDone = 0;
     let inFlightLeft = 0;
@@ -151,6 +160,7 @@ export function createRunReporter(opts: ReporterOptions): RunReporter {
       }
     },
     finish: (summary) => {
+      tracker.finished(summary.uploadedBytes + summary.downloadedBytes);
       stopBar();
       opts.out.write(`${formatSummary(summary)}\n`);
     },

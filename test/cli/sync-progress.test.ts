@@ -1,0 +1,149 @@
+/**
+ * What `sync --once` shows: the progress figures (files and bytes done and left, rate, ETA) derived from the
+ * engine's status reports, the operation lines, the one-line summary, and the bar on a real pseudo-terminal.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { asRelPath, asRemoteId, asRootId } from '../../src/core/model.js';
+import type { RootStatus, RunSummary, StatusReport } from '../../src/engine/types.js';
+import { createRunReporter, formatBytes, formatOperationLine, formatSummary, ProgressTracker } from '../../src/cli/progress.js';
+import { cliEntry, repoRoot } from '../support/cli.js';
+import { startSyncEnv, type SyncEnv } from './sync-harness.js';
+
+const root = asRootId('r1');
+
+function report(r: Partial<RootStatus>): StatusReport {
+  return {
+    phase: 'transferring',
+    roots: [
+      {
+        root,
+        localPath: '/m',
+        remoteId: asRemoteId('0'),
+        inSync: { files: 0, folders: 0, bytes: 0 },
+        queued: { ops: 0, bytes: 0 },
+        inFlight: [],
+        rateBytesPerSec: 0,
+        etaSec: null,
+        ...r,
+      },
+    ],
+    conflicts: [],
+    errors: [],
+    heldGuard: null,
+    lastSuccessfulSyncAtMs: null,
+    fatal: null,
+  };
+}
+
+const transfer = (path: string, doneBytes: number, totalBytes: number) => ({
+  root,
+  path: asRelPath(path),
+  direction: 'down' as const,
+  doneBytes,
+  totalBytes,
+  startedAtMs: 0,
+});
+
+const summary = (s: Partial<RunSummary>): RunSummary => ({
+  outcome: 'converged',
+  ops: {},
+  uploadedBytes: 0,
+  downloadedBytes: 0,
+  failedItems: 0,
+  conflicts: 0,
+  passes: 1,
+  durationMs: 1234,
+  message: 'in sync: ...; 1 passes, 1.2 s',
+  ...s,
+});
+
+describe('progress figures', () => {
+  it('count done and left across reports, including transfers that finished between reports', () => {
+    const t = new ProgressTracker();
+    t.status(report({ queued: { ops: 3, bytes: 3000 }, inFlight: [transfer('a', 0, 1000)], rateBytesPerSec: 500 }));
+    expect(t.figures()).toEqual({ filesDone: 0, filesTotal: 4, bytesDone: 0, bytesTotal: 4000, rateBytesPerSec: 500, etaSec: 8 });
+
+    t.status(report({ queued: { ops: 2, bytes: 2000 }, inFlight: [transfer('a', 600, 1000), transfer('b', 0, 1000)], rateBytesPerSec: 1000, etaSec: 3 }));
+    expect(t.figures()).toMatchObject({ filesTotal: 4, bytesDone: 600, bytesTotal: 4000, etaSec: 3 });
+
+    t.operationDone(); // a finished
+    t.status(report({ queued: { ops: 1, bytes: 1000 }, inFlight: [transfer('b', 500, 1000), transfer('c', 0, 1000)], rateBytesPerSec: 1000 }));
+    expect(t.figures()).toMatchObject({ filesDone: 1, filesTotal: 4, bytesDone: 1500, bytesTotal: 4000 });
+  });
+});
+
+describe('lines and summary', () => {
+  it('an operation line names the kind, the path and the reason; a failure says so and why', () => {
+    expect(formatOperationLine({ root, kind: 'download', path: asRelPath('Docs/a.txt'), reason: 'new file on Box', ok: true })).toMatch(
+      /^download\s+Docs\/a\.txt {2}\(new file on Box\)$/,
+    );
+    expect(
+      formatOperationLine({ root, kind: 'upload', path: asRelPath('b.txt'), reason: 'new file here', ok: false, error: 'Box answered 500; will retry in 30 s' }),
+    ).toBe('FAILED upload               b.txt  (new file here): Box answered 500; will retry in 30 s');
+  });
+
+  it('the summary is one line with the outcome, counts, bytes and the reason when there is one', () => {
+    expect(
+      formatSummary(summary({ ops: { download: 2, 'write-weblink': 1, upload: 1, 'local-move': 1, link: 4 }, downloadedBytes: 2048, uploadedBytes: 10, conflicts: 1, passes: 3 })),
+    ).toBe(
+      'boxsync: converged in 1.2 s (3 passes): 3 downloaded (2.0 KiB), 1 uploaded (10 B), 1 moved locally, 4 linked without transfer, 1 conflict, 0 failed',
+    );
+    const guard = formatSummary(summary({ outcome: 'guard', message: 'stopped by a safety guard: ...; 1 passes, 0.1 s (a pass would trash 5 of 6 items)' }));
+    expect(guard).toMatch(/^boxsync: stopped by a safety guard in .* - a pass would trash 5 of 6 items$/);
+    expect(guard.split('\n')).toHaveLength(1);
+  });
+
+  it('formats bytes in binary units', () => {
+    expect([formatBytes(0), formatBytes(1023), formatBytes(1536), formatBytes(25 * 1024 * 1024), formatBytes(1024 ** 3)]).toEqual([
+      '0 B',
+      '1023 B',
+      '1.5 KiB',
+      '25 MiB',
+      '1.0 GiB',
+    ]);
+  });
+
+  it('without a TTY: one line per operation on stderr and the summary alone on stdout', () => {
+    const out = new PassThrough();
+    const err = new PassThrough();
+    let o = '';
+    let e = '';
+    out.on('data', (d: Buffer) => (o += d.toString()));
+    err.on('data', (d: Buffer) => (e += d.toString()));
+    const r = createRunReporter({ tty: false, out, err });
+    r.onStatus(report({ queued: { ops: 1, bytes: 5 } }));
+    r.onOperation({ root, kind: 'download', path: asRelPath('x'), reason: 'why', ok: true });
+    r.finish(summary({ ops: { download: 1 }, downloadedBytes: 5 }));
+    expect(e).toMatch(/^download\s+x {2}\(why\)\n$/);
+    expect(o).toBe('boxsync: converged in 1.2 s (1 pass): 1 downloaded (5 B), 0 uploaded (0 B), 0 conflicts, 0 failed\n');
+  });
+});
+
+describe('on a real TTY', () => {
+  let env: SyncEnv & { remoteRootId: string };
+  beforeAll(async () => {
+    env = await startSyncEnv();
+    for (let i = 0; i < 5; i++) env.web.uploadFile(env.remoteRootId, `t${i}.txt`, `tty ${i}\n`);
+  });
+  afterAll(async () => {
+    await env.close();
+  });
+
+  it.skipIf(!existsSync('/usr/bin/script'))('draws the progress bar (ops, bytes, rate, ETA) and still ends with the summary', async () => {
+    const cmd = [process.execPath, '--import', 'tsx', cliEntry, 'sync', '--once', '--config', env.configFile].map((a) => `'${a}'`).join(' ');
+    const output = await new Promise<string>((resolve, reject) => {
+      execFile('/usr/bin/script', ['-qec', cmd, '/dev/null'], { cwd: repoRoot, timeout: 60_000, env: { ...process.env, TERM: 'xterm', COLUMNS: '160' } }, (error, stdout) =>
+        error ? reject(new Error(`${error.message}\n${stdout}`)) : resolve(stdout),
+      );
+    });
+    expect(output).toMatch(/\d+% \| \d+\/\d+ ops \| [\d.]+ \S?B\/[\d.]+ \S?B \| [\d.]+ \S?B\/s \| ETA /);
+    expect(output).toMatch(/100% \| 5\/5 ops \| 30 B\/30 B/);
+    expect(output).toMatch(/boxsync: converged in .*: 5 downloaded \(30 B\)/);
+    expect(output).not.toMatch(/^download\s+t0\.txt/m);
+    for (let i = 0; i < 5; i++) expect(existsSync(join(env.mirror, `t${i}.txt`))).toBe(true);
+  });
+});
