@@ -53,6 +53,29 @@ describe('malformed requests', () => {
   });
 });
 
+describe('paging parameters', () => {
+  it('400 invalid_parameter for marker paging mixed with sort on the trash, offset over 10000, and a forged marker', async () => {
+    expectBoxError(await http().get('/folders/trash/items?usemarker=true&sort=name'), 'GET', 400, 'invalid_parameter');
+    expectBoxError(await http().get('/folders/trash/items?offset=10001'), 'GET', 400, 'invalid_parameter');
+    expectBoxError(await http().get('/folders/0/items?usemarker=true&marker=not-a-marker'), 'GET', 400, 'invalid_parameter');
+    expectBoxError(await http().get('/folders/0/items?sort=colour'), 'GET', 400, 'invalid_parameter');
+    expectBoxError(await http().get('/folders/0/items?usemarker=true&sort=name'), 'GET', 400, 'invalid_parameter');
+  });
+
+  it('an expired upload session answers 410 session_expired', async () => {
+    const r = await http().post(`${handle.srv.uploadUrl}/files/upload_sessions`, { body: { folder_id: '0', file_size: 20_000_000, file_name: `exp-${process.pid}.bin` } });
+    expect(r.status, r.text).toBe(201);
+    const ends = obj(obj(r.json).session_endpoints);
+    handle.srv.control.expireUploadSessions();
+    const part = Buffer.alloc(1024);
+    const put = await http().put(String(ends.upload_part), {
+      rawBody: part,
+      headers: { 'Content-Type': 'application/octet-stream', 'Content-Range': 'bytes 0-1023/20000000', Digest: 'sha=AAAA' },
+    });
+    expectBoxError(put, 'PUT', 410, 'session_expired');
+  });
+});
+
 describe('ids and endpoints', () => {
   it('malformed ids get 404 or 405 (as on Box), unknown numeric ids 404 not_found', async () => {
     for (const path of ['/files/abc', '/folders/abc', '/files/..%2F..%2Fetc', '/folders/-1/items']) {
