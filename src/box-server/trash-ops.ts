@@ -69,7 +69,8 @@ export function restoreItem(store: Store, ctx: ActorContext, item: ItemRec, opts
 }
 
 export function purgeItem(store: Store, item: ItemRec): void {
-  const doomed = item.type === 'folder' ? [item, ...store.descendants(item.id)] : [item];
+  // Items trashed on their own before their folder stay in the trash: they are purged separately.
+  const doomed = item.type === 'folder' ? [item, ...store.descendants(item.id, (i) => !(i.status === 'trashed' && i.trashedSelf))] : [item];
   const blobs = new Set<string>();
   for (const d of doomed) {
     for (const v of d.versions) blobs.add(v.blobId);
