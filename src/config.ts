@@ -8,7 +8,7 @@
  * Every failure is a ConfigError (code `config_invalid`, fatal, exit code 2) whose message names the file and
  * each offending key, e.g. `config error in /x/config.json: folders[0].localPath: expected an absolute path`.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ConfigError } from './config/config-error.js';
 import { problemsFromIssues } from './config/format-issues.js';
@@ -40,8 +40,10 @@ export function configPath(source: ConfigSource = {}): string {
 export async function loadConfig(source: ConfigSource = {}): Promise<Config> {
   const file = configPath(source);
   let text: string;
+  let modeBits: number;
   try {
     text = await readFile(file, 'utf8');
+    modeBits = (await stat(file)).mode & 0o777;
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     const message =
@@ -50,7 +52,13 @@ export async function loadConfig(source: ConfigSource = {}): Promise<Config> {
         : `cannot read the file (${code ?? String(e)})`;
     throw new ConfigError(file, [{ key: '', message }]);
   }
-  return parseConfig(text, file, source.env ?? process.env);
+  const config = parseConfig(text, file, source.env ?? process.env);
+  const secret = 'developerToken' in config.auth ? 'a developer token' : 'an OAuth client secret';
+  if ((modeBits & 0o077) !== 0) {
+    const mode = modeBits.toString(8).padStart(4, '0');
+    return { ...config, warnings: [...config.warnings, `${file} holds ${secret} and other users can read it (mode ${mode}); run: chmod 600 ${file}`] };
+  }
+  return config;
 }
 
 /** Validate config text that came from `file` (named in errors). Throws ConfigError. */

@@ -35,6 +35,8 @@ export interface Config {
   readonly safety: Readonly<RawConfig['safety']>;
   readonly localTrash: Readonly<RawConfig['localTrash']>;
   readonly log: Readonly<RawConfig['log']>;
+  /** Things worth telling the user that do not stop anything (e.g. a secret in a file others can read). */
+  readonly warnings: readonly string[];
 }
 
 export type ResolveResult = { readonly ok: true; readonly config: Config } | { readonly ok: false; readonly problems: readonly ConfigProblem[] };
@@ -90,6 +92,7 @@ export function resolveConfig(raw: RawConfig, file: string, dirs: XdgDirs): Reso
       safety: raw.safety,
       localTrash: raw.localTrash,
       log: raw.log,
+      warnings: [],
     },
   };
 }

@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { configPath, ConfigError, loadConfig, parseConfig, rootIdFor, type Config } from '../../src/config.js';
@@ -171,6 +171,19 @@ describe('finding the file', () => {
     const c = await loadConfig({ env: { HOME: t.dir, XDG_CONFIG_HOME: join(t.dir, 'cfg') } });
     expect(c.file).toBe(join(t.dir, 'cfg', 'boxsync', 'config.json'));
     expect(c.stateDir).toBe(join(t.dir, '.local', 'state', 'boxsync'));
+  });
+
+  it('warns, without failing, when a file holding a secret is readable by others', async () => {
+    const t = await makeTempDir();
+    cleanup = t.cleanup;
+    const file = join(t.dir, 'config.json');
+    await writeFile(file, JSON.stringify({ ...minimal, folders: [{ remoteId: '0', localPath: join(t.dir, 'Box') }] }), { mode: 0o644 });
+    await chmod(file, 0o644);
+    const open = await loadConfig({ path: file, env });
+    expect(open.warnings).toEqual([`${file} holds a developer token and other users can read it (mode 0644); run: chmod 600 ${file}`]);
+    expect(open.warnings.join()).not.toContain('"T"');
+    await chmod(file, 0o600);
+    expect((await loadConfig({ path: file, env })).warnings).toEqual([]);
   });
 
   it('says what to do when the file is missing', async () => {

@@ -76,6 +76,8 @@ export async function runSyncOnce(opts: SyncOnceOptions = {}): Promise<ExitCode>
     return 2;
   }
 
+  for (const w of config.warnings) say(`warning: ${w}`);
+
   const { acquireStateLock } = await import('../../daemon/lock.js');
   let lock: ReturnType<typeof acquireStateLock>;
   try {
