@@ -42,6 +42,13 @@ function rebase(s: SyncedEntry, r: RemoteEntry | undefined, l: LocalEntry | unde
   };
 }
 
+/** A rename does not change content: keep the SHA-1 the moved row already had rather than hashing again. */
+function keepHash(journal: Journal, root: RootId, moved: LocalEntry): LocalEntry {
+  if (moved.sha1 !== null || moved.kind !== 'file') return moved;
+  const before = journal.getLocal(root, moved.path);
+  return before && before.sizeBytes === moved.sizeBytes && before.mtimeMs === moved.mtimeMs ? { ...moved, sha1: before.sha1 } : moved;
+}
+
 /** Apply one successful outcome to the journal. Call inside journal.transaction. */
 export function commitOutcome(journal: Journal, root: RootId, op: Operation, result: OpResult): void {
   switch (op.kind) {
@@ -95,7 +102,7 @@ export function commitOutcome(journal: Journal, root: RootId, op: Operation, res
         journal.moveLocalSubtree(root, op.from, op.to);
         journal.moveSyncedSubtree(root, op.from, op.to);
       }
-      if (result.local) journal.putLocal(root, result.local);
+      if (result.local) journal.putLocal(root, keepHash(journal, root, result.local));
       const s = journal.getSynced(root, op.to);
       if (s) journal.putSynced(root, rebase(s, journal.getRemote(op.remoteId), result.local));
       return;
@@ -123,7 +130,7 @@ export function commitOutcome(journal: Journal, root: RootId, op: Operation, res
       // The local version now lives under the copy's name (a new local file, uploaded by the next pass); with
       // the merge base gone, the original name reads as "new on Box" and the remote version is downloaded.
       journal.moveLocalSubtree(root, op.path, op.to);
-      if (result.local) journal.putLocal(root, result.local);
+      if (result.local) journal.putLocal(root, keepHash(journal, root, result.local));
       journal.deleteSyncedSubtree(root, op.path);
       return;
     case 'link': {

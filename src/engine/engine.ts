@@ -139,7 +139,7 @@ class SyncEngine implements Engine {
       this.hintedSinceRun = false;
       const observed = await observeRemote(
         { journal, remote: this.deps.remote, changes: this.deps.changes, roots: this.deps.roots, streamType: this.deps.options.streamType, logger },
-        { full: opts.fullRescan === true, extraIds, signal },
+        { full: opts.fullRescan === true, extraIds, signal, allowEmpty: (root) => this.allowedGuards.delete(`remote-root-empty:${root}`) },
       );
       for (const r of observed.refusals) refusals.push({ id: `${r.code}:${r.root}`, message: r.message });
       for (const root of this.deps.roots) {

@@ -44,19 +44,24 @@ export interface RemoteObservation {
 
 const cursorName = (stream: StreamType): string => `events:${stream}`;
 
-export async function observeRemote(
-  deps: RemoteObserverDeps,
-  opts: { full: boolean; extraIds: readonly RemoteId[]; signal?: AbortSignal },
-): Promise<RemoteObservation> {
+export interface ObserveRemoteOptions {
+  readonly full: boolean;
+  readonly extraIds: readonly RemoteId[];
+  /** The user confirmed that this root's Box folder really is empty now (a released guard). */
+  readonly allowEmpty?: (root: RootId) => boolean;
+  readonly signal?: AbortSignal;
+}
+
+export async function observeRemote(deps: RemoteObserverDeps, opts: ObserveRemoteOptions): Promise<RemoteObservation> {
   const cursor = deps.journal.getCursor(cursorName(deps.streamType));
-  if (opts.full || cursor === undefined) return listEverything(deps, opts.signal);
+  if (opts.full || cursor === undefined) return listEverything(deps, opts);
   let batch;
   try {
     batch = await deps.changes.fetch(deps.streamType, cursor);
   } catch (e) {
     if (isSyncError(e) && e.code === 'stream_position_invalid') {
       deps.logger.warn({ stream: deps.streamType }, 'stored event position is too old; listing everything again');
-      return listEverything(deps, opts.signal);
+      return listEverything(deps, opts);
     }
     throw e;
   }
@@ -64,21 +69,21 @@ export async function observeRemote(
   return { full: false, touchedIds: touched, refusals: [] };
 }
 
-async function listEverything(deps: RemoteObserverDeps, signal?: AbortSignal): Promise<RemoteObservation> {
+async function listEverything(deps: RemoteObserverDeps, opts: ObserveRemoteOptions): Promise<RemoteObservation> {
   const position = await deps.changes.now(deps.streamType);
   const refusals: RootRefusal[] = [];
   for (const root of deps.roots) {
-    const refusal = await listRoot(deps, root, signal);
+    const refusal = await listRoot(deps, root, opts.allowEmpty?.(root.id) === true, opts.signal);
     if (refusal) refusals.push(refusal);
   }
   deps.journal.setCursor(cursorName(deps.streamType), position);
   return { full: true, touchedIds: [], refusals };
 }
 
-async function listRoot(deps: RemoteObserverDeps, root: SyncRoot, signal?: AbortSignal): Promise<RootRefusal | null> {
+async function listRoot(deps: RemoteObserverDeps, root: SyncRoot, allowEmpty: boolean, signal?: AbortSignal): Promise<RootRefusal | null> {
   const entry = await deps.remote.getItem(root.remoteId, 'folder');
   const synced = deps.journal.countSynced(root.id);
-  const hadContent = synced.files + synced.folders > 0;
+  const hadContent = synced.files + synced.folders > 0 && !allowEmpty;
   if (!entry) {
     return {
       root: root.id,
@@ -92,7 +97,7 @@ async function listRoot(deps: RemoteObserverDeps, root: SyncRoot, signal?: Abort
     return {
       root: root.id,
       code: 'remote-root-empty',
-      message: `the Box folder ${root.remoteId} of ${root.localPath} is suddenly empty while ${synced.files} files were in sync; refusing to delete them locally (check Box, then run again)`,
+      message: `the Box folder ${root.remoteId} of ${root.localPath} is suddenly empty while ${synced.files} files were in sync; refusing to delete them locally. Check Box; if it is meant to be empty, confirm this guard (boxsync daemon) and the mass-delete guard decides next`,
     };
   }
   return null;

@@ -92,7 +92,10 @@ export async function reconcileRoot(ctx: ReconcileContext, rc: RootContext, init
       if (op.kind === 'report') report(ctx, rc.root, op, tally, failedThisRun);
       else work.push(op);
     }
-    if (work.length === 0) return 'converged';
+    if (work.length === 0) {
+      clearResolvedFailures(journal, rc.root.id, snapshot.deferred);
+      return 'converged';
+    }
 
     const verdict = checkMassDelete({
       journal,
@@ -227,4 +230,16 @@ function park(ctx: ReconcileContext, root: RootId, path: RelPath, error: SyncErr
   failedThisRun.add(signature(op));
   const rec = recordOpFailure(ctx.journal, { root, path, error, nowMs: ctx.clock.now(), random: ctx.random() });
   ctx.logger.warn({ root, op: op.kind, path, code: error.code, nextRetryAtMs: rec.nextRetryAtMs }, error.message);
+}
+
+/**
+ * At quiescence, a retry/replan failure whose backoff has elapsed needs nothing any more (the plan for its path
+ * is empty): the item was fixed, synced another way, or went away. Parked 'skip' rows stay until the item changes.
+ */
+function clearResolvedFailures(journal: Journal, root: RootId, deferred: ReadonlySet<RelPath>): void {
+  const resolved = journal.failures(root).filter((f) => f.disposition !== 'skip' && !deferred.has(f.path));
+  if (resolved.length === 0) return;
+  journal.transaction(() => {
+    for (const f of resolved) journal.clearFailure(root, f.path);
+  });
 }

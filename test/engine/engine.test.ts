@@ -273,6 +273,31 @@ describe('engine: safety', () => {
     const again = await h.run();
     expect(again.outcome).toBe('failed-items');
     expect(h.callsOf('uploadNew', mark)).toBe(0);
+    // Once the backoff has elapsed the item is tried again; success clears its row.
+    h.journal.recordFailure({ ...failures[0]!, nextRetryAtMs: Date.now() - 1 });
+    const third = expectConverged(await h.run());
+    expect(third.ops.upload).toBe(1);
+    expect(h.journal.failures(h.root.id)).toEqual([]);
+    expect(h.store.allEntries().filter((e) => e.parentId === h.top.id)).toHaveLength(3);
+  });
+
+  it('refuses a Box root that is suddenly empty on a full listing, until the guard is confirmed', async () => {
+    const h = await harness();
+    const a = h.store.seedFile(h.top.id, 'a.txt', 'a');
+    const b = h.store.seedFile(h.top.id, 'b.txt', 'b');
+    expectConverged(await h.run());
+    await h.store.trash(a.id, 'file');
+    await h.store.trash(b.id, 'file');
+    h.changes.invalidate();
+    const s = await h.run();
+    expect(s.outcome).toBe('guard');
+    expect(s.message).toMatch(/suddenly empty/);
+    expect(await h.list()).toEqual(['a.txt', 'b.txt']);
+    const held = h.engine.status().heldGuard!;
+    expect(h.engine.confirmGuard(held.id)).toBe(true);
+    h.changes.invalidate();
+    expectConverged(await h.run());
+    expect(await h.list()).toEqual([]);
   });
 });
 
