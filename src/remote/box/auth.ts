@@ -72,6 +72,8 @@ class OAuth implements BoxAuth {
   private tokens: Tokens | undefined;
   private inflight: Promise<Tokens> | undefined;
   private refreshes = 0;
+  /** Lifetime of the last token Box issued (expires_in); Box's documented 60 minutes until we know better. */
+  private lifetimeMs = 3_600_000;
   private readonly store: TokenStore;
   private readonly log: Logger;
 
@@ -91,7 +93,9 @@ class OAuth implements BoxAuth {
 
   async accessToken(): Promise<string> {
     const t = await this.current();
-    if (t.expiresAtMs - (this.deps.earlyRefreshMs ?? 60_000) <= this.deps.clock.now()) {
+    // Refresh a little early, but never by more than a quarter of the token's lifetime (short-lived test tokens).
+    const margin = Math.min(this.deps.earlyRefreshMs ?? 60_000, this.lifetimeMs / 4);
+    if (t.expiresAtMs - margin <= this.deps.clock.now()) {
       return (await this.refresh(t.accessToken)).accessToken;
     }
     return t.accessToken;
@@ -169,10 +173,11 @@ class OAuth implements BoxAuth {
       if (res.statusCode === 200 && body?.access_token) {
         const refreshToken = body.refresh_token ?? form.refresh_token;
         if (!refreshToken) throw remoteError('unauthorized', `${what}: Box returned no refresh token`);
+        this.lifetimeMs = (body.expires_in ?? 3600) * 1000;
         return {
           accessToken: body.access_token,
           refreshToken,
-          expiresAtMs: this.deps.clock.now() + (body.expires_in ?? 3600) * 1000,
+          expiresAtMs: this.deps.clock.now() + this.lifetimeMs,
         };
       }
       const err = classify({ what, status: res.statusCode, body, headers: res.headers, nowMs: this.deps.clock.now() });

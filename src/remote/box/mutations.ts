@@ -3,6 +3,7 @@
  * wherever Box honours it; note that Box does not let If-Match stop a move (it always moves the current item),
  * only renames and other changes.
  */
+import { isSyncError } from '../../core/errors.js';
 import type { RemoteEntry, RemoteId, RemoteKind } from '../../core/model.js';
 import type { MoveRequest, RestoreRequest } from '../../ports/remote-store.js';
 import { collectionOf, decodeItem, ITEM_FIELDS_PARAM } from './decode.js';
@@ -33,7 +34,14 @@ export class Mutations {
     const json: Record<string, unknown> = {};
     if (req.name !== undefined) json.name = req.name;
     if (req.parentId !== undefined) json.parent = { id: req.parentId };
-    return this.update(req.kind, req.id, json, req.ifMatch);
+    try {
+      return await this.update(req.kind, req.id, json, req.ifMatch);
+    } catch (e) {
+      // Box may refuse a move that carries other fields (403 operation_limit_exceeded): move, then rename.
+      if (!(isSyncError(e) && e.details.boxCode === 'operation_limit_exceeded' && req.name !== undefined && req.parentId !== undefined)) throw e;
+      const moved = await this.update(req.kind, req.id, { parent: { id: req.parentId } }, req.ifMatch);
+      return this.update(req.kind, req.id, { name: req.name }, moved.etag === '' ? undefined : moved.etag);
+    }
   }
 
   /** PUT /{files|folders|web_links}/{id} with If-Match, answering the updated item. */

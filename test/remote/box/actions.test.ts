@@ -85,6 +85,17 @@ describe('Box adapter: Box Drive-style actions', () => {
     expect(back).toMatchObject({ id: f.id, parentId: b, name: 'c-back.txt' });
   });
 
+  it('splits a move-and-rename into two calls when Box refuses extra fields on a move', async () => {
+    const a = folder();
+    const b = folder();
+    const f = server.control.as('1').uploadFile(a, 'mv.txt', 'm');
+    server.control.failNext({ method: 'PUT', path: `/2.0/files/${f.id}`, status: 403, code: 'operation_limit_exceeded' });
+    server.control.clearRequests();
+    const moved = await adapter.store.move({ id: id(f.id), kind: 'file', parentId: id(b), name: 'mv2.txt' });
+    expect(moved).toMatchObject({ parentId: b, name: 'mv2.txt' });
+    expect(server.control.requests().filter((r) => r.method === 'PUT').map((r) => r.status)).toEqual([403, 200, 200]);
+  });
+
   it('trashes and reads web links', async () => {
     const parent = folder();
     const w = server.control.as('1').createWebLink(parent, 'Site', 'https://example.com/');

@@ -6,6 +6,7 @@ import type { BoxServer } from '../../../src/box-server/index.js';
 import { isSyncError } from '../../../src/core/errors.js';
 import { asRemoteId } from '../../../src/core/model.js';
 import { createLogger } from '../../../src/logger.js';
+import { systemClock } from '../../../src/ports/clock.js';
 import type { Tokens, TokenStore } from '../../../src/remote/box/token-file.js';
 import { makeTempDir } from '../../support/tmp.js';
 import { adapterFor, startServer } from './harness.js';
@@ -109,6 +110,21 @@ describe('Box auth', () => {
     const reqs = server.control.requests();
     expect(reqs.map((r) => r.path)).toEqual(['/oauth2/token', '/2.0/users/me']);
     expect(events).toEqual(['save 1']);
+  });
+
+  it('refreshes shortly before expiry instead of waiting for a 401', async () => {
+    let offsetMs = 0;
+    const clock = { now: () => Date.now() + offsetMs, sleep: systemClock.sleep };
+    const file = join(tmp.dir, 'tokens-early.json');
+    const a = adapterFor(server, { auth: { clientId, clientSecret, tokenFile: file }, clock });
+    const tokens = await a.auth.exchangeCode(server.control.issueAuthCode(clientId));
+    await a.store.account();
+    expect(a.auth.refreshCount).toBe(0);
+    offsetMs = tokens.expiresAtMs - Date.now() - 30_000;
+    server.control.clearRequests();
+    await a.store.account();
+    expect(a.auth.refreshCount).toBe(1);
+    expect(server.control.requests().map((r) => `${r.path} ${r.status}`)).toEqual(['/oauth2/token 200', '/2.0/users/me 200']);
   });
 
   it('reports a revoked grant as a fatal error that says to log in again', async () => {
