@@ -12,7 +12,7 @@
 import type { LocalEntry } from './model.js';
 import type { ItemState } from './plan-index.js';
 import { checkBoxName } from './names.js';
-import { basename, foldKey, parentOf } from './paths.js';
+import { ancestorsOf, basename, foldKey, parentOf } from './paths.js';
 import { candidate, localGuard, localParentExists, remoteParentId, utf8Bytes, type Candidate, type PlanContext } from './plan-context.js';
 import { conflictCopy, report } from './plan-ops.js';
 import { conflictPath, type PendingMove } from './plan-synced.js';
@@ -92,6 +92,16 @@ export function breakDeadlock(ctx: PlanContext, stuck: readonly PendingMove[]): 
   const ordered = [...stuck].sort((a, b) => (a.item.synced.path < b.item.synced.path ? -1 : a.item.synced.path > b.item.synced.path ? 1 : 0));
   for (const m of ordered) {
     const it = m.item;
+    if (m.side === 'local' && it.local !== null) {
+      // Waiting on a name held here by another synced item that has nothing planned: park that one.
+      const holder = (ctx.index.localByKey.get(foldKey(m.to)) ?? []).map((o) => ctx.index.localOwner.get(o.path)).find((o) => o !== undefined && o !== it);
+      if (holder !== undefined) return park(ctx, holder, 'local');
+      // Or on a folder to move into, whose name is held here by a synced non-folder (possibly itself).
+      const blocker = [...ancestorsOf(m.to)].reverse().map((a) => ctx.index.localByKey.get(foldKey(a))).find((ls) => ls !== undefined);
+      const owner = blocker && !blocker.some((l) => l.kind === 'folder') ? ctx.index.localOwner.get(blocker[0]!.path) : undefined;
+      if (owner !== undefined) return park(ctx, owner, 'local');
+      continue;
+    }
     if (m.side !== 'remote' || !ctx.mayWriteLocal || it.remotePath === null || it.local === null) continue;
     const to = it.remotePath;
     if (!localParentExists(ctx, to) || ctx.index.localByKey.has(foldKey(to))) continue;

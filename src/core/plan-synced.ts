@@ -9,7 +9,7 @@
  * change; moves (both moved: the Box location wins); then content (one side changed -> transfer; both changed
  * -> link on equal SHA-1, else a conflict copy of the local version).
  */
-import type { LocalEntry, RelPath } from './model.js';
+import type { LocalEntry, RelPath, RemoteId } from './model.js';
 import type { ItemState } from './plan-index.js';
 import { remoteParentId, type Candidate, type PlanContext } from './plan-context.js';
 import { conflictCopyName } from './names.js';
@@ -63,8 +63,9 @@ function remoteGone(ctx: PlanContext, it: ItemState): SyncedDecision {
     return ops(forget(ctx, s.path, `removed from Box and replaced by a ${kindWord(l.kind)} here; forgetting the old record so the new one syncs as a new item`));
   }
   if (ctx.mayWriteRemote && ctx.index.snapshot.remoteTrashed.has(s.remoteId) && s.kind !== 'weblink') {
-    const parentId = remoteParentId(ctx, s.path);
-    const occupied = ctx.index.remoteByKey.has(foldKey(s.path));
+    const parentId = baseParentId(ctx, s.path);
+    const parentPath = parentId === null ? null : parentId === ctx.index.snapshot.root.remoteId ? '' : ctx.index.remotePathOf.get(parentId)!;
+    const occupied = parentPath !== null && ctx.index.remoteByKey.has(foldKey(joinPath(parentPath, basename(s.path))));
     if (parentId !== null && !occupied) {
       return ops({
         op: {
@@ -84,6 +85,16 @@ function remoteGone(ctx: PlanContext, it: ItemState): SyncedDecision {
     if (parentId === null && parentOf(s.path) !== '' && ctx.index.snapshot.synced.has(parentOf(s.path) as RelPath)) return none;
   }
   return ops(forget(ctx, s.path, `${what} was deleted on Box but changed here; the local change wins: it will be uploaded as a new item`));
+}
+
+/** The Box folder that held the item when it was last in sync, if it is still under the root (wherever it is now). */
+function baseParentId(ctx: PlanContext, path: RelPath): RemoteId | null {
+  const parent = parentOf(path);
+  if (parent === '') return ctx.index.snapshot.root.remoteId;
+  const row = ctx.index.snapshot.synced.get(parent);
+  if (row === undefined) return remoteParentId(ctx, path);
+  const item = ctx.index.itemById.get(row.remoteId);
+  return item && item.remote !== null && item.remote.kind === 'folder' ? item.remote.id : null;
 }
 
 function localGone(ctx: PlanContext, it: ItemState): SyncedDecision {

@@ -36,10 +36,10 @@ const editArb: fc.Arbitrary<Edit> = fc.record({
 
 export const caseArb = fc.record({
   base: fc.array(fc.record({ folder: fc.boolean(), j: fc.nat(60), name: fc.constantFrom(...names), content: fc.constantFrom(...contents) }), {
-    maxLength: 12,
+    maxLength: 16,
   }),
-  local: fc.array(editArb, { maxLength: 6 }),
-  remote: fc.array(editArb, { maxLength: 6 }),
+  local: fc.array(editArb, { maxLength: 10 }),
+  remote: fc.array(editArb, { maxLength: 10 }),
   order: fc.array(fc.nat(), { minLength: 1, maxLength: 16 }),
 });
 
@@ -173,7 +173,7 @@ function keptContents(sim: Sim): Set<string> {
 
 export type Case = typeof caseArb extends fc.Arbitrary<infer T> ? T : never;
 
-export function runCase(c: Case): { passes: number } {
+export function runCase(c: Case): { passes: number; kinds: ReadonlySet<Operation['kind']> } {
   const sim = new Sim();
   seedBase(sim, c.base);
   const baseContents = new Set([...sim.world.synced.values()].flatMap((s) => (s.sha1 ? [s.sha1] : [])));
@@ -186,13 +186,17 @@ export function runCase(c: Case): { passes: number } {
   const trace = process.env.BOXSYNC_PROPERTY_TRACE === '1';
   if (trace) console.log('local', [...tree(sim, 'local')], 'remote', [...tree(sim, 'remote')], 'base', [...sim.world.synced.keys()]);
   let passes = 0;
+  const kinds = new Set<Operation['kind']>();
   for (;;) {
     const result = plan(sim.snapshot(), { nowMs: sim.clockMs });
     if (trace) console.log(`pass ${passes}:`, JSON.stringify(result.ops.map((o) => [o.kind, ...opPaths(o), o.reason])));
     assertIndependent(result.ops);
     if (result.quiescent) break;
     if (++passes > maxPasses) throw new Error(`no quiescence after ${maxPasses} passes; last batch: ${JSON.stringify(result.ops.map((o) => [o.kind, opPaths(o)]))}`);
-    for (const op of shuffled(result.ops, c.order)) sim.apply(op);
+    for (const op of shuffled(result.ops, c.order)) {
+      kinds.add(op.kind);
+      sim.apply(op);
+    }
   }
 
   const local = tree(sim, 'local');
@@ -212,6 +216,6 @@ export function runCase(c: Case): { passes: number } {
   const anywhere = new Set([...live, ...keptContents(sim)]);
   for (const x of atStart) expect(anywhere.has(x), `content ${x} lost`).toBe(true);
   for (const x of newAtStart) expect(live.has(x), `new content ${x} no longer in either tree`).toBe(true);
-  return { passes };
+  return { passes, kinds };
 }
 
