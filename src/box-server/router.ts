@@ -104,7 +104,7 @@ async function handle(core: ServerCore, ctx: Ctx, routes: readonly Route[]): Pro
     if (route.method !== method && !(route.method === 'GET' && method === 'HEAD' && route.kind === 'open')) continue;
     ctx.params = m.slice(1);
     if (route.kind === 'api') {
-      ctx.userId = core.auth.authenticate(ctx.req.headers.authorization ?? bearerFromQuery(ctx));
+      ctx.userId = actingUser(core, core.auth.authenticate(ctx.req.headers.authorization ?? bearerFromQuery(ctx)), ctx.req.headers['as-user']);
       const wait = core.faults.rateLimited(ctx.userId, Date.now());
       if (wait !== null) {
         throw new BoxError(429, 'rate_limit_exceeded', `Request rate limit exceeded, please try again after ${wait} seconds`, null, { 'Retry-After': String(wait) });
@@ -120,4 +120,15 @@ async function handle(core: ServerCore, ctx: Ctx, routes: readonly Route[]): Pro
 function bearerFromQuery(ctx: Ctx): string | undefined {
   const t = ctx.url.searchParams.get('access_token');
   return t ? `Bearer ${t}` : undefined;
+}
+
+/** `As-User: <id>`: an enterprise admin acts on behalf of another user, as on Box; anyone else gets 403. */
+function actingUser(core: ServerCore, userId: string, asUser: string | string[] | undefined): string {
+  if (asUser === undefined || asUser === '') return userId;
+  const target = Array.isArray(asUser) ? asUser[0]! : asUser;
+  if (!core.store.user(userId).enterpriseAdmin) {
+    throw new BoxError(403, 'access_denied_insufficient_permissions', 'As-User needs an enterprise admin token');
+  }
+  if (!core.store.state.users[target]) throw new BoxError(400, 'bad_request', `As-User names no user: ${target}`);
+  return target;
 }

@@ -163,6 +163,15 @@ describe('other users and event chaos', () => {
     expect(obj(blocked.json).code).toBe('access_denied_item_locked');
   });
 
+  it('As-User lets an enterprise admin act for another user, and nobody else', async () => {
+    const admin = h.srv.control.addUser({ name: 'Admin', enterpriseAdmin: true });
+    const dana = h.srv.control.addUser({ name: 'Dana' });
+    const asDana = await boxHttp(h.srv, admin.token).get('/users/me', { headers: { 'As-User': dana.userId } });
+    expect(obj(asDana.json).name).toBe('Dana');
+    const refused = await boxHttp(h.srv, dana.token).get('/users/me', { headers: { 'As-User': admin.userId } });
+    expect(refused.status).toBe(403);
+  });
+
   it('event chaos repeats events and delivers them out of order; positions still only grow', async () => {
     const token = h.srv.control.issueToken('1');
     const api = boxHttp(h.srv, token);
