@@ -11,6 +11,8 @@ export type Lane = 'calls' | 'uploads';
 export interface RateLimitOptions {
   readonly callsPerMinute?: number;
   readonly uploadsPerMinute?: number;
+  /** The window the per-minute caps apply to; 60 000 unless a test shrinks it. */
+  readonly windowMs?: number;
 }
 
 export class RateLimiter {
@@ -22,7 +24,7 @@ export class RateLimiter {
     opts: RateLimitOptions,
     private readonly clock: Clock,
   ) {
-    const make = (perMinute: number): PQueue => new PQueue({ intervalCap: perMinute, interval: 60_000, strict: true });
+    const make = (perMinute: number): PQueue => new PQueue({ intervalCap: perMinute, interval: opts.windowMs ?? 60_000, strict: true });
     this.queues = {
       calls: make(opts.callsPerMinute ?? 1000),
       uploads: make(opts.uploadsPerMinute ?? 240),

@@ -66,6 +66,15 @@ describe('Box adapter: retries and rate limits', () => {
     }
   });
 
+  it('keeps to the configured calls-per-window cap (sliding window, server-side timestamps)', async () => {
+    const a = adapterFor(server, { rateLimit: { callsPerMinute: 2, windowMs: 500 } });
+    server.control.clearRequests();
+    await Promise.all(Array.from({ length: 5 }, () => a.store.account()));
+    const at = server.control.requests().map((r) => r.atMs).sort((x, y) => x - y);
+    expect(at).toHaveLength(5);
+    for (let i = 2; i < at.length; i++) expect(at[i]! - at[i - 2]!).toBeGreaterThanOrEqual(480);
+  });
+
   it('retries idempotent calls on 5xx and network resets', async () => {
     const a = adapterFor(server);
     server.control.failNext({ method: 'GET', path: '/2.0/users/me', status: 503, count: 2 });
