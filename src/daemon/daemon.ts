@@ -93,13 +93,18 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
       void (async () => {
         await reloading;
         const result = (await session?.close(settings.shutdownTimeoutMs)) ?? 'clean';
-        if (result === 'timed-out') log.warn('shutdown bound reached; transfers still running were aborted and resume on the next start');
         await control.close();
         lock.release();
+        if (result === 'checkpointed') {
+          log.info('boxsync daemon stopped (transfers checkpointed)');
+          process.exit(0);
+        }
         log.info('boxsync daemon stopped');
         process.off('SIGTERM', onTerm);
         process.off('SIGINT', onInt);
         process.off('SIGHUP', onHup);
+        // A transfer that ignored its abort must not keep the process past systemd's TimeoutStopSec.
+        setTimeout(() => process.exit(0), 2_000).unref();
         resolve(0);
       })();
     };
@@ -127,7 +132,7 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
       log.info(`SIGHUP: reloading ${configPath({ path: opts.configPath })}`);
       const old = session;
       session = null;
-      await old?.close(settings.shutdownTimeoutMs);
+      await old?.close(settings.shutdownTimeoutMs, 'reload');
       try {
         session = await DaemonSession.start(next, nextSettings, opts.compose, log);
         settings = nextSettings;

@@ -25,6 +25,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 export class DaemonSession {
   private fatalMessage: string | null = null;
+  private retryTimer: NodeJS.Timeout | null = null;
 
   private constructor(
     readonly config: Config,
@@ -42,9 +43,6 @@ export class DaemonSession {
     const events: EngineEvents = {
       onOperation: (o) => {
         ops.record(o.root, o.path, { kind: o.kind, reason: o.reason, ok: o.ok, error: o.error ?? null, atMs: Date.now() });
-        const line = { root: o.root, op: o.kind, path: o.path, reason: o.reason, ...(o.error ? { error: o.error } : {}) };
-        if (o.ok) log.info(line, `${o.kind} ${o.path}`);
-        else log.warn(line, `${o.kind} ${o.path} failed: ${o.error ?? 'unknown error'}`);
       },
     };
     const parts = await compose(config, log, events);
@@ -53,6 +51,7 @@ export class DaemonSession {
       onFatal: (message) => session?.onFatal(message),
       onSummary: (s) => {
         if (s.outcome !== 'converged' || s.passes > 1 || s.durationMs > 1000) log.info({ summary: s }, `pass ${s.outcome}: ${s.message}`);
+        session?.scheduleRetries();
       },
     });
     const local = new LocalSide({
@@ -164,19 +163,59 @@ export class DaemonSession {
   }
 
   /**
-   * Stop within `timeoutMs`: no new passes, watchers and the long poll off, then engine.close() finishes or
-   * checkpoints in-flight transfers (upload sessions keep their confirmed parts in the journal, so a restart
-   * resumes them). Whatever is still running at the bound is aborted.
+   * Stop within `timeoutMs`. New work stops first (schedules, watchers, long poll, passes, and the transfer
+   * queue is paused so nothing new starts); transfers in flight get until the bound to finish. If they finish,
+   * the engine and journal close cleanly. If not, they are left as they are and the process exits: every
+   * confirmed upload-session part and every committed outcome is already in the journal, so the next start
+   * resumes them (the same state a crash leaves, which the engine must handle anyway). Aborting them instead
+   * would make the Box adapter abort the upload session on the server, throwing the confirmed parts away.
+   * On a reload ('reload') the process goes on, so transfers still running at the bound are aborted instead.
    */
-  async close(timeoutMs: number): Promise<'clean' | 'timed-out'> {
+  async close(timeoutMs: number, mode: 'exit' | 'reload' = 'exit'): Promise<'clean' | 'checkpointed'> {
     const deadline = Date.now() + timeoutMs;
-    await this.schedules.stop();
-    await this.local.close();
-    await this.remote.close();
-    const closed = await raceTimeout(this.parts.engine.close().then(() => 'clean' as const), Math.max(0, deadline - Date.now() - 500));
-    await raceTimeout(this.passes.stop().then(() => 'clean' as const), Math.max(100, deadline - Date.now()));
-    await this.parts.close().catch((e: unknown) => this.log.warn({ err: e }, 'closing the journal or HTTP client failed'));
-    return closed ?? 'timed-out';
+    const left = (reserveMs = 0): number => Math.max(100, deadline - Date.now() - reserveMs);
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.parts.engine.pause();
+    await raceTimeout(Promise.all([this.schedules.stop(), this.local.close(), this.remote.close()]), left(1_000));
+    const drained = await raceTimeout(
+      waitUntil(() => this.parts.engine.status().roots.every((r) => r.inFlight.length === 0), 100),
+      left(1_000),
+    );
+    if (drained === null && mode === 'exit') {
+      const running = this.parts.engine.status().roots.flatMap((r) => r.inFlight.map((t) => `${t.direction === 'up' ? 'upload' : 'download'} of ${t.path} (${t.doneBytes}/${t.totalBytes} bytes)`));
+      this.log.warn({ running }, `shutdown bound reached with ${running.length} transfer(s) in flight; they resume from their last confirmed part on the next start`);
+      return 'checkpointed';
+    }
+    await raceTimeout(this.passes.stop(), left(500));
+    const released = await raceTimeout(
+      this.parts.close().catch((e: unknown) => this.log.warn({ err: e }, 'closing the journal or HTTP client failed')),
+      left(),
+    );
+    if (released === null) this.log.warn('the journal and HTTP client did not close within the shutdown bound; SQLite keeps what was committed');
+    return 'clean';
+  }
+
+  /**
+   * Items that failed with a retry disposition wait in the failures table until their nextRetryAtMs; nothing
+   * else would wake the daemon then, so a timer hints those paths when the earliest backoff elapses.
+   */
+  private scheduleRetries(): void {
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    const ours = new Set(this.parts.roots.map((r) => r.id));
+    const due = this.parts.journal.failures().filter((f) => ours.has(f.root) && f.disposition === 'retry');
+    if (due.length === 0) return;
+    const nextMs = Math.min(...due.map((f) => f.nextRetryAtMs));
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      const now = Date.now();
+      for (const root of this.parts.roots) {
+        const paths = due.filter((f) => f.root === root.id && f.nextRetryAtMs <= now).map((f) => f.path);
+        if (paths.length > 0) this.parts.engine.hintLocal(root.id, paths);
+      }
+      this.passes.request('hint');
+    }, Math.max(0, nextMs - Date.now()) + 50);
+    this.retryTimer.unref();
   }
 
   private onFatal(message: string): void {
@@ -185,6 +224,10 @@ export class DaemonSession {
     void this.remote.close();
     void this.local.close();
   }
+}
+
+async function waitUntil(probe: () => boolean, intervalMs: number): Promise<void> {
+  while (!probe()) await new Promise((r) => setTimeout(r, intervalMs));
 }
 
 async function raceTimeout<T>(p: Promise<T>, ms: number): Promise<T | null> {
