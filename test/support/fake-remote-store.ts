@@ -4,7 +4,8 @@
  * names are unique per folder case-insensitively across files and folders, trash keeps ids and restores them,
  * `ifMatch` answers `precondition_failed` (also when the item is gone), downloads verify the SHA-1.
  *
- * File contents live in memory: keep test files small. Extra helpers (`seedFolder`, `seedFile`, `editRemotely`,
+ * `changes` is a RemoteChanges over the fake's own change log (one hint per change), for engine tests of the
+ * event path. File contents live in memory: keep test files small. Extra helpers (`seedFolder`, `seedFile`, `editRemotely`,
  * `failNext`, `calls`) let engine tests arrange remote state and inject failures without HTTP.
  */
 import { createHash } from 'node:crypto';
@@ -12,6 +13,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import type { RemoteEntry, RemoteId, RemoteKind } from '../../src/core/model.js';
 import { asRemoteId } from '../../src/core/model.js';
 import type { SyncError } from '../../src/core/errors.js';
+import type { RemoteChanges, RemoteHint, StreamType } from '../../src/ports/remote-changes.js';
 import type {
   AccountInfo,
   DownloadRequest,
@@ -53,6 +55,8 @@ export interface FakeRemoteStoreOptions {
   readonly pageSize?: number;
   readonly now?: () => number;
   readonly maxUploadSizeBytes?: number;
+  /** How long `changes.waitForChange` waits before answering 'timeout'. Default 30 000. */
+  readonly longPollTimeoutMs?: number;
 }
 
 const sha1Hex = (b: Buffer): string => createHash('sha1').update(b).digest('hex');
@@ -66,6 +70,48 @@ export class FakeRemoteStore implements RemoteStore {
   private readonly now: () => number;
   private readonly maxUploadSizeBytes: number;
   private readonly failures: { method: FakeMethod; error: SyncError }[] = [];
+  /** Every change as a hint, in order; a stream position is an index into this log. */
+  private readonly events: RemoteHint[] = [];
+  private readonly waiters = new Set<() => void>();
+  private readonly longPollTimeoutMs: number;
+  /**
+   * RemoteChanges over this store's own change log: positions are decimal strings (indexes), `fetch` returns
+   * one hint per change after a position, `waitForChange` resolves 'changed' as soon as the log passes the
+   * position and 'timeout' after `longPollTimeoutMs`. The stream type is ignored (every change is visible).
+   */
+  readonly changes: RemoteChanges = {
+    now: async () => String(this.events.length),
+    fetch: async (_stream: StreamType, position: string) => {
+      const from = Number(position);
+      if (!Number.isInteger(from) || from < 0 || from > this.events.length) {
+        throw remoteError('stream_position_invalid', `stream position ${position} is unknown`);
+      }
+      return { hints: this.events.slice(from), nextPosition: String(this.events.length) };
+    },
+    waitForChange: (_stream: StreamType, position: string, signal?: AbortSignal) =>
+      new Promise<'changed' | 'timeout'>((resolve, reject) => {
+        if (this.events.length > Number(position)) return resolve('changed');
+        const done = (): void => {
+          clearTimeout(timer);
+          this.waiters.delete(wake);
+          signal?.removeEventListener('abort', onAbort);
+        };
+        const wake = (): void => {
+          done();
+          resolve('changed');
+        };
+        const onAbort = (): void => {
+          done();
+          reject(remoteError('aborted', 'long poll cancelled'));
+        };
+        const timer = setTimeout(() => {
+          done();
+          resolve('timeout');
+        }, this.longPollTimeoutMs);
+        this.waiters.add(wake);
+        signal?.addEventListener('abort', onAbort, { once: true });
+      }),
+  };
   /** Every call made, in order, with its method name (for assertions in engine tests). */
   readonly calls: { method: FakeMethod; args: unknown[] }[] = [];
 
@@ -73,6 +119,7 @@ export class FakeRemoteStore implements RemoteStore {
     this.pageSize = opts.pageSize ?? 1000;
     this.now = opts.now ?? Date.now;
     this.maxUploadSizeBytes = opts.maxUploadSizeBytes ?? 5 * 1024 ** 3;
+    this.longPollTimeoutMs = opts.longPollTimeoutMs ?? 30_000;
     this.items.set(asRemoteId('0'), {
       id: asRemoteId('0'),
       kind: 'folder',
@@ -113,7 +160,7 @@ export class FakeRemoteStore implements RemoteStore {
     const item = this.mustGetActive(id);
     this.addVersion(item, Buffer.from(content));
     item.modifiedAtMs = this.now();
-    this.touch(item);
+    this.touch(item, 'ITEM_UPLOAD');
     return this.toEntry(item);
   }
 
@@ -228,7 +275,7 @@ export class FakeRemoteStore implements RemoteStore {
     this.addVersion(item, content);
     item.name = req.name;
     item.modifiedAtMs = truncSec(req.modifiedAtMs);
-    this.touch(item);
+    this.touch(item, 'ITEM_UPLOAD');
     req.onProgress?.({ doneBytes: content.length, totalBytes: content.length });
     return this.toEntry(item);
   }
@@ -253,7 +300,7 @@ export class FakeRemoteStore implements RemoteStore {
     this.checkName(parent.id, name, item.id);
     item.parentId = parent.id;
     item.name = name;
-    this.touch(item);
+    this.touch(item, req.parentId !== undefined ? 'ITEM_MOVE' : 'ITEM_RENAME');
     return this.toEntry(item);
   }
 
@@ -262,7 +309,7 @@ export class FakeRemoteStore implements RemoteStore {
     const item = this.guarded(id, kind, ifMatch);
     const mark = (i: Item): void => {
       i.status = 'trashed';
-      this.touch(i);
+      this.touch(i, 'ITEM_TRASH');
       for (const c of this.allChildren(i.id)) if (c.status === 'active') mark(c);
     };
     mark(item);
@@ -285,7 +332,7 @@ export class FakeRemoteStore implements RemoteStore {
     const revive = (i: Item): void => {
       i.status = 'active';
       i.trashedDirectly = false;
-      this.touch(i);
+      this.touch(i, 'ITEM_UNDELETE_VIA_TRASH');
       for (const c of this.allChildren(i.id)) if (c.status === 'trashed' && !c.trashedDirectly) revive(c);
     };
     item.parentId = parent.id;
@@ -298,7 +345,7 @@ export class FakeRemoteStore implements RemoteStore {
     this.enter('setSyncState', [folderId, state]);
     const folder = this.mustGetActiveFolder(folderId);
     folder.syncState = state;
-    this.touch(folder);
+    this.touch(folder, state === 'synced' ? 'ITEM_SYNC' : 'ITEM_UNSYNC');
   }
 
   // ---- internals ---------------------------------------------------------------------------------------------
@@ -344,6 +391,7 @@ export class FakeRemoteStore implements RemoteStore {
     };
     if (content) this.addVersion(item, content);
     this.items.set(item.id, item);
+    this.record(item, kind === 'file' ? 'ITEM_UPLOAD' : 'ITEM_CREATE');
     return item;
   }
 
@@ -351,9 +399,22 @@ export class FakeRemoteStore implements RemoteStore {
     item.versions.push({ id: String(this.nextVersion++), content, sha1: sha1Hex(content) });
   }
 
-  private touch(item: Item): void {
+  private touch(item: Item, eventType: string): void {
     item.etag += 1;
     item.sequenceId += 1;
+    this.record(item, eventType);
+  }
+
+  private record(item: Item, eventType: string): void {
+    this.events.push({
+      id: item.id,
+      kind: item.kind,
+      eventType,
+      parentId: item.parentId,
+      sequenceId: String(item.sequenceId),
+      status: item.status,
+    });
+    for (const wake of [...this.waiters]) wake();
   }
 
   private allChildren(parentId: RemoteId): Item[] {
