@@ -14,7 +14,8 @@ export interface PageRequest {
   readonly limit: number;
 }
 
-export function pageRequest(ctx: Ctx, dfltLimit: number, maxLimit: number, allowMarker: boolean): PageRequest {
+/** `maxOffset`: trash, versions and upload parts refuse offsets above 10000 with 400, as on Box. */
+export function pageRequest(ctx: Ctx, dfltLimit: number, maxLimit: number, allowMarker: boolean, maxOffset = Number.MAX_SAFE_INTEGER): PageRequest {
   const limit = intQuery(ctx, 'limit', dfltLimit, 0, maxLimit);
   const useMarker = allowMarker && query(ctx, 'usemarker') === 'true';
   if (useMarker) {
@@ -26,7 +27,9 @@ export function pageRequest(ctx: Ctx, dfltLimit: number, maxLimit: number, allow
     }
     return { marker: true, offset, limit };
   }
-  return { marker: false, offset: intQuery(ctx, 'offset', 0, 0, Number.MAX_SAFE_INTEGER), limit };
+  const offset = intQuery(ctx, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
+  if (offset > maxOffset) throw new BoxError(400, 'invalid_parameter', `'offset' may not exceed ${maxOffset}`);
+  return { marker: false, offset, limit };
 }
 
 export function page<T>(all: readonly T[], req: PageRequest, order: unknown[] = []): { entries: T[]; meta: Record<string, unknown> } {

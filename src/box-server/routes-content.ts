@@ -125,7 +125,7 @@ function listVersions(ctx: Ctx): void {
   const store = ctx.core.store;
   const file = store.active('file', param(ctx, 0));
   const past = file.versions.filter((v) => v.id !== file.currentVersionId).reverse();
-  const { entries, meta } = page(past, pageRequest(ctx, 1000, 1000, false));
+  const { entries, meta } = page(past, pageRequest(ctx, 1000, 1000, false, 10_000));
   sendJson(ctx, 200, { ...meta, entries: entries.map((v) => versionJson(store, file, v)) });
 }
 

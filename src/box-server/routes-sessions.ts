@@ -76,7 +76,7 @@ function status(ctx: Ctx): void {
 function listParts(ctx: Ctx): void {
   const store = ctx.core.store;
   const s = liveSession(store, param(ctx, 0), ctx.userId);
-  const { entries, meta } = page(s.parts, pageRequest(ctx, 100, 1000, false));
+  const { entries, meta } = page(s.parts, pageRequest(ctx, 100, 1000, false, 10_000));
   sendJson(ctx, 200, { ...meta, entries: entries.map((p) => ({ part_id: p.partId, offset: p.offset, size: p.sizeBytes, sha1: p.sha1 })) });
 }
 

@@ -14,11 +14,10 @@ function listTrash(ctx: Ctx): void {
   const store = ctx.core.store;
   const sort = query(ctx, 'sort');
   const direction = query(ctx, 'direction');
-  const req = pageRequest(ctx, 100, 1000, true);
+  const req = pageRequest(ctx, 100, 1000, true, 10_000);
   if (req.marker && (sort !== null || direction !== null || query(ctx, 'offset') !== null)) {
     throw new BoxError(400, 'invalid_parameter', "Marker paging cannot be combined with 'sort', 'direction' or 'offset'");
   }
-  if (!req.marker && req.offset > 10_000) throw new BoxError(400, 'invalid_parameter', "'offset' may not exceed 10000");
   if (sort !== null && !['name', 'date', 'size'].includes(sort)) throw new BoxError(400, 'invalid_parameter', "'sort' must be name, date or size");
   const trashed = Object.values(store.state.items).filter((i) => i.status === 'trashed' && i.trashedSelf);
   const sorted = sortItems(trashed, sort, direction, (i) => (i.type === 'file' ? store.currentVersion(i)?.sizeBytes ?? 0 : 0));
