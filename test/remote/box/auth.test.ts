@@ -151,7 +151,8 @@ describe('Box auth', () => {
   });
 
   it('sends the BoxApi shared-link header when configured', async () => {
-    const a = adapterFor(server, { sharedLink: { url: 'https://app.box.com/s/abc', password: 'pw' } });
+    const user = server.control.addUser();
+    const a = adapterFor(server, { auth: { developerToken: user.token }, sharedLink: { url: 'https://app.box.com/s/abc', password: 'pw' } });
     server.control.clearRequests();
     await a.store.account();
     const r = server.control.requests().find((x) => x.path === '/2.0/users/me');
