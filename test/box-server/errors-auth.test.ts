@@ -162,3 +162,19 @@ describe('enterprise streams', () => {
     expect((await client.get('/events?stream_type=changes&stream_position=now')).status).toBe(200);
   });
 });
+
+describe('secrets stay out of the request record', () => {
+  it('control.requests() never holds a bearer token, even for refused requests', async () => {
+    const user = handle.srv.control.addUser({ name: 'Secretive' });
+    handle.srv.control.clearRequests();
+    const client = boxHttp(handle.srv, user.token);
+    expect((await client.get('/users/me')).status).toBe(200);
+    expect((await client.get('/files/424242')).status).toBe(404);
+    expect((await http().get('/users/me', { token: 'wrong-secret-token-xyz' })).status).toBe(401);
+    const recorded = JSON.stringify(handle.srv.control.requests());
+    expect(recorded).toContain('/users/me');
+    expect(recorded).not.toContain(user.token);
+    expect(recorded).not.toContain('wrong-secret-token-xyz');
+    expect(recorded.toLowerCase()).not.toContain('bearer');
+  });
+});
