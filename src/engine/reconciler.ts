@@ -13,7 +13,7 @@
  */
 import type { SyncError } from '../core/errors.js';
 import type { RelPath, RootId, SyncRoot } from '../core/model.js';
-import { opPath, type Operation, type OperationKind } from '../core/operations.js';
+import { assertNever, opPath, type Operation, type OperationKind } from '../core/operations.js';
 import { plan } from '../core/plan.js';
 import type { Clock } from '../ports/clock.js';
 import type { Journal } from '../ports/journal.js';
@@ -223,6 +223,8 @@ async function handleFailure(
       }
       return;
     }
+    default:
+      assertNever(error.disposition);
   }
 }
 

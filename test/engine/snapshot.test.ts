@@ -1,0 +1,108 @@
+/**
+ * Snapshot building from a real journal: whole roots, hinted subtrees with their ancestors, the planner's
+ * partial-snapshot contract (inode-moved local entries, remote ancestors), ignore rules and deferred paths.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { asRelPath, asRemoteId, asRootId, type LocalEntry, type RemoteEntry, type SyncRoot, type SyncedEntry } from '../../src/core/model.js';
+import { buildSnapshot } from '../../src/engine/snapshot.js';
+import type { Journal } from '../../src/ports/journal.js';
+import { tempJournal } from './support/journal.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0)) await c();
+});
+
+const root: SyncRoot = { id: asRootId('r1'), remoteId: asRemoteId('10'), localPath: '/x', direction: 'two-way', exclude: [] };
+
+function remote(id: string, parent: string, name: string, kind: RemoteEntry['kind'] = 'file'): RemoteEntry {
+  return {
+    id: asRemoteId(id), kind, parentId: asRemoteId(parent), name, etag: '1', sequenceId: '1',
+    sha1: kind === 'file' ? 'aa' : null, sizeBytes: 1, modifiedAtMs: 0, versionId: null, url: null, status: 'active',
+  };
+}
+function local(path: string, inode: number, kind: LocalEntry['kind'] = 'file'): LocalEntry {
+  return { path: asRelPath(path), kind, inode, sizeBytes: 1, mtimeMs: 0, sha1: kind === 'file' ? 'aa' : null };
+}
+function synced(path: string, id: string, inode: number, kind: SyncedEntry['kind'] = 'file'): SyncedEntry {
+  return { path: asRelPath(path), remoteId: asRemoteId(id), kind, etag: '1', sha1: kind === 'file' ? 'aa' : null, versionId: null, sizeBytes: 1, inode, mtimeMs: 0, url: null };
+}
+
+/** a/ (folder 11) with a/x.txt (12); b/ (13) with b/y.txt (14) and b/deep/ (15) with b/deep/z.txt (16); node_modules/m.js (17, 18). */
+async function seeded(): Promise<Journal> {
+  const j = await tempJournal();
+  cleanups.push(j.cleanup);
+  const { journal } = j;
+  journal.transaction(() => {
+    journal.putRemote({ ...remote('10', '0', 'Sync', 'folder') });
+    const tree: [string, string, string, string, RemoteEntry['kind'], number][] = [
+      ['11', '10', 'a', 'a', 'folder', 1],
+      ['12', '11', 'x.txt', 'a/x.txt', 'file', 2],
+      ['13', '10', 'b', 'b', 'folder', 3],
+      ['14', '13', 'y.txt', 'b/y.txt', 'file', 4],
+      ['15', '13', 'deep', 'b/deep', 'folder', 5],
+      ['16', '15', 'z.txt', 'b/deep/z.txt', 'file', 6],
+      ['17', '10', 'node_modules', 'node_modules', 'folder', 7],
+      ['18', '17', 'm.js', 'node_modules/m.js', 'file', 8],
+    ];
+    for (const [id, parent, name, path, kind, inode] of tree) {
+      journal.putRemote(remote(id, parent, name, kind));
+      journal.putLocal(root.id, local(path, inode, kind === 'folder' ? 'folder' : 'file'));
+      journal.putSynced(root.id, synced(path, id, inode, kind));
+    }
+  });
+  return journal;
+}
+
+const noIgnore = (): boolean => false;
+
+describe('buildSnapshot', () => {
+  it('full scope: the whole root on all three trees, minus ignored paths', async () => {
+    const journal = await seeded();
+    const isIgnored = (p: string): boolean => p === 'node_modules';
+    const s = buildSnapshot({ journal, root, isIgnored, nowMs: 0, scope: { kind: 'full' } });
+    expect([...s.local.keys()].sort()).toEqual(['a', 'a/x.txt', 'b', 'b/deep', 'b/deep/z.txt', 'b/y.txt']);
+    expect([...s.synced.keys()].sort()).toEqual(['a', 'a/x.txt', 'b', 'b/deep', 'b/deep/z.txt', 'b/y.txt']);
+    expect([...s.remote.keys()].sort()).toEqual(['10', '11', '12', '13', '14', '15', '16']);
+  });
+
+  it('hinted scope: the hinted subtree and its ancestors only', async () => {
+    const journal = await seeded();
+    const s = buildSnapshot({ journal, root, isIgnored: noIgnore, nowMs: 0, scope: { kind: 'hinted', localPaths: [asRelPath('b/deep')], remoteIds: [] } });
+    expect([...s.local.keys()].sort()).toEqual(['b', 'b/deep', 'b/deep/z.txt']);
+    expect([...s.synced.keys()].sort()).toEqual(['b', 'b/deep', 'b/deep/z.txt']);
+    expect([...s.remote.keys()].sort()).toEqual(['10', '13', '15', '16']);
+  });
+
+  it('hinted scope: a local entry carried away by a move comes along (found by inode), as do remote ancestors', async () => {
+    const journal = await seeded();
+    journal.transaction(() => {
+      journal.moveLocalSubtree(root.id, asRelPath('a/x.txt'), asRelPath('b/deep/x-moved.txt'));
+    });
+    const s = buildSnapshot({ journal, root, isIgnored: noIgnore, nowMs: 0, scope: { kind: 'hinted', localPaths: [asRelPath('a/x.txt')], remoteIds: [] } });
+    expect(s.synced.has(asRelPath('a/x.txt'))).toBe(true);
+    expect(s.local.get(asRelPath('b/deep/x-moved.txt'))?.inode).toBe(2);
+    expect([...s.remote.keys()].sort()).toEqual(['10', '11', '12']);
+  });
+
+  it('hinted remote ids bring both the old synced path and the new remote path', async () => {
+    const journal = await seeded();
+    journal.putRemote(remote('16', '11', 'z-renamed.txt'));
+    const s = buildSnapshot({ journal, root, isIgnored: noIgnore, nowMs: 0, scope: { kind: 'hinted', localPaths: [], remoteIds: [asRemoteId('16')] } });
+    expect(s.synced.has(asRelPath('b/deep/z.txt'))).toBe(true);
+    expect(s.local.has(asRelPath('b/deep/z.txt'))).toBe(true);
+    expect(s.remote.get(asRemoteId('16'))?.parentId).toBe('11');
+    expect(s.remote.has(asRemoteId('11'))).toBe(true);
+  });
+
+  it('marks trashed remote ids and defers paths whose backoff has not elapsed', async () => {
+    const journal = await seeded();
+    journal.deleteRemote(asRemoteId('14'));
+    journal.markTrashed(asRemoteId('14'), true);
+    journal.recordFailure({ root: root.id, path: asRelPath('a/x.txt'), code: 'server_error', message: 'm', attempts: 1, nextRetryAtMs: 5000, disposition: 'retry' });
+    journal.recordFailure({ root: root.id, path: asRelPath('b/y.txt'), code: 'x', message: 'm', attempts: 1, nextRetryAtMs: 1000, disposition: 'retry' });
+    const s = buildSnapshot({ journal, root, isIgnored: noIgnore, nowMs: 2000, scope: { kind: 'full' } });
+    expect([...s.remoteTrashed]).toEqual(['14']);
+    expect([...s.deferred]).toEqual(['a/x.txt']);
+  });
+});
