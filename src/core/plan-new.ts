@@ -3,8 +3,8 @@
  * run, or the same name created on both sides). PURE.
  *
  * Local-new: symlinks and special files are reported; of several local names that Box would see as one
- * (case or Unicode normalization), one syncs (the one already synced, else the one spelled like Box, else the
- * first in code-unit order) and the others are reported; names Box refuses are reported; nothing below a
+ * (case or Unicode normalization), one syncs (the one already synced, else the one spelled like Box, else an
+ * NFC-spelled one, else the first in code-unit order) and the others are reported; names Box refuses are reported; nothing below a
  * reported or waiting folder is planned. Otherwise upload / create the folder, once its parent exists on Box.
  * Both-new at one name: two folders, or files with equal SHA-1, are linked; a local file next to a Box web
  * link of the same name is taken as its link file; anything else keeps both (the local one is moved aside as
@@ -94,7 +94,9 @@ function pickTwin(ctx: PlanContext, twins: readonly LocalEntry[], remote: Remote
   const remotePath = remote ? ctx.index.remotePathOf.get(remote.id) : undefined;
   const spelled = twins.find((t) => t.path === remotePath);
   if (spelled) return spelled;
-  return twins.reduce((a, b) => (b.path < a.path ? b : a));
+  // NFC is what most software writes and what Box shows; among equals, code-unit order decides.
+  const pool = twins.some((t) => nfc(t.path) === t.path) ? twins.filter((t) => nfc(t.path) === t.path) : twins;
+  return pool.reduce((a, b) => (b.path < a.path ? b : a));
 }
 
 function bothNew(ctx: PlanContext, l: LocalEntry, r: RemoteEntry): { candidate?: Candidate; block: boolean } {

@@ -57,8 +57,13 @@ export class Sim {
 
   /** Create items in sync on both sides: a string is file content, null a folder. Parents first. */
   seed(entries: Record<string, string | null>): this {
+    // Parents created by this call, so that big seeds do not resolve the remote tree once per entry.
+    const made = new Map<string, RemoteId>();
     for (const [path, content] of Object.entries(entries)) {
-      const r = content === null ? this.remoteMkdir(path) : this.remoteWrite(path, content);
+      const parent = parentOf(p(path));
+      const parentId = parent === '' ? ROOT_ID : (made.get(parent) ?? this.remoteParent(path));
+      const r = content === null ? this.remoteMkdir(path, parentId) : this.remoteCreate(path, content, parentId);
+      made.set(path, r.id);
       const l = content === null ? this.localMkdir(path) : this.localWrite(path, content);
       this.world.synced.set(p(path), baseFrom(p(path), r, l));
     }
@@ -134,11 +139,30 @@ export class Sim {
     return r;
   }
 
-  remoteMkdir(path: string): RemoteEntry {
+  private remoteCreate(path: string, content: string, parentId: RemoteId): RemoteEntry {
+    const r: RemoteEntry = {
+      id: this.alloc.remoteId(),
+      kind: 'file',
+      parentId,
+      name: basename(p(path)),
+      etag: this.alloc.etag(),
+      sequenceId: '0',
+      sha1: content,
+      sizeBytes: content.length,
+      modifiedAtMs: this.alloc.nowMs(),
+      versionId: this.alloc.etag(),
+      url: null,
+      status: 'active',
+    };
+    this.world.remote.set(r.id, r);
+    return r;
+  }
+
+  remoteMkdir(path: string, parentId: RemoteId = this.remoteParent(path)): RemoteEntry {
     const r: RemoteEntry = {
       id: this.alloc.remoteId(),
       kind: 'folder',
-      parentId: this.remoteParent(path),
+      parentId,
       name: basename(p(path)),
       etag: this.alloc.etag(),
       sequenceId: '0',
