@@ -73,8 +73,6 @@ export interface OpenApiValidator {
   readonly spec: SpecDocument;
   operationFor(method: string, pathname: string, variant?: string): string | undefined;
   responseSchema(method: string, template: string, status: number): JsonObject | undefined;
-  /** Statuses the spec documents for an operation (strings, including `default`). */
-  documentedStatuses(method: string, template: string): readonly string[];
   /** Validate `value` against one component schema, e.g. `File--Full`. */
   validateSchema(name: string, value: unknown): readonly string[];
   validate(input: ValidateInput): ValidationResult;
@@ -225,9 +223,6 @@ export function loadOpenApi(specPath: string = defaultSpecPath): OpenApiValidato
     spec,
     operationFor,
     responseSchema,
-    documentedStatuses(method, template) {
-      return Object.keys(operationOf(method, template)?.responses ?? {});
-    },
     validateSchema(name, value) {
       if (!spec.components.schemas[name]) throw new Error(`openapi.json has no component schema named ${name}`);
       const fn = compileFor(`#${name}`, { $ref: `#/components/schemas/${name}` });
