@@ -79,6 +79,7 @@ export async function reconcileRoot(ctx: ReconcileContext, rc: RootContext, init
   const failedThisRun = new Set<string>();
   const replans = new Map<string, number>();
   let scope = initialScope;
+  let deletesConfirmed = false;
   for (let pass = 1; pass <= MAX_PASSES; pass++) {
     ctx.signal?.throwIfAborted();
     status.setPhase('planning');
@@ -105,7 +106,9 @@ export async function reconcileRoot(ctx: ReconcileContext, rc: RootContext, init
       maxDeletes: ctx.options.maxDeletes,
       maxDeleteFraction: ctx.options.maxDeleteFraction,
     });
-    if (verdict && !ctx.allowedGuards.delete(verdict.id)) {
+    // A confirmation covers the rest of this run for the root: a confirmed mass delete may take several passes.
+    if (verdict && ctx.allowedGuards.delete(verdict.id)) deletesConfirmed = true;
+    if (verdict && !deletesConfirmed) {
       status.heldGuard = { id: verdict.id, message: verdict.message };
       ctx.logger.warn({ root: rc.root.id, deletes: verdict.deletes, total: verdict.totalItems }, verdict.message);
       status.emit(true);
