@@ -297,6 +297,22 @@ describe('box-server responses match openapi.json', () => {
     expect(obj(change.json).message).toBe('new_change');
   });
 
+  it('events: the sync stream carries ITEM_SYNC and only items under synced folders', async () => {
+    const head = String(conform(await http().get('/events?stream_type=sync&stream_position=now'), 'GET', 200).next_stream_position);
+    const synced = await mkFolder();
+    const plain = await mkFolder();
+    conform(await http().put(`/folders/${String(synced.id)}`, { body: { sync_state: 'synced' } }), 'PUT', 200);
+    const inSynced = await mkFile(String(synced.id), 'in synced');
+    const inPlain = await mkFile(String(plain.id), 'in plain');
+    const ev = conform(await http().get(`/events?stream_type=sync&stream_position=${head}&limit=500`), 'GET', 200);
+    const entries = arr(ev.entries).map(obj);
+    const sourceIds = entries.map((e) => obj(e.source ?? {}).id);
+    expect(entries.some((e) => e.event_type === 'ITEM_SYNC' && obj(e.source).id === synced.id)).toBe(true);
+    expect(sourceIds).toContain(inSynced.id);
+    expect(sourceIds).not.toContain(inPlain.id);
+    expect(sourceIds).not.toContain(plain.id);
+  });
+
   it('web links: create, get, update, trash, restore, purge; listed beside files and folders', async () => {
     const folder = await mkFolder();
     const fid = String(folder.id);
