@@ -121,7 +121,7 @@ export class BoxChanges implements RemoteChanges {
         failures += 1;
         const waitMs = Math.min(this.o.maxPollBackoffMs ?? 60_000, (isSyncError(e) ? e.retryAfterMs : undefined) ?? 1000 * 2 ** (failures - 1));
         this.log.warn({ err: isSyncError(e) ? e.code : String(e), waitMs }, 'long poll failed; backing off');
-        await this.o.http.clock.sleep(waitMs, signal);
+        await this.o.http.sleep(waitMs, signal);
       }
     }
   }

@@ -198,7 +198,17 @@ export class BoxHttp {
   }
 
   async backoff(attempt: number, retryAfterMs: number | undefined, signal?: AbortSignal): Promise<void> {
-    await this.o.clock.sleep(this.capped(retryAfterMs ?? this.backoffMs(attempt)), signal);
+    await this.sleep(this.capped(retryAfterMs ?? this.backoffMs(attempt)), signal);
+  }
+
+  /** The clock's sleep, with an abort surfacing as a SyncError like every other failure of the adapter. */
+  async sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    try {
+      await this.o.clock.sleep(ms, signal);
+    } catch (e) {
+      if (signal?.aborted) throw remoteError('aborted', 'cancelled while waiting to retry', { cause: e });
+      throw e;
+    }
   }
 }
 
