@@ -69,8 +69,12 @@ export function nfc(s: string): string {
 
 /** Case- and normalization-insensitive comparison key (see the header). */
 export function foldKey(s: string): string {
+  // Most names are ASCII, where normalization is the identity and lower-casing is the whole fold.
+  if (asciiOnly.test(s)) return s.toLowerCase();
   return s.normalize('NFC').toUpperCase().toLowerCase().normalize('NFC');
 }
+
+const asciiOnly = /^[\x00-\x7f]*$/;
 
 /** True when two names differ only in Unicode normalization (not in case). */
 export function isUnicodeTwin(a: string, b: string): boolean {
