@@ -2,7 +2,6 @@
  * ServerActor: act as a user directly, without HTTP ("someone on the web"). Each action goes through the same
  * operation functions as the HTTP routes, so it records the same events, and flushes state when persisted.
  */
-import { readFileSync } from 'node:fs';
 import { BoxError } from './box-error.js';
 import { addVersion, createFile, lockFile, parseTime, unlockFile } from './file-ops.js';
 import { createFolder, createWebLink, renameOrMove, setSyncState } from './item-ops.js';
@@ -108,7 +107,7 @@ export function makeActor(store: Store, userId: string): ServerActor {
     readFile(fileId) {
       const v = store.currentVersion(store.active('file', fileId));
       if (!v) throw new BoxError(404, 'not_found', `File ${fileId} has no content`);
-      return readFileSync(store.blobs.blobPath(v.blobId));
+      return store.blobs.readAllSync(v.blobId);
     },
     findByPath(path) {
       let current = store.item(rootFolderId);

@@ -1,13 +1,13 @@
 /**
  * Content bytes on disk, one immutable file per blob, named by a random id. Every write goes to a temp file and
  * is renamed into place only once complete, so a crash never leaves a half blob under a real id. Content is always
- * streamed, never held whole in memory (a 10 GB upload must work), except for the small synchronous writes of the
- * test actor.
+ * streamed, never held whole in memory (a 10 GB upload must work); the one exception is the test actor's small
+ * synchronous writes (≤ 64 KiB), which stay in memory when nothing is persisted.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Transform, type Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
 export interface StoredBlob {
@@ -34,12 +34,19 @@ export class HashingCounter extends Transform {
   }
 }
 
+/** Small synchronous writes (the test actor) stay in memory when nothing is persisted: file creation dominates their cost. */
+const memoryBlobMaxBytes = 64 * 1024;
+
 export class BlobStore {
+  private readonly memory = new Map<string, Buffer>();
   private readonly blobsDir: string;
   private readonly tmpDir: string;
   readonly sessionsDir: string;
 
-  constructor(readonly rootDir: string) {
+  constructor(
+    readonly rootDir: string,
+    private readonly persistent: boolean,
+  ) {
     this.blobsDir = join(rootDir, 'blobs');
     this.tmpDir = join(rootDir, 'tmp');
     this.sessionsDir = join(rootDir, 'sessions');
@@ -79,8 +86,9 @@ export class BlobStore {
 
   writeBufferSync(content: Buffer): StoredBlob {
     const blobId = this.newId();
+    if (!this.persistent && content.length <= memoryBlobMaxBytes) this.memory.set(blobId, Buffer.from(content));
     // Written in place: until an item references this id, a torn write is only unreferenced garbage.
-    writeFileSync(this.blobPath(blobId), content);
+    else writeFileSync(this.blobPath(blobId), content);
     return { blobId, sha1: createHash('sha1').update(content).digest('hex'), sizeBytes: content.length };
   }
 
@@ -91,7 +99,20 @@ export class BlobStore {
     return blobId;
   }
 
+  /** The bytes from `start` to `end` inclusive, streamed. */
+  read(blobId: string, start: number, end: number): Readable {
+    const mem = this.memory.get(blobId);
+    if (mem) return Readable.from([mem.subarray(start, end + 1)]);
+    return createReadStream(this.blobPath(blobId), { start, end });
+  }
+
+  /** Whole content, for small test reads only. */
+  readAllSync(blobId: string): Buffer {
+    return this.memory.get(blobId) ?? readFileSync(this.blobPath(blobId));
+  }
+
   remove(blobId: string): void {
+    if (this.memory.delete(blobId)) return;
     try {
       unlinkSync(this.blobPath(blobId));
     } catch {

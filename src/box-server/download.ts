@@ -4,7 +4,6 @@
  * secret. The /dl handler serves Range requests with 206 and streams from disk.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { BoxError } from './box-error.js';
@@ -97,7 +96,7 @@ export async function serveDownload(ctx: Ctx): Promise<void> {
     ctx.res.end();
     return;
   }
-  const source = createReadStream(store.blobs.blobPath(t.b), { start, end });
+  const source = store.blobs.read(t.b, start, end);
   try {
     if (ctx.midBodyReset) await pipeline(source, cutAtHalf(ctx, length), ctx.res);
     else await pipeline(source, ctx.res);

@@ -82,7 +82,10 @@ export function addVersion(store: Store, ctx: ActorContext, file: ItemRec, blob:
   const v = versionOf(store, ctx, blob, name);
   file.versions.push(v);
   file.currentVersionId = v.id;
-  file.name = name;
+  if (file.name !== name) {
+    file.name = name;
+    store.structureChanged();
+  }
   file.contentModifiedAtMs = times.contentModifiedAtMs ?? store.now();
   store.touch(file, ctx.userId);
   store.recordEvent('ITEM_UPLOAD', ctx.userId, file, ctx.sessionId);

@@ -31,7 +31,7 @@ export async function startBoxServer(opts: BoxServerOptions = {}): Promise<BoxSe
   const loaded = opts.dataDir ? loadState(opts.dataDir) : null;
   const state = loaded ?? newState(Date.now());
   let baseUrl = '';
-  const store = new Store(state, new BlobStore(rootDir), opts.dataDir ?? null, () => baseUrl);
+  const store = new Store(state, new BlobStore(rootDir, opts.dataDir !== undefined), opts.dataDir ?? null, () => baseUrl);
   const core: ServerCore = {
     store,
     auth: new Auth(store, opts.accessTokenTtlSec ?? 3600),

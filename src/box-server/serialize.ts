@@ -43,11 +43,11 @@ const standardFields: Readonly<Record<ItemRec['type'], readonly string[]>> = {
 };
 
 export function miniJson(store: Store, item: ItemRec): Record<string, unknown> {
-  return pick(fieldGetters(store, item), miniFields[item.type]);
+  return pick(store, item, miniFields[item.type], {});
 }
 
 export function standardItemJson(store: Store, item: ItemRec): Record<string, unknown> {
-  return pick(fieldGetters(store, item), standardFields[item.type]);
+  return pick(store, item, standardFields[item.type], {});
 }
 
 /** Parse the `fields` query parameter; null when absent. */
@@ -64,23 +64,22 @@ export function itemJson(
   form: 'mini' | 'standard' = 'standard',
   extra: Record<string, unknown> = {},
 ): Record<string, unknown> {
-  const getters = fieldGetters(store, item);
-  for (const [k, v] of Object.entries(extra)) getters[k] = () => v;
-  if (!fields) return pick(getters, [...(form === 'mini' ? miniFields : standardFields)[item.type], ...Object.keys(extra)]);
+  if (!fields) return pick(store, item, [...(form === 'mini' ? miniFields : standardFields)[item.type], ...Object.keys(extra)], extra);
   const base = item.type === 'web_link' ? ['type', 'id'] : ['type', 'id', 'etag'];
-  return pick(getters, [...base, ...fields]);
+  return pick(store, item, [...base, ...fields], extra);
 }
 
-/** A getter answering this marker leaves its key out (fields the spec does not allow to be null). */
+/** Field values answering this marker leave their key out (fields the spec does not allow to be null). */
 const omit = Symbol('omit');
-type Getters = Record<string, () => unknown>;
+/** The item has no such field: unknown `fields` entries are ignored, as Box does. */
+const absent = Symbol('absent');
 
-function pick(getters: Getters, keys: readonly string[]): Record<string, unknown> {
+function pick(store: Store, item: ItemRec, keys: readonly string[], extra: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const k of keys) {
-    if (!Object.hasOwn(getters, k) || Object.hasOwn(out, k)) continue;
-    const v = getters[k]!();
-    if (v !== omit) out[k] = v;
+    if (Object.hasOwn(out, k)) continue;
+    const v = Object.hasOwn(extra, k) ? extra[k] : fieldValue(store, item, k);
+    if (v !== omit && v !== absent) out[k] = v;
   }
   return out;
 }
@@ -131,75 +130,109 @@ function folderSize(store: Store, item: ItemRec): number {
   return sum;
 }
 
-/**
- * Every field this server knows for the item (the "full" form, minus computed collections), as getters, so a
- * listing that asks for a few fields never pays for path collections or folder sizes.
- */
-export function fieldGetters(store: Store, item: ItemRec): Getters {
-  const seq = String(item.sequenceId);
-  const common: Getters = {
-    type: () => item.type,
-    id: () => item.id,
-    etag: () => seq,
-    sequence_id: () => seq,
-    name: () => item.name,
-    description: () => item.description,
-    path_collection: () => pathCollection(store, item),
-    created_at: () => isoTime(item.createdAtMs),
-    modified_at: () => isoTime(item.modifiedAtMs),
-    trashed_at: () => (item.status === 'trashed' ? isoTime(item.trashedAtMs) : null),
-    purged_at: () => (item.status === 'trashed' && item.trashedAtMs !== null ? isoTime(item.trashedAtMs + 30 * 86_400_000) : null),
-    content_created_at: () => isoTime(item.contentCreatedAtMs),
-    content_modified_at: () => isoTime(item.contentModifiedAtMs),
-    created_by: () => userMini(store, item.createdBy),
-    modified_by: () => userMini(store, item.modifiedBy),
-    owned_by: () => userMini(store, item.ownedBy),
-    // File and WebLink shared_link are not nullable in the spec (Folder's is): leave the key out without a link.
-    shared_link: () => sharedLinkJson(store, item, item.sharedLink) ?? (item.type === 'folder' ? null : omit),
-    parent: () => (item.parentId === null ? null : folderMiniOf(store, item.parentId)),
-    item_status: () => item.status,
-    tags: () => item.tags,
-    has_collaborations: () => false,
-    is_externally_owned: () => false,
-    is_accessible_via_shared_link: () => item.sharedLink !== null,
-    allowed_invitee_roles: () => ['editor', 'viewer'],
-  };
+/** Every field this server knows for the item (the "full" form, minus computed collections), one at a time. */
+export function fullItemJson(store: Store, item: ItemRec): Record<string, unknown> {
+  return pick(store, item, allFields[item.type], {});
+}
+
+const commonFields = [
+  'type', 'id', 'etag', 'sequence_id', 'name', 'description', 'path_collection', 'created_at', 'modified_at', 'trashed_at',
+  'purged_at', 'content_created_at', 'content_modified_at', 'created_by', 'modified_by', 'owned_by', 'shared_link', 'parent',
+  'item_status', 'tags', 'has_collaborations', 'is_externally_owned', 'is_accessible_via_shared_link', 'allowed_invitee_roles',
+] as const;
+
+const allFields: Readonly<Record<ItemRec['type'], readonly string[]>> = {
+  file: [
+    ...commonFields, 'sha1', 'file_version', 'size', 'version_number', 'comment_count', 'permissions', 'lock', 'extension',
+    'is_package', 'expires_at', 'uploader_display_name', 'shared_link_permission_options', 'is_associated_with_app_item',
+  ],
+  folder: [
+    ...commonFields, 'size', 'folder_upload_email', 'sync_state', 'permissions', 'can_non_owners_invite',
+    'can_non_owners_view_collaborators', 'is_collaboration_restricted_to_enterprise', 'allowed_shared_link_access_levels',
+    'is_associated_with_app_item',
+  ],
+  web_link: [...commonFields, 'url'],
+};
+
+function fieldValue(store: Store, item: ItemRec, key: string): unknown {
+  const common = commonValue(store, item, key);
+  if (common !== absent) return common;
   switch (item.type) {
-    case 'file': {
-      const v = store.currentVersion(item);
-      const dot = item.name.lastIndexOf('.');
-      return {
-        ...common,
-        sha1: () => v?.sha1 ?? '',
-        file_version: () => (v ? { type: 'file_version', id: v.id, sha1: v.sha1 } : null),
-        size: () => v?.sizeBytes ?? 0,
-        version_number: () => String(item.versions.filter((x) => x.trashedAtMs === null).length),
-        comment_count: () => 0,
-        permissions: filePermissions,
-        lock: () => lockJson(store, item),
-        extension: () => (dot > 0 ? item.name.slice(dot + 1) : ''),
-        is_package: () => false,
-        expires_at: () => null,
-        uploader_display_name: () => store.state.users[v?.modifiedBy ?? item.createdBy]?.name ?? '',
-        shared_link_permission_options: () => ['can_preview', 'can_download', 'can_edit'],
-        is_associated_with_app_item: () => false,
-      };
-    }
+    case 'file':
+      return fileValue(store, item, key);
     case 'folder':
-      return {
-        ...common,
-        size: () => folderSize(store, item),
-        folder_upload_email: () => null,
-        sync_state: () => item.syncState,
-        permissions: folderPermissions,
-        can_non_owners_invite: () => true,
-        can_non_owners_view_collaborators: () => true,
-        is_collaboration_restricted_to_enterprise: () => false,
-        allowed_shared_link_access_levels: () => ['open', 'company', 'collaborators'],
-        is_associated_with_app_item: () => false,
-      };
+      return folderValue(store, item, key);
     case 'web_link':
-      return { ...common, url: () => item.url ?? '' };
+      return key === 'url' ? item.url ?? '' : absent;
+  }
+}
+
+function commonValue(store: Store, item: ItemRec, key: string): unknown {
+  switch (key) {
+    case 'type': return item.type;
+    case 'id': return item.id;
+    case 'etag':
+    case 'sequence_id': return String(item.sequenceId);
+    case 'name': return item.name;
+    case 'description': return item.description;
+    case 'path_collection': return pathCollection(store, item);
+    case 'created_at': return isoTime(item.createdAtMs);
+    case 'modified_at': return isoTime(item.modifiedAtMs);
+    case 'trashed_at': return item.status === 'trashed' ? isoTime(item.trashedAtMs) : null;
+    case 'purged_at': return item.status === 'trashed' && item.trashedAtMs !== null ? isoTime(item.trashedAtMs + 30 * 86_400_000) : null;
+    case 'content_created_at': return isoTime(item.contentCreatedAtMs);
+    case 'content_modified_at': return isoTime(item.contentModifiedAtMs);
+    case 'created_by': return userMini(store, item.createdBy);
+    case 'modified_by': return userMini(store, item.modifiedBy);
+    case 'owned_by': return userMini(store, item.ownedBy);
+    // File and WebLink shared_link are not nullable in the spec (Folder's is): leave the key out without a link.
+    case 'shared_link': return sharedLinkJson(store, item, item.sharedLink) ?? (item.type === 'folder' ? null : omit);
+    case 'parent': return item.parentId === null ? null : folderMiniOf(store, item.parentId);
+    case 'item_status': return item.status;
+    case 'tags': return item.tags;
+    case 'has_collaborations':
+    case 'is_externally_owned': return false;
+    case 'is_accessible_via_shared_link': return item.sharedLink !== null;
+    case 'allowed_invitee_roles': return ['editor', 'viewer'];
+    default: return absent;
+  }
+}
+
+function fileValue(store: Store, item: ItemRec, key: string): unknown {
+  const v = store.currentVersion(item);
+  switch (key) {
+    case 'sha1': return v?.sha1 ?? '';
+    case 'file_version': return v ? { type: 'file_version', id: v.id, sha1: v.sha1 } : null;
+    case 'size': return v?.sizeBytes ?? 0;
+    case 'version_number': return String(item.versions.filter((x) => x.trashedAtMs === null).length);
+    case 'comment_count': return 0;
+    case 'permissions': return filePermissions();
+    case 'lock': return lockJson(store, item);
+    case 'extension': {
+      const dot = item.name.lastIndexOf('.');
+      return dot > 0 ? item.name.slice(dot + 1) : '';
+    }
+    case 'is_package':
+    case 'is_associated_with_app_item': return false;
+    case 'expires_at': return null;
+    case 'uploader_display_name': return store.state.users[v?.modifiedBy ?? item.createdBy]?.name ?? '';
+    case 'shared_link_permission_options': return ['can_preview', 'can_download', 'can_edit'];
+    default: return absent;
+  }
+}
+
+function folderValue(store: Store, item: ItemRec, key: string): unknown {
+  switch (key) {
+    case 'size': return folderSize(store, item);
+    case 'folder_upload_email': return null;
+    case 'sync_state': return item.syncState;
+    case 'permissions': return folderPermissions();
+    case 'can_non_owners_invite':
+    case 'can_non_owners_view_collaborators': return true;
+    case 'is_collaboration_restricted_to_enterprise':
+    case 'is_associated_with_app_item': return false;
+    case 'allowed_shared_link_access_levels': return ['open', 'company', 'collaborators'];
+    default: return absent;
   }
 }
 

@@ -148,9 +148,20 @@ export class Store {
     return item.id === ancestorId || this.ancestors(item).some((a) => a.id === ancestorId);
   }
 
+  /** Items by parent id and name key, every status; same lifecycle as the child index. */
+  private nameIndex: Map<string, Map<string, ItemRec[]>> | null = null;
+
+  private names(): Map<string, Map<string, ItemRec[]>> {
+    if (this.nameIndex) return this.nameIndex;
+    const idx = new Map<string, Map<string, ItemRec[]>>();
+    for (const i of Object.values(this.state.items)) addToNameIndex(idx, i);
+    this.nameIndex = idx;
+    return idx;
+  }
+
   conflict(parentId: string, name: string, exceptId?: string): ItemRec | undefined {
-    const key = nameKey(name);
-    return this.children(parentId).find((c) => c.id !== exceptId && nameKey(c.name) === key);
+    const same = this.names().get(parentId)?.get(nameKey(name)) ?? [];
+    return same.find((c) => c.id !== exceptId && c.status === 'active' && c.parentId === parentId);
   }
 
   descendants(folderId: string, pred: (i: ItemRec) => boolean = () => true): ItemRec[] {
@@ -243,6 +254,7 @@ export class Store {
   /** Add a new item to the tree. */
   insert(item: ItemRec): void {
     this.state.items[item.id] = item;
+    if (this.nameIndex) addToNameIndex(this.nameIndex, item);
     if (this.childIndex && item.parentId !== null) {
       const list = this.childIndex.get(item.parentId);
       if (list) list.push(item);
@@ -254,6 +266,7 @@ export class Store {
   /** Call after changing an item's parent or deleting items: the child index is rebuilt on next use. */
   structureChanged(): void {
     this.childIndex = null;
+    this.nameIndex = null;
     this.markDirty();
   }
 
@@ -268,4 +281,17 @@ export class Store {
     for (const i of Object.values(this.state.items)) if (i.versions.some((v) => v.blobId === blobId)) return;
     this.blobs.remove(blobId);
   }
+}
+
+function addToNameIndex(idx: Map<string, Map<string, ItemRec[]>>, item: ItemRec): void {
+  if (item.parentId === null) return;
+  let byName = idx.get(item.parentId);
+  if (!byName) {
+    byName = new Map();
+    idx.set(item.parentId, byName);
+  }
+  const key = nameKey(item.name);
+  const list = byName.get(key);
+  if (list) list.push(item);
+  else byName.set(key, [item]);
 }
