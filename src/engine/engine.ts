@@ -9,6 +9,7 @@
  * only the hinted local paths are re-stat'ed and the planner sees only what the hints and the remote events
  * touched.
  */
+import { setMaxListeners } from 'node:events';
 import { mkdir } from 'node:fs/promises';
 import type { RelPath, RemoteId, RootId, SyncRoot } from '../core/model.js';
 import type { LocalFs } from '../ports/local-fs.js';
@@ -112,6 +113,8 @@ class SyncEngine implements Engine {
     const { journal, clock, logger } = this.deps;
     const startedAtMs = clock.now();
     const signal = opts.signal ? AbortSignal.any([opts.signal, this.closer.signal]) : this.closer.signal;
+    // Every transfer in flight listens on this one signal; dozens at once are expected, not a leak.
+    setMaxListeners(0, signal);
     const tally = newTally();
     const refusals: { id: string; message: string }[] = [];
     const outcomes: RootOutcome[] = [];
