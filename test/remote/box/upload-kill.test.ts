@@ -63,8 +63,11 @@ describe('Box adapter: an upload session survives kill -9', () => {
     const resent = reqs.filter((r) => isPart(r) && r.atMs >= resumedAtMs);
     expect(reqs.filter((r) => r.atMs >= resumedAtMs && r.method === 'POST' && r.path.endsWith('/upload_sessions'))).toHaveLength(0);
     expect(reqs.some((r) => r.atMs >= resumedAtMs && r.method === 'GET' && r.path.endsWith('/parts'))).toBe(true);
-    expect(resent.length).toBe(TOTAL_PARTS - storedByChild.size);
-    expect(resent.some((r) => storedByChild.has(offset(r)))).toBe(false);
+    // The part in flight at the kill may finish on the server after the new process listed the parts; that
+    // one part can be sent twice. Every other part the server held is never sent again.
+    const twice = resent.filter((r) => storedByChild.has(offset(r)));
+    expect(twice.length).toBeLessThanOrEqual(1);
+    expect(resent.length - twice.length).toBe(TOTAL_PARTS - storedByChild.size);
     expect(resent.length).toBeLessThanOrEqual(TOTAL_PARTS - rec.parts.length);
     expect(store.list()).toEqual([]);
   });
