@@ -55,7 +55,15 @@ async function form(ctx: Ctx): Promise<URLSearchParams> {
 }
 
 async function token(ctx: Ctx): Promise<void> {
-  const pair = ctx.core.auth.grant(await form(ctx));
+  const fields = await form(ctx);
+  // Client credentials may also come as HTTP Basic (RFC 6749 2.3.1); the form wins when both are sent.
+  const basic = /^Basic\s+(\S+)$/i.exec(ctx.req.headers.authorization ?? '');
+  if (basic && !fields.has('client_id')) {
+    const [id, secret] = Buffer.from(basic[1]!, 'base64').toString('utf8').split(':');
+    fields.set('client_id', decodeURIComponent(id ?? ''));
+    fields.set('client_secret', decodeURIComponent(secret ?? ''));
+  }
+  const pair = ctx.core.auth.grant(fields);
   sendJson(ctx, 200, pair, { 'Cache-Control': 'no-store' });
 }
 

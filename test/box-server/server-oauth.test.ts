@@ -51,7 +51,14 @@ describe('OAuth2', () => {
     const reused = await tokenRequest({ grant_type: 'refresh_token', refresh_token: String(pair.refresh_token), client_id: 'cli', client_secret: 'pw' });
     expect(reused.status).toBe(400);
     expect(obj(await reused.json()).error).toBe('invalid_grant');
-    const badClient = await tokenRequest({ grant_type: 'refresh_token', refresh_token: String(refreshed.refresh_token), client_id: 'cli', client_secret: 'wrong' });
+    const basic = await fetch(h.srv.tokenUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', Authorization: `Basic ${Buffer.from('cli:pw').toString('base64')}` },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: String(refreshed.refresh_token) }),
+    });
+    expect(basic.status).toBe(200);
+    const latest = obj(await basic.json());
+    const badClient = await tokenRequest({ grant_type: 'refresh_token', refresh_token: String(latest.refresh_token), client_id: 'cli', client_secret: 'wrong' });
     expect(obj(await badClient.json()).error).toBe('invalid_client');
   });
 });
