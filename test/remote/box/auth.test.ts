@@ -150,12 +150,22 @@ describe('Box auth', () => {
     expect((await plain.store.account()).userId).toBe(admin.userId);
   });
 
-  it('sends the BoxApi shared-link header when configured', async () => {
+  it('sends the BoxApi shared-link header when configured, and never logs the password or the token', async () => {
     const user = server.control.addUser();
-    const a = adapterFor(server, { auth: { developerToken: user.token }, sharedLink: { url: 'https://app.box.com/s/abc', password: 'pw' } });
+    const sink = new PassThrough();
+    let logText = '';
+    sink.on('data', (d: Buffer) => (logText += d.toString()));
+    const a = adapterFor(server, {
+      auth: { developerToken: user.token },
+      sharedLink: { url: 'https://app.box.com/s/abc', password: 'link-password-42' },
+      logger: createLogger({ level: 'debug', destination: sink }),
+    });
     server.control.clearRequests();
     await a.store.account();
     const r = server.control.requests().find((x) => x.path === '/2.0/users/me');
-    expect(r?.headers.boxapi).toBe('shared_link=https://app.box.com/s/abc&shared_link_password=pw');
+    expect(r?.headers.boxapi).toBe('shared_link=https://app.box.com/s/abc&shared_link_password=link-password-42');
+    expect(logText).toContain('box call');
+    expect(logText).not.toContain('link-password-42');
+    expect(logText).not.toContain(user.token);
   });
 });
