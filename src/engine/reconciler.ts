@@ -116,12 +116,14 @@ export async function reconcileRoot(ctx: ReconcileContext, rc: RootContext, init
     }
 
     status.setPhase('transferring');
-    const outcomes = await Promise.all(work.map(async (op) => ({ op, outcome: await ctx.queue.add(taskFor(ctx, rc, op)) })));
-    for (const { op, outcome } of outcomes) {
-      const final = outcome.status === 'done' ? commit(ctx, rc.root.id, op, outcome, tally) : outcome;
-      if (final.status === 'done') continue;
-      await handleFailure(ctx, rc, op, final.error, { tally, failedThisRun, replans });
-    }
+    // Each outcome is committed as soon as its operation ends, so progress survives a crash mid-batch.
+    await Promise.all(
+      work.map(async (op) => {
+        const outcome = await ctx.queue.add(taskFor(ctx, rc, op));
+        const final = outcome.status === 'done' ? commit(ctx, rc.root.id, op, outcome, tally) : outcome;
+        if (final.status === 'failed') await handleFailure(ctx, rc, op, final.error, { tally, failedThisRun, replans });
+      }),
+    );
     if (tally.fatal) return 'fatal';
     if (scope.kind === 'hinted') {
       const more = work.flatMap((op) => (op.kind === 'local-move' || op.kind === 'remote-move' ? [op.from, op.to] : [opPath(op)]));
