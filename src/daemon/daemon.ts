@@ -97,14 +97,14 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
         lock.release();
         if (result === 'checkpointed') {
           log.info('boxsync daemon stopped (transfers checkpointed)');
-          process.exit(0);
+          process.exit();
         }
         log.info('boxsync daemon stopped');
         process.off('SIGTERM', onTerm);
         process.off('SIGINT', onInt);
         process.off('SIGHUP', onHup);
         // A transfer that ignored its abort must not keep the process past systemd's TimeoutStopSec.
-        setTimeout(() => process.exit(0), 2_000).unref();
+        setTimeout(() => process.exit(), 2_000).unref();
         resolve(0);
       })();
     };

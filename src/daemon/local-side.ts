@@ -11,6 +11,7 @@ import type { Journal } from '../ports/journal.js';
 import type { LocalWatcher, WatcherHealth } from '../ports/local-watcher.js';
 import { createWatcher } from '../local/watcher-factory.js';
 import type { WatcherKind } from '../local/watcher-options.js';
+import { stat } from 'node:fs/promises';
 import type { WatcherStatus } from './control-protocol.js';
 import { dropEchoes } from './echo-filter.js';
 import type { PassRunner } from './pass-runner.js';
@@ -37,44 +38,77 @@ interface RootWatch {
 
 export class LocalSide {
   private readonly watches: RootWatch[] = [];
+  private readonly missing: SyncRoot[] = [];
   private closed = false;
 
   constructor(private readonly deps: LocalSideDeps) {}
 
+  /**
+   * Start a watcher on every root that exists. A root folder that does not exist yet is left for
+   * `startMissing()`, called after the first pass: the engine creates a missing root on a first run (and refuses
+   * to when files were in sync there, the unmounted-disk guard), so the watcher must not create it.
+   */
   async start(): Promise<void> {
     for (const root of this.deps.roots) {
-      const watcher = createWatcher(this.deps.watcherKind, {
-        rootPath: root.localPath,
-        isIgnored: this.deps.isIgnoredFor(root),
-        fallbackScanMs: this.deps.fallbackScanMs,
-        ...(this.deps.maxWatches === undefined ? {} : { maxWatches: this.deps.maxWatches }),
-      });
-      const w: RootWatch = { root, watcher, health: { state: 'starting' }, fallbackTimer: null, lastFallbackScanAtMs: null };
-      this.watches.push(w);
-      try {
-        await watcher.start(
-          (hints) => void this.onHints(root, hints),
-          (h) => this.onHealth(w, h),
-        );
-      } catch (e) {
-        this.onHealth(w, {
-          state: 'degraded',
-          reason: `file watcher could not start (${e instanceof Error ? e.message : String(e)}); falling back to a full scan every ${Math.round(this.deps.fallbackScanMs / 1000)} s`,
-          fallbackScanMs: this.deps.fallbackScanMs,
-        });
+      if (!(await isFolder(root.localPath))) {
+        this.missing.push(root);
+        continue;
       }
-      if (w.health.state === 'ok') this.deps.log.info({ root: root.localPath, kind: this.deps.watcherKind, watches: w.health.watches }, 'watching for local changes');
+      await this.startRoot(root);
     }
   }
 
+  async startMissing(): Promise<void> {
+    const pending = this.missing.splice(0);
+    for (const root of pending) {
+      if (this.closed) return;
+      if (await isFolder(root.localPath)) await this.startRoot(root);
+      else {
+        this.missing.push(root);
+        this.deps.log.warn({ root: root.localPath }, `${root.localPath} does not exist; not watching it (see boxsync status)`);
+      }
+    }
+  }
+
+  private async startRoot(root: SyncRoot): Promise<void> {
+    const watcher = createWatcher(this.deps.watcherKind, {
+      rootPath: root.localPath,
+      isIgnored: this.deps.isIgnoredFor(root),
+      fallbackScanMs: this.deps.fallbackScanMs,
+      ...(this.deps.maxWatches === undefined ? {} : { maxWatches: this.deps.maxWatches }),
+    });
+    const w: RootWatch = { root, watcher, health: { state: 'starting' }, fallbackTimer: null, lastFallbackScanAtMs: null };
+    this.watches.push(w);
+    try {
+      await watcher.start(
+        (hints) => void this.onHints(root, hints),
+        (h) => this.onHealth(w, h),
+      );
+    } catch (e) {
+      this.onHealth(w, {
+        state: 'degraded',
+        reason: `file watcher could not start (${e instanceof Error ? e.message : String(e)}); falling back to a full scan every ${Math.round(this.deps.fallbackScanMs / 1000)} s`,
+        fallbackScanMs: this.deps.fallbackScanMs,
+      });
+    }
+    if (w.health.state === 'ok') this.deps.log.info({ root: root.localPath, kind: this.deps.watcherKind, watches: w.health.watches }, 'watching for local changes');
+  }
+
   status(): WatcherStatus[] {
-    return this.watches.map((w) => ({
+    const missing: WatcherStatus[] = this.missing.map((root) => ({
+      root: root.id,
+      localPath: root.localPath,
+      kind: this.deps.watcherKind,
+      health: { state: 'starting' },
+      lastFallbackScanAtMs: null,
+    }));
+    return missing.concat(this.watches.map((w) => ({
       root: w.root.id,
       localPath: w.root.localPath,
       kind: this.deps.watcherKind,
       health: w.watcher.health().state === 'starting' ? w.health : w.watcher.health(),
       lastFallbackScanAtMs: w.lastFallbackScanAtMs,
-    }));
+    })));
   }
 
   async close(): Promise<void> {
@@ -108,4 +142,8 @@ export class LocalSide {
     }, h.fallbackScanMs);
     w.fallbackTimer.unref();
   }
+}
+
+async function isFolder(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => undefined))?.isDirectory() === true;
 }

@@ -110,6 +110,7 @@ export class DaemonSession {
     }
     await local.start();
     passes.request('full');
+    void passes.idle().then(() => local.startMissing());
     remote.start();
     schedules.start();
     return session;

@@ -31,6 +31,8 @@ export class DirWatcher implements LocalWatcher {
   async start(onHints: (hints: readonly WatchHint[]) => void, onHealth: (h: WatcherHealth) => void): Promise<void> {
     this.batcher = new HintBatcher(onHints, this.opts);
     this.onHealth = onHealth;
+    const root = await lstat(this.opts.rootPath).catch(() => undefined);
+    if (!root?.isDirectory()) throw new Error(`the sync root ${this.opts.rootPath} is not a folder (missing or unmounted?); nothing to watch`);
     await this.addTree('', false);
     if (this.state.state === 'starting') this.setHealth({ state: 'ok', watches: this.watchers.size });
   }

@@ -131,6 +131,12 @@ describe.each<WatcherKind>(['dirs', 'chokidar'])('LocalWatcher (%s)', (kind) => 
   });
 
   if (kind === 'dirs') {
+    it('refuses to start on a root that does not exist, saying so', async () => {
+      const w = createWatcher('dirs', { rootPath: join(dir, 'missing'), isIgnored: () => false });
+      await expect(w.start(() => undefined, () => undefined)).rejects.toThrow(/sync root .*missing is not a folder \(missing or unmounted\?\)/);
+      await w.close();
+    });
+
     it('degrades with a reason when its watch budget is used up, and keeps the watches it has', async () => {
       await startWatcher({ maxWatches: 2 });
       const h = watcher.health();

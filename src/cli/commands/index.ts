@@ -11,6 +11,7 @@ import { register as registerControl } from './control.js';
 import { register as registerService } from './service.js';
 import { register as registerLogin } from './login.js';
 import { register as registerDaemon } from './daemon.js';
+import { register as registerDemoLive } from './demo-live.js';
 
 export function registerCommands(program: Command): void {
   registerServer(program);
@@ -21,4 +22,5 @@ export function registerCommands(program: Command): void {
   registerService(program);
   registerLogin(program);
   registerDaemon(program);
+  registerDemoLive(program);
 }
