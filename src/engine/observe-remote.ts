@@ -169,11 +169,12 @@ function wantedFrom(journal: Journal, roots: readonly SyncRoot[], hints: readonl
   const rootIds = new Set<RemoteId>(roots.map((r) => r.remoteId));
   const byId = new Map<RemoteId, Wanted>();
   for (const h of hints) {
+    // Worth a fetch only when it is (or was) ours: known, a root, or named as a child of a folder we know. The
+    // `changes` stream covers the whole account; everything else is someone else's business.
     const relevant =
       journal.getRemote(h.id) !== undefined ||
       rootIds.has(h.id) ||
-      (h.parentId !== null && (rootIds.has(h.parentId) || journal.getRemote(h.parentId) !== undefined)) ||
-      h.parentId === null;
+      (h.parentId !== null && (rootIds.has(h.parentId) || journal.getRemote(h.parentId) !== undefined));
     if (!relevant) continue;
     const trashedHint = h.status === 'trashed' || h.status === 'deleted' || /TRASH|DELETE/.test(h.eventType);
     const prev = byId.get(h.id);

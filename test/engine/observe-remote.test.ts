@@ -92,6 +92,25 @@ describe('observeRemote', () => {
     expect(journal.getRemote(early.id)?.sha1).toBe(v2);
   });
 
+  it('does not fetch items outside the roots, and takes back an item restored from the trash', async () => {
+    const { journal, store, root, deps, top } = await setup();
+    const f = store.seedFile(top.id, 'f.txt', 'f');
+    await observeRemote(deps, { full: false, extraIds: [] });
+    await store.trash(f.id, 'file');
+    await observeRemote(deps, { full: false, extraIds: [] });
+    expect(journal.isTrashed(f.id)).toBe(true);
+    const elsewhere = store.seedFolder(asRemoteId('0'), 'Elsewhere');
+    const other = store.seedFile(elsewhere.id, 'other.txt', 'o');
+    await store.restore({ id: f.id, kind: 'file' });
+    const mark = store.calls.length;
+    await observeRemote(deps, { full: false, extraIds: [] });
+    const fetched = store.calls.slice(mark).filter((c) => c.method === 'getItem').map((c) => c.args[0]);
+    expect(fetched).toEqual([f.id]);
+    expect(fetched).not.toContain(other.id);
+    expect(journal.isTrashed(f.id)).toBe(false);
+    expect(pathsUnder(journal, root)).toEqual(['f.txt']);
+  });
+
   it('falls back to a full listing when the stored position is too old', async () => {
     const { journal, store, root, changes, deps, top } = await setup();
     const gone = store.seedFile(top.id, 'gone.txt', 'g');
