@@ -40,4 +40,21 @@ describe('planner property: random correlated trees converge without losing cont
       expect(exercised.filter((k) => !seen.has(k))).toEqual([]);
     }
   });
+
+  for (const direction of ['download-only', 'upload-only'] as const) {
+    it(`${direction}: terminates, keeps every content, never writes to the protected side`, () => {
+      const seed = process.env.BOXSYNC_PROPERTY_SEED ? Number(process.env.BOXSYNC_PROPERTY_SEED) : Date.now() % 2 ** 31;
+      const details = fc.check(
+        fc.property(caseArb, (c) => {
+          runCase(c, direction);
+        }),
+        { seed, numRuns: Number(process.env.BOXSYNC_PROPERTY_RUNS ?? 1000) / 4 },
+      );
+      if (details.failed) {
+        const cause = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
+        throw new Error(`${fc.defaultReportMessage(details) ?? 'property failed'}\nCause: ${cause}\nReplay: BOXSYNC_PROPERTY_SEED=${seed}`);
+      }
+      expect(details.numRuns).toBeGreaterThan(0);
+    });
+  }
 });
