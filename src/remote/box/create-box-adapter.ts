@@ -22,12 +22,16 @@ import { Mutations } from './mutations.js';
 import { trimSlash, type BoxAdapterOptions } from './options.js';
 import { RateLimiter } from './rate-limiter.js';
 import { TreeReader } from './tree.js';
+import type { UploadDeps } from './upload.js';
+import { cleanupSessions } from './upload-session.js';
 
 export interface BoxAdapter {
   readonly store: RemoteStore;
   readonly changes: RemoteChanges & { noteSequence(id: string, sequenceId: string): void };
   readonly actions: BoxActions;
   readonly auth: BoxAuth;
+  /** Abort and forget persisted upload sessions that expired (the cleanup schedule). Returns how many. */
+  cleanupUploadSessions(): Promise<number>;
   /** Epoch ms until which every request waits after a 429 (0 when not paused); for status displays. */
   pausedUntilMs(): number;
   /** Stop starting queued requests. In-flight ones finish or fail on their own signals. */
@@ -54,20 +58,16 @@ export function createBoxAdapter(opts: BoxAdapterOptions): BoxAdapter {
   });
   const tree = new TreeReader(http, apiUrl, Math.min(1000, Math.max(1, opts.listPageSize ?? 1000)));
   const mutations = new Mutations(http, apiUrl);
-  const store = new BoxStore(
-    tree,
-    mutations,
-    { http, apiUrl, logger },
-    {
-      http,
-      apiUrl,
-      uploadUrl,
-      logger,
-      sessionThresholdBytes: opts.sessionThresholdBytes ?? 20_000_000,
-      partConcurrency: Math.max(1, opts.partConcurrency ?? 4),
-      sessions: opts.uploadSessions,
-    },
-  );
+  const uploadDeps: UploadDeps = {
+    http,
+    apiUrl,
+    uploadUrl,
+    logger,
+    sessionThresholdBytes: opts.sessionThresholdBytes ?? 20_000_000,
+    partConcurrency: Math.max(1, opts.partConcurrency ?? 4),
+    sessions: opts.uploadSessions,
+  };
+  const store = new BoxStore(tree, mutations, { http, apiUrl, logger }, uploadDeps);
   const changes = new BoxChanges({ http, apiUrl, logger });
   return {
     store,
@@ -79,6 +79,7 @@ export function createBoxAdapter(opts: BoxAdapterOptions): BoxAdapter {
     },
     actions: createBoxActions({ http, apiUrl, tree, mutations }),
     auth,
+    cleanupUploadSessions: () => cleanupSessions(uploadDeps),
     pausedUntilMs: () => limiter.pausedUntil,
     close: async () => {
       limiter.clear();

@@ -275,6 +275,24 @@ async function commit(deps: UploadDeps, rec: UploadSessionRecord, target: Upload
   }
 }
 
+/**
+ * Drop persisted sessions that can no longer be resumed (expired, or expiring within a minute), aborting each
+ * on the server first. For the daemon's cleanup schedule. Returns how many were dropped.
+ */
+export async function cleanupSessions(deps: UploadDeps): Promise<number> {
+  const store = deps.sessions;
+  if (!store) return 0;
+  const now = deps.http.clock.now();
+  let dropped = 0;
+  for (const rec of store.list()) {
+    if (rec.expiresAtMs > now + 60_000) continue;
+    await abortQuietly(deps, rec);
+    store.delete(rec.key);
+    dropped += 1;
+  }
+  return dropped;
+}
+
 async function abortQuietly(deps: UploadDeps, rec: UploadSessionRecord): Promise<void> {
   const url = rec.endpoints.abort;
   if (!url) return;

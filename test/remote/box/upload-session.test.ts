@@ -125,6 +125,24 @@ describe('Box adapter: upload sessions', () => {
     expect(sessions.list()).toEqual([]);
   });
 
+  it('cleans up expired persisted sessions: aborted on the server and dropped from the store', async () => {
+    const parent = folder();
+    const sessions = new MemorySessionStore();
+    sessions.onAddPart = (_k, count) => {
+      if (count === 1) server.control.failNext({ method: 'PUT', path: /\/files\/upload_sessions\/[^/]+$/, status: 500, count: 1000 });
+    };
+    const a = adapterFor(server, { uploadSessions: sessions, partConcurrency: 1, maxAttempts: 1 });
+    await failure(a.store.uploadNew({ parentId: asRemoteId(parent), name: 'stale.bin', sourcePath: src, modifiedAtMs: 0, resumeKey: 'stale' }));
+    server.control.clearFaults();
+    const rec = sessions.get('stale')!;
+    expect(await a.cleanupUploadSessions()).toBe(0);
+    sessions.put({ ...rec, expiresAtMs: Date.now() - 1 });
+    server.control.clearRequests();
+    expect(await a.cleanupUploadSessions()).toBe(1);
+    expect(sessions.list()).toEqual([]);
+    expect(server.control.requests().map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([`DELETE /api/2.0/files/upload_sessions/${rec.sessionId} 204`]);
+  });
+
   it('a session upload of a new version with a stale etag is precondition_failed, and the session is dropped', async () => {
     const parent = folder();
     const f = server.control.as('1').uploadFile(parent, 'ver.bin', 'small first version');
