@@ -195,11 +195,11 @@ export function formatSummary(s: RunSummary): string {
 }
 
 /**
- * The engine's message repeats the counts and ends with the reason in parentheses when there is one; the counts
- * are shown here already, so only the reason is kept.
+ * The engine's message repeats the counts and ends with `; N passes, T s (reason)` when there is a reason; the
+ * counts are shown here already, so only the reason is kept.
  */
 function whyOf(message: string): string | null {
-  const m = /\((.*)\)\s*$/s.exec(message.trim());
+  const m = /; \d+ pass(?:es)?, [\d.]+ s \((.*)\)\s*$/s.exec(message.trim());
   const why = m?.[1]?.trim().replace(/\s*\n\s*/g, ' ');
   return why ? why : null;
 }

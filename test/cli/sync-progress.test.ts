@@ -92,9 +92,12 @@ describe('lines and summary', () => {
     ).toBe(
       'boxsync: converged in 1.2 s (3 passes): 3 downloaded (2.0 KiB), 1 uploaded (10 B), 1 moved locally, 4 linked without transfer, 1 conflict, 0 failed',
     );
-    const guard = formatSummary(summary({ outcome: 'guard', message: 'stopped by a safety guard: ...; 1 passes, 0.1 s (a pass would trash 5 of 6 items)' }));
+    const guard = formatSummary(
+      summary({ outcome: 'guard', message: 'stopped by a safety guard: 0 downloaded (0 B), 2 trashed; 1 passes, 0.1 s (a pass would trash 5 of 6 items)' }),
+    );
     expect(guard).toMatch(/^boxsync: stopped by a safety guard in .* - a pass would trash 5 of 6 items$/);
     expect(guard.split('\n')).toHaveLength(1);
+    expect(formatSummary(summary({ message: 'in sync: 1 downloaded (5 B); 1 passes, 0.0 s' }))).not.toContain(' - ');
   });
 
   it('formats bytes in binary units', () => {

@@ -45,11 +45,16 @@ export function register(program: Command): void {
       }
       const ac = new AbortController();
       const onSignal = (sig: NodeJS.Signals): void => {
-        process.stderr.write(`boxsync: ${sig}: stopping after the transfers in flight are checkpointed...\n`);
+        if (ac.signal.aborted) {
+          // A second Ctrl-C: leave now. The lock becomes stale and the next run takes it over.
+          process.stderr.write(`boxsync: ${sig} again: exiting at once; the next run picks up from the journal.\n`);
+          process.exit(1);
+        }
+        process.stderr.write(`boxsync: ${sig}: stopping; transfers in flight are cancelled or checkpointed (press again to exit at once)...\n`);
         ac.abort(new Error(`interrupted by ${sig}`));
       };
-      process.once('SIGINT', onSignal);
-      process.once('SIGTERM', onSignal);
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
       try {
         process.exitCode = await runSyncOnce({ configPath: opts.config, fullRescan: opts.fullRescan ?? false, signal: ac.signal });
       } finally {
@@ -102,6 +107,9 @@ export async function runSyncOnce(opts: SyncOnceOptions = {}): Promise<ExitCode>
     const summary = await composition.engine.runOnce({ ...(opts.signal ? { signal: opts.signal } : {}), fullRescan: opts.fullRescan ?? false });
     reporter.finish(summary);
     opts.onSummary?.(summary, config);
+    if (opts.signal?.aborted && summary.outcome !== 'converged') {
+      say('interrupted; nothing is lost, and the next run picks up where this one stopped.');
+    }
     return exitCodeOf(summary);
   } catch (e) {
     reporter.abort();
