@@ -47,8 +47,8 @@ async function interruptAt(env: SyncEnv, atFiles: number, signal: NodeJS.Signals
 
 async function expectComplete(env: SyncEnv): Promise<void> {
   const tree = await listTree(env.mirror);
-  expect(tree.filter((p) => !p.endsWith('/'))).toHaveLength(FILES);
   expect(tree.filter((p) => p.includes('.boxsync-'))).toEqual([]);
+  expect(tree.filter((p) => !p.endsWith('/'))).toHaveLength(FILES);
   expect(await readText(join(env.mirror, 'd3', `f${FILES / 4 - 1}.txt`))).toBe(`d3 f${FILES / 4 - 1}\n`);
 }
 
