@@ -73,7 +73,7 @@ function nextStep(code: RemoteErrorCode, retryAfterMs: number | undefined): stri
       return 'skipping this item until it changes';
     case 'fatal':
       return code === 'auth_revoked' || code === 'unauthorized'
-        ? 'sync stopped; run `boxsync login` again'
+        ? 'sync stopped; run `boxsync login` again (or configure a fresh developer token)'
         : 'sync stopped';
   }
 }

@@ -113,9 +113,12 @@ export class BoxHttp {
     req: BoxRequest,
     send: (opts: Record<string, unknown>) => Promise<{ status: number; headers: IncomingHttpHeaders; body: B; drain?: () => void }>,
   ): Promise<{ status: number; headers: IncomingHttpHeaders; body: B }> {
-    const what = `${req.method} ${new URL(req.url).pathname}`;
-    const idempotent = req.retry ?? req.method !== 'POST';
     const useAuth = req.auth ?? true;
+    const u = new URL(req.url);
+    // A URL used without the bearer token is pre-signed: its path is a credential and never reaches logs or messages.
+    const what = useAuth ? `${req.method} ${u.pathname}` : `${req.method} ${u.origin} (pre-signed download URL)`;
+    const logUrl = useAuth ? redactUrl(req.url) : u.origin;
+    const idempotent = req.retry ?? req.method !== 'POST';
     let token = useAuth ? await this.o.auth.accessToken() : undefined;
     let refreshed = false;
     for (let attempt = 1; ; attempt++) {
@@ -151,7 +154,7 @@ export class BoxHttp {
         }
         throw classified;
       }
-      this.log.debug({ what, url: redactUrl(req.url), status: res.status, ms: this.o.clock.now() - started, attempt }, 'box call');
+      this.log.debug({ what, url: logUrl, status: res.status, ms: this.o.clock.now() - started, attempt }, 'box call');
       const accepted = req.accept ? req.accept.includes(res.status) : (res.status >= 200 && res.status < 300) || res.status === 304;
       if (accepted) return res;
 

@@ -1,13 +1,15 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BoxServer } from '../../../src/box-server/index.js';
 import { isSyncError } from '../../../src/core/errors.js';
 import { asRemoteId, type RemoteEntry } from '../../../src/core/model.js';
+import { createLogger } from '../../../src/logger.js';
 import type { BoxAdapter } from '../../../src/remote/box/create-box-adapter.js';
 import { makeTempDir } from '../../support/tmp.js';
-import { adapterFor, startServer, TOKEN } from './harness.js';
+import { adapterFor, startServer } from './harness.js';
 import { startRecordingProxy, type RecordingProxy } from './recording-proxy.js';
 
 const sha1 = (b: Buffer | string): string => createHash('sha1').update(b).digest('hex');
@@ -84,6 +86,19 @@ describe('Box adapter: reading the tree and downloading', () => {
     } finally {
       await proxy.close();
     }
+  });
+
+  it('never logs the pre-signed download path (it is a credential)', async () => {
+    const sink = new PassThrough();
+    let logText = '';
+    sink.on('data', (d: Buffer) => (logText += d.toString()));
+    const logged = adapterFor(server, { logger: createLogger({ level: 'debug', destination: sink }) });
+    const f = server.control.as('1').uploadFile(folder('dllog'), 'l.bin', 'logged');
+    await logged.store.download({ id: asRemoteId(f.id), destPath: join(tmp.dir, `dl-${++n}`), expectSha1: f.sha1 });
+    const dlPath = server.control.requests().find((r) => r.path.startsWith('/dl/'))!.path;
+    expect(logText).toContain(`/2.0/files/${f.id}/content`);
+    expect(logText).toContain('pre-signed download URL');
+    expect(logText).not.toContain(dlPath.slice(4));
   });
 
   it('waits through 202 + Retry-After before the file is ready', async () => {
