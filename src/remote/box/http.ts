@@ -100,7 +100,8 @@ export class BoxHttp {
    */
   async stream(req: Omit<BoxRequest, 'method' | 'json' | 'body'>): Promise<BoxStreamResponse> {
     return this.exchange({ ...req, method: 'GET' }, async (opts) => {
-      const s = this.o.got.stream(req.url, { ...opts, isStream: true } as never) as unknown as Readable & NodeJS.EventEmitter;
+      // Raw bytes: a content-encoded body would break Range offsets and the SHA-1 of what is on disk.
+      const s = this.o.got.stream(req.url, { ...opts, decompress: false, isStream: true } as never) as unknown as Readable & NodeJS.EventEmitter;
       const response = await new Promise<{ statusCode: number; headers: IncomingHttpHeaders }>((resolve, reject) => {
         s.once('response', resolve);
         s.once('error', reject);
