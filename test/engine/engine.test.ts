@@ -254,6 +254,28 @@ describe('engine: safety', () => {
     expect(copies.map((c) => h.store.contentOf(c.id)?.toString())).toEqual(['local edit']);
   });
 
+  it('a 409 (the name was taken on Box meanwhile) re-plans and keeps both contents', async () => {
+    const h = await harness();
+    await h.write('new.txt', 'mine');
+    const original = h.store.uploadNew.bind(h.store);
+    let raced = false;
+    h.store.uploadNew = async (req) => {
+      if (!raced && req.name === 'new.txt') {
+        raced = true;
+        h.store.seedFile(h.top.id, 'new.txt', 'theirs, created meanwhile');
+      }
+      return original(req);
+    };
+    const s = expectConverged(await h.run());
+    expect(raced).toBe(true);
+    expect(s.conflicts).toBe(1);
+    expect(await h.read('new.txt')).toBe('theirs, created meanwhile');
+    const copy = (await h.list()).find((n) => n.startsWith('new (conflicted copy'));
+    expect(await h.read(copy!)).toBe('mine');
+    const remoteCopy = h.store.childByName(h.top.id, copy!);
+    expect(h.store.contentOf(remoteCopy!.id)?.toString()).toBe('mine');
+  });
+
   it('one failing file does not block the others and backs off in the failures table', async () => {
     const h = await harness();
     await h.write('a.txt', 'a');
