@@ -240,6 +240,17 @@ export function remoteStoreContract(name: string, makeStore: () => Promise<Contr
       await expectSyncError(store().download({ id: f.id, destPath: join(tmp.dir, `dl-${++n}`), expectSha1: null }), 'not_found', 'replan');
     });
 
+    it('pathIds lists the ancestor folders from the account root down', async () => {
+      const pathIds = store().pathIds?.bind(store());
+      if (!pathIds) return;
+      const parent = await fresh();
+      const sub = await store().createFolder(parent, 'deep');
+      const f = await upload(sub.id, 'leaf.txt', 'leaf');
+      const ids = await pathIds(f.id);
+      expect(ids.slice(-2)).toEqual([parent, sub.id]);
+      expect(ids[0]).toBe('0');
+    });
+
     it('sets a folder sync_state', async () => {
       const parent = await fresh();
       await store().setSyncState(parent, 'synced');
