@@ -147,7 +147,9 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
     const onInt = (): void => stop('SIGINT');
     const onHup = (): void => {
       if (stopping) return;
-      reloading = reloading.then(reload);
+      reloading = reloading.then(reload).catch((e: unknown) => {
+        log.error({ err: e }, `SIGHUP: reloading failed and the previous configuration could not be restarted (${e instanceof Error ? e.message : String(e)}); stop and start the daemon`);
+      });
     };
     process.on('SIGTERM', onTerm);
     process.on('SIGINT', onInt);

@@ -3,8 +3,10 @@
  *
  *   prepare(): pick the stream. For 'sync', mark every root folder sync_state=synced (and not_synced for roots
  *              that left the configuration), then check that the marking produced an ITEM_SYNC event within
- *              `syncCheckMs`. Box Sync is discontinued, so if no event comes the daemon falls back to the
- *              'changes' stream filtered to its roots, and status says so. Then take `stream_position=now`
+ *              `syncCheckMs` (once per folder: verified folders are remembered in the journal, because Box
+ *              emits ITEM_SYNC only when sync_state changes). Box Sync is discontinued, so if no event comes, or
+ *              the folders cannot be marked, the daemon falls back to the 'changes' stream filtered to its
+ *              roots, and status says so. Then take `stream_position=now`
  *              before the first pass, so changes made during it replay afterwards.
  *   run():     waitForChange → fetch → hints for items under our roots → engine.hintRemote → a pass.
  *              Errors reconnect with backoff (1 s doubling to 60 s); a position that is too old (or a stream

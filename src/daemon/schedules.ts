@@ -5,7 +5,7 @@
  *
  *   fullRescan            full local rescan + full remote listing, healing missed hints      (default 03:00)
  *   journalMaintenance    WAL checkpoint + PRAGMA optimize, while no pass runs               (default 04:45)
- *   tokenRefresh          refresh the OAuth access token before it expires                   (default every 30 min)
+ *   tokenRefresh          an authenticated call: refreshes an expiring token while idle      (default every 30 min)
  *   uploadSessionCleanup  drop upload sessions past their expiry from the journal            (default hourly at :17)
  *   localTrashPurge       remove local-trash entries older than localTrash.retentionDays     (default 04:30)
  */
