@@ -9,6 +9,8 @@
  * /proc/PID/stat differs), is stale and taken over: renamed aside, re-checked, then replaced. A live holder
  * makes `acquireStateLock` throw StateLockedError (code `state_locked`, fatal, exit code 2) naming its pid.
  *
+ * A state dir that cannot be created or written throws SyncError `state_dir_unusable` (fatal, exit code 2).
+ *
  * The lock is released by `release()`. A process killed with SIGKILL leaves a stale lock that the next run takes
  * over, so a crash never needs a manual cleanup.
  */
@@ -55,12 +57,24 @@ export class StateLockedError extends SyncError {
 const MAX_ATTEMPTS = 5;
 
 export function acquireStateLock(stateDir: string, purpose: LockPurpose): StateLock {
-  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   const path = join(stateDir, 'lock');
   const info: LockInfo = { pid: process.pid, purpose, startedAtMs: Date.now(), startTicks: startTicksOf(process.pid) };
   const mine = JSON.stringify(info);
   const tmp = join(stateDir, `.lock.${process.pid}.${randomBytes(4).toString('hex')}`);
-  writeFileSync(tmp, mine, { mode: 0o600 });
+  try {
+    mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+    writeFileSync(tmp, mine, { mode: 0o600 });
+  } catch (e) {
+    throw new SyncError({
+      code: 'state_dir_unusable',
+      disposition: 'fatal',
+      message:
+        `cannot use the state dir ${stateDir} (${(e as NodeJS.ErrnoException).code ?? String(e)}): it must be a folder this user can write; ` +
+        'nothing was changed. Fix it, or set stateDir in the config to another folder.',
+      details: { stateDir },
+      cause: e,
+    });
+  }
   try {
     let tookOverFromPid: number | null = null;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {

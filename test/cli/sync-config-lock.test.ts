@@ -86,6 +86,20 @@ describe('the state-dir lock', () => {
     expect(readStateLock(env.stateDir)).toBeNull();
   });
 
+  it('a state dir that is not a writable folder: exit 2 with a message that says what to do', async () => {
+    const stateFile = join(env.dir, 'state-is-a-file');
+    await writeFile(stateFile, 'not a folder');
+    await env.writeConfig({ extra: { stateDir: stateFile } });
+    try {
+      const r = await env.sync();
+      expect(r.code, explain(r)).toBe(2);
+      expect(r.stderr).toContain(`cannot use the state dir ${stateFile} (EEXIST)`);
+      expect(r.stderr).toContain('set stateDir in the config to another folder');
+    } finally {
+      await env.writeConfig();
+    }
+  });
+
   it('in one process: a second acquire fails while the first holds, and succeeds after release', () => {
     const first = acquireStateLock(env.stateDir, 'sync --once');
     try {

@@ -1,7 +1,8 @@
 /**
  * Folder renames are one operation, not a re-transfer (SYNC-LESSONS #7):
  * - a remote folder rename with 1,000 files inside is one local rename and zero downloads;
- * - a local folder rename is one Box move (a single PUT on the folder) and zero uploads.
+ * - a local folder rename is one Box move (a single PUT on the folder) and zero uploads;
+ * - a remote folder move into another folder is one local rename too.
  */
 import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -56,5 +57,18 @@ describe('folder renames', () => {
     expect(e.web.findByPath('/Mirror/Local renamed')?.id).toBe(smallId);
     expect(e.web.listFolder(e.web.findByPath('/Mirror/Local renamed/Inner')!.id)).toHaveLength(20);
   });
-});
 
+  it('a remote folder move into another folder: one local rename, zero downloads', async () => {
+    const target = e.web.createFolder(e.remoteRootId, 'Archive');
+    const first = await e.sync();
+    expect(first.code, explain(first)).toBe(0);
+    e.web.move('folder', bigId, target.id);
+    e.srv.control.clearRequests();
+    const r = await e.sync();
+    expect(r.code, explain(r)).toBe(0);
+    expect(contentRequests(e.srv)).toEqual({ downloads: [], uploads: [] });
+    expect(r.stderr.split('\n').filter((l) => /^local-move\s/.test(l))).toHaveLength(1);
+    expect((await listTree(join(e.mirror, 'Archive', 'Big renamed'))).length).toBe(FILES);
+    expect(await exists(join(e.mirror, 'Big renamed'))).toBe(false);
+  });
+});
