@@ -12,7 +12,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ConfigError } from './config/config-error.js';
 import { problemsFromIssues } from './config/format-issues.js';
-import { resolveConfig, type Config } from './config/resolve.js';
+import { authProblems, resolveConfig, type Config } from './config/resolve.js';
 import { rawConfigSchema } from './config/schema.js';
 import { xdgDirs } from './config/xdg.js';
 
@@ -73,7 +73,11 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv =
     throw new ConfigError(file, [{ key: '', message: 'expected a JSON object at the top level' }]);
   }
   const parsed = rawConfigSchema.safeParse(json);
-  if (!parsed.success) throw new ConfigError(file, problemsFromIssues(parsed.error.issues));
+  if (!parsed.success) {
+    const problems = problemsFromIssues(parsed.error.issues);
+    if (!problems.some((p) => p.key === 'auth' || p.key.startsWith('auth.'))) problems.push(...authProblems((json as Record<string, unknown>).auth));
+    throw new ConfigError(file, problems);
+  }
   const resolved = resolveConfig(parsed.data, file, xdgDirs(env));
   if (!resolved.ok) throw new ConfigError(file, resolved.problems);
   return resolved.config;

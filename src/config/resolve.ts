@@ -97,6 +97,14 @@ export function resolveConfig(raw: RawConfig, file: string, dirs: XdgDirs): Reso
   };
 }
 
+/** Problems with the auth block alone, so that a file with errors elsewhere still hears about its auth too. */
+export function authProblems(auth: unknown): ConfigProblem[] {
+  if (typeof auth !== 'object' || auth === null || Array.isArray(auth)) return [];
+  const problems: ConfigProblem[] = [];
+  resolveAuth(auth as Record<string, unknown>, '/', (p) => p, problems);
+  return problems;
+}
+
 function resolveAuth(
   auth: Readonly<Record<string, unknown>>,
   stateDir: string,

@@ -137,6 +137,11 @@ describe('config errors name the file and the key', () => {
     expect(e.problems.map((p) => p.key)).toEqual(['transferConcurrency', 'log.level']);
   });
 
+  it('reports auth problems together with problems elsewhere', () => {
+    const e = errorOf({ ...minimal, auth: { clientId: 'x' }, transferConcurrency: 0 });
+    expect(e.problems.map((p) => p.key)).toEqual(['transferConcurrency', 'auth.clientSecret']);
+  });
+
   it('names JSON syntax errors', () => {
     expect(() => parseConfig('{"auth": ', FILE, env)).toThrow(/config error in \/x\/config\.json: not valid JSON/);
   });
