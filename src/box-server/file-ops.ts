@@ -111,7 +111,7 @@ export function deleteVersion(store: Store, ctx: ActorContext, file: ItemRec, ve
   if (v.id === file.currentVersionId) throw new BoxError(400, 'bad_request', 'The current version cannot be deleted; upload or promote another version first');
   v.trashedAtMs = store.now();
   v.trashedBy = ctx.userId;
-  store.markDirty();
+  store.changed(file.id);
 }
 
 export function lockFile(store: Store, ctx: ActorContext, file: ItemRec, opts: { preventDownload?: boolean; expiresAtMs?: number | null }): void {

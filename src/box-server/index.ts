@@ -14,7 +14,7 @@ import { BlobStore } from './blob-store.js';
 import { makeControl } from './control.js';
 import type { ServerCore } from './core.js';
 import { Faults } from './faults.js';
-import { loadState } from './persistence.js';
+import { Persistence } from './persistence.js';
 import { allRoutes } from './routes.js';
 import { createHandler } from './router.js';
 import { seedSample } from './sample.js';
@@ -28,10 +28,11 @@ export async function startBoxServer(opts: BoxServerOptions = {}): Promise<BoxSe
   const privateDir = opts.dataDir ? null : mkdtempSync(join(tmpdir(), 'box-server-'));
   const rootDir = opts.dataDir ?? privateDir!;
   mkdirSync(rootDir, { recursive: true });
-  const loaded = opts.dataDir ? loadState(opts.dataDir) : null;
+  const persistence = opts.dataDir ? new Persistence(opts.dataDir) : null;
+  const loaded = persistence ? persistence.load() : null;
   const state = loaded ?? newState(Date.now());
   let baseUrl = '';
-  const store = new Store(state, new BlobStore(rootDir, opts.dataDir !== undefined), opts.dataDir ?? null, () => baseUrl);
+  const store = new Store(state, new BlobStore(rootDir, opts.dataDir !== undefined), persistence, () => baseUrl);
   const core: ServerCore = {
     store,
     auth: new Auth(store, opts.accessTokenTtlSec ?? 3600),
@@ -46,8 +47,7 @@ export async function startBoxServer(opts: BoxServerOptions = {}): Promise<BoxSe
   };
   for (const t of opts.tokens ?? []) core.auth.addDeveloperToken(defaultUserId, t);
   if (opts.sample && !loaded) seedSample(store);
-  store.markDirty();
-  store.flush();
+  store.snapshot();
 
   const server: Server = createServer({ requestTimeout: 0, keepAliveTimeout: 5000 }, createHandler(core, allRoutes));
   await new Promise<void>((resolve, reject) => {
@@ -77,7 +77,7 @@ export async function startBoxServer(opts: BoxServerOptions = {}): Promise<BoxSe
           server.close(() => resolve());
           server.closeAllConnections();
         });
-        store.flush();
+        store.snapshot();
         if (privateDir) rmSync(privateDir, { recursive: true, force: true });
       })();
       return closed;

@@ -117,7 +117,7 @@ async function commit(ctx: Ctx): Promise<void> {
   const file = s.fileId ? addVersion(store, actor, store.active('file', s.fileId), blob, s.fileName, times) : createFile(store, actor, s.folderId ?? '', s.fileName, blob, times);
   if (typeof attrs['description'] === 'string') file.description = attrs['description'];
   s.committedFileId = file.id;
-  store.markDirty();
+  store.changed(file.id);
   sendJson(ctx, 201, { total_count: 1, entries: [itemJson(store, file, fieldsOf(ctx), 'standard')] });
 }
 

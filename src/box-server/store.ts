@@ -9,7 +9,7 @@ import { EventEmitter } from 'node:events';
 import { BoxError, notFound } from './box-error.js';
 import type { BlobStore } from './blob-store.js';
 import { nameKey } from './names.js';
-import { saveState } from './persistence.js';
+import type { Persistence } from './persistence.js';
 import type { EventRec, ItemRec, ItemType, LockRec, ServerState, UserRec, VersionRec } from './state.js';
 import { standardItemJson } from './serialize.js';
 
@@ -83,7 +83,7 @@ export class Store {
   constructor(
     readonly state: ServerState,
     readonly blobs: BlobStore,
-    private readonly dataDir: string | null,
+    private readonly persistence: Persistence | null,
     readonly baseUrl: () => string,
   ) {
     this.bus.setMaxListeners(0);
@@ -211,6 +211,7 @@ export class Store {
 
   /** A change to the item itself: new etag and sequence_id, modified time and user. */
   touch(item: ItemRec, userId: string): void {
+    this.changedIds.add(item.id);
     item.sequenceId += 1;
     item.modifiedAtMs = this.now();
     item.modifiedBy = userId;
@@ -251,9 +252,19 @@ export class Store {
     this.dirty = true;
   }
 
+  /** Item ids changed (or deleted) since the last flush: what the journal records. */
+  private readonly changedIds = new Set<string>();
+
+  /** Record that an item changed in place without `touch` (or was deleted). */
+  changed(itemId: string): void {
+    this.changedIds.add(itemId);
+    this.dirty = true;
+  }
+
   /** Add a new item to the tree. */
   insert(item: ItemRec): void {
     this.state.items[item.id] = item;
+    this.changedIds.add(item.id);
     if (this.nameIndex) addToNameIndex(this.nameIndex, item);
     if (this.childIndex && item.parentId !== null) {
       const list = this.childIndex.get(item.parentId);
@@ -273,7 +284,15 @@ export class Store {
   flush(): void {
     if (!this.dirty) return;
     this.dirty = false;
-    if (this.dataDir) saveState(this.dataDir, this.state);
+    this.persistence?.append(this.state, this.changedIds);
+    this.changedIds.clear();
+  }
+
+  /** Fold everything into a fresh snapshot (start and clean shutdown). */
+  snapshot(): void {
+    this.dirty = false;
+    this.changedIds.clear();
+    this.persistence?.snapshot(this.state);
   }
 
   /** Drop blobs no version references any more. */

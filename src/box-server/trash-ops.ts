@@ -19,6 +19,7 @@ export function trashItem(store: Store, ctx: ActorContext, item: ItemRec, recurs
   }
   const now = store.now();
   for (const d of subtree) {
+    store.changed(d.id);
     d.status = 'trashed';
     d.trashedAtMs = now;
     d.trashedSelf = false;
@@ -53,6 +54,7 @@ export function restoreItem(store: Store, ctx: ActorContext, item: ItemRec, opts
   assertNoConflict(store, parentId, name, item.type, item.id);
   const companions = item.type === 'folder' ? store.descendants(item.id, (i) => i.status === 'trashed' && !i.trashedSelf) : [];
   for (const d of companions) {
+    store.changed(d.id);
     d.status = 'active';
     d.trashedAtMs = null;
     d.trashedFromParentId = null;
@@ -75,6 +77,7 @@ export function purgeItem(store: Store, item: ItemRec): void {
   for (const d of doomed) {
     for (const v of d.versions) blobs.add(v.blobId);
     delete store.state.items[d.id];
+    store.changed(d.id);
   }
   store.structureChanged();
   for (const b of blobs) store.collectBlob(b);

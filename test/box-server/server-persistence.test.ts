@@ -96,6 +96,63 @@ describe('persistence with dataDir', () => {
     expect(existsSync(join(tmp.dir, 'state.json'))).toBe(true);
   });
 
+  it('replays the journal after SIGKILL: every answered change of every kind is there, exactly', async () => {
+    const child = spawnCli(['server', '--data', tmp.dir, '--token', 'J']);
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+    const baseUrl = await waitFor(() => (out.includes('\n') ? out.split('\n')[0] : null), { timeoutMs: 30_000, what: 'base URL' });
+    const srv = { apiUrl: `${baseUrl}/2.0`, uploadUrl: `${baseUrl}/api/2.0` } as Parameters<typeof boxHttp>[0];
+    const api = boxHttp(srv, 'J');
+    const id = (r: { json: unknown }): string => String(obj(r.json).id);
+    const fileId = (r: { json: unknown }): string => String(obj(arr(obj(r.json).entries)[0]).id);
+    const top = id(await api.post('/folders', { body: { name: 'top', parent: { id: '0' } } }));
+    const sub = id(await api.post('/folders', { body: { name: 'sub', parent: { id: top } } }));
+    const f1 = fileId(await api.upload('/files/content', { name: 'f1.txt', parent: { id: sub } }, 'one'));
+    await api.upload(`/files/${f1}/content`, { name: 'f1.txt' }, 'two');
+    await api.upload(`/files/${f1}/content`, { name: 'f1.txt' }, 'three');
+    const oldVersion = String(obj(arr(obj((await api.get(`/files/${f1}/versions`)).json).entries)[0]).id);
+    expect((await api.delete(`/files/${f1}/versions/${oldVersion}`)).status).toBe(204);
+    const f2 = fileId(await api.upload('/files/content', { name: 'f2.txt', parent: { id: top } }, 'other'));
+    await api.put(`/files/${f2}`, { body: { lock: { access: 'lock' }, shared_link: { access: 'open' } } });
+    await api.put(`/folders/${sub}`, { body: { sync_state: 'synced', name: 'sub-renamed' } });
+    expect((await api.delete(`/folders/${top}?recursive=true`)).status).toBe(204);
+    expect((await api.post(`/folders/${top}`, { body: {} })).status).toBe(201);
+    const gone = id(await api.post('/folders', { body: { name: 'gone', parent: { id: '0' } } }));
+    await api.delete(`/folders/${gone}`);
+    expect((await api.delete(`/folders/${gone}/trash`)).status).toBe(204);
+    const binned = fileId(await api.upload('/files/content', { name: 'binned.txt', parent: { id: '0' } }, 'bin'));
+    await api.delete(`/files/${binned}`);
+    const probes = [
+      `/folders/0/items?fields=name,size,sha1,item_status,sequence_id`,
+      `/folders/${top}?fields=name,item_collection,path_collection,sync_state`,
+      `/folders/${sub}?fields=name,sync_state,item_status,etag`,
+      `/files/${f1}?fields=name,sha1,size,file_version,version_number,etag,lock`,
+      `/files/${f1}/versions`,
+      `/files/${f2}?fields=lock,shared_link,etag`,
+      `/folders/trash/items`,
+      `/events?stream_position=0&limit=500`,
+      `/users/me`,
+    ];
+    const before = await Promise.all(probes.map(async (p) => (await api.get(p)).text));
+    expect((await api.get(`/folders/${gone}`)).status).toBe(404);
+    const exited = once(child, 'exit');
+    child.kill('SIGKILL');
+    await exited;
+
+    const again = await startBoxServer({ dataDir: tmp.dir });
+    try {
+      const api2 = boxHttp(again, 'J');
+      const after = await Promise.all(probes.map(async (p) => (await api2.get(p)).text));
+      // avatar_url carries the server's origin, which changed with the restart.
+      const comparable = (text: string): unknown => JSON.parse(text.replace(/http:\/\/127\.0\.0\.1:\d+/g, 'ORIGIN'));
+      for (let i = 0; i < probes.length; i++) expect(comparable(after[i]!), probes[i]).toEqual(comparable(before[i]!));
+      expect(again.control.as('1').readFile(f1).toString()).toBe('three');
+      expect((await api2.get(`/folders/${gone}`)).status).toBe(404);
+    } finally {
+      await again.close();
+    }
+  });
+
   it('refuses a corrupt state file with a message that names it, and leaves it untouched', async () => {
     const { writeFileSync, readFileSync } = await import('node:fs');
     writeFileSync(join(tmp.dir, 'state.json'), '{ not json');
