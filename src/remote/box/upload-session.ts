@@ -33,7 +33,7 @@ export async function sessionUpload(deps: UploadDeps, target: UploadTarget, req:
 
   let rec = key === undefined ? undefined : store?.get(key);
   let present = new Map<number, Part>();
-  if (rec && !resumable(rec, target, source, deps.http.clock.now())) {
+  if (rec && !resumable(rec, target, source, req.sha1, deps.http.clock.now())) {
     log.info({ key }, 'stored upload session does not match the file any more; starting a new one');
     await abortQuietly(deps, rec);
     store?.delete(rec.key);
@@ -76,10 +76,11 @@ export async function sessionUpload(deps: UploadDeps, target: UploadTarget, req:
   }
 }
 
-function resumable(rec: UploadSessionRecord, target: UploadTarget, source: SourceFacts, nowMs: number): boolean {
+function resumable(rec: UploadSessionRecord, target: UploadTarget, source: SourceFacts, sha1: string | undefined, nowMs: number): boolean {
   const fileId = target.kind === 'version' ? target.id : null;
   return (
     rec.fileSizeBytes === source.sizeBytes &&
+    (rec.sourceSha1 === null || sha1 === undefined || rec.sourceSha1 === sha1.toLowerCase()) &&
     Math.floor(rec.sourceMtimeMs) === Math.floor(source.mtimeMs) &&
     rec.fileId === fileId &&
     rec.expiresAtMs > nowMs + 60_000
