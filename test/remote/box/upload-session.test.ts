@@ -76,6 +76,24 @@ describe('Box adapter: upload sessions', () => {
     expect(sha1(server.control.as('1').readFile(e.id))).toBe(sha1(body));
   });
 
+  it('keeps several parts in flight at once (partConcurrency)', async () => {
+    const parent = folder();
+    const a = adapterFor(server, { partConcurrency: 4 });
+    // Every part takes at least 200 ms on the server: one-at-a-time starts would be 200 ms apart.
+    server.control.failNext({ method: 'PUT', path: /\/files\/upload_sessions\/[^/]+$/, delayMs: 200, count: 1000 });
+    server.control.clearRequests();
+    try {
+      await a.store.uploadNew({ parentId: asRemoteId(parent), name: 'parallel.bin', sourcePath: src, modifiedAtMs: 0 });
+    } finally {
+      server.control.clearFaults();
+    }
+    const starts = server.control.requests().filter(isPartPut).map((r) => r.atMs).sort((x, y) => x - y);
+    expect(starts).toHaveLength(TOTAL_PARTS);
+    const maxTogether = Math.max(...starts.map((t) => starts.filter((u) => u >= t && u < t + 150).length));
+    expect(maxTogether).toBeGreaterThanOrEqual(3);
+    expect(maxTogether).toBeLessThanOrEqual(4);
+  });
+
   it('resumes a session interrupted halfway from a new client instance, sending only the missing parts', async () => {
     const parent = folder();
     const sessions = new MemorySessionStore();
