@@ -20,7 +20,7 @@
  */
 import { type LocalEntry, type RelPath, type RemoteEntry, type RemoteId, type SyncedEntry } from './model.js';
 import { assertNever, type Operation } from './operations.js';
-import { isAncestorOrSelf, rebase } from './paths.js';
+import { isAncestor, isAncestorOrSelf, rebase } from './paths.js';
 
 /** Both sides and the base of one root, mutable, for simulation. */
 export interface World {
@@ -84,6 +84,8 @@ function moveLocalSubtree(w: World, from: RelPath, to: RelPath): void {
 function moveSyncedSubtree(w: World, from: RelPath, to: RelPath): void {
   if (from === to) return;
   const moved = subtreeKeys(w.synced, from).map((k) => w.synced.get(k)!);
+  const clash = moved.map((e) => rebase(e.path, from, to)).find((k) => w.synced.has(k) && !isAncestorOrSelf(from, k));
+  if (clash !== undefined) throw new Error(`apply: moving base rows ${from} -> ${to} would overwrite the row of ${clash}`);
   for (const e of moved) w.synced.delete(e.path);
   for (const e of moved) {
     const p = rebase(e.path, from, to);
@@ -99,6 +101,8 @@ function syncedPathOf(w: World, id: RemoteId): RelPath | undefined {
 /** Record the base for `path` from both sides, re-keying an existing row of the same Box id first. */
 function recordBase(w: World, path: RelPath, id: RemoteId): void {
   const old = syncedPathOf(w, id);
+  const here = w.synced.get(path);
+  if (here !== undefined && here.remoteId !== id) throw new Error(`apply: recording ${path} for ${id} would overwrite the row of ${here.remoteId}`);
   if (old !== undefined && old !== path) moveSyncedSubtree(w, old, path);
   const r = w.remote.get(id);
   const l = w.local.get(path);
@@ -210,6 +214,7 @@ export function applyOutcome(w: World, op: Operation, alloc: Allocator): void {
     }
     case 'remote-move': {
       const r = requireRemote(w, op.remoteId);
+      if (isAncestor(op.from, op.to)) throw new Error(`apply: cannot move ${op.from} into itself (${op.to})`);
       if (r.etag !== op.ifMatch) throw new Error(`apply: If-Match failed for move of ${op.from}`);
       w.remote.set(r.id, { ...r, parentId: op.parentId, name: op.name, etag: alloc.etag() });
       relocateBase(w, op.to, r.id);
@@ -217,6 +222,7 @@ export function applyOutcome(w: World, op: Operation, alloc: Allocator): void {
     }
     case 'local-move': {
       requireLocal(w, op.from);
+      if (isAncestor(op.from, op.to)) throw new Error(`apply: cannot move ${op.from} into itself (${op.to})`);
       if (w.local.has(op.to) && op.to !== op.from) throw new Error(`apply: local move onto occupied ${op.to}`);
       moveLocalSubtree(w, op.from, op.to);
       relocateBase(w, op.to, op.remoteId);

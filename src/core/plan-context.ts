@@ -4,7 +4,7 @@
  */
 import type { LocalEntry, RelPath, RemoteEntry, RemoteId, RootId, SyncDirection } from './model.js';
 import type { LocalGuard, Operation, RemoteExpect } from './operations.js';
-import type { PlanIndex } from './plan-index.js';
+import type { ItemState, PlanIndex } from './plan-index.js';
 import { foldKey, parentOf } from './paths.js';
 
 export interface PlanContext {
@@ -80,4 +80,11 @@ export function utf8Bytes(s: string): number {
     n += c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
   }
   return n;
+}
+
+/** The item whose merge-base row sits at `path` (folded), when that is not the item `self`. */
+export function baseRowHolder(ctx: PlanContext, path: RelPath, self: RemoteId): ItemState | undefined {
+  const row = ctx.index.syncedByKey.get(foldKey(path));
+  if (row === undefined || row.remoteId === self) return undefined;
+  return ctx.index.itemById.get(row.remoteId);
 }

@@ -43,6 +43,8 @@ export interface PlanIndex {
   /** Which synced item a local path belongs to. */
   readonly localOwner: ReadonlyMap<RelPath, ItemState>;
   readonly localNew: readonly LocalEntry[];
+  /** Merge-base rows by folded path: a new entry must not take a path whose row still belongs to another item. */
+  readonly syncedByKey: ReadonlyMap<string, SyncedEntry>;
   readonly remoteNew: readonly RemoteEntry[];
   /**
    * Folded paths that have a changed, moved or new entry strictly below them on either side: a folder
@@ -187,6 +189,8 @@ export function buildIndex(snapshot: Snapshot): PlanIndex {
     if (local) localOwner.set(local.path, item);
   }
 
+  const syncedByKey = new Map<string, SyncedEntry>();
+  for (const s of snapshot.synced.values()) syncedByKey.set(foldKey(s.path), s);
   const localNew = [...snapshot.local.values()].filter((l) => !localOwner.has(l.path));
   const remoteNew: RemoteEntry[] = [];
   for (const id of remotePathOf.keys()) if (!itemById.has(id)) remoteNew.push(snapshot.remote.get(id)!);
@@ -229,6 +233,7 @@ export function buildIndex(snapshot: Snapshot): PlanIndex {
     localByKey,
     localOwner,
     localNew,
+    syncedByKey,
     remoteNew,
     dirtyBelow,
     isDeferred,

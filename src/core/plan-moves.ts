@@ -12,8 +12,8 @@
 import type { LocalEntry } from './model.js';
 import type { ItemState } from './plan-index.js';
 import { checkBoxName } from './names.js';
-import { ancestorsOf, basename, foldKey, parentOf } from './paths.js';
-import { candidate, localGuard, localParentExists, remoteParentId, utf8Bytes, type Candidate, type PlanContext } from './plan-context.js';
+import { ancestorsOf, basename, foldKey, isAncestor, parentOf } from './paths.js';
+import { baseRowHolder, candidate, localGuard, localParentExists, remoteParentId, utf8Bytes, type Candidate, type PlanContext } from './plan-context.js';
 import { conflictCopy, report } from './plan-ops.js';
 import { conflictPath, type PendingMove } from './plan-synced.js';
 
@@ -115,7 +115,10 @@ export function breakDeadlock(ctx: PlanContext, stuck: readonly PendingMove[]): 
       reason: `moved here to ${it.local.path}, but moves on Box contradict it (each side moved items into the other); the Box location wins`,
     }, it.synced.path);
   }
-  return null;
+  // An item whose base row sits where neither side has it any more can hold that name against a new entry:
+  // parking it here moves the row along with it.
+  const stale = ordered.find((m) => m.item.local !== null && m.item.synced.path !== m.item.localPath && m.item.synced.path !== m.item.remotePath);
+  return stale && ctx.mayWriteLocal ? park(ctx, stale.item, 'local') : null;
 }
 
 function park(ctx: PlanContext, it: ItemState, side: 'remote' | 'local'): Candidate {
@@ -146,8 +149,11 @@ function resolveRemoteMove(ctx: PlanContext, m: PendingMove, vacated: Vacated): 
   const name = basename(m.to);
   const check = checkBoxName(name);
   if (!check.ok) return report(ctx, m.to, check.problem, `moved here to a name Box refuses: ${check.message}`);
+  if (it.remotePath !== null && isAncestor(it.remotePath, m.to)) return park(ctx, it, 'remote');
   const parentId = remoteParentId(ctx, m.to);
   if (parentId === null) return parentIsSelf(ctx, m, 'remote') ? park(ctx, it, 'remote') : null;
+  const rowHolder = baseRowHolder(ctx, m.to, r.id);
+  if (rowHolder !== undefined) return { blockedBy: rowHolder };
   const occupant = ctx.index.remoteByKey.get(foldKey(m.to));
   if (occupant !== undefined && occupant.id !== r.id) {
     const owner = ctx.index.itemById.get(occupant.id);
@@ -176,7 +182,11 @@ function resolveLocalMove(ctx: PlanContext, m: PendingMove, vacated: Vacated): R
   const l = it.local!;
   const name = basename(m.to);
   if (utf8Bytes(name) > 255) return report(ctx, m.to, 'name-too-long', `renamed on Box to a name longer than the 255 bytes Linux allows; not moved here`);
+  // Into its own subtree (the Box layout nests it under something now inside it): step aside first.
+  if (isAncestor(l.path, m.to)) return park(ctx, it, 'local');
   if (!localParentExists(ctx, m.to)) return parentIsSelf(ctx, m, 'local') ? park(ctx, it, 'local') : null;
+  const rowHolder = baseRowHolder(ctx, m.to, it.synced.remoteId);
+  if (rowHolder !== undefined) return { blockedBy: rowHolder };
   const occupants = (ctx.index.localByKey.get(foldKey(m.to)) ?? []).filter((o) => o.path !== l.path);
   if (occupants.length > 0) {
     if (vacated.local.has(foldKey(m.to))) {

@@ -59,6 +59,8 @@ function decideLocalNew(ctx: PlanContext, l: LocalEntry): { candidate?: Candidat
   }
   const check = checkBoxName(basename(l.path));
   if (!check.ok) return { candidate: report(ctx, l.path, check.problem, check.message), block: true };
+  // The path's merge-base row still belongs to an item that is moving or going away: it leaves first.
+  if (index.syncedByKey.has(key)) return { block: true };
   if (remote !== undefined) {
     // Owned by a synced item: that item decides first (it is moving, trashed, or re-created there).
     if (index.itemById.has(remote.id)) return { block: true };
@@ -134,8 +136,10 @@ export function planRemoteNew(ctx: PlanContext): Candidate[] {
       blocked.add(path);
       continue;
     }
-    // A local entry under the same name is either a synced item's (it decides first) or local-new (planLocalNew pairs them).
-    if (index.localByKey.has(foldKey(path)) || !ctx.mayWriteLocal || !localParentExists(ctx, path)) {
+    // A local entry under the same name is either a synced item's (it decides first) or local-new (planLocalNew
+    // pairs them); a merge-base row there belongs to an item still leaving that path.
+    const key = foldKey(path);
+    if (index.localByKey.has(key) || index.syncedByKey.has(key) || !ctx.mayWriteLocal || !localParentExists(ctx, path)) {
       blocked.add(path);
       continue;
     }

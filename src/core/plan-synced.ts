@@ -11,7 +11,7 @@
  */
 import type { LocalEntry, RelPath, RemoteId } from './model.js';
 import type { ItemState } from './plan-index.js';
-import { remoteParentId, type Candidate, type PlanContext } from './plan-context.js';
+import { baseRowHolder, remoteParentId, type Candidate, type PlanContext } from './plan-context.js';
 import { conflictCopyName } from './names.js';
 import { basename, foldKey, joinPath, parentOf } from './paths.js';
 import { conflictCopy, download, forget, kindWord, link, localTrash, remoteTrash, uploadVersion, writeWeblink } from './plan-ops.js';
@@ -109,13 +109,16 @@ function localGone(ctx: PlanContext, it: ItemState): SyncedDecision {
     const tail = remoteDirty ? '; upload-only mirrors that to Box (the changed Box version stays in the Box trash)' : '; moving it to the Box trash';
     return ops(remoteTrash(ctx, rp, r, `${what} was deleted here${tail}`));
   }
+  if (s.kind === 'file' && rp !== s.path) {
+    // Deleted here and moved on Box: drop the row so the Box file is downloaded afresh at its new place.
+    return ops(forget(ctx, s.path, `${what} was deleted here but moved on Box; forgetting the record so it is downloaded again where Box has it`));
+  }
   if (s.kind === 'file') {
     const occupants = ctx.index.localByKey.get(foldKey(rp)) ?? [];
     const stranger = occupants.find((o) => !ctx.index.localOwner.has(o.path));
     if (stranger !== undefined) return claimFromStranger(ctx, it, stranger, rp);
-    if (occupants.length > 0 || !localParentOk(ctx, rp)) return none;
-    const c = download(ctx, rp, r, null, `${what} was deleted here but changed on Box; the Box change wins: downloading it again`);
-    return ops(rp === s.path ? c : { ...c, paths: [...c.paths, s.path] });
+    if (occupants.length > 0 || !localParentOk(ctx, rp) || baseRowHolder(ctx, rp, r.id)) return none;
+    return ops(download(ctx, rp, r, null, `${what} was deleted here but changed on Box; the Box change wins: downloading it again`));
   }
   return ops(forget(ctx, s.path, `folder was deleted here but has changes inside on Box; forgetting the record so it is downloaded again`));
 }
@@ -126,6 +129,7 @@ function localGone(ctx: PlanContext, it: ItemState): SyncedDecision {
  */
 function claimFromStranger(ctx: PlanContext, it: ItemState, stranger: LocalEntry, rp: RelPath): SyncedDecision {
   const r = it.remote!;
+  if (baseRowHolder(ctx, stranger.path, r.id)) return none;
   if (stranger.kind === 'file' && stranger.sha1 !== null && stranger.sha1 === r.sha1) {
     return ops(link(ctx, stranger.path, r.id, `deleted here, but a file with the same content (same SHA-1) is now at its Box location; linking them`, it.synced.path));
   }
@@ -162,7 +166,7 @@ function moved(ctx: PlanContext, it: ItemState): SyncedDecision {
   if (lMoved && rMoved) {
     // Moved to the same place on both sides: only content can differ, decided at the new path (the base row
     // follows the Box id there when the outcome is recorded).
-    if (lp === rp) return content(ctx, it, rp, `${what} was moved to the same place on both sides`);
+    if (lp === rp) return baseRowHolder(ctx, rp, s.remoteId) ? none : content(ctx, it, rp, `${what} was moved to the same place on both sides`);
     if (!ctx.mayWriteLocal) {
       return { kind: 'move', move: { side: 'remote', item: it, to: lp, reason: `${what} was moved on both sides; upload-only: the local location (${lp}) wins` } };
     }
