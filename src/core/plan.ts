@@ -24,6 +24,15 @@
  *   and do not count against quiescence. The engine records them (disposition skip).
  * - Mass deletes: `countDeletions(plan)` counts the trash operations of a batch for the guard.
  * - Conflict-copy names take their time from `PlanOptions.nowMs` (default 0 = 1970-01-01, for tests).
+ * - Recording outcomes: src/core/apply.ts is the executable model of what each successful operation does to
+ *   both sides and to the merge base; the reconciler's commit must match it. In particular the base row of a
+ *   Box id follows that id (a `link`, `download` or `upload-version` at another path re-keys it, and a move
+ *   relocates the rows of the subtree without touching content fields), `conflict-copy` drops the rows at
+ *   its path, and no operation is planned onto a path whose base row still belongs to another item.
+ * - Moves that wait on each other (swaps, a folder renamed onto the name of something that moved into it)
+ *   are untangled by moving one item aside to a free conflict-copy-style name for one pass ("parking");
+ *   contradicting moves on the two sides are resolved in favour of the Box layout. Both happen only when
+ *   nothing else can progress, or for the items directly involved.
  *
  * Decisions worth knowing (details in plan-synced.ts, plan-new.ts, plan-moves.ts):
  * - An edit beats a deletion on either side. Edited here + trashed on Box: restore from the Box trash, then
