@@ -9,6 +9,7 @@ import { BoxError } from './box-error.js';
 import { requestLogCapacity, type ServerCore } from './core.js';
 import { sendError, type Ctx } from './http-context.js';
 import type { Route } from './route.js';
+import { sharedItemOf } from './routes-shared.js';
 import type { FaultRule } from './types.js';
 
 const apiPrefix = /^\/(?:api\/)?2\.0(\/.*)$/;
@@ -105,6 +106,7 @@ async function handle(core: ServerCore, ctx: Ctx, routes: readonly Route[]): Pro
     ctx.params = m.slice(1);
     if (route.kind === 'api') {
       ctx.userId = actingUser(core, core.auth.authenticate(ctx.req.headers.authorization ?? bearerFromQuery(ctx)), ctx.req.headers['as-user']);
+      sharedItemOf(core.store, ctx.req.headers['boxapi']);
       const wait = core.faults.rateLimited(ctx.userId, Date.now());
       if (wait !== null) {
         throw new BoxError(429, 'rate_limit_exceeded', `Request rate limit exceeded, please try again after ${wait} seconds`, null, { 'Retry-After': String(wait) });

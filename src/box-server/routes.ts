@@ -7,6 +7,7 @@ import { eventRoutes } from './routes-events.js';
 import { itemRoutes } from './routes-items.js';
 import type { Route } from './route.js';
 import { sessionRoutes } from './routes-sessions.js';
+import { sharedRoutes } from './routes-shared.js';
 import { trashRoutes } from './routes-trash.js';
 
 export const allRoutes: readonly Route[] = [
@@ -14,6 +15,7 @@ export const allRoutes: readonly Route[] = [
   ...downloadRoutes,
   ...authRoutes,
   ...eventRoutes,
+  ...sharedRoutes,
   ...sessionRoutes,
   ...contentRoutes,
   ...trashRoutes,

@@ -131,3 +131,20 @@ describe('locks', () => {
     expect((await api.put(`/files/${file.id}`, { body: { name: 'free.txt' } })).status).toBe(200);
   });
 });
+
+describe('shared links', () => {
+  it('resolves a link with GET /shared_items, checks its password, and refuses links that ended', async () => {
+    const owner = boxHttp(h.srv);
+    const folder = h.srv.control.as('1').createFolder('0', 'shared-out');
+    const linked = obj((await owner.put(`/folders/${folder.id}?fields=shared_link`, { body: { shared_link: { access: 'open', password: 'secret-pass-1' } } })).json);
+    const url = String(obj(linked.shared_link).url);
+    const guest = boxHttp(h.srv, h.srv.control.addUser({ name: 'Guest' }).token);
+    const withPassword = await guest.get('/shared_items', { headers: { BoxApi: `shared_link=${url}&shared_link_password=secret-pass-1` } });
+    expect(withPassword.status).toBe(200);
+    expect(obj(withPassword.json)).toMatchObject({ type: 'folder', id: folder.id });
+    expect((await guest.get('/shared_items', { headers: { BoxApi: `shared_link=${url}` } })).status).toBe(403);
+    expect((await guest.get(`/folders/${folder.id}/items`, { headers: { BoxApi: `shared_link=${url}&shared_link_password=secret-pass-1` } })).status).toBe(200);
+    await owner.put(`/folders/${folder.id}`, { body: { shared_link: null } });
+    expect((await guest.get('/shared_items', { headers: { BoxApi: `shared_link=${url}&shared_link_password=secret-pass-1` } })).status).toBe(404);
+  });
+});
