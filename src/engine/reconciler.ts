@@ -74,6 +74,19 @@ export type RootOutcome = 'converged' | 'guard' | 'fatal' | 'stalled';
 
 const signature = (op: Operation): string => `${op.kind}:${opPath(op)}`;
 
+/** Every path an operation touches: a hinted pass keeps watching all of them in its next passes. */
+function pathsOf(op: Operation): RelPath[] {
+  switch (op.kind) {
+    case 'local-move':
+    case 'remote-move':
+      return [op.from, op.to];
+    case 'conflict-copy':
+      return [op.path, op.to];
+    default:
+      return [opPath(op)];
+  }
+}
+
 export async function reconcileRoot(ctx: ReconcileContext, rc: RootContext, initialScope: SnapshotScope, tally: Tally): Promise<RootOutcome> {
   const { journal, status } = ctx;
   const failedThisRun = new Set<string>();
@@ -126,7 +139,7 @@ export async function reconcileRoot(ctx: ReconcileContext, rc: RootContext, init
     );
     if (tally.fatal) return 'fatal';
     if (scope.kind === 'hinted') {
-      const more = work.flatMap((op) => (op.kind === 'local-move' || op.kind === 'remote-move' ? [op.from, op.to] : [opPath(op)]));
+      const more = work.flatMap(pathsOf);
       scope = { ...scope, localPaths: [...scope.localPaths, ...more] };
     }
   }

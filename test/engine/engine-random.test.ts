@@ -8,7 +8,7 @@
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RemoteId } from '../../src/core/model.js';
+import { asRelPath, type RemoteId } from '../../src/core/model.js';
 import { makeHarness, type Harness } from './support/harness.js';
 
 const open: Harness[] = [];
@@ -70,7 +70,7 @@ async function trashedContents(h: Harness): Promise<Set<string>> {
 
 const pick = <T>(rnd: () => number, xs: readonly T[]): T | undefined => (xs.length === 0 ? undefined : xs[Math.floor(rnd() * xs.length)]);
 
-async function mutateLocal(h: Harness, rnd: () => number, fresh: () => string, written: Map<string, string>): Promise<void> {
+async function mutateLocal(h: Harness, rnd: () => number, fresh: () => string, written: Map<string, string>, touched: string[]): Promise<void> {
   const tree = await localTree(h.localPath);
   const files = [...tree].filter(([, v]) => v !== DIR).map(([k]) => k);
   const dirs = [...tree].filter(([, v]) => v === DIR).map(([k]) => k);
@@ -82,22 +82,28 @@ async function mutateLocal(h: Harness, rnd: () => number, fresh: () => string, w
     const c = `local ${fresh()}`;
     await writeFile(join(h.localPath, p), c);
     written.set(p, c);
+    touched.push(p);
   } else if (r < 0.5) {
     const p = pick(rnd, files)!;
     const c = `local edit ${fresh()}`;
     await writeFile(join(h.localPath, p), c);
     written.set(p, c);
+    touched.push(p);
   } else if (r < 0.6) {
-    await mkdir(join(h.localPath, at(where(), `ld${fresh()}`)));
+    const p = at(where(), `ld${fresh()}`);
+    await mkdir(join(h.localPath, p));
+    touched.push(p);
   } else if (r < 0.75) {
     const p = pick(rnd, [...files, ...dirs])!;
     await rm(join(h.localPath, p), { recursive: true });
+    touched.push(p);
     for (const k of [...written.keys()]) if (k === p || k.startsWith(`${p}/`)) written.delete(k);
   } else {
     const p = pick(rnd, [...files, ...dirs])!;
     const target = pick(rnd, ['', ...dirs.filter((d) => d !== p && !d.startsWith(`${p}/`))]) ?? '';
     const to = at(target, `lm${fresh()}${p.endsWith('.txt') ? '.txt' : ''}`);
     await rename(join(h.localPath, p), join(h.localPath, to));
+    touched.push(p, to);
     for (const [k, v] of [...written]) {
       if (k === p || k.startsWith(`${p}/`)) {
         written.delete(k);
@@ -144,7 +150,12 @@ async function mutateRemote(h: Harness, rnd: () => number, fresh: () => string, 
   }
 }
 
-async function runSeed(seed: number, rounds: number): Promise<void> {
+/**
+ * With `hinted`, the engine is driven as the daemon drives it: every local change is announced through
+ * hintLocal and the pass looks only at what the hints and the remote events touched. The quiet second run then
+ * gets no hints, so it rescans everything and would find whatever the hinted pass missed.
+ */
+async function runSeed(seed: number, rounds: number, hinted = false): Promise<void> {
   const h = await makeHarness();
   open.push(h);
   const rnd = mulberry32(seed);
@@ -153,11 +164,13 @@ async function runSeed(seed: number, rounds: number): Promise<void> {
   let opsRun = 0;
   for (let round = 1; round <= rounds; round++) {
     const written = new Map<string, string>();
+    const touched: string[] = [];
     const changes = 1 + Math.floor(rnd() * 4);
     for (let i = 0; i < changes; i++) {
-      if (rnd() < 0.5) await mutateLocal(h, rnd, fresh, written);
+      if (rnd() < 0.5) await mutateLocal(h, rnd, fresh, written, touched);
       else await mutateRemote(h, rnd, fresh, written);
     }
+    if (hinted && round > 1) h.engine.hintLocal(h.root.id, touched.map(asRelPath));
     const s = await h.run();
     opsRun += Object.values(s.ops).reduce((x, y) => x + (y ?? 0), 0);
     const why = `seed ${seed}, round ${round}: ${s.message}`;
@@ -184,6 +197,9 @@ describe('engine: seeded random rounds', () => {
   for (const seed of fixed) {
     it(`converges without losing an edit (seed ${seed})`, async () => {
       await runSeed(seed, 12);
+    });
+    it(`converges through hinted daemon passes too (seed ${seed})`, async () => {
+      await runSeed(seed, 12, true);
     });
   }
 });
