@@ -23,7 +23,8 @@ function recordRequest(core: ServerCore, ctx: Ctx, startMs: number): void {
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(ctx.req.headers)) if (k !== 'authorization' && v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
   const status = ctx.res.headersSent ? ctx.res.statusCode : 0;
-  core.requestLog.push({ method: ctx.req.method ?? '', path: ctx.url.pathname, query: ctx.url.search, status, atMs: startMs, headers });
+  const query = ctx.url.searchParams.has('access_token') ? ctx.url.search.replace(/access_token=[^&]*/, 'access_token=REDACTED') : ctx.url.search;
+  core.requestLog.push({ method: ctx.req.method ?? '', path: ctx.url.pathname, query, status, atMs: startMs, headers });
   if (core.requestLog.length > requestLogCapacity) core.requestLog.splice(0, core.requestLog.length - requestLogCapacity);
   if (core.logRequests) process.stderr.write(`box-server ${ctx.req.method} ${ctx.url.pathname} ${status} ${Date.now() - startMs}ms\n`);
 }
