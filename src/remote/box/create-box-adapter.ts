@@ -34,7 +34,7 @@ export interface BoxAdapter {
   cleanupUploadSessions(): Promise<number>;
   /** Epoch ms until which every request waits after a 429 (0 when not paused); for status displays. */
   pausedUntilMs(): number;
-  /** Stop starting queued requests. In-flight ones finish or fail on their own signals. */
+  /** Abort every request in flight (long polls, transfers) with `aborted` and drop queued ones. */
   close(): Promise<void>;
 }
 
@@ -82,7 +82,7 @@ export function createBoxAdapter(opts: BoxAdapterOptions): BoxAdapter {
     cleanupUploadSessions: () => cleanupSessions(uploadDeps),
     pausedUntilMs: () => limiter.pausedUntil,
     close: async () => {
-      limiter.clear();
+      http.close();
     },
   };
 }

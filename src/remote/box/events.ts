@@ -116,7 +116,7 @@ export class BoxChanges implements RemoteChanges {
         failures = 0;
       } catch (e) {
         if (signal?.aborted) throw remoteError('aborted', 'long poll cancelled', { cause: e });
-        if (isSyncError(e) && e.disposition === 'fatal') throw e;
+        if (isSyncError(e) && (e.disposition === 'fatal' || e.code === 'aborted')) throw e;
         this.realtime = undefined;
         failures += 1;
         const waitMs = Math.min(this.o.maxPollBackoffMs ?? 60_000, (isSyncError(e) ? e.retryAfterMs : undefined) ?? 1000 * 2 ** (failures - 1));

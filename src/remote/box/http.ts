@@ -71,10 +71,18 @@ export interface BoxHttpOptions {
 export class BoxHttp {
   private readonly log: Logger;
   private readonly maxAttempts: number;
+  private readonly closing = new AbortController();
 
   constructor(private readonly o: BoxHttpOptions) {
     this.log = o.logger.child({ component: 'box-http' });
     this.maxAttempts = o.maxAttempts ?? 5;
+  }
+
+  /** Abort every request in flight and refuse new ones. */
+  close(): void {
+    this.closing.abort(remoteError('aborted', 'the Box client was closed'));
+    // Queued requests must still settle: let them start, and fail at once on the aborted signal.
+    this.o.limiter.release();
   }
 
   get clock(): Clock {
@@ -120,6 +128,8 @@ export class BoxHttp {
     const what = useAuth ? `${req.method} ${u.pathname}` : `${req.method} ${u.origin} (pre-signed download URL)`;
     const logUrl = useAuth ? redactUrl(req.url) : u.origin;
     const idempotent = req.retry ?? req.method !== 'POST';
+    // close() ends every request still in flight (long polls included), not just the queued ones.
+    const signal = req.signal === undefined ? this.closing.signal : AbortSignal.any([req.signal, this.closing.signal]);
     let token = useAuth ? await this.o.auth.accessToken() : undefined;
     let refreshed = false;
     for (let attempt = 1; ; attempt++) {
@@ -136,21 +146,21 @@ export class BoxHttp {
         ...(req.searchParams === undefined ? {} : { searchParams: req.searchParams }),
         ...(req.json === undefined ? {} : { json: req.json }),
         ...(req.body === undefined ? {} : { body: req.body() }),
-        ...(req.signal === undefined ? {} : { signal: req.signal }),
+        signal,
       };
       const started = this.o.clock.now();
       let res: { status: number; headers: IncomingHttpHeaders; body: B; drain?: () => void };
       try {
         res = await this.o.limiter.run(req.lane ?? 'calls', () => send(opts));
       } catch (e) {
-        if (req.signal?.aborted) throw remoteError('aborted', `${what} was cancelled`, { cause: e });
+        if (signal.aborted) throw remoteError('aborted', `${what} was cancelled`, { cause: e });
         if (isSyncError(e)) throw e;
         const err = e as NodeJS.ErrnoException;
         const netCode = err.code === 'ERR_GOT_REQUEST_ERROR' ? ((err.cause as NodeJS.ErrnoException | undefined)?.code ?? err.code) : err.code;
         const classified = classify({ what, networkError: { ...(netCode === undefined ? {} : { code: netCode }), message: err.message } });
         this.log.debug({ what, attempt, errno: netCode }, 'network error');
         if (idempotent && attempt < this.maxAttempts) {
-          await this.backoff(attempt, undefined, req.signal);
+          await this.backoff(attempt, undefined, signal);
           continue;
         }
         throw classified;
@@ -176,7 +186,7 @@ export class BoxHttp {
         throw err;
       }
       if (idempotent && attempt < this.maxAttempts && isTransient(err)) {
-        await this.backoff(attempt, err.retryAfterMs, req.signal);
+        await this.backoff(attempt, err.retryAfterMs, signal);
         continue;
       }
       throw err;

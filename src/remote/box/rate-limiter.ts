@@ -55,7 +55,9 @@ export class RateLimiter {
     })();
   }
 
-  clear(): void {
-    for (const q of Object.values(this.queues)) q.clear();
+  /** End any pause now (used on close, so that queued requests can settle). */
+  release(): void {
+    this.pausedUntilMs = 0;
+    for (const q of Object.values(this.queues)) q.start();
   }
 }

@@ -130,6 +130,16 @@ describe('Box adapter: event stream', () => {
     await expect(waiting).rejects.toMatchObject({ code: 'aborted' });
   });
 
+  it('close() ends a long poll in flight with aborted', async () => {
+    const a = adapterFor(server);
+    const pos = await a.changes.now('changes');
+    server.control.clearRequests();
+    const waiting = a.changes.waitForChange('changes', pos);
+    await waitFor(() => server.control.requests().some((r) => r.method === 'OPTIONS'), { what: 'poll started' });
+    await a.close();
+    await expect(waiting).rejects.toMatchObject({ code: 'aborted' });
+  });
+
   it('serves the sync stream for folders marked synced only', async () => {
     const synced = actor().createFolder('0', `synced-${++n}`);
     const other = actor().createFolder('0', `other-${++n}`);

@@ -51,6 +51,17 @@ describe('Box adapter: retries and rate limits', () => {
     expect(a.pausedUntilMs()).toBe(0);
   });
 
+  it('close() settles calls queued behind a 429 pause with aborted instead of leaving them hanging', async () => {
+    const a = adapterFor(server);
+    server.control.failNext({ method: 'GET', path: '/2.0/users/me', status: 429, retryAfterSec: 30 });
+    const first = a.store.account();
+    await waitFor(() => a.pausedUntilMs() > 0, { what: 'the queue to pause' });
+    const queued = a.store.getItem(asRemoteId('0'), 'folder');
+    await a.close();
+    await expect(queued).rejects.toMatchObject({ code: 'aborted' });
+    await expect(first).rejects.toMatchObject({ code: 'aborted' });
+  });
+
   it('copes with a server-wide rate limit across concurrent calls', async () => {
     const a = adapterFor(server);
     server.control.setRateLimit({ requests: 3, windowMs: 1000 });
