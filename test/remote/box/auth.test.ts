@@ -150,22 +150,36 @@ describe('Box auth', () => {
     expect((await plain.store.account()).userId).toBe(admin.userId);
   });
 
-  it('sends the BoxApi shared-link header when configured, and never logs the password or the token', async () => {
-    const user = server.control.addUser();
+  it('reads another user\'s folder through a shared link (BoxApi header), never logging the password or the token', async () => {
+    const owner = server.control.addUser({ name: 'Owner' });
+    const ownerAdapter = adapterFor(server, { auth: { developerToken: owner.token } });
+    const shared = await ownerAdapter.store.createFolder(asRemoteId('0'), 'Shared');
+    const file = server.control.as(owner.userId).uploadFile(shared.id, 'inside.txt', 'shared content');
+    const link = await ownerAdapter.actions.createSharedLink(shared.id, 'folder', { access: 'open', password: 'link-password-42' });
+
+    const reader = server.control.addUser({ name: 'Reader' });
     const sink = new PassThrough();
     let logText = '';
     sink.on('data', (d: Buffer) => (logText += d.toString()));
-    const a = adapterFor(server, {
-      auth: { developerToken: user.token },
-      sharedLink: { url: 'https://app.box.com/s/abc', password: 'link-password-42' },
+    const mirror = adapterFor(server, {
+      auth: { developerToken: reader.token },
+      sharedLink: { url: link.url, password: 'link-password-42' },
       logger: createLogger({ level: 'debug', destination: sink }),
     });
     server.control.clearRequests();
-    await a.store.account();
-    const r = server.control.requests().find((x) => x.path === '/2.0/users/me');
-    expect(r?.headers.boxapi).toBe('shared_link=https://app.box.com/s/abc&shared_link_password=link-password-42');
+    const names: string[] = [];
+    for await (const page of mirror.store.listFolder(shared.id)) names.push(...page.map((e) => e.name));
+    expect(names).toEqual(['inside.txt']);
+    const dest = join(tmp.dir, 'shared-download.txt');
+    await mirror.store.download({ id: asRemoteId(file.id), destPath: dest, expectSha1: file.sha1 });
+    expect(await readFile(dest, 'utf8')).toBe('shared content');
+    const r = server.control.requests().find((x) => x.path === `/2.0/folders/${shared.id}/items`);
+    expect(r?.headers.boxapi).toBe(`shared_link=${link.url}&shared_link_password=link-password-42`);
+    // A wrong password is refused: the header is really checked.
+    const wrong = adapterFor(server, { auth: { developerToken: reader.token }, sharedLink: { url: link.url, password: 'nope' } });
+    await expect(wrong.store.getItem(shared.id, 'folder')).rejects.toMatchObject({ code: 'forbidden', disposition: 'skip' });
     expect(logText).toContain('box call');
     expect(logText).not.toContain('link-password-42');
-    expect(logText).not.toContain(user.token);
+    expect(logText).not.toContain(reader.token);
   });
 });
