@@ -76,7 +76,8 @@ export function resolveMoves(
       continue;
     }
     const other = stuck.get(r.blockedBy);
-    if (other === undefined || other.side !== m.side || parked.has(r.blockedBy)) continue;
+    // One parked item per cycle is enough: an item already being parked does not ask for another.
+    if (other === undefined || other.side !== m.side || parked.has(r.blockedBy) || parked.has(m.item)) continue;
     parked.add(r.blockedBy);
     out.push(park(ctx, r.blockedBy, m.side));
   }

@@ -277,6 +277,32 @@ describe('planner: both sides changed', () => {
   });
 });
 
+describe('planner: moves that wait on each other', () => {
+  it('names swapped on Box -> one item is parked for a pass, both end in place, nothing transferred', () => {
+    const sim = synced();
+    sim.remoteMove('docs/a.txt', 'docs/tmp');
+    sim.remoteMove('docs/b.txt', 'docs/a.txt');
+    sim.remoteMove('docs/tmp', 'docs/b.txt');
+    const ops = plan(sim.snapshot(), { nowMs }).ops;
+    expect(ops).toHaveLength(1);
+    expect(ops[0]).toMatchObject({ kind: 'local-move', to: `docs/b (conflicted copy ${stamp}).txt` });
+    expect(ops[0]!.reason).toMatch(/moved aside .* to free its name for another move that waits on it/);
+    const all = converge(sim);
+    expect(new Set(kinds(all))).toEqual(new Set(['local-move']));
+    expectConverged(sim, { docs: '/', 'docs/a.txt': 'B1', 'docs/b.txt': 'A1', 'notes.md': 'N1' });
+  });
+
+  it('each side moved one folder into the other -> the Box layout wins', () => {
+    const sim = new Sim().seed({ x: null, y: null, 'x/f': 'F', 'y/g': 'G' });
+    sim.localMove('x', 'y/x');
+    sim.remoteMove('y', 'x/y');
+    const ops = expectPlan(sim, { 'local-move y/x -> x': /moves on Box contradict it .*the Box location wins/ });
+    expect(ops).toHaveLength(1);
+    converge(sim);
+    expectConverged(sim, { x: '/', 'x/f': 'F', 'x/y': '/', 'x/y/g': 'G' });
+  });
+});
+
 describe('planner: type changes and names', () => {
   it('file replaced by a folder here -> trash the Box file, then create the folder', () => {
     const sim = synced();
