@@ -10,10 +10,13 @@ export interface ServerCore {
   readonly faults: Faults;
   readonly longPollTimeoutMs: number;
   readonly chunkedPartSizeBytes: number;
+  readonly sessionCommitWaitMs: number;
   readonly logRequests: boolean;
   chaos: { duplicate: boolean; reorder: boolean };
   commitAccepted: { remaining: number; retryAfterSec: number };
   readonly requestLog: RecordedRequest[];
+  /** Whole-file hashes of upload sessions being committed, by session id (runtime only: a restart hashes again). */
+  readonly sessionHashes: Map<string, Promise<string>>;
   /** Aborted on close, so pending long polls end at once. */
   readonly closing: AbortController;
 }

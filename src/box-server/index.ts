@@ -39,10 +39,12 @@ export async function startBoxServer(opts: BoxServerOptions = {}): Promise<BoxSe
     faults: new Faults(),
     longPollTimeoutMs: opts.longPollTimeoutMs ?? 60_000,
     chunkedPartSizeBytes: opts.chunkedPartSizeBytes ?? 8_388_608,
+    sessionCommitWaitMs: opts.sessionCommitWaitMs ?? 5000,
     logRequests: opts.logRequests ?? false,
     chaos: { duplicate: false, reorder: false },
     commitAccepted: { remaining: 0, retryAfterSec: 1 },
     requestLog: [],
+    sessionHashes: new Map(),
     closing: new AbortController(),
   };
   for (const t of opts.tokens ?? []) core.auth.addDeveloperToken(defaultUserId, t);

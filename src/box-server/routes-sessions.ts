@@ -86,6 +86,24 @@ function abort(ctx: Ctx): void {
   sendEmpty(ctx, 204);
 }
 
+/** The SHA-1 of the assembled parts, or null while it is still being computed (a 10 GB file takes a while). */
+async function assembledSha1(ctx: Ctx, s: SessionRec): Promise<string | null> {
+  const hashJobs = ctx.core.sessionHashes;
+  let job = hashJobs.get(s.id);
+  if (!job) {
+    job = wholeFileSha1(ctx.core.store, s);
+    hashJobs.set(s.id, job);
+    job.catch(() => hashJobs.delete(s.id));
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ctx.core.sessionCommitWaitMs)));
+  try {
+    return await Promise.race([job, waited]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function commit(ctx: Ctx): Promise<void> {
   const store = ctx.core.store;
   const body = await readJson(ctx);
@@ -102,8 +120,15 @@ async function commit(ctx: Ctx): Promise<void> {
     ctx.core.commitAccepted.remaining -= 1;
     return sendEmpty(ctx, 202, { 'Retry-After': String(ctx.core.commitAccepted.retryAfterSec) });
   }
-  const sha1 = await wholeFileSha1(store, s);
-  if (sha1 !== wantedSha1) throw new BoxError(400, 'bad_digest', 'The commit Digest does not match the SHA-1 of the uploaded parts; nothing was committed');
+  const sha1 = await assembledSha1(ctx, s);
+  if (sha1 === null) return sendEmpty(ctx, 202, { 'Retry-After': '1' });
+  // Another commit of the same session, or an abort, may have finished while this one waited.
+  if (s.committedFileId) return sendJson(ctx, 201, { total_count: 1, entries: [itemJson(store, store.active('file', s.committedFileId), fieldsOf(ctx), 'standard')] });
+  liveSession(store, s.id, ctx.userId);
+  if (sha1 !== wantedSha1) {
+    ctx.core.sessionHashes.delete(s.id);
+    throw new BoxError(400, 'bad_digest', 'The commit Digest does not match the SHA-1 of the uploaded parts; nothing was committed');
+  }
   const attrs = (body['attributes'] ?? {}) as Record<string, unknown>;
   const times = {
     contentCreatedAtMs: parseTime(attrs['content_created_at'], 'attributes.content_created_at'),
@@ -116,6 +141,7 @@ async function commit(ctx: Ctx): Promise<void> {
   const blob = { blobId: store.blobs.adopt(store.blobs.sessionPath(s.id)), sha1, sizeBytes: s.fileSizeBytes };
   const file = s.fileId ? addVersion(store, actor, store.active('file', s.fileId), blob, s.fileName, times) : createFile(store, actor, s.folderId ?? '', s.fileName, blob, times);
   if (typeof attrs['description'] === 'string') file.description = attrs['description'];
+  ctx.core.sessionHashes.delete(s.id);
   s.committedFileId = file.id;
   store.changed(file.id);
   sendJson(ctx, 201, { total_count: 1, entries: [itemJson(store, file, fieldsOf(ctx), 'standard')] });

@@ -19,6 +19,8 @@ export interface BoxServerOptions {
   longPollTimeoutMs?: number;
   /** part_size of upload sessions (default 8388608); the minimum session file size stays 20000000. */
   chunkedPartSizeBytes?: number;
+  /** Extension: how long an upload-session commit waits for the whole-file SHA-1 before answering 202 + Retry-After (default 5000). */
+  sessionCommitWaitMs?: number;
   /** Log one line per request to stderr (never the Authorization header). */
   logRequests?: boolean;
 }

@@ -6,7 +6,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
+import { startBoxServer } from '../../src/box-server/index.js';
 import { arr, boxHttp, DEFAULT_TOKEN, obj, useBoxServer } from '../support/box-server.js';
+import { waitFor } from '../support/wait.js';
 
 const h = useBoxServer({});
 const chunkBytes = 1024 * 1024;
@@ -137,5 +139,40 @@ describe('streaming content', () => {
     const file = obj(arr(obj(commit.json).entries)[0]);
     expect(file).toMatchObject({ name: 'session.bin', sha1, size });
     expect(await downloadSha1(String(file.id))).toEqual({ sha1, bytes: size, status: 200 });
+  });
+});
+
+describe('slow commits', () => {
+  it('answers 202 with Retry-After while the whole-file hash is still running, then 201', async () => {
+    const srv = await startBoxServer({ tokens: ['S'], sessionCommitWaitMs: 0 });
+    try {
+      const api = boxHttp(srv, 'S');
+      const size = 20_000_000;
+      const data = Buffer.alloc(size, 9);
+      const session = obj((await api.post(`${srv.uploadUrl}/files/upload_sessions`, { body: { folder_id: '0', file_size: size, file_name: 'slow.bin' } })).json);
+      const partSize = Number(session.part_size);
+      const parts: unknown[] = [];
+      for (let off = 0; off < size; off += partSize) {
+        const c = data.subarray(off, Math.min(off + partSize, size));
+        const r = await api.put(String(obj(session.session_endpoints).upload_part), {
+          rawBody: c,
+          headers: { 'Content-Range': `bytes ${off}-${off + c.length - 1}/${size}`, Digest: `sha=${createHash('sha1').update(c).digest('base64')}` },
+        });
+        parts.push(obj(r.json).part);
+      }
+      const digest = `sha=${createHash('sha1').update(data).digest('base64')}`;
+      const commit = (): ReturnType<typeof api.post> => api.post(String(obj(session.session_endpoints).commit), { body: { parts }, headers: { Digest: digest } });
+      const first = await commit();
+      expect(first.status).toBe(202);
+      expect(first.headers['retry-after']).toBe('1');
+      const done = await waitFor(async () => {
+        const r = await commit();
+        return r.status === 201 ? r : null;
+      }, { timeoutMs: 20_000, intervalMs: 50, what: 'the commit to finish' });
+      expect(obj(arr(obj(done.json).entries)[0]).sha1).toBe(createHash('sha1').update(data).digest('hex'));
+      expect((await commit()).status).toBe(201);
+    } finally {
+      await srv.close();
+    }
   });
 });
