@@ -51,19 +51,29 @@ export function expectOf(r: RemoteEntry): RemoteExpect {
   return { etag: r.etag, sha1: r.sha1, sizeBytes: r.sizeBytes, versionId: r.versionId };
 }
 
-/** The Box id of the folder that holds `path` remotely, or null when that folder does not exist (yet). */
-export function remoteParentId(ctx: PlanContext, path: RelPath): RemoteId | null {
+/**
+ * The folder that holds `path`, when it is the same synced folder on both sides at exactly that path (or the
+ * root). Anything less (a folder only on one side, a same-named but different folder on each side, a folder
+ * still moving) means the item must wait: putting it there would file it under the wrong folder on one side.
+ */
+function parentInSync(ctx: PlanContext, path: RelPath): RemoteId | null {
   const parent = parentOf(path);
   if (parent === '') return ctx.index.snapshot.root.remoteId;
-  const r = ctx.index.remoteByKey.get(foldKey(parent));
-  return r && r.kind === 'folder' ? r.id : null;
+  const row = ctx.index.snapshot.synced.get(parent);
+  const item = row === undefined ? undefined : ctx.index.itemById.get(row.remoteId);
+  if (item === undefined || item.remote === null || item.local === null) return null;
+  if (item.remote.kind !== 'folder' || item.local.kind !== 'folder' || item.remotePath !== parent || item.localPath !== parent) return null;
+  return item.remote.id;
 }
 
-/** True when the folder that holds `path` exists locally (exactly as spelled) as a folder. */
+/** The Box id of the folder that holds `path`, or null while that folder is not in sync (see parentInSync). */
+export function remoteParentId(ctx: PlanContext, path: RelPath): RemoteId | null {
+  return parentInSync(ctx, path);
+}
+
+/** True when the folder that holds `path` is in sync on both sides, so a local entry may be created in it. */
 export function localParentExists(ctx: PlanContext, path: RelPath): boolean {
-  const parent = parentOf(path);
-  if (parent === '') return true;
-  return ctx.index.snapshot.local.get(parent)?.kind === 'folder';
+  return parentInSync(ctx, path) !== null;
 }
 
 /** True when a name is in use on either side in the folder of `path` (case- and normalization-insensitively). */

@@ -11,7 +11,7 @@
  */
 import type { LocalEntry, RelPath, RemoteId } from './model.js';
 import type { ItemState } from './plan-index.js';
-import { baseRowHolder, remoteParentId, type Candidate, type PlanContext } from './plan-context.js';
+import { baseRowHolder, localParentExists, remoteParentId, type Candidate, type PlanContext } from './plan-context.js';
 import { conflictCopyName } from './names.js';
 import { basename, foldKey, joinPath, parentOf } from './paths.js';
 import { conflictCopy, download, forget, kindWord, link, localTrash, remoteTrash, uploadVersion, writeWeblink } from './plan-ops.js';
@@ -117,7 +117,7 @@ function localGone(ctx: PlanContext, it: ItemState): SyncedDecision {
     const occupants = ctx.index.localByKey.get(foldKey(rp)) ?? [];
     const stranger = occupants.find((o) => !ctx.index.localOwner.has(o.path));
     if (stranger !== undefined) return claimFromStranger(ctx, it, stranger, rp);
-    if (occupants.length > 0 || !localParentOk(ctx, rp) || baseRowHolder(ctx, rp, r.id)) return none;
+    if (occupants.length > 0 || !localParentExists(ctx, rp) || baseRowHolder(ctx, rp, r.id)) return none;
     return ops(download(ctx, rp, r, null, `${what} was deleted here but changed on Box; the Box change wins: downloading it again`));
   }
   return ops(forget(ctx, s.path, `folder was deleted here but has changes inside on Box; forgetting the record so it is downloaded again`));
@@ -136,11 +136,6 @@ function claimFromStranger(ctx: PlanContext, it: ItemState, stranger: LocalEntry
   if (stranger.kind !== 'file' && stranger.kind !== 'folder') return none;
   const to = conflictPath(ctx, stranger.path);
   return ops(conflictCopy(ctx, stranger, to, `its Box location "${rp}" is taken here by a different ${kindWord(stranger.kind)}; keeping both: the local one moves to "${basename(to)}"`));
-}
-
-function localParentOk(ctx: PlanContext, path: RelPath): boolean {
-  const parent = parentOf(path);
-  return parent === '' || ctx.index.snapshot.local.get(parent)?.kind === 'folder';
 }
 
 function typeChanged(ctx: PlanContext, it: ItemState): SyncedDecision {
@@ -237,7 +232,7 @@ function decideWeblink(ctx: PlanContext, it: ItemState): SyncedDecision {
   const rp = it.remotePath!;
   if (!ctx.mayWriteLocal) return none;
   if (it.local === null) {
-    if (ctx.index.localByKey.has(foldKey(rp)) || !localParentOk(ctx, rp)) return none;
+    if (ctx.index.localByKey.has(foldKey(rp)) || !localParentExists(ctx, rp)) return none;
     return ops(writeWeblink(ctx, rp, r, null, `the link file of this Box web link is missing here; web links are download-only, so it is written again`));
   }
   if (rp !== s.path) return { kind: 'move', move: { side: 'local', item: it, to: rp, reason: `web link was renamed or moved on Box from ${s.path}; moving its link file here` } };
