@@ -165,7 +165,7 @@ async function runSeed(seed: number, rounds: number, hinted = false): Promise<vo
   for (let round = 1; round <= rounds; round++) {
     const written = new Map<string, string>();
     const touched: string[] = [];
-    const changes = 1 + Math.floor(rnd() * 4);
+    const changes = 1 + Math.floor(rnd() * 6);
     for (let i = 0; i < changes; i++) {
       if (rnd() < 0.5) await mutateLocal(h, rnd, fresh, written, touched);
       else await mutateRemote(h, rnd, fresh, written);
