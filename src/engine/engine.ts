@@ -118,6 +118,8 @@ class SyncEngine implements Engine {
     const tally = newTally();
     const refusals: { id: string; message: string }[] = [];
     const outcomes: RootOutcome[] = [];
+    const consumedLocal = new Map<RootId, RelPath[]>();
+    let consumedRemote: RemoteId[] = [];
     let why: string | null = null;
     this.tracker.fatal = null;
     this.tracker.heldGuard = null;
@@ -137,6 +139,7 @@ class SyncEngine implements Engine {
     try {
       this.tracker.setPhase('listing');
       const extraIds = [...this.pendingRemote];
+      consumedRemote = extraIds;
       this.pendingRemote.clear();
       const hintedPass = this.hintedSinceRun && opts.fullRescan !== true;
       this.hintedSinceRun = false;
@@ -151,6 +154,7 @@ class SyncEngine implements Engine {
         if (!(await this.ensureLocalRoot(rc, refusals))) continue;
         this.tracker.setPhase('scanning');
         const hinted = [...(this.pendingLocal.get(root.id) ?? [])];
+        consumedLocal.set(root.id, hinted);
         this.pendingLocal.delete(root.id);
         let scope: SnapshotScope;
         if (hintedPass && !observed.full && this.scanned.has(root.id)) {
@@ -174,6 +178,11 @@ class SyncEngine implements Engine {
       }
     }
     if (refusals.length > 0 && !this.tracker.heldGuard) this.tracker.heldGuard = { id: refusals[0]!.id, message: refusals.map((r) => r.message).join('; ') };
+    // A pass that did not finish its work keeps the hints it consumed, so the next hinted pass sees them again.
+    if (why !== null || tally.fatal || refusals.length > 0 || outcomes.some((o) => o !== 'converged')) {
+      for (const [root, paths] of consumedLocal) if (paths.length > 0) this.hintLocal(root, paths);
+      if (consumedRemote.length > 0) this.hintRemote(consumedRemote);
+    }
     return this.finish({ tally, outcomes, refusals, why, startedAtMs });
   }
 

@@ -70,6 +70,25 @@ describe('engine: hinted passes', () => {
   });
 });
 
+describe('engine: hinted passes and guards', () => {
+  it('a guarded hinted pass keeps its hints: once confirmed, the next pass performs the deletes', async () => {
+    const h = await makeHarness({ maxDeletes: 2, maxDeleteFraction: 0.5 });
+    open.push(h);
+    for (let i = 0; i < 5; i++) await h.write(`f${i}.txt`, `content ${i}`);
+    expectConverged(await h.run());
+    const gone = [0, 1, 2, 3, 4].map((i) => `f${i}.txt`);
+    for (const p of gone) await h.remove(p);
+    h.engine.hintLocal(h.root.id, gone.map(asRelPath));
+    const held = await h.run();
+    expect(held.outcome).toBe('guard');
+    expect(h.callsOf('trash')).toBe(0);
+    expect(h.engine.confirmGuard(h.engine.status().heldGuard!.id)).toBe(true);
+    h.engine.hintLocal(h.root.id, []);
+    expectConverged(await h.run());
+    expect(h.callsOf('trash')).toBe(5);
+  });
+});
+
 describe('engine: pause, resume and status', () => {
   it('pause holds transfers (phase paused, work queued) until resume', async () => {
     const h = await harness();
