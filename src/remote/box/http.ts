@@ -129,7 +129,7 @@ export class BoxHttp {
     const logUrl = useAuth ? redactUrl(req.url) : u.origin;
     const idempotent = req.retry ?? req.method !== 'POST';
     // close() ends every request still in flight (long polls included), not just the queued ones.
-    const signal = req.signal === undefined ? this.closing.signal : AbortSignal.any([req.signal, this.closing.signal]);
+    const signal = requestSignal(req.signal === undefined ? [this.closing.signal] : [req.signal, this.closing.signal]);
     let token = useAuth ? await this.o.auth.accessToken() : undefined;
     let refreshed = false;
     for (let attempt = 1; ; attempt++) {
@@ -254,4 +254,36 @@ async function readErrorBody(body: unknown): Promise<unknown> {
     return undefined;
   }
   return parseSafe(Buffer.concat(chunks).toString('utf8'));
+}
+
+/**
+ * A fresh signal for one request that aborts when any parent aborts. got attaches its own 'abort' listener to
+ * the signal it is given and, for streamed bodies, does not always remove it; handing got a long-lived signal
+ * (the engine's run-wide one) therefore kept every finished request alive: memory grew with the file count.
+ * The per-request signal dies with its request: the parents hold only a WeakRef to its controller, the signal
+ * keeps its controller alive (WeakMap) for as long as got holds the signal, and once both are collected the
+ * parents' listener is removed too.
+ */
+const controllerOf = new WeakMap<AbortSignal, AbortController>();
+const detach = new FinalizationRegistry<() => void>((undo) => undo());
+
+function requestSignal(parents: readonly AbortSignal[]): AbortSignal {
+  const ctrl = new AbortController();
+  const aborted = parents.find((p) => p.aborted);
+  if (aborted) {
+    ctrl.abort(aborted.reason);
+    return ctrl.signal;
+  }
+  controllerOf.set(ctrl.signal, ctrl);
+  const ref = new WeakRef(ctrl);
+  const onAbort = function (this: AbortSignal): void {
+    ref.deref()?.abort(this.reason);
+    undo();
+  };
+  const undo = (): void => {
+    for (const p of parents) p.removeEventListener('abort', onAbort);
+  };
+  for (const p of parents) p.addEventListener('abort', onAbort, { once: true });
+  detach.register(ctrl.signal, undo);
+  return ctrl.signal;
 }
