@@ -57,7 +57,6 @@ export function createLogger(setup: LoggerSetup = {}): Logger {
   const opts: LoggerOptions = {
     level: setup.level ?? process.env.BOXSYNC_LOG_LEVEL ?? 'info',
     redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
-    base: { pid: process.pid },
   };
   if (setup.destination) return pino(opts, setup.destination as pino.DestinationStream);
   const pretty = setup.pretty ?? Boolean(process.stdout.isTTY);
