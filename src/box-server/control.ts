@@ -21,6 +21,7 @@ export function makeControl(core: ServerCore): BoxServerControl {
         spaceAmountBytes: opts.spaceAmountBytes ?? 100 * gib,
         maxUploadSizeBytes: opts.maxUploadSizeBytes ?? 50 * gib,
         enterpriseAdmin: opts.enterpriseAdmin ?? false,
+        isolated: opts.isolated ?? false,
         createdAtMs: store.now(),
       };
       return flushed({ userId: id, token: core.auth.addDeveloperToken(id) });

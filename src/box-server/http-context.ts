@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BoxError, OAuthError } from './box-error.js';
 import type { ServerCore } from './core.js';
 import { parseFields } from './serialize.js';
+import type { ItemRec } from './state.js';
 
 export const maxJsonBodyBytes = 1024 * 1024;
 
@@ -19,6 +20,8 @@ export interface Ctx {
   params: readonly string[];
   /** The authenticated user (set by the router before protected routes run). */
   userId: string;
+  /** The item a valid `BoxApi: shared_link=...` header names, if any. */
+  sharedRoot: ItemRec | null;
   /** A 'mid-body' reset fault applies to this response. */
   midBodyReset: boolean;
 }

@@ -10,6 +10,7 @@ import { requestLogCapacity, type ServerCore } from './core.js';
 import { sendError, type Ctx } from './http-context.js';
 import type { Route } from './route.js';
 import { sharedItemOf } from './routes-shared.js';
+import { addressedItemId, visibleTo } from './visibility.js';
 import type { FaultRule } from './types.js';
 
 const apiPrefix = /^\/(?:api\/)?2\.0(\/.*)$/;
@@ -78,6 +79,7 @@ export function createHandler(core: ServerCore, routes: readonly Route[]): (req:
       requestId: randomBytes(8).toString('hex'),
       params: [],
       userId: '',
+      sharedRoot: null,
       midBodyReset: false,
     };
     res.on('close', () => recordRequest(core, ctx, startMs));
@@ -107,7 +109,10 @@ async function handle(core: ServerCore, ctx: Ctx, routes: readonly Route[]): Pro
     ctx.params = m.slice(1);
     if (route.kind === 'api') {
       ctx.userId = actingUser(core, core.auth.authenticate(ctx.req.headers.authorization ?? bearerFromQuery(ctx)), ctx.req.headers['as-user']);
-      sharedItemOf(core.store, ctx.req.headers['boxapi']);
+      ctx.sharedRoot = sharedItemOf(core.store, ctx.req.headers['boxapi']);
+      const addressed = addressedItemId(target);
+      const item = addressed === null ? undefined : core.store.item(addressed);
+      if (item && !visibleTo(core.store, ctx.userId, item, ctx.sharedRoot)) throw new BoxError(404, 'not_found', `Could not find the specified resource (${addressed})`);
       const wait = core.faults.rateLimited(ctx.userId, Date.now());
       if (wait !== null) {
         throw new BoxError(429, 'rate_limit_exceeded', `Request rate limit exceeded, please try again after ${wait} seconds`, null, { 'Retry-After': String(wait) });

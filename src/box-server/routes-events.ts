@@ -10,6 +10,7 @@ import { eventJson, isEnterprise, latestPosition, parsePosition, parseStreamType
 import { intQuery, query, sendJson, type Ctx } from './http-context.js';
 import { api, open, type Route } from './route.js';
 import type { EventRec } from './state.js';
+import type { Store } from './store.js';
 
 function streamTypeFor(ctx: Ctx): StreamType {
   const t = parseStreamType(query(ctx, 'stream_type'));
@@ -30,6 +31,12 @@ function adminFilter(ctx: Ctx): ((ev: EventRec) => boolean) | undefined {
   return (ev) => ev.createdAtMs >= afterMs && ev.createdAtMs <= beforeMs && (!wanted || wanted.has(ev.eventType) || wanted.has(eventJson(ctx.core.store, ev, 'admin_logs')['event_type'] as string));
 }
 
+/** An isolated user's items stay out of other users' streams. */
+function eventVisibleTo(store: Store, userId: string, ev: EventRec): boolean {
+  const owner = (ev.source?.['owned_by'] as { id?: string } | undefined)?.id;
+  return owner === undefined || owner === userId || !store.state.users[owner]?.isolated;
+}
+
 function getEvents(ctx: Ctx): void {
   const store = ctx.core.store;
   const t = streamTypeFor(ctx);
@@ -37,7 +44,7 @@ function getEvents(ctx: Ctx): void {
   const from = parsePosition(store, raw, t);
   const limit = intQuery(ctx, 'limit', 100, 0, 500);
   if (raw === 'now') return sendJson(ctx, 200, { chunk_size: 0, next_stream_position: String(from), entries: [] });
-  const pageOf = readEvents(store, from, limit, t, isEnterprise(t) ? adminFilter(ctx) : undefined);
+  const pageOf = readEvents(store, from, limit, t, isEnterprise(t) ? adminFilter(ctx) : (ev) => eventVisibleTo(store, ctx.userId, ev));
   const entries = isEnterprise(t) ? [...pageOf.entries] : withChaos(store, pageOf.entries, from, t, ctx.core.chaos);
   sendJson(ctx, 200, {
     chunk_size: entries.length,

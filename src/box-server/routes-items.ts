@@ -13,6 +13,7 @@ import { setSharedLink } from './shared-link-ops.js';
 import type { ItemRec, ItemType } from './state.js';
 import { rootFolderId } from './store.js';
 import { trashItem } from './trash-ops.js';
+import { visibleTo } from './visibility.js';
 
 function sizeOf(ctx: Ctx): (i: ItemRec) => number {
   return (i) => (i.type === 'file' ? ctx.core.store.currentVersion(i)?.sizeBytes ?? 0 : 0);
@@ -26,7 +27,8 @@ function listing(ctx: Ctx, folder: ItemRec): Record<string, unknown> {
   if (req.marker && sort !== null && folder.id === rootFolderId) {
     throw new BoxError(400, 'invalid_parameter', "'sort' is not supported with marker paging on the root folder");
   }
-  const sorted = sortItems(store.children(folder.id), sort, direction, sizeOf(ctx));
+  const visible = store.children(folder.id).filter((c) => visibleTo(store, ctx.userId, c, ctx.sharedRoot));
+  const sorted = sortItems(visible, sort, direction, sizeOf(ctx));
   const { entries, meta } = page(sorted, req, orderOf(sort, direction));
   const fields = fieldsOf(ctx);
   return { ...meta, entries: entries.map((i) => itemJson(store, i, fields, 'mini')) };

@@ -9,6 +9,7 @@ import { actorOf, api, type Route } from './route.js';
 import { itemJson } from './serialize.js';
 import type { ItemType } from './state.js';
 import { purgeItem, restoreItem, trashedItem } from './trash-ops.js';
+import { visibleTo } from './visibility.js';
 
 function listTrash(ctx: Ctx): void {
   const store = ctx.core.store;
@@ -19,7 +20,7 @@ function listTrash(ctx: Ctx): void {
     throw new BoxError(400, 'invalid_parameter', "Marker paging cannot be combined with 'sort', 'direction' or 'offset'");
   }
   if (sort !== null && !['name', 'date', 'size'].includes(sort)) throw new BoxError(400, 'invalid_parameter', "'sort' must be name, date or size");
-  const trashed = Object.values(store.state.items).filter((i) => i.status === 'trashed' && i.trashedSelf);
+  const trashed = Object.values(store.state.items).filter((i) => i.status === 'trashed' && i.trashedSelf && visibleTo(store, ctx.userId, i, null));
   const sorted = sortItems(trashed, sort, direction, (i) => (i.type === 'file' ? store.currentVersion(i)?.sizeBytes ?? 0 : 0));
   const { entries, meta } = page(sorted, req, orderOf(sort, direction));
   const fields = fieldsOf(ctx);

@@ -16,6 +16,8 @@ export interface UserRec {
   spaceAmountBytes: number;
   maxUploadSizeBytes: number;
   enterpriseAdmin: boolean;
+  /** Items this user owns are hidden from other users unless reached through a shared link (see visibility.ts). */
+  isolated?: boolean;
   readonly createdAtMs: number;
 }
 

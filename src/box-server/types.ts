@@ -64,7 +64,8 @@ export interface RecordedRequest {
 }
 
 export interface BoxServerControl {
-  addUser(opts?: { name?: string; login?: string; spaceAmountBytes?: number; maxUploadSizeBytes?: number; enterpriseAdmin?: boolean }): { userId: string; token: string };
+  /** Extension: `isolated` users' items are hidden from others unless reached through a shared link (BoxApi header). */
+  addUser(opts?: { name?: string; login?: string; spaceAmountBytes?: number; maxUploadSizeBytes?: number; enterpriseAdmin?: boolean; isolated?: boolean }): { userId: string; token: string };
   issueToken(userId: string): string;
   registerOAuthClient(opts: { clientId: string; clientSecret: string; redirectUris?: string[]; userId?: string }): void;
   issueAuthCode(clientId: string, userId?: string, redirectUri?: string): string;

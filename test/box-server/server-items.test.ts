@@ -148,3 +148,28 @@ describe('shared links', () => {
     expect((await guest.get('/shared_items', { headers: { BoxApi: `shared_link=${url}&shared_link_password=secret-pass-1` } })).status).toBe(404);
   });
 });
+
+describe('isolated users', () => {
+  it('hide their items from others, except through a shared link to the item or an ancestor', async () => {
+    const alice = h.srv.control.addUser({ name: 'Alice', isolated: true });
+    const asAlice = boxHttp(h.srv, alice.token);
+    const web = h.srv.control.as(alice.userId);
+    const start = String(obj((await boxHttp(h.srv).get('/events?stream_position=now')).json).next_stream_position);
+    const folder = web.createFolder('0', 'alice-private');
+    const file = web.uploadFile(folder.id, 'secret.txt', 'for alice');
+    expect((await asAlice.get(`/folders/${folder.id}/items`)).status).toBe(200);
+    const me = boxHttp(h.srv);
+    expect((await me.get(`/folders/${folder.id}`)).status).toBe(404);
+    expect((await me.get(`/files/${file.id}/content`)).status).toBe(404);
+    expect((await me.put(`/files/${file.id}`, { body: { name: 'x.txt' } })).status).toBe(404);
+    const rootNames = arr(obj((await me.get('/folders/0/items?limit=1000')).json).entries).map((e) => obj(e).name);
+    expect(rootNames).not.toContain('alice-private');
+    expect(arr(obj((await me.get(`/events?stream_position=${start}`)).json).entries)).toEqual([]);
+    const link = obj(obj((await asAlice.put(`/folders/${folder.id}?fields=shared_link`, { body: { shared_link: { access: 'open' } } })).json).shared_link);
+    const header = { BoxApi: `shared_link=${String(link.url)}` };
+    expect((await me.get(`/folders/${folder.id}/items`, { headers: header })).status).toBe(200);
+    const dl = await me.get(`/files/${file.id}/content`, { headers: header });
+    expect(dl.status).toBe(302);
+    expect(await (await fetch(dl.headers['location']!)).text()).toBe('for alice');
+  });
+});
