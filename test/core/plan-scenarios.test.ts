@@ -324,6 +324,16 @@ describe('planner: type changes and names', () => {
     expect(local[`notes (conflicted copy ${stamp}).md`]).toBe('/');
   });
 
+  it('file replaced by a folder on Box -> the local file goes to the trash, then the folder comes down', () => {
+    const sim = synced();
+    sim.remoteDelete('notes.md');
+    sim.remoteMkdir('notes.md');
+    sim.remoteWrite('notes.md/inside.txt', 'I');
+    expectPlan(sim, { 'local-trash notes.md': /file was deleted on Box/ });
+    expect(kinds(converge(sim))).toEqual(['local-trash', 'create-local-folder', 'download']);
+    expectConverged(sim, { docs: '/', 'docs/a.txt': 'A1', 'docs/b.txt': 'B1', 'notes.md': '/', 'notes.md/inside.txt': 'I' });
+  });
+
   it('case-only rename here -> remote-move to the new name', () => {
     const sim = synced();
     sim.localMove('notes.md', 'Notes.md');
