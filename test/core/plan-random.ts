@@ -11,7 +11,8 @@ import { depth, foldKey, isAncestorOrSelf, joinPath } from '../../src/core/paths
 import { plan } from '../../src/core/plan.js';
 import { Sim, p } from './plan-sim.js';
 
-const names = ['a', 'b', 'c.txt', 'd.txt', 'e'] as const;
+// 'A' next to 'a' makes case-only renames possible (never twins: `free` compares as Box does).
+const names = ['a', 'A', 'b', 'c.txt', 'd.txt', 'e'] as const;
 const contents = ['p', 'q', 'r', 's', 't', 'u'] as const;
 const maxDepth = 3;
 export const maxPasses = 40;
@@ -60,9 +61,10 @@ function pick<T>(xs: readonly T[], i: number): T | undefined {
   return xs.length === 0 ? undefined : xs[i % xs.length];
 }
 
-function free(t: Map<RelPath, string>, path: RelPath): boolean {
+/** No other entry has this name as Box compares names (`self` may hold it: a case-only rename). */
+function free(t: Map<RelPath, string>, path: RelPath, self?: RelPath): boolean {
   const k = foldKey(path);
-  return ![...t.keys()].some((x) => foldKey(x) === k);
+  return ![...t.keys()].some((x) => x !== self && foldKey(x) === k);
 }
 
 function seedBase(sim: Sim, base: readonly { folder: boolean; j: number; name: string; content: string }[]): void {
@@ -101,7 +103,7 @@ function edit(sim: Sim, side: Side, e: Edit): void {
       return;
     case 'move': {
       const from = pick(entries, e.i);
-      if (from === undefined || !fits || isAncestorOrSelf(from, fresh)) return;
+      if (from === undefined || depth(fresh) > maxDepth || !free(t, fresh, from) || isAncestorOrSelf(from, fresh)) return;
       const subtreeDepth = Math.max(...entries.filter((k) => isAncestorOrSelf(from, k)).map((k) => depth(k) - depth(from)));
       if (depth(fresh) + subtreeDepth > maxDepth) return;
       if (side === 'local') sim.localMove(from, fresh);
