@@ -181,7 +181,8 @@ class OAuth implements BoxAuth {
         };
       }
       const err = classify({ what, status: res.statusCode, body, headers: res.headers, nowMs: this.deps.clock.now() });
-      // A 429 or 5xx from the token endpoint means the grant was not consumed, so asking again is safe.
+      // A 429 means the grant was not consumed. After a 5xx it may have been; asking again then costs nothing
+      // worse than the invalid_grant we would be stuck with anyway.
       if (err.disposition === 'retry' && attempt < 4) {
         await this.deps.clock.sleep(err.retryAfterMs ?? 500 * 2 ** attempt);
         continue;
