@@ -20,18 +20,6 @@ export function notFound(what = 'Not Found'): BoxError {
   return new BoxError(404, 'not_found', what);
 }
 
-export function badRequest(message: string, code = 'bad_request', contextInfo: Record<string, unknown> | null = null): BoxError {
-  return new BoxError(400, code, message, contextInfo);
-}
-
-export function preconditionFailed(): BoxError {
-  return new BoxError(412, 'precondition_failed', 'The resource has been modified. Please retrieve the resource again and retry');
-}
-
-export function itemLocked(): BoxError {
-  return new BoxError(403, 'access_denied_item_locked', 'The item is locked by another user');
-}
-
 /** The OAuth endpoints use a different body; the router writes `{error, error_description}` for these. */
 export class OAuthError extends Error {
   constructor(

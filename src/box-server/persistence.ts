@@ -7,7 +7,7 @@
  * size, and on close. Journal lines carry the snapshot generation, so a journal left over from an older snapshot
  * is never replayed onto a newer one.
  */
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ItemRec, ServerState } from './state.js';
 
@@ -130,11 +130,6 @@ export class Persistence {
     }
     this.journalBytes += text.length;
     if (this.journalBytes > Math.max(minJournalBytes, this.snapshotBytes)) this.snapshot(state);
-  }
-
-  journalSizeBytes(): number {
-    const p = join(this.dir, journalFile);
-    return existsSync(p) ? statSync(p).size : 0;
   }
 }
 

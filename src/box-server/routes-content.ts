@@ -15,11 +15,6 @@ import { isoTime, itemJson, userMini } from './serialize.js';
 import type { ItemRec, VersionRec } from './state.js';
 import type { Store } from './store.js';
 
-function declaredLength(ctx: Ctx): number | null {
-  const h = ctx.req.headers['content-length'];
-  return h === undefined ? null : Number(h);
-}
-
 function checkContentMd5(ctx: Ctx, sha1: string): void {
   const h = ctx.req.headers['content-md5'];
   if (typeof h === 'string' && h.trim().toLowerCase() !== sha1) {
