@@ -85,9 +85,12 @@ export function resolveMoves(
 }
 
 /**
- * Last resort, used only when a pass would otherwise plan nothing but moves still wait: moves on the two
- * sides that contradict each other (each item moved into the other, on different sides). The Box layout wins:
- * the first such item moved here is moved back to where Box has it.
+ * Last resort, used only when a pass would otherwise plan nothing but moves still wait. In order, for the
+ * first waiting move (by base path) where it applies: park the synced item that holds the destination name
+ * here, or the synced non-folder that holds the name of a destination folder; move an item moved here back
+ * to where Box has it (moves on the two sides that contradict each other: the Box layout wins); park an item
+ * whose base row is stale (neither side is at its path), which moves the row out of a new entry's way.
+ * Each strategy changes the trees, so a pass that uses one is never the same as the pass before.
  */
 export function breakDeadlock(ctx: PlanContext, stuck: readonly PendingMove[]): Candidate | null {
   const ordered = [...stuck].sort((a, b) => (a.item.synced.path < b.item.synced.path ? -1 : a.item.synced.path > b.item.synced.path ? 1 : 0));
