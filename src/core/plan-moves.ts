@@ -90,7 +90,6 @@ export function resolveMoves(
  * here, or the synced non-folder that holds the name of a destination folder; move an item moved here back
  * to where Box has it (moves on the two sides that contradict each other: the Box layout wins); park an item
  * whose base row is stale (neither side is at its path), which moves the row out of a new entry's way.
- * Each strategy changes the trees, so a pass that uses one is never the same as the pass before.
  */
 export function breakDeadlock(ctx: PlanContext, stuck: readonly PendingMove[]): Candidate | null {
   const ordered = [...stuck].sort((a, b) => (a.item.synced.path < b.item.synced.path ? -1 : a.item.synced.path > b.item.synced.path ? 1 : 0));
