@@ -109,7 +109,9 @@ export class DaemonSession {
       log.warn({ err: e }, `could not reach the Box event stream yet (${e instanceof Error ? e.message : String(e)}); will keep trying`);
     }
     await local.start();
-    passes.request('full');
+    // The engine's first run in a process scans every root in full anyway; the remote side catches up from the
+    // stored event cursor (or lists everything when there is none), so a restart does not relist 100k items.
+    passes.request('hint');
     void passes.idle().then(() => local.startMissing());
     remote.start();
     schedules.start();
