@@ -9,6 +9,7 @@ import { downloadUrl } from './download.js';
 import { addVersion, createFile, deleteVersion, parseTime, preflightNewFile, preflightNewVersion, promoteVersion } from './file-ops.js';
 import { fieldsOf, idOf, objField, param, query, readJson, sendEmpty, sendJson, type Ctx } from './http-context.js';
 import { receiveMultipart } from './multipart.js';
+import { parentIdOf, visibleTargetId } from './visibility.js';
 import { page, pageRequest } from './paging.js';
 import { actorOf, api, checkIfMatch, type Route } from './route.js';
 import { isoTime, itemJson, userMini } from './serialize.js';
@@ -29,7 +30,7 @@ async function uploadNew(ctx: Ctx): Promise<void> {
     ctx,
     (a) => {
       const parent = objField(a, 'parent');
-      preflightNewFile(store, ctx.userId, idOf(parent, 'parent'), a['name'], typeof a['size'] === 'number' ? a['size'] : null);
+      preflightNewFile(store, ctx.userId, visibleTargetId(ctx, idOf(parent, 'parent')), a['name'], typeof a['size'] === 'number' ? a['size'] : null);
     },
     user.maxUploadSizeBytes,
   );
@@ -77,7 +78,7 @@ async function preflight(ctx: Ctx): Promise<void> {
   const size = typeof body['size'] === 'number' ? body['size'] : null;
   const fileId = ctx.params[0];
   if (fileId !== undefined) preflightNewVersion(store, ctx.userId, store.active('file', param(ctx, 0)), body['name'], size);
-  else preflightNewFile(store, ctx.userId, idOf(objField(body, 'parent'), 'parent'), body['name'], size);
+  else preflightNewFile(store, ctx.userId, parentIdOf(ctx, body), body['name'], size);
   const target = fileId !== undefined ? `files/${encodeURIComponent(param(ctx, 0))}/content` : 'files/content';
   sendJson(ctx, 200, { upload_url: `${store.baseUrl()}/api/2.0/${target}`, upload_token: randomBytes(12).toString('base64url') });
 }

@@ -3,7 +3,7 @@
  * listings. PUT carries rename, move, description, sync_state, shared_link, lock, tags and content_modified_at.
  */
 import { BoxError } from './box-error.js';
-import { fieldsOf, idOf, objField, query, param, readJson, sendEmpty, sendJson, type Ctx } from './http-context.js';
+import { fieldsOf, objField, query, param, readJson, sendEmpty, sendJson, type Ctx } from './http-context.js';
 import { copyItem, createFolder, createWebLink, renameOrMove, setDescription, setSyncState } from './item-ops.js';
 import { lockFile, parseTime, unlockFile } from './file-ops.js';
 import { orderOf, page, pageRequest, sortItems } from './paging.js';
@@ -13,7 +13,7 @@ import { setSharedLink } from './shared-link-ops.js';
 import type { ItemRec, ItemType } from './state.js';
 import { rootFolderId } from './store.js';
 import { trashItem } from './trash-ops.js';
-import { visibleTo } from './visibility.js';
+import { parentIdOf, visibleTo } from './visibility.js';
 
 function sizeOf(ctx: Ctx): (i: ItemRec) => number {
   return (i) => (i.type === 'file' ? ctx.core.store.currentVersion(i)?.sizeBytes ?? 0 : 0);
@@ -51,7 +51,7 @@ function updateItem(type: ItemType) {
     const body = await readJson(ctx);
     const id = param(ctx, 0);
     const existing = store.item(id);
-    const parentId = idOf(objField(body, 'parent'), 'parent');
+    const parentId = parentIdOf(ctx, body);
     // If-Match never stops a move (Box always moves the latest item).
     if (parentId === undefined || parentId === existing?.parentId) checkIfMatch(ctx, existing?.type === type ? existing : undefined);
     const item = store.active(type, id);
@@ -115,7 +115,7 @@ function copy(type: ItemType) {
     const store = ctx.core.store;
     const body = await readJson(ctx);
     const item = store.active(type, param(ctx, 0));
-    const parentId = idOf(objField(body, 'parent'), 'parent');
+    const parentId = parentIdOf(ctx, body);
     if (parentId === undefined) throw new BoxError(400, 'bad_request', "'parent.id' is required");
     const version = body['version'];
     const c = copyItem(store, actorOf(ctx), item, parentId, body['name'], typeof version === 'string' ? version : undefined);
@@ -126,7 +126,7 @@ function copy(type: ItemType) {
 async function postFolder(ctx: Ctx): Promise<void> {
   const store = ctx.core.store;
   const body = await readJson(ctx);
-  const parentId = idOf(objField(body, 'parent'), 'parent');
+  const parentId = parentIdOf(ctx, body);
   if (parentId === undefined) throw new BoxError(400, 'bad_request', "'parent.id' is required");
   const sync = body['sync_state'];
   if (sync !== undefined && sync !== 'synced' && sync !== 'not_synced' && sync !== 'partially_synced') {
@@ -139,7 +139,7 @@ async function postFolder(ctx: Ctx): Promise<void> {
 async function postWebLink(ctx: Ctx): Promise<void> {
   const store = ctx.core.store;
   const body = await readJson(ctx);
-  const parentId = idOf(objField(body, 'parent'), 'parent');
+  const parentId = parentIdOf(ctx, body);
   if (parentId === undefined) throw new BoxError(400, 'bad_request', "'parent.id' is required");
   const w = createWebLink(store, actorOf(ctx), parentId, body['name'], body['url']);
   if (typeof body['description'] === 'string') setDescription(store, actorOf(ctx), w, body['description']);

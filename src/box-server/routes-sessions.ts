@@ -11,6 +11,7 @@ import { actorOf, api, checkIfMatch, type Route } from './route.js';
 import { isoTime, itemJson } from './serialize.js';
 import { checkPartsList, digestHex, dropSession, liveSession, minSessionFileBytes, openSession, wholeFileSha1, writePart } from './session-ops.js';
 import type { SessionRec } from './state.js';
+import { visibleTargetId } from './visibility.js';
 import type { Store } from './store.js';
 
 function sessionJson(store: Store, s: SessionRec): Record<string, unknown> {
@@ -44,7 +45,7 @@ async function createForNewFile(ctx: Ctx): Promise<void> {
   if (typeof folderId !== 'string') throw new BoxError(400, 'invalid_folder_id', "'folder_id' must be a string id");
   if (body['file_name'] === undefined || body['file_name'] === '') throw new BoxError(400, 'missing_file_name', "'file_name' is required");
   const size = fileSize(body);
-  const folder = store.item(folderId);
+  const folder = store.item(visibleTargetId(ctx, folderId) ?? folderId);
   if (!folder || folder.type !== 'folder' || folder.status !== 'active') throw new BoxError(404, 'invalid_parameter', `The folder ${folderId} does not exist`);
   const name = preflightNewFile(store, ctx.userId, folderId, body['file_name'], size);
   const s = openSession(store, { userId: ctx.userId, folderId, fileId: null, fileName: name, fileSizeBytes: size, partSizeBytes: ctx.core.chunkedPartSizeBytes });

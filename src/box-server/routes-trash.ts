@@ -3,13 +3,13 @@
  * inspect one trashed item, restore (optional name and parent; 409 on a clash), and purge.
  */
 import { BoxError } from './box-error.js';
-import { fieldsOf, idOf, objField, param, query, readJson, sendEmpty, sendJson, type Ctx } from './http-context.js';
+import { fieldsOf, param, query, readJson, sendEmpty, sendJson, type Ctx } from './http-context.js';
 import { orderOf, page, pageRequest, sortItems } from './paging.js';
 import { actorOf, api, type Route } from './route.js';
 import { itemJson } from './serialize.js';
 import type { ItemType } from './state.js';
 import { purgeItem, restoreItem, trashedItem } from './trash-ops.js';
-import { visibleTo } from './visibility.js';
+import { parentIdOf, visibleTo } from './visibility.js';
 
 function listTrash(ctx: Ctx): void {
   const store = ctx.core.store;
@@ -39,7 +39,7 @@ function restore(type: ItemType) {
     const store = ctx.core.store;
     const body = await readJson(ctx);
     const item = trashedItem(store, type, param(ctx, 0));
-    const parentId = idOf(objField(body, 'parent'), 'parent');
+    const parentId = parentIdOf(ctx, body);
     restoreItem(store, actorOf(ctx), item, { ...(parentId !== undefined ? { parentId } : {}), name: body['name'] });
     sendJson(ctx, 201, itemJson(store, item, fieldsOf(ctx), 'standard'));
   };

@@ -162,6 +162,8 @@ describe('isolated users', () => {
     expect((await me.get(`/folders/${folder.id}`)).status).toBe(404);
     expect((await me.get(`/files/${file.id}/content`)).status).toBe(404);
     expect((await me.put(`/files/${file.id}`, { body: { name: 'x.txt' } })).status).toBe(404);
+    expect((await me.post('/folders', { body: { name: 'intruder', parent: { id: folder.id } } })).status).toBe(404);
+    expect((await me.upload('/files/content', { name: 'intruder.txt', parent: { id: folder.id } }, 'x')).status).toBe(404);
     const rootNames = arr(obj((await me.get('/folders/0/items?limit=1000')).json).entries).map((e) => obj(e).name);
     expect(rootNames).not.toContain('alice-private');
     expect(arr(obj((await me.get(`/events?stream_position=${start}`)).json).entries)).toEqual([]);
