@@ -57,6 +57,10 @@ export function parseServerArgs(args: readonly string[]): BoxServerOptions {
 }
 
 export async function runServerCli(args: readonly string[]): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(`${usage}\n`);
+    return 0;
+  }
   let opts: BoxServerOptions;
   try {
     opts = parseServerArgs(args);

@@ -76,6 +76,9 @@ describe('boxsync server', () => {
     expect(r.stderr).toContain('--port must be an integer');
     expect(r.stderr).toContain('usage: boxsync server');
     expect(r.stdout).toBe('');
+    const help = await runCli(['server', '--help'], { timeoutMs: 30_000 });
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('usage: boxsync server');
     const unknown = await runCli(['server', '--bogus'], { timeoutMs: 30_000 });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown option --bogus');
