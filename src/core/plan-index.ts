@@ -144,18 +144,25 @@ export function buildIndex(snapshot: Snapshot): PlanIndex {
     if (l.inode > 0) localByInode.set(l.inode, localByInode.has(l.inode) ? 'many' : l);
   }
 
-  // Local moves: the old path is empty and exactly one local entry carries the old inode elsewhere.
+  // Local moves: the old path is empty (or taken by another item's move: a rotation) and exactly one local
+  // entry carries the old inode elsewhere. A worklist, so a chain of moves is found in O(n).
   const movedTo = new Map<RelPath, LocalEntry>();
   const claimedByMove = new Set<RelPath>();
-  for (const s of snapshot.synced.values()) {
-    if (snapshot.local.has(s.path) || s.inode <= 0) continue;
+  const tryMove = (s: SyncedEntry): SyncedEntry | undefined => {
+    if (s.inode <= 0 || movedTo.has(s.path)) return undefined;
+    if (snapshot.local.has(s.path) && !claimedByMove.has(s.path)) return undefined;
     const l = localByInode.get(s.inode);
-    if (l === undefined || l === 'many' || l.path === s.path || claimedByMove.has(l.path)) continue;
+    if (l === undefined || l === 'many' || l.path === s.path || claimedByMove.has(l.path)) return undefined;
     const atTarget = snapshot.synced.get(l.path);
-    if (atTarget && atTarget.inode === l.inode) continue;
-    if (!confirmsMove(s, l)) continue;
+    if (atTarget && atTarget.inode === l.inode) return undefined;
+    if (!confirmsMove(s, l)) return undefined;
     movedTo.set(s.path, l);
     claimedByMove.add(l.path);
+    // The item whose base path this move took may itself have moved away.
+    return atTarget;
+  };
+  for (const s of snapshot.synced.values()) {
+    for (let next = tryMove(s); next !== undefined; next = tryMove(next));
   }
 
   const items: ItemState[] = [];

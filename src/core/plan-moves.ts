@@ -88,8 +88,8 @@ export function resolveMoves(
  * Last resort, used only when a pass would otherwise plan nothing but moves still wait. In order, for the
  * first waiting move (by base path) where it applies: park the synced item that holds the destination name
  * here, or the synced non-folder that holds the name of a destination folder; move an item moved here back
- * to where Box has it (moves on the two sides that contradict each other: the Box layout wins); park an item
- * whose base row is stale (neither side is at its path), which moves the row out of a new entry's way.
+ * to where Box has it (moves on the two sides that contradict each other: the Box layout wins); park on Box an
+ * item moved here whose Box name a new local entry needs; park an item whose base row is stale (neither side is at its path), which moves the row out of a new entry's way.
  */
 export function breakDeadlock(ctx: PlanContext, stuck: readonly PendingMove[]): Candidate | null {
   const ordered = [...stuck].sort((a, b) => (a.item.synced.path < b.item.synced.path ? -1 : a.item.synced.path > b.item.synced.path ? 1 : 0));
@@ -118,6 +118,11 @@ export function breakDeadlock(ctx: PlanContext, stuck: readonly PendingMove[]): 
       reason: `moved here to ${it.local.path}, but moves on Box contradict it (each side moved items into the other); the Box location wins`,
     }, it.synced.path);
   }
+  // A Box item that must move (it moved here) but waits, while a new local entry needs its Box name.
+  const holdsName = ordered.find(
+    (m) => m.side === 'remote' && m.item.remotePath !== null && (ctx.index.localByKey.get(foldKey(m.item.remotePath)) ?? []).some((l) => !ctx.index.localOwner.has(l.path)),
+  );
+  if (holdsName && ctx.mayWriteRemote) return park(ctx, holdsName.item, 'remote');
   // An item whose base row sits where neither side has it any more can hold that name against a new entry:
   // parking it here moves the row along with it.
   const stale = ordered.find((m) => m.item.local !== null && m.item.synced.path !== m.item.localPath && m.item.synced.path !== m.item.remotePath);
