@@ -292,6 +292,15 @@ describe('planner: moves that wait on each other', () => {
     expectConverged(sim, { docs: '/', 'docs/a.txt': 'B1', 'docs/b.txt': 'A1', 'notes.md': 'N1' });
   });
 
+  it('a rotation of names here (a -> b, b -> c) -> two moves on Box, nothing uploaded', () => {
+    const sim = new Sim().seed({ a: 'A', b: 'B' });
+    sim.localMove('b', 'c');
+    sim.localMove('a', 'b');
+    expectPlan(sim, { 'remote-move b -> c': /moved here from b/ });
+    expect(kinds(converge(sim))).toEqual(['remote-move', 'remote-move']);
+    expectConverged(sim, { b: 'A', c: 'B' });
+  });
+
   it('each side moved one folder into the other -> the Box layout wins', () => {
     const sim = new Sim().seed({ x: null, y: null, 'x/f': 'F', 'y/g': 'G' });
     sim.localMove('x', 'y/x');
