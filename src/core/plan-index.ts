@@ -4,7 +4,8 @@
  *
  * Items are identified the way the executor and the journal identify them:
  * - a synced item (merge-base row) is followed to its current remote entry by Box id, and to its current
- *   local entry either at the same path or, when that path is empty, by inode (a local move);
+ *   local entry either at the same path or, when that path is empty or taken by another item's move (a
+ *   rotation), by inode (a local move, confirmed by size and mtime, and SHA-1 when known);
  * - remote entries without a synced row are "remote-new", local entries owned by no synced item are
  *   "local-new".
  * Remote paths are derived by walking parentId up to the root folder; an entry whose chain does not reach the
