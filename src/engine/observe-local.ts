@@ -50,6 +50,8 @@ export async function scanLocal(deps: LocalObserverDeps, under?: RelPath, signal
     isIgnored,
     known: (p) => journal.getLocal(root.id, p),
     hash: true,
+    // A whole-root scan runs at the start of a pass with nothing in flight: partial downloads of a killed run go.
+    removeTemps: under === undefined,
     ...(under === undefined ? {} : { under }),
   });
   for await (const batch of scan) {

@@ -217,6 +217,12 @@ async function handleFailure(
 ): Promise<void> {
   const root = rc.root.id;
   const path: RelPath = opPath(op);
+  // Our own stop (Ctrl-C, SIGTERM) cut the operation short: the item did not fail, and the next run plans it
+  // again from the trees. Recording it would make every interrupted transfer wait out a backoff.
+  if (ctx.signal?.aborted) {
+    ctx.logger.debug({ root, op: op.kind, path }, 'cancelled by stop; the next run continues it');
+    return;
+  }
   ctx.events.onOperation?.({ root, kind: op.kind, path, reason: op.reason, ok: false, error: error.message });
   switch (error.disposition) {
     case 'fatal':

@@ -64,7 +64,10 @@ export async function* scanTree(ctx: ScanContext): AsyncGenerator<readonly Local
     const names = await listFolder(ctx, dir);
     const subdirs: RelPath[] = [];
     for (const name of names) {
-      if (isTempName(name)) continue;
+      if (isTempName(name)) {
+        if (opts.removeTemps === true) await removeTemp(ctx, dir === '' ? name : `${dir}/${name}`);
+        continue;
+      }
       const path = asRelPath(dir === '' ? name : `${dir}/${name}`);
       const entry = await observe(ctx, path);
       if (entry === undefined) continue;
@@ -120,4 +123,12 @@ async function observe(ctx: ScanContext, path: RelPath): Promise<LocalEntry | un
     opts.onUnreadable(path, err);
     return entryFromStats(path, st, null);
   }
+}
+
+/** Unlink one leftover temp file of ours; a folder or anything else by that name is left alone. */
+async function removeTemp(ctx: ScanContext, path: string): Promise<void> {
+  const abs = ctx.abs(asRelPath(path));
+  const st = await lstatOrUndefined(ctx.fs, abs);
+  if (st === undefined || !st.isFile()) return;
+  await ctx.fs.promises.unlink(abs).catch(() => undefined);
 }

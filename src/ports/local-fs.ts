@@ -29,6 +29,13 @@ export interface ScanOptions {
    * as unknown, never as deleted. Without this callback such an error makes scan() throw.
    */
   readonly onUnreadable?: (path: RelPath, error: SyncError) => void;
+  /**
+   * Remove our own temp files (partial downloads left by a run that was killed) instead of skipping them.
+   * Only safe when no transfer of this state dir is in flight: the engine sets it for the full scan at the start
+   * of a pass, under the state-dir lock. They are never user data: a download only becomes the user's file
+   * when it is renamed into place.
+   */
+  readonly removeTemps?: boolean;
 }
 
 export interface LocalFs {
