@@ -14,7 +14,7 @@ import { Sim, p } from './plan-sim.js';
 // 'A' next to 'a' makes case-only renames possible (never twins: `free` compares as Box does).
 const names = ['a', 'A', 'b', 'c.txt', 'd.txt', 'e'] as const;
 const contents = ['p', 'q', 'r', 's', 't', 'u'] as const;
-const maxDepth = 3;
+const maxDepth = 4;
 export const maxPasses = 40;
 
 interface Edit {
@@ -39,8 +39,8 @@ export const caseArb = fc.record({
   base: fc.array(fc.record({ folder: fc.boolean(), j: fc.nat(60), name: fc.constantFrom(...names), content: fc.constantFrom(...contents) }), {
     maxLength: 16,
   }),
-  local: fc.array(editArb, { maxLength: 10 }),
-  remote: fc.array(editArb, { maxLength: 10 }),
+  local: fc.array(editArb, { maxLength: 12 }),
+  remote: fc.array(editArb, { maxLength: 12 }),
   order: fc.array(fc.nat(), { minLength: 1, maxLength: 16 }),
 });
 
