@@ -34,7 +34,8 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
     process.stderr.write(`boxsync daemon: ${e instanceof Error ? e.message : String(e)}\n`);
     return 2;
   }
-  const log = createLogger({ level: config.log.level }).child({ component: 'daemon' });
+  const rootLogger = createLogger({ level: config.log.level });
+  const log = rootLogger.child({ component: 'daemon' });
   let settings: DaemonSettings;
   try {
     settings = daemonSettings(config);
@@ -69,7 +70,7 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
   }
 
   try {
-    session = await DaemonSession.start(config, settings, opts.compose, log);
+    session = await DaemonSession.start(config, settings, opts.compose, rootLogger);
   } catch (e) {
     log.fatal({ err: e }, `cannot start syncing: ${e instanceof Error ? e.message : String(e)}`);
     await control.close();
@@ -134,12 +135,12 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
       session = null;
       await old?.close(settings.shutdownTimeoutMs, 'reload');
       try {
-        session = await DaemonSession.start(next, nextSettings, opts.compose, log);
+        session = await DaemonSession.start(next, nextSettings, opts.compose, rootLogger);
         settings = nextSettings;
         log.info({ roots: next.folders.map((f) => f.localPath) }, 'configuration reloaded');
       } catch (e) {
         log.error({ err: e }, `SIGHUP: the new configuration did not start (${e instanceof Error ? e.message : String(e)}); restarting the previous one`);
-        session = await DaemonSession.start(current, settings, opts.compose, log);
+        session = await DaemonSession.start(current, settings, opts.compose, rootLogger);
       }
     };
 

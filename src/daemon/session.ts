@@ -38,14 +38,16 @@ export class DaemonSession {
     private readonly log: Logger,
   ) {}
 
-  static async start(config: Config, settings: DaemonSettings, compose: ComposeDaemonParts, log: Logger): Promise<DaemonSession> {
+  /** `rootLogger` has no component yet: compose and each loop add their own, this session logs as 'daemon'. */
+  static async start(config: Config, settings: DaemonSettings, compose: ComposeDaemonParts, rootLogger: Logger): Promise<DaemonSession> {
+    const log = rootLogger.child({ component: 'daemon' });
     const ops = new OperationLog();
     const events: EngineEvents = {
       onOperation: (o) => {
         ops.record(o.root, o.path, { kind: o.kind, reason: o.reason, ok: o.ok, error: o.error ?? null, atMs: Date.now() });
       },
     };
-    const parts = await compose(config, log, events);
+    const parts = await compose(config, rootLogger, events);
     let session: DaemonSession | null = null;
     const passes = new PassRunner(parts.engine, log, {
       onFatal: (message) => session?.onFatal(message),
@@ -59,7 +61,7 @@ export class DaemonSession {
       engine: parts.engine,
       journal: parts.journal,
       passes,
-      log: log.child({ component: 'watcher' }),
+      log: rootLogger.child({ component: 'watcher' }),
       isIgnoredFor: parts.isIgnoredFor,
       watcherKind: settings.watcher,
       fallbackScanMs: settings.fallbackScanMs,
@@ -72,7 +74,7 @@ export class DaemonSession {
       remote: parts.remote,
       changes: parts.changes,
       passes,
-      log: log.child({ component: 'events' }),
+      log: rootLogger.child({ component: 'events' }),
       streamType: settings.streamType,
       syncCheckMs: settings.syncCheckMs,
     });
@@ -99,7 +101,7 @@ export class DaemonSession {
           return `removed ${removed} local-trash entr${removed === 1 ? 'y' : 'ies'} older than ${config.localTrash.retentionDays} days`;
         },
       },
-      log.child({ component: 'schedules' }),
+      rootLogger.child({ component: 'schedules' }),
     );
     session = new DaemonSession(config, parts, passes, local, remote, schedules, ops, log);
     try {
