@@ -4,7 +4,7 @@
  * A watcher that cannot start, hits the inotify limit or fails reports 'degraded'; from then on this root gets a
  * full rescan every `fallbackScanMs`, and status and the log say so. It never goes silently stale.
  */
-import type { RelPath, SyncRoot } from '../core/model.js';
+import { asRelPath, type RelPath, type SyncRoot } from '../core/model.js';
 import type { Engine } from '../engine/types.js';
 import type { Logger } from '../logger.js';
 import type { Journal } from '../ports/journal.js';
@@ -127,6 +127,7 @@ export class LocalSide {
     }
     const paths = await dropEchoes(this.deps.journal, root, hints.map((h) => h.path));
     if (paths.length === 0 || this.closed) return;
+    if (paths.length >= BURST_HINTS) paths.push(...parentFolders(paths));
     this.deps.log.debug({ root: root.localPath, count: paths.length }, 'local change hints');
     this.deps.engine.hintLocal(root.id, paths);
     this.deps.passes.request('hint');
@@ -142,6 +143,22 @@ export class LocalSide {
     }, h.fallbackScanMs);
     w.fallbackTimer.unref();
   }
+}
+
+/**
+ * A batch this large may have overflowed the kernel's inotify queue (fs.inotify.max_queued_events, 16384 by
+ * default), and libuv drops the overflow notice silently. The folders the burst touched are hinted too, and
+ * the engine rescans a hinted folder's subtree, so files whose events were lost in those folders are found.
+ */
+const BURST_HINTS = 1_000;
+
+function parentFolders(paths: readonly RelPath[]): RelPath[] {
+  const parents = new Set<string>();
+  for (const p of paths) {
+    const slash = p.lastIndexOf('/');
+    if (slash > 0) parents.add(p.slice(0, slash));
+  }
+  return [...parents].map(asRelPath);
 }
 
 async function isFolder(path: string): Promise<boolean> {
