@@ -7,7 +7,7 @@
  * from the Box answer, inode and mtime from the local stat. Moves rename whole subtrees in one statement each,
  * so a folder rename costs one row update per tree, not one per descendant.
  */
-import type { LocalEntry, RelPath, RemoteEntry, RootId, SyncedEntry } from '../core/model.js';
+import type { LocalEntry, RelPath, RemoteEntry, RemoteId, RootId, SyncedEntry } from '../core/model.js';
 import { SyncError } from '../core/errors.js';
 import { assertNever, type Operation } from '../core/operations.js';
 import type { Journal } from '../ports/journal.js';
@@ -49,6 +49,16 @@ function keepHash(journal: Journal, root: RootId, moved: LocalEntry): LocalEntry
   return before && before.sizeBytes === moved.sizeBytes && before.mtimeMs === moved.mtimeMs ? { ...moved, sha1: before.sha1 } : moved;
 }
 
+/**
+ * The merge base follows the Box id, not a path: when an item's base row is somewhere else than where the
+ * operation leaves it (moved on both sides, or moved aside by an earlier pass), move that row and the rows below
+ * it to `to` first. Moving by the op's `from` path instead would carry another item's rows.
+ */
+function relocateBase(journal: Journal, root: RootId, remoteId: RemoteId, to: RelPath): void {
+  const s = journal.syncedByRemoteId(root, remoteId);
+  if (s && s.path !== to) journal.moveSyncedSubtree(root, s.path, to);
+}
+
 /** Apply one successful outcome to the journal. Call inside journal.transaction. */
 export function commitOutcome(journal: Journal, root: RootId, op: Operation, result: OpResult): void {
   switch (op.kind) {
@@ -56,6 +66,7 @@ export function commitOutcome(journal: Journal, root: RootId, op: Operation, res
       const local = result.local;
       if (!local) throw missing('the downloaded file', op.path);
       journal.putLocal(root, local);
+      relocateBase(journal, root, op.remoteId, op.path);
       journal.putSynced(root, {
         path: op.path,
         remoteId: op.remoteId,
@@ -78,6 +89,7 @@ export function commitOutcome(journal: Journal, root: RootId, op: Operation, res
       journal.putRemote(r);
       journal.markTrashed(r.id, false);
       if (result.local) journal.putLocal(root, result.local);
+      relocateBase(journal, root, r.id, op.path);
       journal.putSynced(root, syncedFrom(op.path, r, result.local ?? journal.getLocal(root, op.path)));
       return;
     }
@@ -85,6 +97,7 @@ export function commitOutcome(journal: Journal, root: RootId, op: Operation, res
       const r = journal.getRemote(op.remoteId);
       if (!r) throw missing('the Box folder', op.path);
       if (result.local) journal.putLocal(root, result.local);
+      relocateBase(journal, root, op.remoteId, op.path);
       journal.putSynced(root, syncedFrom(op.path, r, result.local));
       return;
     }
@@ -92,16 +105,14 @@ export function commitOutcome(journal: Journal, root: RootId, op: Operation, res
       const r = result.remote;
       if (!r) throw missing('the Box answer', op.to);
       journal.putRemote(r);
-      if (op.from !== op.to) journal.moveSyncedSubtree(root, op.from, op.to);
+      relocateBase(journal, root, op.remoteId, op.to);
       const s = journal.getSynced(root, op.to);
       if (s) journal.putSynced(root, rebase(s, r, journal.getLocal(root, op.to)));
       return;
     }
     case 'local-move': {
-      if (op.from !== op.to) {
-        journal.moveLocalSubtree(root, op.from, op.to);
-        journal.moveSyncedSubtree(root, op.from, op.to);
-      }
+      if (op.from !== op.to) journal.moveLocalSubtree(root, op.from, op.to);
+      relocateBase(journal, root, op.remoteId, op.to);
       if (result.local) journal.putLocal(root, keepHash(journal, root, result.local));
       const s = journal.getSynced(root, op.to);
       if (s) journal.putSynced(root, rebase(s, journal.getRemote(op.remoteId), result.local));
@@ -137,6 +148,7 @@ export function commitOutcome(journal: Journal, root: RootId, op: Operation, res
       const r = journal.getRemote(op.remoteId);
       const l = journal.getLocal(root, op.path);
       if (!r || !l) throw missing('one side', op.path);
+      relocateBase(journal, root, op.remoteId, op.path);
       journal.putSynced(root, syncedFrom(op.path, r, l));
       return;
     }
@@ -147,6 +159,7 @@ export function commitOutcome(journal: Journal, root: RootId, op: Operation, res
       const r = journal.getRemote(op.remoteId);
       if (!r) throw missing('the Box web link', op.path);
       if (result.local) journal.putLocal(root, result.local);
+      relocateBase(journal, root, op.remoteId, op.path);
       journal.putSynced(root, { ...syncedFrom(op.path, r, result.local), kind: 'weblink', url: op.url, sizeBytes: result.local?.sizeBytes ?? 0 });
       return;
     }
