@@ -51,6 +51,20 @@ describe('boxsync daemon fallbacks (real process)', () => {
     expect((await h.status()).remoteStream.state).not.toBe('stopped');
   });
 
+  it('falls back to a full listing when the event stream position is refused as too old', async () => {
+    h = await createHarness();
+    await h.start();
+    const before = (await h.status()).passes;
+    h.srv.control.failNext({ method: 'GET', path: '/2.0/events', status: 400, count: 1 });
+    h.web.uploadFile(h.rootId, 'after-expiry.txt', 'listed');
+    await waitFor(async () => (await readFile(join(h!.mirror, 'after-expiry.txt'), 'utf8').catch(() => '')) === 'listed', { ...BOUND, what: 'the change found by the full listing' });
+    const s = await h.status();
+    expect(s.remoteStream.note).toMatch(/event stream position expired; ran a full listing/);
+    expect(s.passes).toBeGreaterThan(before);
+    h.web.uploadFile(h.rootId, 'later.txt', 'live again');
+    await waitFor(async () => (await readFile(join(h!.mirror, 'later.txt'), 'utf8').catch(() => '')) === 'live again', { ...BOUND, what: 'live changes after the fallback' });
+  });
+
   it('falls back from the sync stream to changes when the roots cannot be marked, and keeps the verified sync stream across restarts', async () => {
     h = await createHarness();
     h.srv.control.failNext({ method: 'PUT', path: `/2.0/folders/${h.rootId}`, status: 403, count: 1 });
