@@ -187,7 +187,10 @@ export type OperationKind = Operation['kind'];
 /** A batch of independent operations, plus what the planner could not decide yet. */
 export interface Plan {
   readonly ops: readonly Operation[];
-  /** True when the plan is empty and nothing is waiting on a deferred path: the root has converged. */
+  /**
+   * True when the plan holds nothing but reports: the root has converged as far as it can for now. Deferred
+   * paths (backoff not yet elapsed) and reported problems do not hold it; the failures table keeps them.
+   */
   readonly quiescent: boolean;
 }
 
