@@ -9,7 +9,7 @@
  * Every failure leaves as a SyncError from classify().
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { Got, Method, OptionsInit } from 'got';
 import { isSyncError, type SyncError } from '../../core/errors.js';
 import { redactUrl, type Logger } from '../../logger.js';
@@ -122,14 +122,32 @@ export class BoxHttp {
     req: BoxRequest,
     send: (opts: Record<string, unknown>) => Promise<{ status: number; headers: IncomingHttpHeaders; body: B; drain?: () => void }>,
   ): Promise<{ status: number; headers: IncomingHttpHeaders; body: B }> {
+    // close() ends every request still in flight (long polls included), not just the queued ones.
+    const { signal, release } = requestSignal(req.signal === undefined ? [this.closing.signal] : [req.signal, this.closing.signal]);
+    try {
+      const res = await this.attempts(req, send, signal);
+      // A streamed body outlives this call: the link to the parent signals lasts until the stream closes.
+      const body = res.body as unknown;
+      if (body instanceof Readable && !body.destroyed) body.once('close', release);
+      else release();
+      return res;
+    } catch (e) {
+      release();
+      throw e;
+    }
+  }
+
+  private async attempts<B>(
+    req: BoxRequest,
+    send: (opts: Record<string, unknown>) => Promise<{ status: number; headers: IncomingHttpHeaders; body: B; drain?: () => void }>,
+    signal: AbortSignal,
+  ): Promise<{ status: number; headers: IncomingHttpHeaders; body: B }> {
     const useAuth = req.auth ?? true;
     const u = new URL(req.url);
     // A URL used without the bearer token is pre-signed: its path is a credential and never reaches logs or messages.
     const what = useAuth ? `${req.method} ${u.pathname}` : `${req.method} ${u.origin} (pre-signed download URL)`;
     const logUrl = useAuth ? redactUrl(req.url) : u.origin;
     const idempotent = req.retry ?? req.method !== 'POST';
-    // close() ends every request still in flight (long polls included), not just the queued ones.
-    const signal = requestSignal(req.signal === undefined ? [this.closing.signal] : [req.signal, this.closing.signal]);
     let token = useAuth ? await this.o.auth.accessToken() : undefined;
     let refreshed = false;
     for (let attempt = 1; ; attempt++) {
@@ -259,31 +277,24 @@ async function readErrorBody(body: unknown): Promise<unknown> {
 /**
  * A fresh signal for one request that aborts when any parent aborts. got attaches its own 'abort' listener to
  * the signal it is given and, for streamed bodies, does not always remove it; handing got a long-lived signal
- * (the engine's run-wide one) therefore kept every finished request alive: memory grew with the file count.
- * The per-request signal dies with its request: the parents hold only a WeakRef to its controller, the signal
- * keeps its controller alive (WeakMap) for as long as got holds the signal, and once both are collected the
- * parents' listener is removed too.
+ * (the engine's run-wide one, the adapter's closing one) therefore kept every finished request alive: memory
+ * grew with the file count. The per-request signal dies with its request, and `release` unhooks it from the
+ * parents as soon as the request is over.
  */
-const controllerOf = new WeakMap<AbortSignal, AbortController>();
-const detach = new FinalizationRegistry<() => void>((undo) => undo());
-
-function requestSignal(parents: readonly AbortSignal[]): AbortSignal {
+function requestSignal(parents: readonly AbortSignal[]): { signal: AbortSignal; release: () => void } {
   const ctrl = new AbortController();
   const aborted = parents.find((p) => p.aborted);
   if (aborted) {
     ctrl.abort(aborted.reason);
-    return ctrl.signal;
+    return { signal: ctrl.signal, release: () => undefined };
   }
-  controllerOf.set(ctrl.signal, ctrl);
-  const ref = new WeakRef(ctrl);
   const onAbort = function (this: AbortSignal): void {
-    ref.deref()?.abort(this.reason);
-    undo();
+    ctrl.abort(this.reason);
+    release();
   };
-  const undo = (): void => {
+  const release = (): void => {
     for (const p of parents) p.removeEventListener('abort', onAbort);
   };
   for (const p of parents) p.addEventListener('abort', onAbort, { once: true });
-  detach.register(ctrl.signal, undo);
-  return ctrl.signal;
+  return { signal: ctrl.signal, release };
 }
