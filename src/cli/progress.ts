@@ -12,8 +12,11 @@
  */
 import { SingleBar } from 'cli-progress';
 import type { OperationKind } from '../core/operations.js';
+import { formatBytes, formatDuration } from '../core/format.js';
 import { assertNever } from '../core/operations.js';
 import type { EngineEvents, RunSummary, StatusReport } from '../engine/types.js';
+
+export { formatBytes };
 
 export type OperationEvent = Parameters<NonNullable<EngineEvents['onOperation']>>[0];
 
@@ -252,24 +255,4 @@ function otherLabel(kind: OperationKind): string | null {
     default:
       return assertNever(kind);
   }
-}
-
-export function formatBytes(bytes: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let v = bytes;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return i === 0 ? `${Math.round(v)} B` : `${v.toFixed(v < 10 ? 1 : 0)} ${units[i]}`;
-}
-
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  const sec = ms / 1000;
-  if (sec < 60) return `${sec.toFixed(1)} s`;
-  const m = Math.floor(sec / 60);
-  const s = Math.round(sec % 60);
-  return m < 60 ? `${m} min ${s} s` : `${Math.floor(m / 60)} h ${m % 60} min`;
 }

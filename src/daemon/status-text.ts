@@ -1,25 +1,26 @@
 /** The readable form of DaemonStatus and PathStatus that `boxsync status` prints. */
+import { formatBytesOneDecimal, formatWholeDuration } from '../core/format.js';
 import type { DaemonStatus, PathStatus } from './control-protocol.js';
 
 export function formatDaemonStatus(s: DaemonStatus, nowMs: number = Date.now()): string {
   const e = s.engine;
   const lines: string[] = [];
   const phase = s.stopping ? `${e.phase} (stopping)` : e.phase;
-  lines.push(`boxsync daemon (pid ${s.pid}, up ${duration(nowMs - s.startedAtMs)}): ${phase}`);
+  lines.push(`boxsync daemon (pid ${s.pid}, up ${formatWholeDuration(nowMs - s.startedAtMs)}): ${phase}`);
   lines.push(`  last successful sync: ${e.lastSuccessfulSyncAtMs === null ? 'not yet' : `${ago(nowMs, e.lastSuccessfulSyncAtMs)}`}`);
   for (const n of s.notices) lines.push(`  ! ${n}`);
   if (e.fatal) lines.push(`  FATAL ${e.fatal.code}: ${e.fatal.message}`);
   if (e.heldGuard) lines.push(`  guard held (${e.heldGuard.id}): ${e.heldGuard.message}\n    confirm with: boxsync confirm ${e.heldGuard.id}`);
   for (const r of e.roots) {
     lines.push(`  ${r.localPath} <-> Box folder ${r.remoteId}`);
-    lines.push(`    in sync: ${r.inSync.files} files, ${r.inSync.folders} folders, ${bytes(r.inSync.bytes)}`);
-    lines.push(`    queued: ${r.queued.ops} operations, ${bytes(r.queued.bytes)}`);
+    lines.push(`    in sync: ${r.inSync.files} files, ${r.inSync.folders} folders, ${formatBytesOneDecimal(r.inSync.bytes)}`);
+    lines.push(`    queued: ${r.queued.ops} operations, ${formatBytesOneDecimal(r.queued.bytes)}`);
     if (r.inFlight.length > 0) {
-      const eta = r.etaSec === null ? '' : `, ETA ${duration(r.etaSec * 1000)}`;
-      lines.push(`    transferring at ${bytes(r.rateBytesPerSec)}/s${eta}:`);
+      const eta = r.etaSec === null ? '' : `, ETA ${formatWholeDuration(r.etaSec * 1000)}`;
+      lines.push(`    transferring at ${formatBytesOneDecimal(r.rateBytesPerSec)}/s${eta}:`);
       for (const t of r.inFlight) {
         const pct = t.totalBytes > 0 ? Math.floor((100 * t.doneBytes) / t.totalBytes) : 100;
-        lines.push(`      ${t.direction === 'up' ? '↑' : '↓'} ${t.path}  ${pct}% of ${bytes(t.totalBytes)}`);
+        lines.push(`      ${t.direction === 'up' ? '↑' : '↓'} ${t.path}  ${pct}% of ${formatBytesOneDecimal(t.totalBytes)}`);
       }
     }
     const w = s.watchers.find((x) => x.root === r.root);
@@ -35,7 +36,7 @@ export function formatDaemonStatus(s: DaemonStatus, nowMs: number = Date.now()):
   if (e.errors.length > 0) {
     lines.push(`  errors (${e.errors.length}):`);
     for (const p of e.errors.slice(0, 20)) {
-      const next = p.nextRetryAtMs === null ? 'waits for the file to change' : `retry ${p.nextRetryAtMs <= nowMs ? 'now' : `in ${duration(p.nextRetryAtMs - nowMs)}`}`;
+      const next = p.nextRetryAtMs === null ? 'waits for the file to change' : `retry ${p.nextRetryAtMs <= nowMs ? 'now' : `in ${formatWholeDuration(p.nextRetryAtMs - nowMs)}`}`;
       lines.push(`    ${p.path}: ${p.message} (${p.code}; ${next})`);
     }
     if (e.errors.length > 20) lines.push(`    … and ${e.errors.length - 20} more (boxsync status --json lists all)`);
@@ -46,7 +47,7 @@ export function formatDaemonStatus(s: DaemonStatus, nowMs: number = Date.now()):
 export function formatPathStatus(p: PathStatus, nowMs: number = Date.now()): string {
   const lines = [`${p.path}: ${p.state}`, `  ${p.detail}`];
   if (p.failure) {
-    lines.push(`  last error: ${p.failure.message} (${p.failure.code}, attempt ${p.failure.attempts}; next retry ${p.failure.nextRetryAtMs <= nowMs ? 'now' : `in ${duration(p.failure.nextRetryAtMs - nowMs)}`})`);
+    lines.push(`  last error: ${p.failure.message} (${p.failure.code}, attempt ${p.failure.attempts}; next retry ${p.failure.nextRetryAtMs <= nowMs ? 'now' : `in ${formatWholeDuration(p.failure.nextRetryAtMs - nowMs)}`})`);
   }
   if (p.lastOperation) {
     const o = p.lastOperation;
@@ -67,24 +68,6 @@ function watcherText(h: DaemonStatus['watchers'][number]['health']): string {
   }
 }
 
-export function bytes(n: number): string {
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
-  let v = n;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${i === 0 ? v : v.toFixed(1)} ${units[i]}`;
-}
-
-export function duration(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  if (s < 60) return `${s} s`;
-  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
-  return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
-}
-
 function ago(nowMs: number, atMs: number): string {
-  return `${duration(nowMs - atMs)} ago (${new Date(atMs).toISOString()})`;
+  return `${formatWholeDuration(nowMs - atMs)} ago (${new Date(atMs).toISOString()})`;
 }

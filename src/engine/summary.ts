@@ -1,19 +1,9 @@
 /**
  * The one-line summary of a run (`sync --once` ends with it; the daemon logs it after every pass).
  */
+import { formatBytesOneDecimal } from '../core/format.js';
 import type { OperationKind } from '../core/operations.js';
 import type { RunSummary } from './types.js';
-
-function human(bytes: number): string {
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
-  let v = bytes;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${i === 0 ? v : v.toFixed(1)} ${units[i]}`;
-}
 
 const count = (ops: RunSummary['ops'], ...kinds: OperationKind[]): number => kinds.reduce((n, k) => n + (ops[k] ?? 0), 0);
 
@@ -25,8 +15,8 @@ export function summaryMessage(s: Omit<RunSummary, 'message'>, extra: { reported
     guard: 'stopped by a safety guard',
   };
   const parts = [
-    `${count(s.ops, 'download', 'write-weblink')} downloaded (${human(s.downloadedBytes)})`,
-    `${count(s.ops, 'upload', 'upload-version')} uploaded (${human(s.uploadedBytes)})`,
+    `${count(s.ops, 'download', 'write-weblink')} downloaded (${formatBytesOneDecimal(s.downloadedBytes)})`,
+    `${count(s.ops, 'upload', 'upload-version')} uploaded (${formatBytesOneDecimal(s.uploadedBytes)})`,
     `${count(s.ops, 'local-move', 'remote-move')} moved`,
     `${count(s.ops, 'local-trash', 'remote-trash')} trashed`,
     `${count(s.ops, 'create-local-folder', 'create-remote-folder')} folders created`,
