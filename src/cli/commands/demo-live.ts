@@ -10,12 +10,11 @@
  * 5. keeps running until Ctrl-C, so edits in either place can be watched (`boxsync status --config ...` works
  *    too). With --check it exits after step 4 (exit 0 when both directions arrived).
  */
-import { randomBytes } from 'node:crypto';
-import { access, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { access, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { DaemonStatus } from '../../daemon/control-protocol.js';
+import { setUpDemo } from './demo-setup.js';
 
 export function register(program: Command): void {
   program
@@ -30,30 +29,18 @@ export function register(program: Command): void {
 
 async function runDemoLive(opts: { dir?: string | undefined; check: boolean }): Promise<number> {
   const say = (line = ''): void => void process.stdout.write(`${line}\n`);
-  const dir = opts.dir ? resolve(opts.dir) : await mkdtemp(join(tmpdir(), 'boxsync-live-'));
-  await mkdir(dir, { recursive: true });
-  const mirror = join(dir, 'Box');
-  const configFile = join(dir, 'config.json');
-  const token = `demo-${randomBytes(12).toString('hex')}`;
-
-  const [{ startBoxServer }, { runDaemon }, { composeDaemonParts }, { sendControl }, { formatDaemonStatus }] = await Promise.all([
-    import('../../box-server/index.js'),
+  const [{ runDaemon }, { composeDaemonParts }, { sendControl }, { formatDaemonStatus }] = await Promise.all([
     import('../../daemon/daemon.js'),
     import('../../daemon/daemon-parts.js'),
     import('../../daemon/control-client.js'),
     import('../../daemon/status-text.js'),
   ]);
-  const server = await startBoxServer({ port: 0, tokens: [token], sample: true, dataDir: join(dir, 'box-server'), longPollTimeoutMs: 30_000 });
-  const socketPath = join(dir, 'control.sock');
-  const config = {
-    remote: { apiUrl: server.apiUrl, uploadUrl: server.uploadUrl, tokenUrl: server.tokenUrl, authorizeUrl: server.authorizeUrl },
-    auth: { developerToken: token },
-    folders: [{ remoteId: '0', localPath: mirror }],
-    stateDir: join(dir, 'state'),
-    socketPath: Buffer.byteLength(socketPath) <= 100 ? socketPath : join(tmpdir(), `boxsync-live-${process.pid}.sock`),
-    log: { level: 'warn' },
-  };
-  await writeFile(configFile, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+  const { dir, mirror, configFile, socketPath, server } = await setUpDemo({
+    dir: opts.dir,
+    tempPrefix: 'boxsync-live-',
+    longPollTimeoutMs: 30_000,
+    logLevel: 'warn',
+  });
   say(`box-server with sample content: ${server.baseUrl}`);
   say(`mirror:                         ${mirror}`);
   say(`status from another terminal:   boxsync status --config ${configFile}`);
@@ -62,7 +49,7 @@ async function runDemoLive(opts: { dir?: string | undefined; check: boolean }): 
   const web = server.control.as('1');
   let result = 0;
   const ready = async (): Promise<void> => {
-    const status = (): Promise<DaemonStatus> => sendControl<DaemonStatus>(config.socketPath, { verb: 'status' });
+    const status = (): Promise<DaemonStatus> => sendControl<DaemonStatus>(socketPath, { verb: 'status' });
     await within(60_000, async () => {
       const s = await status();
       return s.engine.lastSuccessfulSyncAtMs !== null && s.watchers.every((w) => w.health.state !== 'starting');

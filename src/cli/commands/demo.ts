@@ -12,11 +12,10 @@
  * Exit code: that of the last sync (0 when both rounds converged). The sync step is a parameter
  * (`DemoSyncStep`), so the daemon can replace `sync --once` with a live daemon run without touching the rest.
  */
-import { randomBytes } from 'node:crypto';
-import { access, mkdir, mkdtemp, readdir, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { access, readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Command } from 'commander';
+import { setUpDemo } from './demo-setup.js';
 import type { ExitCode } from './sync.js';
 
 export interface DemoSyncContext {
@@ -61,26 +60,8 @@ export async function runDemo(opts: DemoOptions = {}): Promise<ExitCode> {
   const step = opts.syncStep ?? syncOnceStep;
   const say = (line = ''): void => void out.write(`${line}\n`);
 
-  const dir = opts.dir ? resolve(opts.dir) : await mkdtemp(join(tmpdir(), 'boxsync-demo-'));
-  await mkdir(dir, { recursive: true });
-  const mirror = join(dir, 'Box');
-  const configFile = join(dir, 'config.json');
-  const token = `demo-${randomBytes(12).toString('hex')}`;
-
-  const { startBoxServer } = await import('../../box-server/index.js');
-  const server = await startBoxServer({ port: 0, tokens: [token], sample: true, dataDir: join(dir, 'box-server') });
+  const { dir, mirror, configFile, server } = await setUpDemo({ dir: opts.dir, tempPrefix: 'boxsync-demo-' });
   try {
-    const socketPath = join(dir, 'control.sock');
-    const config = {
-      remote: { apiUrl: server.apiUrl, uploadUrl: server.uploadUrl, tokenUrl: server.tokenUrl, authorizeUrl: server.authorizeUrl },
-      auth: { developerToken: token },
-      folders: [{ remoteId: '0', localPath: mirror }],
-      stateDir: join(dir, 'state'),
-      // A long --dir would make the socket path exceed the unix limit; the demo never needs a fixed place.
-      socketPath: Buffer.byteLength(socketPath) <= 100 ? socketPath : join(tmpdir(), `boxsync-demo-${process.pid}.sock`),
-    };
-    await writeFile(configFile, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
-
     say(`box-server with sample content: ${server.baseUrl}`);
     say(`config:                         ${configFile}`);
     say(`mirror:                         ${mirror}`);
