@@ -42,3 +42,22 @@ export class SyncError extends Error {
 export function isSyncError(e: unknown): e is SyncError {
   return e instanceof SyncError;
 }
+
+/** Code of the abort reason boxsync uses when it stops itself; see `shutdownReason`. */
+export const SHUTDOWN_CODE = 'shutdown';
+
+/**
+ * The abort reason for a stop of the whole process or session (SIGTERM, a config reload, `engine.close()`), as
+ * opposed to a cancel of the work itself. An adapter that sees an operation aborted with this reason checkpoints
+ * instead of giving up: a resumable upload session keeps its server-side session and its persisted record, so
+ * the next process resumes it from the last confirmed part. Any other abort reason is a cancel: the session is
+ * aborted on the server and forgotten. Disposition `retry`: the interrupted operation is planned again next run.
+ */
+export function shutdownReason(message = 'boxsync is stopping; interrupted work resumes on the next start'): SyncError {
+  return new SyncError({ code: SHUTDOWN_CODE, disposition: 'retry', message });
+}
+
+/** True when `reason` (an AbortSignal's reason) is a shutdown, not a cancel. */
+export function isShutdownReason(reason: unknown): boolean {
+  return isSyncError(reason) && reason.code === SHUTDOWN_CODE;
+}

@@ -11,6 +11,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import { mkdir } from 'node:fs/promises';
+import { shutdownReason } from '../core/errors.js';
 import type { RelPath, RemoteId, RootId, SyncRoot } from '../core/model.js';
 import type { LocalFs } from '../ports/local-fs.js';
 import { toSyncError } from './executor.js';
@@ -92,8 +93,9 @@ class SyncEngine implements Engine {
   }
 
   async close(): Promise<void> {
-    // Aborting stops transfers; upload sessions are persisted under their resumeKey and resume next time.
-    this.closer.abort(new Error('engine closing'));
+    // A shutdown, not a cancel: transfers stop, and upload sessions keep their confirmed parts (persisted under
+    // their resumeKey) so the next process resumes them instead of starting over.
+    this.closer.abort(shutdownReason('the sync engine is closing; interrupted transfers resume on the next start'));
     this.queue.resume();
     await this.chain;
   }

@@ -11,7 +11,8 @@
  *   details.conflictId. `not_found`: replan. `rate_limited`: retry with retryAfterMs. `auth_revoked`: fatal.
  * - Methods that take `ifMatch` send it as If-Match; Box answers 412 when the item changed (or is gone).
  * - Nothing Box-shaped (snake_case JSON) is returned: only core/model types.
- * - `signal` aborts the call; an aborted upload session is aborted on the server too.
+ * - `signal` aborts the call; an aborted upload session is aborted on the server too, unless the abort reason is
+ *   `shutdownReason()` (core/errors.ts): a shutdown keeps the session and its record, so the next process resumes.
  */
 import type { RemoteEntry, RemoteId } from '../core/model.js';
 

@@ -11,13 +11,17 @@
  * Resumable: the session id, endpoints and each confirmed part go to the UploadSessionStore (the journal)
  * under the request's `resumeKey`. A new process finds the record, asks the server which parts it holds
  * (`GET list_parts`) and sends only the rest. A changed source file, an expired or vanished session starts
- * over. Cancelling (the signal) aborts the session on the server and drops the record; a failure keeps both
- * so the next attempt resumes.
+ * over. How the signal ended the upload decides what happens to the session:
+ *   - a shutdown (reason `shutdownReason()` from core/errors: SIGTERM, a reload, `engine.close()`) checkpoints:
+ *     the server-side session and the record (with every confirmed part) are kept, and the next process resumes;
+ *   - any other abort is a cancel: the session is aborted on the server and the record dropped;
+ *   - a failure keeps both so the next attempt resumes, unless it proves the session useless (the file changed,
+ *     the target moved on, the session expired), which aborts it like a cancel.
  */
 import { createHash } from 'node:crypto';
 import { open, type FileHandle } from 'node:fs/promises';
 import type { RemoteEntry } from '../../core/model.js';
-import { isSyncError } from '../../core/errors.js';
+import { isShutdownReason, isSyncError } from '../../core/errors.js';
 import type { UploadRequest, UploadSessionRecord } from '../../ports/remote-store.js';
 import { retryAfterMs } from './classify.js';
 import { decodeTime, encodeTime, idString, ITEM_FIELDS_PARAM } from './decode.js';
@@ -69,15 +73,41 @@ export async function sessionUpload(deps: UploadDeps, target: UploadTarget, req:
     store?.delete(session.key);
     return entry;
   } catch (e) {
-    const cancelled = req.signal?.aborted === true;
-    const hopeless = isSyncError(e) && ['precondition_failed', 'item_name_in_use', 'session_expired', 'checksum_mismatch', 'conflict'].includes(e.code);
-    if (cancelled || hopeless) {
-      await abortQuietly(deps, session);
-      store?.delete(session.key);
+    const how = interruption(req.signal);
+    switch (how) {
+      case 'shutdown': {
+        const kept = store?.get(session.key)?.parts.length ?? 0;
+        log.info({ key, sessionId: session.sessionId, partsConfirmed: kept, totalParts: session.totalParts }, 'upload interrupted by shutdown; session kept for the next start');
+        throw remoteError('aborted', `upload of ${req.name} was interrupted by shutdown; ${kept} confirmed part(s) are kept and the next start resumes the session`, { cause: e });
+      }
+      case 'cancel':
+        await abortQuietly(deps, session);
+        store?.delete(session.key);
+        throw remoteError('aborted', `upload of ${req.name} was cancelled; the upload session was aborted`, { cause: e });
+      case 'none':
+        if (isSyncError(e) && HOPELESS_CODES.has(e.code)) {
+          await abortQuietly(deps, session);
+          store?.delete(session.key);
+        }
+        throw e;
+      default:
+        return assertNever(how);
     }
-    if (cancelled) throw remoteError('aborted', `upload of ${req.name} was cancelled; the upload session was aborted`, { cause: e });
-    throw e;
   }
+}
+
+/** Failures after which the session can never be committed: resuming it would only fail again. */
+const HOPELESS_CODES: ReadonlySet<string> = new Set(['precondition_failed', 'item_name_in_use', 'session_expired', 'checksum_mismatch', 'conflict']);
+
+type Interruption = 'none' | 'shutdown' | 'cancel';
+
+function interruption(signal: AbortSignal | undefined): Interruption {
+  if (signal?.aborted !== true) return 'none';
+  return isShutdownReason(signal.reason) ? 'shutdown' : 'cancel';
+}
+
+function assertNever(x: never): never {
+  throw new Error(`unexpected interruption ${String(x)}`);
 }
 
 function resumable(rec: UploadSessionRecord, target: UploadTarget, source: SourceFacts, sha1: string | undefined, nowMs: number): boolean {
