@@ -3,21 +3,16 @@
  * real LocalFs on a temp dir. `actor` changes Box "from elsewhere" (another client of the same account);
  * `srv.control.requests()` tells which HTTP calls the engine made.
  */
-import * as nodeFs from 'node:fs';
-import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
 import { startBoxServer, type BoxServer, type ServerActor } from '../../../src/box-server/index.js';
 import { asRemoteId, asRootId, type SyncRoot } from '../../../src/core/model.js';
 import { createEngine } from '../../../src/engine/index.js';
 import type { Engine, EngineOptions, RunSummary } from '../../../src/engine/types.js';
 import { openJournal } from '../../../src/journal/index.js';
-import { createLocalFs } from '../../../src/local/local-fs.js';
-import { createLocalTrash } from '../../../src/local/local-trash.js';
 import { silentLogger } from '../../../src/logger.js';
 import { systemClock } from '../../../src/ports/clock.js';
 import type { Journal } from '../../../src/ports/journal.js';
 import { createBoxAdapter, type BoxAdapter } from '../../../src/remote/box/index.js';
-import { makeTempDir } from '../../support/tmp.js';
+import { engineTestOptions, makeEngineWorkspace, mirrorFiles } from './engine-workspace.js';
 
 const TOKEN = 'T1';
 
@@ -42,32 +37,13 @@ export interface BoxHarness {
 }
 
 export async function makeBoxHarness(overrides: Partial<EngineOptions> = {}): Promise<BoxHarness> {
-  const tmp = await makeTempDir('boxsync-engine-box-');
-  const localPath = join(tmp.dir, 'Box');
-  const stateDir = join(tmp.dir, 'state');
-  await mkdir(localPath, { recursive: true });
-  await mkdir(stateDir, { recursive: true });
+  const ws = await makeEngineWorkspace('boxsync-engine-box-');
+  const { localPath, journalPath, localFs } = ws;
   const srv = await startBoxServer({ port: 0, tokens: [TOKEN], longPollTimeoutMs: 1000 });
   const actor = srv.control.as('1');
   const top = actor.createFolder('0', 'Sync');
   const root: SyncRoot = { id: asRootId('r1'), remoteId: asRemoteId(top.id), localPath, direction: 'two-way', exclude: [] };
-  const journalPath = join(stateDir, 'journal.db');
-  const localFs = createLocalFs({
-    rootPath: localPath,
-    fs: nodeFs,
-    trash: createLocalTrash({ mode: 'state', stateDir, fs: nodeFs, logger: silentLogger }),
-    logger: silentLogger,
-  });
-  const options: EngineOptions = {
-    streamType: 'changes',
-    transferConcurrency: 4,
-    maxDeletes: 100,
-    maxDeleteFraction: 0.5,
-    localTrash: 'state',
-    localTrashRetentionDays: 30,
-    stateDir,
-    ...overrides,
-  };
+  const options = engineTestOptions(ws.stateDir, overrides);
   const build = (journal: Journal): { engine: Engine; adapter: BoxAdapter } => {
     const adapter = createBoxAdapter({
       apiUrl: srv.apiUrl,
@@ -93,6 +69,7 @@ export async function makeBoxHarness(overrides: Partial<EngineOptions> = {}): Pr
   };
   const journal = openJournal(journalPath).journal;
   const built = build(journal);
+  const files = mirrorFiles(localPath);
   const h: BoxHarness = {
     srv,
     actor,
@@ -109,13 +86,9 @@ export async function makeBoxHarness(overrides: Partial<EngineOptions> = {}): Pr
       h.journal = openJournal(journalPath).journal;
       h.engine = build(h.journal).engine;
     },
-    async write(rel, content) {
-      const abs = join(localPath, rel);
-      await mkdir(dirname(abs), { recursive: true });
-      await writeFile(abs, content);
-    },
-    read: (rel) => readFile(join(localPath, rel), 'utf8'),
-    list: async (rel = '') => (await readdir(join(localPath, rel))).sort(),
+    write: files.write,
+    read: files.read,
+    list: files.list,
     transfers(sinceMs) {
       const reqs = srv.control.requests().filter((r) => r.atMs >= sinceMs);
       return {
@@ -128,7 +101,7 @@ export async function makeBoxHarness(overrides: Partial<EngineOptions> = {}): Pr
       await h.engine.close();
       h.journal.close();
       await srv.close();
-      await rm(tmp.dir, { recursive: true, force: true });
+      await ws.cleanup();
     },
   };
   return h;

@@ -3,21 +3,16 @@
  * on a real temp folder (trash in the state dir), and the in-memory FakeRemoteStore with the FakeChanges event
  * stream (the Box adapter against box-server is exercised by the CLI end-to-end tests).
  */
-import { mkdir, readFile, rm, writeFile, readdir } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
 import { createEngine } from '../../../src/engine/index.js';
 import type { Engine, EngineEvents, EngineOptions, RunSummary, StatusReport } from '../../../src/engine/types.js';
 import { asRemoteId, asRootId, type RemoteEntry, type SyncRoot } from '../../../src/core/model.js';
 import { openJournal } from '../../../src/journal/index.js';
-import * as nodeFs from 'node:fs';
-import { createLocalFs } from '../../../src/local/local-fs.js';
-import { createLocalTrash } from '../../../src/local/local-trash.js';
 import { silentLogger } from '../../../src/logger.js';
 import { systemClock } from '../../../src/ports/clock.js';
 import type { Journal } from '../../../src/ports/journal.js';
 import type { LocalFs } from '../../../src/ports/local-fs.js';
 import { FakeRemoteStore } from '../../support/fake-remote-store.js';
-import { makeTempDir } from '../../support/tmp.js';
+import { engineTestOptions, makeEngineWorkspace, mirrorFiles } from './engine-workspace.js';
 import { FakeChanges } from './fake-changes.js';
 
 export type OpLine = Parameters<NonNullable<EngineEvents['onOperation']>>[0];
@@ -52,32 +47,13 @@ export interface Harness {
 }
 
 export async function makeHarness(overrides: Partial<EngineOptions> = {}, rootExtra: Partial<SyncRoot> = {}): Promise<Harness> {
-  const tmp = await makeTempDir('boxsync-engine-');
-  const localPath = join(tmp.dir, 'Box');
-  const stateDir = join(tmp.dir, 'state');
-  await mkdir(localPath, { recursive: true });
-  await mkdir(stateDir, { recursive: true });
-  const journalPath = join(stateDir, 'journal.db');
+  const ws = await makeEngineWorkspace('boxsync-engine-');
+  const { localPath, stateDir, journalPath, localFs } = ws;
   const store = new FakeRemoteStore({ pageSize: 50 });
   const top = store.seedFolder(asRemoteId('0'), 'Sync');
   const root: SyncRoot = { id: asRootId('r1'), remoteId: top.id, localPath, direction: 'two-way', exclude: [], ...rootExtra };
   const changes = new FakeChanges(store);
-  const localFs = createLocalFs({
-    rootPath: localPath,
-    fs: nodeFs,
-    trash: createLocalTrash({ mode: 'state', stateDir, fs: nodeFs, logger: silentLogger }),
-    logger: silentLogger,
-  });
-  const options: EngineOptions = {
-    streamType: 'changes',
-    transferConcurrency: 4,
-    maxDeletes: 100,
-    maxDeleteFraction: 0.5,
-    localTrash: 'state',
-    localTrashRetentionDays: 30,
-    stateDir,
-    ...overrides,
-  };
+  const options = engineTestOptions(stateDir, overrides);
   const opLines: OpLine[] = [];
   const statuses: StatusReport[] = [];
   const build = (journal: Journal): Engine =>
@@ -87,7 +63,8 @@ export async function makeHarness(overrides: Partial<EngineOptions> = {}, rootEx
     );
   const journal = openJournal(journalPath).journal;
   const h: Harness = {
-    dir: tmp.dir,
+    ...mirrorFiles(localPath),
+    dir: ws.dir,
     localPath,
     stateDir,
     journalPath,
@@ -109,25 +86,12 @@ export async function makeHarness(overrides: Partial<EngineOptions> = {}, rootEx
       h.engine = build(opened.journal);
       return { rebuilt: opened.rebuilt };
     },
-    async write(rel, content) {
-      const abs = join(localPath, rel);
-      await mkdir(dirname(abs), { recursive: true });
-      await writeFile(abs, content);
-    },
-    read: (rel) => readFile(join(localPath, rel), 'utf8'),
-    exists: (rel) =>
-      readFile(join(localPath, rel)).then(
-        () => true,
-        (e: NodeJS.ErrnoException) => e.code === 'EISDIR',
-      ),
-    list: async (rel = '') => (await readdir(join(localPath, rel))).sort(),
-    remove: (rel) => rm(join(localPath, rel), { recursive: true, force: true }),
     mark: () => store.calls.length,
     callsOf: (method, since = 0) => store.calls.slice(since).filter((c) => c.method === method).length,
     async close() {
       await h.engine.close();
       h.journal.close();
-      await tmp.cleanup();
+      await ws.cleanup();
     },
   };
   return h;
