@@ -3,7 +3,8 @@
  *
  * A full scan (sync --once, the daemon's scheduled rescan) walks the root through LocalFs.scan with `known`
  * taken from the journal, so unchanged files (same size, mtime and inode) keep their SHA-1 and only new or
- * changed files are hashed. Rows the scan did not see are dropped afterwards. Daemon hints instead re-stat
+ * changed files are hashed. Rows the scan did not see are dropped afterwards (found by the journal's scan marks,
+ * not by a set of every path held in memory). Daemon hints instead re-stat
  * just the hinted paths (and scan a hinted folder's subtree), so the cost grows with the change.
  */
 import { stat as fsStat } from 'node:fs/promises';
@@ -11,6 +12,9 @@ import type { LocalEntry, RelPath, RootId, SyncRoot } from '../core/model.js';
 import type { Journal } from '../ports/journal.js';
 import type { LocalFs } from '../ports/local-fs.js';
 import { isAncestorOrSelf } from '../core/paths.js';
+
+/** Stale rows deleted per transaction at the end of a scan. */
+const SWEEP_CHUNK_ROWS = 1000;
 
 export type IsIgnored = (path: RelPath, isDir: boolean) => boolean;
 
@@ -42,36 +46,54 @@ function put(journal: Journal, root: RootId, entry: LocalEntry): void {
   if (journal.getFailure(root, entry.path)?.disposition === 'skip') journal.clearFailure(root, entry.path);
 }
 
-/** Scan the whole root (or one subtree of it) and make the journal's local rows match. */
+/**
+ * Scan the whole root (or one subtree of it) and make the journal's local rows match. The paths seen are marked
+ * in the journal rather than collected here, so memory stays bounded however big the tree is.
+ */
 export async function scanLocal(deps: LocalObserverDeps, under?: RelPath, signal?: AbortSignal): Promise<void> {
   const { journal, root, fs, isIgnored } = deps;
-  const seen = new Set<RelPath>();
-  const scan = fs.scan({
-    isIgnored,
-    known: (p) => journal.getLocal(root.id, p),
-    hash: true,
-    // A whole-root scan runs at the start of a pass with nothing in flight: partial downloads of a killed run go.
-    removeTemps: under === undefined,
-    ...(under === undefined ? {} : { under }),
-  });
-  for await (const batch of scan) {
-    signal?.throwIfAborted();
-    journal.transaction(() => {
-      for (const entry of batch) {
-        if (under !== undefined && (entry.path === under || !isAncestorOrSelf(under, entry.path))) continue;
-        seen.add(entry.path);
-        put(journal, root.id, entry);
-      }
+  const scanId = journal.beginLocalScan();
+  try {
+    const scan = fs.scan({
+      isIgnored,
+      known: (p) => journal.getLocal(root.id, p),
+      hash: true,
+      // A whole-root scan runs at the start of a pass with nothing in flight: partial downloads of a killed run go.
+      removeTemps: under === undefined,
+      ...(under === undefined ? {} : { under }),
     });
-  }
-  const stale = [...journal.localUnder(root.id, under ?? '')].filter((e) => !seen.has(e.path)).map((e) => e.path);
-  if (stale.length === 0) return;
-  journal.transaction(() => {
-    for (const p of stale) {
-      journal.deleteLocal(root.id, p);
-      if (journal.getFailure(root.id, p)?.disposition === 'skip') journal.clearFailure(root.id, p);
+    for await (const batch of scan) {
+      signal?.throwIfAborted();
+      journal.transaction(() => {
+        const seen: RelPath[] = [];
+        for (const entry of batch) {
+          if (under !== undefined && (entry.path === under || !isAncestorOrSelf(under, entry.path))) continue;
+          seen.push(entry.path);
+          put(journal, root.id, entry);
+        }
+        journal.markLocalSeen(scanId, seen);
+      });
     }
-  });
+    // Deleting in chunks as the pages go by: the unseen rows are never all held at once either.
+    let stale: RelPath[] = [];
+    const sweep = (): void => {
+      const paths = stale;
+      stale = [];
+      journal.transaction(() => {
+        for (const p of paths) {
+          journal.deleteLocal(root.id, p);
+          if (journal.getFailure(root.id, p)?.disposition === 'skip') journal.clearFailure(root.id, p);
+        }
+      });
+    };
+    for (const e of journal.localUnseen(scanId, root.id, under ?? '')) {
+      stale.push(e.path);
+      if (stale.length >= SWEEP_CHUNK_ROWS) sweep();
+    }
+    if (stale.length > 0) sweep();
+  } finally {
+    journal.endLocalScan(scanId);
+  }
 }
 
 /** Re-stat hinted paths: a file is re-hashed only when its stat changed; a folder's subtree is rescanned. */

@@ -9,6 +9,7 @@ import type { FailureRecord, Journal } from '../ports/journal.js';
 import type { UploadSessionStore } from '../ports/remote-store.js';
 import { FailuresTable } from './failures-table.js';
 import { KvTables } from './kv-tables.js';
+import { LocalScanMarks } from './local-scan-marks.js';
 import { LocalTree } from './local-tree.js';
 import { RemoteTree } from './remote-tree.js';
 import { SyncedTree } from './synced-tree.js';
@@ -18,6 +19,7 @@ export class SqliteJournal implements Journal {
   readonly #db: Database;
   readonly #remote: RemoteTree;
   readonly #local: LocalTree;
+  readonly #scanMarks: LocalScanMarks;
   readonly #synced: SyncedTree;
   readonly #failures: FailuresTable;
   readonly #kv: KvTables;
@@ -27,6 +29,7 @@ export class SqliteJournal implements Journal {
     this.#db = db;
     this.#remote = new RemoteTree(db);
     this.#local = new LocalTree(db);
+    this.#scanMarks = new LocalScanMarks(db);
     this.#synced = new SyncedTree(db);
     this.#failures = new FailuresTable(db);
     this.#kv = new KvTables(db);
@@ -74,6 +77,18 @@ export class SqliteJournal implements Journal {
   }
   localByInode(root: RootId, inode: number): LocalEntry | undefined {
     return this.#local.byInode(root, inode);
+  }
+  beginLocalScan(): number {
+    return this.#scanMarks.begin();
+  }
+  markLocalSeen(scan: number, paths: readonly RelPath[]): void {
+    this.#scanMarks.mark(scan, paths);
+  }
+  localUnseen(scan: number, root: RootId, under: RelPath | ''): Iterable<LocalEntry> {
+    return this.#scanMarks.unseen(scan, root, under);
+  }
+  endLocalScan(scan: number): void {
+    this.#scanMarks.end(scan);
   }
 
   getSynced(root: RootId, path: RelPath): SyncedEntry | undefined {

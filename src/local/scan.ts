@@ -15,6 +15,12 @@ import { lstatOrUndefined } from './guard.js';
 import { isTempName } from './temp-name.js';
 
 export const SCAN_BATCH_ENTRIES = 500;
+/**
+ * Entries of one folder observed at once (lstat, and hash when needed). One at a time, each tiny file waits for
+ * several round trips to the libuv pool in turn; a bounded window keeps the pool busy while memory stays bounded
+ * (at most this many small-file buffers, see hash.ts). Entries are still reported in name order.
+ */
+export const OBSERVE_CONCURRENCY = 16;
 
 export function kindOf(st: Stats): LocalKind {
   if (st.isSymbolicLink()) return 'symlink';
@@ -63,24 +69,30 @@ export async function* scanTree(ctx: ScanContext): AsyncGenerator<readonly Local
     const dir = stack.pop() as RelPath | '';
     const names = await listFolder(ctx, dir);
     const subdirs: RelPath[] = [];
-    for (const name of names) {
-      if (isTempName(name)) {
-        if (opts.removeTemps === true) await removeTemp(ctx, dir === '' ? name : `${dir}/${name}`);
-        continue;
-      }
-      const path = asRelPath(dir === '' ? name : `${dir}/${name}`);
-      const entry = await observe(ctx, path);
-      if (entry === undefined) continue;
-      batch.push(entry);
-      if (entry.kind === 'folder') subdirs.push(path);
-      if (batch.length >= SCAN_BATCH_ENTRIES) {
-        yield batch;
-        batch = [];
+    for (let i = 0; i < names.length; i += OBSERVE_CONCURRENCY) {
+      const chunk = names.slice(i, i + OBSERVE_CONCURRENCY);
+      const entries = await Promise.all(chunk.map((name) => observeName(ctx, dir, name)));
+      for (const entry of entries) {
+        if (entry === undefined) continue;
+        batch.push(entry);
+        if (entry.kind === 'folder') subdirs.push(entry.path);
+        if (batch.length >= SCAN_BATCH_ENTRIES) {
+          yield batch;
+          batch = [];
+        }
       }
     }
     for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i] as RelPath);
   }
   if (batch.length > 0) yield batch;
+}
+
+async function observeName(ctx: ScanContext, dir: RelPath | '', name: string): Promise<LocalEntry | undefined> {
+  if (isTempName(name)) {
+    if (ctx.opts.removeTemps === true) await removeTemp(ctx, dir === '' ? name : `${dir}/${name}`);
+    return undefined;
+  }
+  return observe(ctx, asRelPath(dir === '' ? name : `${dir}/${name}`));
 }
 
 async function listFolder(ctx: ScanContext, dir: RelPath | ''): Promise<string[]> {
@@ -110,7 +122,7 @@ async function observe(ctx: ScanContext, path: RelPath): Promise<LocalEntry | un
   }
   if (opts.hash !== true) return entryFromStats(path, st, null);
   try {
-    const sha1 = await sha1File(fs, abs(path));
+    const sha1 = await sha1File(fs, abs(path), st.size);
     // Written to while we read it: the hash matches no state of the file; the next scan hashes it again.
     const after = await lstatOrUndefined(fs, abs(path));
     if (after === undefined) return undefined;

@@ -47,6 +47,17 @@ export interface Journal {
   /** Rename a path and everything below it (one local folder move). */
   moveLocalSubtree(root: RootId, from: RelPath, to: RelPath): void;
   localByInode(root: RootId, inode: number): LocalEntry | undefined;
+  /**
+   * Mark-and-sweep of one local scan, so a scan's memory does not grow with the tree: `beginLocalScan` returns a
+   * fresh scan id, `markLocalSeen` records paths that scan saw (held by the journal, not the caller), and
+   * `localUnseen` yields the rows strictly below a path ('' for the whole root) that it did not mark, in path
+   * order and in pages (the caller may delete rows while iterating). `endLocalScan` forgets the marks; ids are
+   * per connection and never reused, so overlapping scans do not interfere.
+   */
+  beginLocalScan(): number;
+  markLocalSeen(scan: number, paths: readonly RelPath[]): void;
+  localUnseen(scan: number, root: RootId, under: RelPath | ''): Iterable<LocalEntry>;
+  endLocalScan(scan: number): void;
 
   // synced tree (merge base, by path, indexed by remote id)
   getSynced(root: RootId, path: RelPath): SyncedEntry | undefined;
