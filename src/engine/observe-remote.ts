@@ -107,7 +107,9 @@ async function listRoot(deps: RemoteObserverDeps, root: SyncRoot, allowEmpty: bo
  * List a folder and everything below it into the journal, dropping rows Box no longer has. With
  * `refuseEmpty`, a top folder that lists empty while the journal knows children is left untouched and the
  * function returns true. With `onlyNewFolders`, child folders already in the journal are not descended into
- * (a one-level refresh that still fills in folders it had never seen).
+ * (a one-level refresh that still fills in folders it had never seen). The top folder is listed first; the
+ * folders below it are then listed up to LIST_CONCURRENCY at a time (each folder's pages in order, each page
+ * in its own transaction). The first error stops new listings, lets the ones in flight end, and is thrown.
  */
 export async function listSubtree(
   deps: Pick<RemoteObserverDeps, 'journal' | 'remote' | 'logger'>,
@@ -115,47 +117,88 @@ export async function listSubtree(
   signal?: AbortSignal,
   opts: { refuseEmpty?: boolean; onlyNewFolders?: boolean } = {},
 ): Promise<boolean> {
-  const { journal, remote } = deps;
-  const queue: RemoteId[] = [folderId];
-  for (let head = 0; head < queue.length; head++) {
-    signal?.throwIfAborted();
-    const id = queue[head]!;
-    const before = new Set(journal.remoteChildren(id).map((e) => e.id));
-    const seen = new Set<RemoteId>();
-    try {
-      for await (const page of remote.listFolder(id)) {
-        const known = new Set(page.filter((c) => journal.getRemote(c.id) !== undefined).map((c) => c.id));
-        journal.transaction(() => {
-          for (const child of page) {
-            journal.putRemote(child);
-            journal.markTrashed(child.id, false);
-            seen.add(child.id);
-          }
-        });
-        for (const child of page) if (child.kind === 'folder' && !(opts.onlyNewFolders && known.has(child.id))) queue.push(child.id);
+  const queue: RemoteId[] = [];
+  const top = await listOneFolder(deps, folderId, true, opts, signal);
+  if (top === 'refused') return true;
+  for (const c of top) queue.push(c);
+  const running = new Set<Promise<void>>();
+  let failure: { readonly error: unknown } | undefined;
+  let head = 0;
+  while ((failure === undefined && head < queue.length) || running.size > 0) {
+    while (failure === undefined && head < queue.length && running.size < LIST_CONCURRENCY) {
+      const id = queue[head]!;
+      // Listed ids are let go as the queue advances: it holds only the folders still to list.
+      if (++head >= 1024) {
+        queue.splice(0, head);
+        head = 0;
       }
-    } catch (e) {
-      if (isSyncError(e) && e.code === 'not_found' && id !== folderId) {
-        journal.transaction(() => {
-          journal.deleteRemoteSubtree(id);
-          journal.deleteRemote(id);
-        });
-        continue;
-      }
-      throw e;
+      const task: Promise<void> = listOneFolder(deps, id, false, opts, signal)
+        .then(
+          (children) => {
+            if (children !== 'refused') for (const c of children) queue.push(c);
+          },
+          (error: unknown) => {
+            failure ??= { error };
+          },
+        )
+        .finally(() => running.delete(task));
+      running.add(task);
     }
-    if (head === 0 && opts.refuseEmpty && seen.size === 0 && before.size > 0) return true;
-    const stale = [...before].filter((x) => !seen.has(x));
-    if (stale.length > 0) {
+    if (running.size > 0) await Promise.race(running);
+  }
+  if (failure !== undefined) throw failure.error;
+  return false;
+}
+
+/** Folders listed at once below the top of a listing: Box answers each page in tens of milliseconds. */
+export const LIST_CONCURRENCY = 4;
+
+/** One folder: its pages into the journal, its vanished children out. Returns the child folders to list next. */
+async function listOneFolder(
+  deps: Pick<RemoteObserverDeps, 'journal' | 'remote'>,
+  id: RemoteId,
+  isTop: boolean,
+  opts: { refuseEmpty?: boolean; onlyNewFolders?: boolean },
+  signal?: AbortSignal,
+): Promise<RemoteId[] | 'refused'> {
+  const { journal, remote } = deps;
+  signal?.throwIfAborted();
+  const before = new Set(journal.remoteChildren(id).map((e) => e.id));
+  const seen = new Set<RemoteId>();
+  const next: RemoteId[] = [];
+  try {
+    for await (const page of remote.listFolder(id)) {
+      const known = new Set(page.filter((c) => journal.getRemote(c.id) !== undefined).map((c) => c.id));
       journal.transaction(() => {
-        for (const x of stale) {
-          journal.deleteRemoteSubtree(x);
-          journal.deleteRemote(x);
+        for (const child of page) {
+          journal.putRemote(child);
+          journal.markTrashed(child.id, false);
+          seen.add(child.id);
         }
       });
+      for (const child of page) if (child.kind === 'folder' && !(opts.onlyNewFolders && known.has(child.id))) next.push(child.id);
     }
+  } catch (e) {
+    if (isSyncError(e) && e.code === 'not_found' && !isTop) {
+      journal.transaction(() => {
+        journal.deleteRemoteSubtree(id);
+        journal.deleteRemote(id);
+      });
+      return [];
+    }
+    throw e;
   }
-  return false;
+  if (isTop && opts.refuseEmpty && seen.size === 0 && before.size > 0) return 'refused';
+  const stale = [...before].filter((x) => !seen.has(x));
+  if (stale.length > 0) {
+    journal.transaction(() => {
+      for (const x of stale) {
+        journal.deleteRemoteSubtree(x);
+        journal.deleteRemote(x);
+      }
+    });
+  }
+  return next;
 }
 
 /** One item to re-fetch: the hint (when it came from the stream) or a bare id (daemon hints). */

@@ -1,0 +1,122 @@
+/**
+ * The engine's first pass over an existing mirror: N small files in N/20 folders, the same tree on disk and in
+ * box-server, so every file ends up `link`ed by SHA-1 and nothing is transferred. Then a no-change pass by a new
+ * engine and journal connection (as the next `sync --once` process would run it). Prints the wall time of each
+ * pass, the time spent per engine phase (listing, scanning, reconciling), and the peak RSS of this process
+ * (which also holds box-server and its in-memory tree: read it as an upper bound). Shrink or grow with
+ * ENGINE_BENCH_FILES (default 20,000).
+ */
+import * as nodeFs from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startBoxServer } from '../../src/box-server/index.js';
+import { asRemoteId, asRootId, type SyncRoot } from '../../src/core/model.js';
+import { createEngine } from '../../src/engine/index.js';
+import type { EngineOptions, RunSummary, StatusReport } from '../../src/engine/types.js';
+import { openJournal } from '../../src/journal/index.js';
+import { createLocalFs } from '../../src/local/local-fs.js';
+import { createLocalTrash } from '../../src/local/local-trash.js';
+import { silentLogger } from '../../src/logger.js';
+import { systemClock } from '../../src/ports/clock.js';
+import type { Journal } from '../../src/ports/journal.js';
+import { createBoxAdapter } from '../../src/remote/box/index.js';
+import { makeTempDir } from '../support/tmp.js';
+
+const FILES = Number(process.env.ENGINE_BENCH_FILES ?? 20_000);
+const FILES_PER_FOLDER = 20;
+const TOKEN = 'ENGINE-BENCH';
+
+interface PassFigures {
+  readonly summary: RunSummary;
+  readonly wallMs: number;
+  readonly phaseMs: ReadonlyMap<string, number>;
+}
+
+function fileContent(i: number): string {
+  return `file ${i}\n`.padEnd(1024, '.');
+}
+
+export async function run(): Promise<void> {
+  const tmp = await makeTempDir('boxsync-engine-bench-');
+  const localPath = join(tmp.dir, 'Box');
+  const stateDir = join(tmp.dir, 'state');
+  await mkdir(stateDir, { recursive: true });
+  const srv = await startBoxServer({ port: 0, tokens: [TOKEN], longPollTimeoutMs: 1000 });
+  try {
+    const actor = srv.control.as('1');
+    const top = actor.createFolder('0', 'Sync');
+    const folders = Math.ceil(FILES / FILES_PER_FOLDER);
+    for (let f = 0; f < folders; f++) {
+      const name = `d${String(f).padStart(5, '0')}`;
+      const folder = actor.createFolder(top.id, name);
+      await mkdir(join(localPath, name), { recursive: true });
+      for (let i = f * FILES_PER_FOLDER; i < Math.min(FILES, (f + 1) * FILES_PER_FOLDER); i++) {
+        const body = fileContent(i);
+        actor.uploadFile(folder.id, `f${i}.txt`, body);
+        await writeFile(join(localPath, name, `f${i}.txt`), body);
+      }
+    }
+    const root: SyncRoot = { id: asRootId('r1'), remoteId: asRemoteId(top.id), localPath, direction: 'two-way', exclude: [] };
+    const localFs = createLocalFs({
+      rootPath: localPath,
+      fs: nodeFs,
+      trash: createLocalTrash({ mode: 'state', stateDir, fs: nodeFs, logger: silentLogger }),
+      logger: silentLogger,
+    });
+    const options: EngineOptions = {
+      streamType: 'changes',
+      transferConcurrency: 4,
+      maxDeletes: 100,
+      maxDeleteFraction: 0.5,
+      localTrash: 'state',
+      localTrashRetentionDays: 30,
+      stateDir,
+    };
+    const pass = async (journal: Journal): Promise<PassFigures> => {
+      const adapter = createBoxAdapter({
+        apiUrl: srv.apiUrl,
+        uploadUrl: srv.uploadUrl,
+        tokenUrl: srv.tokenUrl,
+        auth: { developerToken: TOKEN },
+        uploadSessions: journal.uploadSessions,
+        rateLimit: { callsPerMinute: 600_000, uploadsPerMinute: 600_000 },
+        logger: silentLogger,
+      });
+      const phaseMs = new Map<string, number>();
+      let phase = 'start';
+      let since = performance.now();
+      const onStatus = (s: StatusReport): void => {
+        if (s.phase === phase) return;
+        const now = performance.now();
+        phaseMs.set(phase, (phaseMs.get(phase) ?? 0) + now - since);
+        phase = s.phase;
+        since = now;
+      };
+      const engine = createEngine(
+        { journal, remote: adapter.store, changes: adapter.changes, roots: [root], localFsFor: () => localFs, logger: silentLogger, clock: systemClock, options },
+        { onStatus },
+      );
+      const started = performance.now();
+      const summary = await engine.runOnce();
+      const wallMs = performance.now() - started;
+      await engine.close();
+      return { summary, wallMs, phaseMs };
+    };
+    const journalPath = join(stateDir, 'journal.db');
+    const print = (label: string, p: PassFigures): void => {
+      const phases = [...p.phaseMs].filter(([k]) => k !== 'start').map(([k, v]) => `${k} ${(v / 1000).toFixed(1)} s`).join(', ');
+      console.log(`${label}: ${(p.wallMs / 1000).toFixed(1)} s (${phases}); ${p.summary.outcome}, ${p.summary.passes} passes, ops ${JSON.stringify(p.summary.ops)}`);
+    };
+    console.log(`engine: ${FILES} files of 1 KiB in ${folders} folders, on disk and in box-server`);
+    const j1 = openJournal(journalPath).journal;
+    print('first pass (link by SHA-1)', await pass(j1));
+    j1.close();
+    const j2 = openJournal(journalPath).journal;
+    print('no-change pass (new process)', await pass(j2));
+    j2.close();
+    console.log(`peak RSS of the bench process (engine + box-server): ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`);
+  } finally {
+    await srv.close();
+    await tmp.cleanup();
+  }
+}
