@@ -17,6 +17,7 @@ import type { DaemonStatus } from '../../src/daemon/control-protocol.js';
 import { createWatcher } from '../../src/local/watcher-factory.js';
 import { countInotifyWatches, inotifyWatchLimit } from '../../src/local/watcher-inotify-usage.js';
 import type { WatcherKind } from '../../src/local/watcher-options.js';
+import { writeBoxConfig } from '../support/box-config.js';
 import { spawnCli } from '../support/cli.js';
 import { makeTempDir } from '../support/tmp.js';
 
@@ -115,19 +116,15 @@ export async function run(): Promise<void> {
 
       const socketPath = join(dir, 'c.sock');
       const configFile = join(dir, 'config.json');
-      await writeFile(
-        configFile,
-        JSON.stringify({
-          remote: { apiUrl: srv.apiUrl, uploadUrl: srv.uploadUrl, tokenUrl: srv.tokenUrl, authorizeUrl: srv.authorizeUrl },
-          auth: { developerToken: 'T' },
-          folders: [{ remoteId: rootId, localPath: mirror }],
-          stateDir: join(dir, 'state'),
-          socketPath,
-          rateLimit: { apiCallsPerMinute: 1_000_000, uploadsPerMinute: 1_000_000 },
-          transferConcurrency: 8,
-          log: { level: 'warn' },
-        }),
-      );
+      await writeBoxConfig(configFile, {
+        srv,
+        token: 'T',
+        remoteId: rootId,
+        localPath: mirror,
+        stateDir: join(dir, 'state'),
+        socketPath,
+        extra: { transferConcurrency: 8, log: { level: 'warn' } },
+      });
       t0 = Date.now();
       child = spawnCli(['daemon', '--config', configFile]);
       let out = '';

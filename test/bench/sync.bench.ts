@@ -9,9 +9,10 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { readdir, stat, writeFile } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startBoxServer } from '../../src/box-server/index.js';
+import { writeBoxConfig } from '../support/box-config.js';
 import { cliEntry, repoRoot } from '../support/cli.js';
 import { makeTempDir } from '../support/tmp.js';
 
@@ -154,18 +155,14 @@ export async function run(): Promise<void> {
 
     const mirror = join(tmp.dir, 'mirror');
     const configFile = join(tmp.dir, 'config.json');
-    await writeFile(
-      configFile,
-      JSON.stringify({
-        remote: { apiUrl: srv.apiUrl, uploadUrl: srv.uploadUrl, tokenUrl: srv.tokenUrl, authorizeUrl: srv.authorizeUrl },
-        auth: { developerToken: TOKEN },
-        folders: [{ remoteId: root.id, localPath: mirror }],
-        stateDir: join(tmp.dir, 'state'),
-        socketPath: join(tmp.dir, 'control.sock'),
-        rateLimit: { apiCallsPerMinute: 1_000_000, uploadsPerMinute: 1_000_000 },
-      }),
-      { mode: 0o600 },
-    );
+    await writeBoxConfig(configFile, {
+      srv,
+      token: TOKEN,
+      remoteId: root.id,
+      localPath: mirror,
+      stateDir: join(tmp.dir, 'state'),
+      socketPath: join(tmp.dir, 'control.sock'),
+    });
 
     const first = await measureSync(configFile);
     const local = await treeStats(mirror);

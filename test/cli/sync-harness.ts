@@ -8,6 +8,7 @@
 import { lstat, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startBoxServer, type BoxServer, type RecordedRequest, type ServerActor } from '../../src/box-server/index.js';
+import { writeBoxConfig } from '../support/box-config.js';
 import { runCli, type CliResult } from '../support/cli.js';
 import { makeTempDir } from '../support/tmp.js';
 
@@ -49,17 +50,16 @@ export async function startSyncEnv(opts: SyncEnvOptions = {}): Promise<SyncEnv &
   const stateDir = join(tmp.dir, 'state');
   const configFile = join(tmp.dir, 'config.json');
   const writeConfig: SyncEnv['writeConfig'] = async (o = {}) => {
-    const config = {
-      remote: { apiUrl: srv.apiUrl, uploadUrl: srv.uploadUrl, tokenUrl: srv.tokenUrl, authorizeUrl: srv.authorizeUrl },
-      auth: { developerToken: TOKEN },
-      folders: [{ remoteId: remoteRootId, localPath: mirror, ...o.folder }],
+    await writeBoxConfig(configFile, {
+      srv,
+      token: TOKEN,
+      remoteId: remoteRootId,
+      localPath: mirror,
       stateDir,
       socketPath: join(tmp.dir, 'control.sock'),
-      // box-server does not rate-limit; Box's real 1000 calls/min would make a 1,000-file test wait a minute.
-      rateLimit: { apiCallsPerMinute: 1_000_000, uploadsPerMinute: 1_000_000 },
-      ...o.extra,
-    };
-    await writeFile(configFile, JSON.stringify(config, null, 2), { mode: 0o600 });
+      folder: o.folder,
+      extra: o.extra,
+    });
   };
   await writeConfig();
   return {

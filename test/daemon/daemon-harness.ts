@@ -3,11 +3,12 @@
  * mirror, a real SQLite journal and its control socket. Web-side changes go through box-server's control actor.
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startBoxServer, type BoxServer, type BoxServerOptions, type ServerActor } from '../../src/box-server/index.js';
 import { sendControl } from '../../src/daemon/control-client.js';
 import type { DaemonStatus } from '../../src/daemon/control-protocol.js';
+import { writeBoxConfig } from '../support/box-config.js';
 import { spawnCli } from '../support/cli.js';
 import { makeTempDir } from '../support/tmp.js';
 import { waitFor } from '../support/wait.js';
@@ -43,19 +44,15 @@ export async function createHarness(opts: { server?: BoxServerOptions; config?: 
   await mkdir(mirror);
   const socketPath = join(dir, 'c.sock');
   const configFile = join(dir, 'config.json');
-  await writeFile(
-    configFile,
-    JSON.stringify({
-      remote: { apiUrl: srv.apiUrl, uploadUrl: srv.uploadUrl, tokenUrl: srv.tokenUrl, authorizeUrl: srv.authorizeUrl },
-      auth: { developerToken: 'T' },
-      folders: [{ remoteId: rootId, localPath: mirror }],
-      stateDir: join(dir, 'state'),
-      socketPath,
-      rateLimit: { apiCallsPerMinute: 1_000_000, uploadsPerMinute: 1_000_000 },
-      log: { level: 'info' },
-      ...opts.config,
-    }),
-  );
+  await writeBoxConfig(configFile, {
+    srv,
+    token: 'T',
+    remoteId: rootId,
+    localPath: mirror,
+    stateDir: join(dir, 'state'),
+    socketPath,
+    extra: { log: { level: 'info' }, ...opts.config },
+  });
   const runs: DaemonRun[] = [];
 
   const h: Harness = {
