@@ -1,0 +1,105 @@
+/** The full listing lists folders below the top several at a time: same rows as one at a time, errors still surface. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { asRemoteId, type RemoteEntry, type RemoteId } from '../../src/core/model.js';
+import { LIST_CONCURRENCY, listSubtree } from '../../src/engine/observe-remote.js';
+import { silentLogger } from '../../src/logger.js';
+import type { Journal } from '../../src/ports/journal.js';
+import { FakeRemoteStore } from '../support/fake-remote-store.js';
+import { tempJournal } from './support/journal.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0)) await c();
+});
+
+/** A fake store that counts listings in flight, waits a tick inside each page, and can fail one folder. */
+class SlowStore extends FakeRemoteStore {
+  inFlight = 0;
+  maxInFlight = 0;
+  failing: RemoteId | null = null;
+
+  override async *listFolder(id: RemoteId): AsyncIterable<readonly RemoteEntry[]> {
+    this.inFlight += 1;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    try {
+      if (id === this.failing) throw new Error(`listing ${id} failed`);
+      for await (const page of super.listFolder(id)) {
+        await new Promise((resolve) => setImmediate(resolve));
+        yield page;
+      }
+    } finally {
+      this.inFlight -= 1;
+    }
+  }
+}
+
+async function setup(): Promise<{ journal: Journal; store: SlowStore; top: RemoteEntry; expected: string[] }> {
+  const j = await tempJournal();
+  cleanups.push(j.cleanup);
+  const store = new SlowStore({ pageSize: 3 });
+  const top = store.seedFolder(asRemoteId('0'), 'Sync');
+  const expected: string[] = [];
+  for (let a = 0; a < 6; a++) {
+    const fa = store.seedFolder(top.id, `a${a}`);
+    expected.push(fa.id);
+    for (let b = 0; b < 3; b++) {
+      const fb = store.seedFolder(fa.id, `b${b}`);
+      expected.push(fb.id);
+      for (let f = 0; f < 4; f++) expected.push(store.seedFile(fb.id, `f${f}.txt`, `${a}/${b}/${f}`).id);
+    }
+  }
+  return { journal: j.journal, store, top, expected: expected.sort() };
+}
+
+function idsBelow(journal: Journal, id: RemoteId): string[] {
+  const out: string[] = [];
+  for (const c of journal.remoteChildren(id)) {
+    out.push(c.id);
+    if (c.kind === 'folder') out.push(...idsBelow(journal, c.id));
+  }
+  return out.sort();
+}
+
+describe('listSubtree', () => {
+  it('lists every folder of a tree, several at a time but never more than LIST_CONCURRENCY', async () => {
+    const { journal, store, top, expected } = await setup();
+    const refused = await listSubtree({ journal, remote: store, logger: silentLogger }, top.id);
+    expect(refused).toBe(false);
+    expect(idsBelow(journal, top.id)).toEqual(expected);
+    expect(store.maxInFlight).toBeGreaterThan(1);
+    expect(store.maxInFlight).toBeLessThanOrEqual(LIST_CONCURRENCY);
+  });
+
+  it('a relisting drops what Box no longer has, at any depth', async () => {
+    const { journal, store, top } = await setup();
+    const deps = { journal, remote: store, logger: silentLogger };
+    await listSubtree(deps, top.id);
+    const a2 = journal.remoteChildren(top.id).find((c) => c.name === 'a2')!;
+    const b1 = journal.remoteChildren(journal.remoteChildren(top.id).find((c) => c.name === 'a4')!.id).find((c) => c.name === 'b1')!;
+    await store.trash(a2.id, 'folder');
+    await store.trash(b1.id, 'folder');
+    await listSubtree(deps, top.id);
+    expect(journal.getRemote(a2.id)).toBeUndefined();
+    expect(journal.getRemote(b1.id)).toBeUndefined();
+    expect(journal.remoteChildren(a2.id)).toEqual([]);
+    expect(idsBelow(journal, top.id)).toHaveLength(6 * 3 * 5 + 6 - (3 * 5 + 1) - 5);
+  });
+
+  it('a failing subfolder fails the listing once the listings in flight have ended', async () => {
+    const { journal, store, top } = await setup();
+    const a3 = store.seedFolder(top.id, 'a3-extra');
+    store.failing = a3.id;
+    await expect(listSubtree({ journal, remote: store, logger: silentLogger }, top.id)).rejects.toThrow(`listing ${a3.id} failed`);
+    expect(store.inFlight).toBe(0);
+  });
+
+  it('refuses a top folder that lists empty while the journal knows children, and changes nothing', async () => {
+    const { journal, store, top } = await setup();
+    const deps = { journal, remote: store, logger: silentLogger };
+    await listSubtree(deps, top.id);
+    const before = idsBelow(journal, top.id);
+    for (const c of journal.remoteChildren(top.id)) await store.trash(c.id, 'folder');
+    expect(await listSubtree(deps, top.id, undefined, { refuseEmpty: true })).toBe(true);
+    expect(idsBelow(journal, top.id)).toEqual(before);
+  });
+});
