@@ -2,8 +2,9 @@
  * `boxsync daemon`: the lifecycle. Load the config, take the state-dir lock (the same one `sync --once`
  * takes), open the control socket, start a session (compose + loops), then wait for signals:
  *
- * - SIGTERM / SIGINT: stop within `shutdownTimeoutMs` (transfers finish or checkpoint), release the lock, exit 0.
- *   systemd's TimeoutStopSec is set above that bound.
+ * - SIGTERM / SIGINT: stop within `shutdownTimeoutMs`: transfers in flight finish, or at the bound are
+ *   checkpointed by engine.close() (upload sessions keep their confirmed parts for the next start); then the
+ *   journal closes, the lock is released, exit 0. systemd's TimeoutStopSec is set above that bound.
  * - SIGHUP: reload the config. An invalid file is reported and the running configuration kept; stateDir and
  *   socketPath changes need a restart (the lock and the socket belong to them); everything else is applied by
  *   swapping the session.
@@ -96,11 +97,7 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
         const result = (await session?.close(settings.shutdownTimeoutMs)) ?? 'clean';
         await control.close();
         lock.release();
-        if (result === 'checkpointed') {
-          log.info('boxsync daemon stopped (transfers checkpointed)');
-          process.exit();
-        }
-        log.info('boxsync daemon stopped');
+        log.info(result === 'checkpointed' ? 'boxsync daemon stopped (transfers checkpointed)' : 'boxsync daemon stopped');
         process.off('SIGTERM', onTerm);
         process.off('SIGINT', onInt);
         process.off('SIGHUP', onHup);
@@ -133,7 +130,8 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
       log.info(`SIGHUP: reloading ${configPath({ path: opts.configPath })}`);
       const old = session;
       session = null;
-      await old?.close(settings.shutdownTimeoutMs, 'reload');
+      // Transfers still running at the bound are checkpointed; the new session's first pass resumes them.
+      await old?.close(settings.shutdownTimeoutMs);
       try {
         session = await DaemonSession.start(next, nextSettings, opts.compose, rootLogger);
         settings = nextSettings;

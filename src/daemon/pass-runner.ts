@@ -6,6 +6,7 @@
  * (both halves of a move, a watcher batch and its long-poll echo) share one pass. A pass that throws backs off
  * (1 s doubling to 5 min) and resets on success; a fatal outcome stops the runner and is reported.
  */
+import { shutdownReason } from '../core/errors.js';
 import type { Logger } from '../logger.js';
 import type { Engine, RunSummary } from '../engine/types.js';
 
@@ -53,10 +54,13 @@ export class PassRunner {
     while (this.running) await this.running;
   }
 
-  /** Stop starting passes; abort the one running (the engine checkpoints its transfers on close). */
+  /**
+   * Stop starting passes and abort the one running with the shutdown reason, so its transfers checkpoint
+   * (upload sessions keep their confirmed parts) rather than being cancelled.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
-    this.abort.abort(new Error('daemon stopping'));
+    this.abort.abort(shutdownReason('the daemon is stopping; interrupted transfers resume on the next start'));
     await this.running?.catch(() => undefined);
   }
 

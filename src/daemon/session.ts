@@ -26,6 +26,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export class DaemonSession {
   private fatalMessage: string | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
+  private closing = false;
 
   private constructor(
     readonly config: Config,
@@ -47,8 +48,9 @@ export class DaemonSession {
         ops.record(o.root, o.path, { kind: o.kind, reason: o.reason, ok: o.ok, error: o.error ?? null, atMs: Date.now() });
       },
     };
-    const parts = await compose(config, rootLogger, events);
     let session: DaemonSession | null = null;
+    // The engine reads the stream the long poll settled on (prepare() below runs before the first pass).
+    const parts = await compose(config, rootLogger, events, () => session?.remote.status().effective ?? settings.streamType);
     const passes = new PassRunner(parts.engine, log, {
       onFatal: (message) => session?.onFatal(message),
       onSummary: (s) => {
@@ -168,17 +170,18 @@ export class DaemonSession {
   }
 
   /**
-   * Stop within `timeoutMs`. New work stops first (schedules, watchers, long poll, passes, and the transfer
-   * queue is paused so nothing new starts); transfers in flight get until the bound to finish. If they finish,
-   * the engine and journal close cleanly. If not, they are left as they are and the process exits: every
-   * confirmed upload-session part and every committed outcome is already in the journal, so the next start
-   * resumes them (the same state a crash leaves, which the engine must handle anyway). Aborting them instead
-   * would make the Box adapter abort the upload session on the server, throwing the confirmed parts away.
-   * On a reload ('reload') the process goes on, so transfers still running at the bound are aborted instead.
+   * Stop within `timeoutMs`, for an exit or a reload alike. New work stops first (schedules, watchers, long poll,
+   * and the transfer queue is paused so nothing new starts); transfers in flight get until the bound (less a
+   * second for closing) to finish. Then the running pass is aborted and the engine closed, both with the
+   * shutdown reason: transfers still running are checkpointed, not cancelled (an upload session keeps its
+   * server-side session and its confirmed parts in the journal, so the next start or the reloaded session
+   * resumes it), and the journal and HTTP client close cleanly. 'checkpointed' when transfers were still
+   * running at the bound, 'clean' otherwise.
    */
-  async close(timeoutMs: number, mode: 'exit' | 'reload' = 'exit'): Promise<'clean' | 'checkpointed'> {
+  async close(timeoutMs: number): Promise<'clean' | 'checkpointed'> {
     const deadline = Date.now() + timeoutMs;
     const left = (reserveMs = 0): number => Math.max(100, deadline - Date.now() - reserveMs);
+    this.closing = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.parts.engine.pause();
     await raceTimeout(Promise.all([this.schedules.stop(), this.local.close(), this.remote.close()]), left(1_000));
@@ -186,18 +189,18 @@ export class DaemonSession {
       waitUntil(() => this.parts.engine.status().roots.every((r) => r.inFlight.length === 0), 100),
       left(1_000),
     );
-    if (drained === null && mode === 'exit') {
+    if (drained === null) {
       const running = this.parts.engine.status().roots.flatMap((r) => r.inFlight.map((t) => `${t.direction === 'up' ? 'upload' : 'download'} of ${t.path} (${t.doneBytes}/${t.totalBytes} bytes)`));
       this.log.warn({ running }, `shutdown bound reached with ${running.length} transfer(s) in flight; they resume from their last confirmed part on the next start`);
-      return 'checkpointed';
     }
-    await raceTimeout(this.passes.stop(), left(500));
+    // Both at once: a pass waiting on the paused queue ends only when engine.close() lets the queue run its
+    // remaining tasks against the aborted signal.
     const released = await raceTimeout(
-      this.parts.close().catch((e: unknown) => this.log.warn({ err: e }, 'closing the journal or HTTP client failed')),
+      Promise.all([this.passes.stop(), this.parts.close()]).catch((e: unknown) => this.log.warn({ err: e }, 'closing the journal or HTTP client failed')),
       left(),
     );
-    if (released === null) this.log.warn('the journal and HTTP client did not close within the shutdown bound; SQLite keeps what was committed');
-    return 'clean';
+    if (released === null) this.log.warn('the engine, journal and HTTP client did not close within the shutdown bound; SQLite keeps what was committed');
+    return drained === null ? 'checkpointed' : 'clean';
   }
 
   /**
@@ -207,6 +210,8 @@ export class DaemonSession {
   private scheduleRetries(): void {
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = null;
+    // The last pass of a closing session ends while the journal closes: nothing is left to wake.
+    if (this.closing) return;
     const ours = new Set(this.parts.roots.map((r) => r.id));
     const due = this.parts.journal.failures().filter((f) => ours.has(f.root) && f.disposition === 'retry');
     if (due.length === 0) return;
