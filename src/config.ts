@@ -19,7 +19,7 @@ import { xdgDirs } from './config/xdg.js';
 export type { AuthConfig, Config } from './config/resolve.js';
 export { ConfigError, isConfigError, type ConfigProblem } from './config/config-error.js';
 export { rootIdFor } from './config/root-id.js';
-export { DEFAULT_REMOTE, DEFAULT_SCHEDULES } from './config/schema.js';
+export { DEFAULT_DAEMON_ONLY_SCHEDULES, DEFAULT_REMOTE, DEFAULT_SCHEDULES, DEFAULT_SHUTDOWN_TIMEOUT_SEC, MAX_SHUTDOWN_TIMEOUT_SEC } from './config/schema.js';
 
 export interface ConfigSource {
   /** `--config FILE`, when given. */

@@ -35,6 +35,8 @@ export interface Config {
   readonly safety: Readonly<RawConfig['safety']>;
   readonly localTrash: Readonly<RawConfig['localTrash']>;
   readonly log: Readonly<RawConfig['log']>;
+  /** The daemon's own settings (environment variables override them; see src/daemon/daemon-settings.ts). */
+  readonly daemon: Readonly<RawConfig['daemon']>;
   /** Things worth telling the user that do not stop anything (e.g. a secret in a file others can read). */
   readonly warnings: readonly string[];
 }
@@ -92,6 +94,7 @@ export function resolveConfig(raw: RawConfig, file: string, dirs: XdgDirs): Reso
       safety: raw.safety,
       localTrash: raw.localTrash,
       log: raw.log,
+      daemon: raw.daemon,
       warnings: [],
     },
   };

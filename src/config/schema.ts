@@ -26,6 +26,19 @@ export const DEFAULT_SCHEDULES = {
   localTrashPurge: '30 4 * * *',
 } as const;
 
+/** Schedules only the daemon runs (the shared ones are in DEFAULT_SCHEDULES). */
+export const DEFAULT_DAEMON_ONLY_SCHEDULES = {
+  journalMaintenance: '45 4 * * *',
+  tokenRefresh: '*/30 * * * *',
+} as const;
+
+/**
+ * Upper bound of `daemon.shutdownTimeoutSec`. The shipped systemd unit stops the daemon with SIGKILL after
+ * TimeoutStopSec=30s, so the default 20 s leaves a margin; a custom unit may raise both.
+ */
+export const MAX_SHUTDOWN_TIMEOUT_SEC = 600;
+export const DEFAULT_SHUTDOWN_TIMEOUT_SEC = 20;
+
 const pathString = z
   .string()
   .min(1, 'expected an absolute path, got an empty string')
@@ -66,6 +79,36 @@ const folderSchema = z.strictObject({
   direction: z.enum(['two-way', 'download-only', 'upload-only']).default('two-way'),
 });
 
+/**
+ * The daemon's own settings (`boxsync daemon` only; `sync --once` ignores them). Each field is also exported so
+ * that the environment overrides (BOXSYNC_DAEMON_STREAM, ...) are checked by the very same rules.
+ */
+export const daemonFields = {
+  streamType: z.enum(['sync', 'changes', 'all']),
+  watcher: z.enum(['dirs', 'chokidar']),
+  maxWatches: z.int().positive().nullable(),
+  fallbackScanSec: z.int().min(1).max(86_400),
+  shutdownTimeoutSec: z.int().min(1).max(MAX_SHUTDOWN_TIMEOUT_SEC),
+  syncCheckSec: z.int().min(1).max(600),
+} as const;
+
+const daemonSchema = z
+  .strictObject({
+    streamType: daemonFields.streamType.default('sync'),
+    watcher: daemonFields.watcher.default('dirs'),
+    maxWatches: daemonFields.maxWatches.default(null),
+    fallbackScanSec: daemonFields.fallbackScanSec.default(60),
+    shutdownTimeoutSec: daemonFields.shutdownTimeoutSec.default(DEFAULT_SHUTDOWN_TIMEOUT_SEC),
+    syncCheckSec: daemonFields.syncCheckSec.default(5),
+    schedules: z
+      .strictObject({
+        journalMaintenance: cron.default(DEFAULT_DAEMON_ONLY_SCHEDULES.journalMaintenance),
+        tokenRefresh: cron.default(DEFAULT_DAEMON_ONLY_SCHEDULES.tokenRefresh),
+      })
+      .prefault({}),
+  })
+  .prefault({});
+
 export const rawConfigSchema = z.strictObject({
   remote: remoteSchema,
   /** Validated by shape in resolve.ts (developer token or OAuth), so that errors name the right keys. */
@@ -105,6 +148,7 @@ export const rawConfigSchema = z.strictObject({
       level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     })
     .prefault({}),
+  daemon: daemonSchema,
 });
 
 export type RawConfig = z.output<typeof rawConfigSchema>;

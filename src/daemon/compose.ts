@@ -29,7 +29,7 @@ import { systemClock, type Clock } from '../ports/clock.js';
 import type { Journal } from '../ports/journal.js';
 import type { LocalFs } from '../ports/local-fs.js';
 import type { LocalWatcher } from '../ports/local-watcher.js';
-import type { RemoteChanges } from '../ports/remote-changes.js';
+import type { RemoteChanges, StreamType } from '../ports/remote-changes.js';
 import type { RemoteStore } from '../ports/remote-store.js';
 import { createBoxAdapter, type BoxActions } from '../remote/box/index.js';
 
@@ -38,6 +38,12 @@ export interface ComposeOptions {
   readonly logger: Logger;
   readonly events?: EngineEvents;
   readonly clock?: Clock;
+  /**
+   * The Box event stream the engine catches up from, asked at the start of every pass; default the config's
+   * `streamType` (what `sync --once` reads). The daemon passes the stream its long poll settled on (`sync`, or
+   * `changes` after a fallback, decided before its first pass), so one process reads one stream.
+   */
+  readonly streamType?: () => StreamType;
 }
 
 export interface Composition {
@@ -65,6 +71,7 @@ export interface Composition {
 export async function compose(opts: ComposeOptions): Promise<Composition> {
   const { config, logger } = opts;
   const clock = opts.clock ?? systemClock;
+  const streamType = opts.streamType ?? ((): StreamType => config.streamType);
   await mkdir(config.stateDir, { recursive: true, mode: 0o700 });
 
   const opened = openJournal(join(config.stateDir, 'journal.db'), { logger: logger.child({ component: 'journal' }) });
@@ -114,7 +121,9 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
         logger: logger.child({ component: 'engine' }),
         clock,
         options: {
-          streamType: config.streamType,
+          get streamType(): StreamType {
+            return streamType();
+          },
           transferConcurrency: config.transferConcurrency,
           maxDeletes: config.safety.maxDeletes,
           maxDeleteFraction: config.safety.maxDeleteFraction,

@@ -7,7 +7,7 @@ import type { SyncRoot } from '../core/model.js';
 import type { Engine, EngineEvents } from '../engine/types.js';
 import type { Logger } from '../logger.js';
 import type { Journal } from '../ports/journal.js';
-import type { RemoteChanges } from '../ports/remote-changes.js';
+import type { RemoteChanges, StreamType } from '../ports/remote-changes.js';
 import type { RemoteStore } from '../ports/remote-store.js';
 import { compose } from './compose.js';
 
@@ -25,11 +25,12 @@ export interface DaemonParts {
   close(): Promise<void>;
 }
 
-export type ComposeDaemonParts = (config: Config, logger: Logger, events: EngineEvents) => Promise<DaemonParts>;
+/** `streamType`: the event stream the daemon reads, asked by the engine at the start of each pass (see compose). */
+export type ComposeDaemonParts = (config: Config, logger: Logger, events: EngineEvents, streamType: () => StreamType) => Promise<DaemonParts>;
 
 /** The production parts: the composition root's engine and adapters. */
-export const composeDaemonParts: ComposeDaemonParts = async (config, logger, events) => {
-  const c = await compose({ config, logger, events });
+export const composeDaemonParts: ComposeDaemonParts = async (config, logger, events, streamType) => {
+  const c = await compose({ config, logger, events, streamType });
   if (c.journalRebuilt) logger.warn(`the journal was rebuilt (${c.journalRebuilt}); the first pass scans and lists everything`);
   return {
     engine: c.engine,

@@ -1,19 +1,27 @@
 /**
- * The daemon's own settings, with their defaults. They come from the config's optional `daemon` object when the
- * config schema carries one, and can be overridden per process by environment variables (for tests, and for a
- * quick experiment without editing the config):
+ * The daemon's own settings: the config's `daemon` object (validated, with defaults, in src/config/schema.ts and
+ * documented in config/README.md), each overridable per process by an environment variable (for tests, and for
+ * a quick experiment without editing the config):
  *
- *   BOXSYNC_DAEMON_STREAM        sync | changes | all          stream consumed for remote hints   (default sync)
- *   BOXSYNC_WATCHER              dirs | chokidar               local watcher implementation      (default dirs)
- *   BOXSYNC_MAX_WATCHES          integer                        inotify watch budget per root      (default none)
- *   BOXSYNC_FALLBACK_SCAN_SEC    integer                        full-scan interval when degraded   (default 60)
- *   BOXSYNC_SHUTDOWN_TIMEOUT_SEC integer                        SIGTERM bound, < TimeoutStopSec    (default 20)
- *   BOXSYNC_SYNC_CHECK_SEC       integer                        wait for ITEM_SYNC before fallback (default 5)
+ *   BOXSYNC_DAEMON_STREAM        daemon.streamType          sync | changes | all   (default sync)
+ *   BOXSYNC_WATCHER              daemon.watcher             dirs | chokidar        (default dirs)
+ *   BOXSYNC_MAX_WATCHES          daemon.maxWatches          positive integer       (default none)
+ *   BOXSYNC_FALLBACK_SCAN_SEC    daemon.fallbackScanSec     integer seconds        (default 60)
+ *   BOXSYNC_SHUTDOWN_TIMEOUT_SEC daemon.shutdownTimeoutSec  integer seconds        (default 20)
+ *   BOXSYNC_SYNC_CHECK_SEC       daemon.syncCheckSec        integer seconds        (default 5)
+ *
+ * A variable is checked by the same rule as its config key; a bad value throws an Error naming the variable,
+ * and the daemon refuses to start (exit 2) before touching anything.
+ *
+ * `streamType` is the one Box event stream the daemon reads: its long poll and its engine's catch-up both use
+ * it (the top-level config `streamType` is what `sync --once` reads).
  */
+import type { z } from 'zod';
 import type { Config } from '../config.js';
-import type { StreamType } from '../ports/remote-changes.js';
+import { DEFAULT_SHUTDOWN_TIMEOUT_SEC, MAX_SHUTDOWN_TIMEOUT_SEC, daemonFields } from '../config/schema.js';
 import type { WatcherKind } from '../local/watcher-options.js';
-import { DEFAULT_DAEMON_SCHEDULES, type ScheduleName } from './schedules.js';
+import type { StreamType } from '../ports/remote-changes.js';
+import type { ScheduleName } from './schedules.js';
 
 export interface DaemonSettings {
   readonly streamType: StreamType;
@@ -26,46 +34,34 @@ export interface DaemonSettings {
 }
 
 /** systemd's TimeoutStopSec in systemd/boxsync.service is this bound plus a margin for the last log lines. */
-export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 20_000;
-
-interface OptionalDaemonConfig {
-  readonly daemon?: Partial<{
-    streamType: StreamType;
-    watcher: WatcherKind;
-    maxWatches: number;
-    fallbackScanSec: number;
-    shutdownTimeoutSec: number;
-    syncCheckSec: number;
-    schedules: Partial<Record<ScheduleName, string>>;
-  }>;
-}
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = DEFAULT_SHUTDOWN_TIMEOUT_SEC * 1000;
 
 export function daemonSettings(config: Config, env: NodeJS.ProcessEnv = process.env): DaemonSettings {
-  const d = (config as Config & OptionalDaemonConfig).daemon ?? {};
-  const stream = env.BOXSYNC_DAEMON_STREAM ?? d.streamType ?? 'sync';
-  const watcher = env.BOXSYNC_WATCHER ?? d.watcher ?? 'dirs';
-  if (stream !== 'sync' && stream !== 'changes' && stream !== 'all') throw new Error(`BOXSYNC_DAEMON_STREAM must be sync, changes or all, not "${stream}"`);
-  if (watcher !== 'dirs' && watcher !== 'chokidar') throw new Error(`BOXSYNC_WATCHER must be dirs or chokidar, not "${watcher}"`);
+  const d = config.daemon;
+  const maxWatches = fromEnv(env, 'BOXSYNC_MAX_WATCHES', daemonFields.maxWatches, 'a positive integer', Number) ?? d.maxWatches;
   return {
-    streamType: stream,
-    watcher,
-    maxWatches: num(env.BOXSYNC_MAX_WATCHES, 'BOXSYNC_MAX_WATCHES') ?? d.maxWatches,
-    fallbackScanMs: 1000 * (num(env.BOXSYNC_FALLBACK_SCAN_SEC, 'BOXSYNC_FALLBACK_SCAN_SEC') ?? d.fallbackScanSec ?? 60),
-    shutdownTimeoutMs: 1000 * (num(env.BOXSYNC_SHUTDOWN_TIMEOUT_SEC, 'BOXSYNC_SHUTDOWN_TIMEOUT_SEC') ?? d.shutdownTimeoutSec ?? DEFAULT_SHUTDOWN_TIMEOUT_MS / 1000),
-    syncCheckMs: 1000 * (num(env.BOXSYNC_SYNC_CHECK_SEC, 'BOXSYNC_SYNC_CHECK_SEC') ?? d.syncCheckSec ?? 5),
+    streamType: fromEnv(env, 'BOXSYNC_DAEMON_STREAM', daemonFields.streamType, 'sync, changes or all', String) ?? d.streamType,
+    watcher: fromEnv(env, 'BOXSYNC_WATCHER', daemonFields.watcher, 'dirs or chokidar', String) ?? d.watcher,
+    maxWatches: maxWatches ?? undefined,
+    fallbackScanMs: 1000 * (fromEnv(env, 'BOXSYNC_FALLBACK_SCAN_SEC', daemonFields.fallbackScanSec, 'whole seconds, 1 to 86400', Number) ?? d.fallbackScanSec),
+    shutdownTimeoutMs:
+      1000 * (fromEnv(env, 'BOXSYNC_SHUTDOWN_TIMEOUT_SEC', daemonFields.shutdownTimeoutSec, `whole seconds, 1 to ${MAX_SHUTDOWN_TIMEOUT_SEC}`, Number) ?? d.shutdownTimeoutSec),
+    syncCheckMs: 1000 * (fromEnv(env, 'BOXSYNC_SYNC_CHECK_SEC', daemonFields.syncCheckSec, 'whole seconds, 1 to 600', Number) ?? d.syncCheckSec),
     schedules: {
-      ...DEFAULT_DAEMON_SCHEDULES,
       fullRescan: config.schedules.fullRescan,
       uploadSessionCleanup: config.schedules.uploadSessionCleanup,
       localTrashPurge: config.schedules.localTrashPurge,
-      ...d.schedules,
+      journalMaintenance: d.schedules.journalMaintenance,
+      tokenRefresh: d.schedules.tokenRefresh,
     },
   };
 }
 
-function num(v: string | undefined, name: string): number | undefined {
-  if (v === undefined || v === '') return undefined;
-  const n = Number(v);
-  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, not "${v}"`);
-  return n;
+/** The variable's value checked by its config key's rule; undefined when unset or empty. */
+function fromEnv<S extends z.ZodType>(env: NodeJS.ProcessEnv, name: string, schema: S, expected: string, convert: (raw: string) => unknown): z.output<S> | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const parsed = schema.safeParse(convert(raw.trim()));
+  if (!parsed.success) throw new Error(`environment variable ${name}="${raw}" is invalid: expected ${expected}. Nothing was synced; fix or unset it and start again`);
+  return parsed.data;
 }

@@ -10,17 +10,16 @@
  *   localTrashPurge       remove local-trash entries older than localTrash.retentionDays     (default 04:30)
  */
 import { schedule, type ScheduledTask } from 'node-cron';
+import { DEFAULT_DAEMON_ONLY_SCHEDULES, DEFAULT_SCHEDULES } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { ScheduleStatus } from './control-protocol.js';
 
 export type ScheduleName = 'fullRescan' | 'journalMaintenance' | 'tokenRefresh' | 'uploadSessionCleanup' | 'localTrashPurge';
 
+/** The config's defaults (config keys `schedules.*` and `daemon.schedules.*`), in one record. */
 export const DEFAULT_DAEMON_SCHEDULES: Readonly<Record<ScheduleName, string>> = {
-  fullRescan: '0 3 * * *',
-  journalMaintenance: '45 4 * * *',
-  tokenRefresh: '*/30 * * * *',
-  uploadSessionCleanup: '17 * * * *',
-  localTrashPurge: '30 4 * * *',
+  ...DEFAULT_SCHEDULES,
+  ...DEFAULT_DAEMON_ONLY_SCHEDULES,
 };
 
 export type ScheduleJobs = Readonly<Record<ScheduleName, () => Promise<string>>>;
