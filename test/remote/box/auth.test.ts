@@ -3,25 +3,19 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BoxServer } from '../../../src/box-server/index.js';
-import { isSyncError } from '../../../src/core/errors.js';
 import { asRemoteId } from '../../../src/core/model.js';
 import { createLogger } from '../../../src/logger.js';
 import { systemClock } from '../../../src/ports/clock.js';
 import type { Tokens, TokenStore } from '../../../src/remote/box/token-file.js';
 import { makeTempDir } from '../../support/tmp.js';
-import { adapterFor, startServer } from './harness.js';
+import { adapterFor, startServer, syncFailure } from './harness.js';
 
 const clientId = 'cid';
 const clientSecret = 'csecret';
 
 async function failure(p: Promise<unknown>): Promise<{ code: string; disposition: string; message: string }> {
-  try {
-    await p;
-  } catch (e) {
-    if (isSyncError(e)) return { code: e.code, disposition: e.disposition, message: e.message };
-    throw e;
-  }
-  throw new Error('expected a failure');
+  const e = await syncFailure(p);
+  return { code: e.code, disposition: e.disposition, message: e.message };
 }
 
 describe('Box auth', () => {

@@ -3,6 +3,7 @@
  */
 import { startBoxServer } from '../../../src/box-server/index.js';
 import type { BoxServer, BoxServerOptions } from '../../../src/box-server/index.js';
+import { isSyncError, type SyncError } from '../../../src/core/errors.js';
 import type { UploadSessionRecord, UploadSessionStore } from '../../../src/ports/remote-store.js';
 import { createBoxAdapter, type BoxAdapter } from '../../../src/remote/box/create-box-adapter.js';
 import type { BoxAdapterOptions } from '../../../src/remote/box/options.js';
@@ -21,6 +22,17 @@ export function adapterFor(server: BoxServer, opts: Partial<BoxAdapterOptions> =
     auth: { developerToken: TOKEN },
     ...opts,
   });
+}
+
+/** The SyncError `p` rejects with; a resolved `p` or any other rejection fails the test. */
+export async function syncFailure(p: Promise<unknown>): Promise<SyncError> {
+  try {
+    await p;
+  } catch (e) {
+    if (isSyncError(e)) return e;
+    throw e;
+  }
+  throw new Error('expected a failure');
 }
 
 /** An UploadSessionStore in memory, shared between adapter instances the way the journal would be. */

@@ -1,18 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BoxServer } from '../../../src/box-server/index.js';
-import { isSyncError } from '../../../src/core/errors.js';
 import { asRemoteId } from '../../../src/core/model.js';
 import { waitFor } from '../../support/wait.js';
-import { adapterFor, startServer } from './harness.js';
+import { adapterFor, startServer, syncFailure } from './harness.js';
 
 async function failure(p: Promise<unknown>): Promise<{ code: string; disposition: string }> {
-  try {
-    await p;
-  } catch (e) {
-    if (isSyncError(e)) return { code: e.code, disposition: e.disposition };
-    throw e;
-  }
-  throw new Error('expected a failure');
+  const e = await syncFailure(p);
+  return { code: e.code, disposition: e.disposition };
 }
 
 describe('Box adapter: retries and rate limits', () => {

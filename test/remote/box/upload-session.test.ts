@@ -3,10 +3,9 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BoxServer } from '../../../src/box-server/index.js';
-import { isSyncError } from '../../../src/core/errors.js';
 import { asRemoteId } from '../../../src/core/model.js';
 import { makeTempDir } from '../../support/tmp.js';
-import { adapterFor, MemorySessionStore, startServer } from './harness.js';
+import { adapterFor, MemorySessionStore, startServer, syncFailure } from './harness.js';
 
 const PART = 1024 * 1024;
 const SIZE = 20_000_000 + 12_345;
@@ -15,13 +14,8 @@ const sha1 = (b: Buffer | string): string => createHash('sha1').update(b).digest
 const isPartPut = (r: { method: string; path: string }): boolean => r.method === 'PUT' && /\/files\/upload_sessions\/[^/]+$/.test(r.path);
 
 async function failure(p: Promise<unknown>): Promise<{ code: string; disposition: string }> {
-  try {
-    await p;
-  } catch (e) {
-    if (isSyncError(e)) return { code: e.code, disposition: e.disposition };
-    throw e;
-  }
-  throw new Error('expected a failure');
+  const e = await syncFailure(p);
+  return { code: e.code, disposition: e.disposition };
 }
 
 describe('Box adapter: upload sessions', () => {

@@ -3,22 +3,16 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BoxServer } from '../../../src/box-server/index.js';
-import { isSyncError } from '../../../src/core/errors.js';
 import { asRemoteId } from '../../../src/core/model.js';
 import type { BoxAdapter } from '../../../src/remote/box/create-box-adapter.js';
 import { makeTempDir } from '../../support/tmp.js';
-import { adapterFor, startServer } from './harness.js';
+import { adapterFor, startServer, syncFailure } from './harness.js';
 
 const sha1 = (b: Buffer | string): string => createHash('sha1').update(b).digest('hex');
 
 async function failure(p: Promise<unknown>): Promise<{ code: string; disposition: string; details: Record<string, unknown> }> {
-  try {
-    await p;
-  } catch (e) {
-    if (isSyncError(e)) return { code: e.code, disposition: e.disposition, details: { ...e.details } };
-    throw e;
-  }
-  throw new Error('expected a failure');
+  const e = await syncFailure(p);
+  return { code: e.code, disposition: e.disposition, details: { ...e.details } };
 }
 
 describe('Box adapter: simple uploads', () => {
