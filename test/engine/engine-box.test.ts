@@ -4,20 +4,12 @@
  */
 import { rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectConverged } from './support/harness.js';
-import { makeBoxHarness, type BoxHarness } from './support/box-harness.js';
+import { closedAfterEach } from '../support/closed-after-each.js';
+import { makeBoxHarness } from './support/box-harness.js';
 
-const open: BoxHarness[] = [];
-afterEach(async () => {
-  for (const h of open.splice(0)) await h.close();
-});
-
-async function harness(): Promise<BoxHarness> {
-  const h = await makeBoxHarness();
-  open.push(h);
-  return h;
-}
+const harness = closedAfterEach(() => makeBoxHarness());
 
 describe('engine over HTTP (box-server)', () => {
   it('first run links equal files by SHA-1 without transferring anything', async () => {

@@ -4,21 +4,13 @@
  */
 import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { asRelPath } from '../../src/core/model.js';
 import { waitFor } from '../support/wait.js';
 import { expectConverged, makeHarness, type Harness } from './support/harness.js';
+import { closedAfterEach } from '../support/closed-after-each.js';
 
-const open: Harness[] = [];
-afterEach(async () => {
-  for (const h of open.splice(0)) await h.close();
-});
-
-async function harness(): Promise<Harness> {
-  const h = await makeHarness();
-  open.push(h);
-  return h;
-}
+const harness = closedAfterEach(makeHarness);
 
 function remoteContent(h: Harness, name: string): string | undefined {
   const e = h.store.childByName(h.top.id, name);
@@ -72,8 +64,7 @@ describe('engine: hinted passes', () => {
 
 describe('engine: hinted passes and guards', () => {
   it('a guarded hinted pass keeps its hints: once confirmed, the next pass performs the deletes', async () => {
-    const h = await makeHarness({ maxDeletes: 2, maxDeleteFraction: 0.5 });
-    open.push(h);
+    const h = await harness({ maxDeletes: 2, maxDeleteFraction: 0.5 });
     for (let i = 0; i < 5; i++) await h.write(`f${i}.txt`, `content ${i}`);
     expectConverged(await h.run());
     const gone = [0, 1, 2, 3, 4].map((i) => `f${i}.txt`);

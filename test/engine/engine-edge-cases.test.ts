@@ -4,19 +4,11 @@
  */
 import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectConverged, makeHarness, type Harness } from './support/harness.js';
+import { closedAfterEach } from '../support/closed-after-each.js';
 
-const open: Harness[] = [];
-afterEach(async () => {
-  for (const h of open.splice(0)) await h.close();
-});
-
-async function harness(...args: Parameters<typeof makeHarness>): Promise<Harness> {
-  const h = await makeHarness(...args);
-  open.push(h);
-  return h;
-}
+const harness = closedAfterEach(makeHarness);
 
 const activeNames = (h: Harness, parent = h.top.id): string[] =>
   h.store

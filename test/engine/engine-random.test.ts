@@ -7,14 +7,12 @@
  */
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { asRelPath, type RemoteId } from '../../src/core/model.js';
+import { closedAfterEach } from '../support/closed-after-each.js';
 import { makeHarness, type Harness } from './support/harness.js';
 
-const open: Harness[] = [];
-afterEach(async () => {
-  for (const h of open.splice(0)) await h.close();
-});
+const harness = closedAfterEach(makeHarness);
 
 function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
@@ -156,8 +154,7 @@ async function mutateRemote(h: Harness, rnd: () => number, fresh: () => string, 
  * gets no hints, so it rescans everything and would find whatever the hinted pass missed.
  */
 async function runSeed(seed: number, rounds: number, hinted = false): Promise<void> {
-  const h = await makeHarness();
-  open.push(h);
+  const h = await harness();
   const rnd = mulberry32(seed);
   let n = 0;
   const fresh = (): string => String(++n);

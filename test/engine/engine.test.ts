@@ -5,21 +5,13 @@
  */
 import { stat, rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RemoteId } from '../../src/core/model.js';
 import { remoteError } from '../../src/remote/box/error-codes.js';
 import { expectConverged, makeHarness, type Harness } from './support/harness.js';
+import { closedAfterEach } from '../support/closed-after-each.js';
 
-const open: Harness[] = [];
-afterEach(async () => {
-  for (const h of open.splice(0)) await h.close();
-});
-
-async function harness(...args: Parameters<typeof makeHarness>): Promise<Harness> {
-  const h = await makeHarness(...args);
-  open.push(h);
-  return h;
-}
+const harness = closedAfterEach(makeHarness);
 
 function remoteChild(h: Harness, parent: RemoteId, name: string) {
   return h.store.childByName(parent, name);
