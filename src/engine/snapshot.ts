@@ -17,7 +17,7 @@ import type { LocalEntry, RelPath, RemoteEntry, RemoteId, Snapshot, SyncRoot, Sy
 import type { Journal } from '../ports/journal.js';
 import { deferredPaths } from './failures.js';
 import type { IsIgnored } from './observe-local.js';
-import { ancestorsOf, isAncestorOrSelf } from '../core/paths.js';
+import { ancestorsOf, parentOf } from '../core/paths.js';
 import { remoteChildByName, remotePathOf, walkRemote } from './remote-tree.js';
 
 export type SnapshotScope =
@@ -32,13 +32,32 @@ export interface SnapshotArgs {
   readonly scope: SnapshotScope;
 }
 
-function isIgnoredAnywhere(isIgnored: IsIgnored, path: RelPath, isDir: boolean): boolean {
-  const chain = [path, ...ancestorsOf(path)];
-  return chain.some((p, i) => isIgnored(p, i > 0 || isDir));
+type IgnoredAnywhere = (path: RelPath, isDir: boolean) => boolean;
+
+/**
+ * Is a path ignored, or inside an ignored folder? The answer for each folder is remembered for the life of one
+ * snapshot, so a file costs one matcher call rather than one per ancestor.
+ */
+function ignoredAnywhere(isIgnored: IsIgnored): IgnoredAnywhere {
+  const folders = new Map<RelPath, boolean>();
+  const folder = (p: RelPath): boolean => {
+    let ignored = folders.get(p);
+    if (ignored === undefined) {
+      const parent = parentOf(p);
+      ignored = (parent !== '' && folder(parent)) || isIgnored(p, true);
+      folders.set(p, ignored);
+    }
+    return ignored;
+  };
+  return (path, isDir) => {
+    const parent = parentOf(path);
+    return (parent !== '' && folder(parent)) || (isDir ? folder(path) : isIgnored(path, false));
+  };
 }
 
 export function buildSnapshot(args: SnapshotArgs): Snapshot {
   const { journal, root, isIgnored } = args;
+  const isIgnoredAnywhere = ignoredAnywhere(isIgnored);
   const remote = new Map<RemoteId, RemoteEntry>();
   const local = new Map<RelPath, LocalEntry>();
   const synced = new Map<RelPath, SyncedEntry>();
@@ -47,8 +66,8 @@ export function buildSnapshot(args: SnapshotArgs): Snapshot {
 
   if (args.scope.kind === 'full') {
     for (const { entry } of walkRemote(journal, root.remoteId, '', (p, e) => !isIgnored(p, e.kind === 'folder'))) remote.set(entry.id, entry);
-    for (const e of journal.localUnder(root.id, '')) if (!isIgnoredAnywhere(isIgnored, e.path, e.kind === 'folder')) local.set(e.path, e);
-    for (const s of journal.syncedUnder(root.id, '')) if (!isIgnoredAnywhere(isIgnored, s.path, s.kind === 'folder')) synced.set(s.path, s);
+    for (const e of journal.localUnder(root.id, '')) if (!isIgnoredAnywhere(e.path, e.kind === 'folder')) local.set(e.path, e);
+    for (const s of journal.syncedUnder(root.id, '')) if (!isIgnoredAnywhere(s.path, s.kind === 'folder')) synced.set(s.path, s);
   } else {
     const bases = new Set<RelPath>(args.scope.localPaths);
     for (const id of args.scope.remoteIds) {
@@ -58,8 +77,8 @@ export function buildSnapshot(args: SnapshotArgs): Snapshot {
       if (was) bases.add(was.path);
     }
     for (const base of topmost([...bases])) {
-      if (isIgnoredAnywhere(isIgnored, base, false)) continue;
-      addPath(journal, root, base, { remote, local, synced }, isIgnored);
+      if (isIgnoredAnywhere(base, false)) continue;
+      addPath(journal, root, base, { remote, local, synced }, isIgnored, isIgnoredAnywhere);
     }
     // The planner's partial-snapshot contract: every synced row comes with its local entry (found by inode when
     // a local move carried it elsewhere) and its remote entry with all ancestors.
@@ -77,11 +96,10 @@ export function buildSnapshot(args: SnapshotArgs): Snapshot {
   return { root, remote, local, synced, remoteTrashed, deferred: deferredPaths(journal, root.id, args.nowMs) };
 }
 
+/** The paths that have no ancestor among the others: a set lookup per ancestor, not a scan of the kept ones. */
 function topmost(paths: RelPath[]): RelPath[] {
-  const sorted = [...new Set(paths)].sort();
-  const out: RelPath[] = [];
-  for (const p of sorted) if (!out.some((q) => isAncestorOrSelf(q, p))) out.push(p);
-  return out;
+  const all = new Set(paths);
+  return [...all].filter((p) => !ancestorsOf(p).some((a) => all.has(a))).sort();
 }
 
 function addPath(
@@ -90,6 +108,7 @@ function addPath(
   base: RelPath,
   into: { remote: Map<RemoteId, RemoteEntry>; local: Map<RelPath, LocalEntry>; synced: Map<RelPath, SyncedEntry> },
   isIgnored: IsIgnored,
+  isIgnoredAnywhere: IgnoredAnywhere,
 ): void {
   for (const p of [base, ...ancestorsOf(base)]) {
     const l = journal.getLocal(root.id, p);
@@ -101,8 +120,8 @@ function addPath(
       if (r) into.remote.set(r.id, r);
     }
   }
-  for (const l of journal.localUnder(root.id, base)) if (!isIgnoredAnywhere(isIgnored, l.path, l.kind === 'folder')) into.local.set(l.path, l);
-  for (const s of journal.syncedUnder(root.id, base)) if (!isIgnoredAnywhere(isIgnored, s.path, s.kind === 'folder')) into.synced.set(s.path, s);
+  for (const l of journal.localUnder(root.id, base)) if (!isIgnoredAnywhere(l.path, l.kind === 'folder')) into.local.set(l.path, l);
+  for (const s of journal.syncedUnder(root.id, base)) if (!isIgnoredAnywhere(s.path, s.kind === 'folder')) into.synced.set(s.path, s);
   // Resolve the base on the remote tree by name, collecting the ancestor chain, then take its subtree.
   let parentId: RemoteId = root.remoteId;
   let found: RemoteEntry | undefined;

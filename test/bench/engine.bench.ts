@@ -2,8 +2,9 @@
  * The engine's first pass over an existing mirror: N small files in N/20 folders, the same tree on disk and in
  * box-server, so every file ends up `link`ed by SHA-1 and nothing is transferred. Then a no-change pass by a new
  * engine and journal connection (as the next `sync --once` process would run it). Prints the wall time of each
- * pass, the time spent per engine phase (listing, scanning, reconciling), and the peak RSS of this process
- * (which also holds box-server and its in-memory tree: read it as an upper bound). Shrink or grow with
+ * pass, the time spent per engine phase (listing, scanning, planning, transferring), and memory: the RSS once
+ * the tree is seeded and the peak RSS sampled during each pass. This process also holds box-server and its
+ * in-memory tree, so the growth over the "before" figure is what the engine adds. Shrink or grow with
  * ENGINE_BENCH_FILES (default 20,000).
  */
 import * as nodeFs from 'node:fs';
@@ -30,7 +31,11 @@ interface PassFigures {
   readonly summary: RunSummary;
   readonly wallMs: number;
   readonly phaseMs: ReadonlyMap<string, number>;
+  /** Sampled every 100 ms during the pass. */
+  readonly peakRssBytes: number;
 }
+
+const mib = (bytes: number): number => Math.round(bytes / (1024 * 1024));
 
 function fileContent(i: number): string {
   return `file ${i}\n`.padEnd(1024, '.');
@@ -96,25 +101,29 @@ export async function run(): Promise<void> {
         { journal, remote: adapter.store, changes: adapter.changes, roots: [root], localFsFor: () => localFs, logger: silentLogger, clock: systemClock, options },
         { onStatus },
       );
+      let peakRssBytes = process.memoryUsage.rss();
+      const sampler = setInterval(() => (peakRssBytes = Math.max(peakRssBytes, process.memoryUsage.rss())), 100);
       const started = performance.now();
       const summary = await engine.runOnce();
       const wallMs = performance.now() - started;
+      clearInterval(sampler);
       await engine.close();
-      return { summary, wallMs, phaseMs };
+      return { summary, wallMs, phaseMs, peakRssBytes };
     };
     const journalPath = join(stateDir, 'journal.db');
     const print = (label: string, p: PassFigures): void => {
       const phases = [...p.phaseMs].filter(([k]) => k !== 'start').map(([k, v]) => `${k} ${(v / 1000).toFixed(1)} s`).join(', ');
-      console.log(`${label}: ${(p.wallMs / 1000).toFixed(1)} s (${phases}); ${p.summary.outcome}, ${p.summary.passes} passes, ops ${JSON.stringify(p.summary.ops)}`);
+      console.log(`${label}: ${(p.wallMs / 1000).toFixed(1)} s (${phases}); ${p.summary.outcome}, ${p.summary.passes} passes, ops ${JSON.stringify(p.summary.ops)}; peak RSS ${mib(p.peakRssBytes)} MiB`);
     };
-    console.log(`engine: ${FILES} files of 1 KiB in ${folders} folders, on disk and in box-server`);
+    global.gc?.();
+    console.log(`engine: ${FILES} files of 1 KiB in ${folders} folders, on disk and in box-server; RSS before the passes ${mib(process.memoryUsage.rss())} MiB`);
     const j1 = openJournal(journalPath).journal;
     print('first pass (link by SHA-1)', await pass(j1));
     j1.close();
     const j2 = openJournal(journalPath).journal;
     print('no-change pass (new process)', await pass(j2));
     j2.close();
-    console.log(`peak RSS of the bench process (engine + box-server): ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`);
+    console.log(`peak RSS of the bench process over the whole run, seeding included: ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`);
   } finally {
     await srv.close();
     await tmp.cleanup();
