@@ -18,7 +18,7 @@ import type { Journal } from '../ports/journal.js';
 import { deferredPaths } from './failures.js';
 import type { IsIgnored } from './observe-local.js';
 import { ancestorsOf, parentOf } from '../core/paths.js';
-import { remoteChildByName, remotePathOf, walkRemote } from './remote-tree.js';
+import { remotePathOf, walkRemote } from './remote-tree.js';
 
 export type SnapshotScope =
   | { readonly kind: 'full' }
@@ -126,7 +126,7 @@ function addPath(
   let parentId: RemoteId = root.remoteId;
   let found: RemoteEntry | undefined;
   for (const name of base.split('/')) {
-    found = remoteChildByName(journal, parentId, name);
+    found = journal.remoteChildNamed(parentId, name);
     if (!found) return;
     into.remote.set(found.id, found);
     parentId = found.id;

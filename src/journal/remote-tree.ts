@@ -8,6 +8,7 @@ const COLS = 'id, kind, parent_id, name, etag, sequence_id, sha1, size_bytes, mo
 export class RemoteTree {
   readonly #get: Statement<[string], RemoteRow>;
   readonly #children: Statement<[string], RemoteRow>;
+  readonly #childNamed: Statement<[string, string], RemoteRow>;
   readonly #put: Statement<[RemoteRow]>;
   readonly #delete: Statement<[string]>;
   readonly #deleteSubtree: Statement<[string]>;
@@ -15,6 +16,8 @@ export class RemoteTree {
   constructor(db: Database) {
     this.#get = db.prepare(`SELECT ${COLS} FROM remote_items WHERE id = ?`);
     this.#children = db.prepare(`SELECT ${COLS} FROM remote_items WHERE parent_id = ? ORDER BY name`);
+    // Same index and order as #children, so it finds the row children().find(by name) would.
+    this.#childNamed = db.prepare(`SELECT ${COLS} FROM remote_items INDEXED BY remote_items_parent WHERE parent_id = ? AND name = ? LIMIT 1`);
     this.#put = db.prepare(
       `INSERT OR REPLACE INTO remote_items (${COLS})
        VALUES (@id, @kind, @parent_id, @name, @etag, @sequence_id, @sha1, @size_bytes, @modified_at_ms, @version_id, @url, @status)`,
@@ -36,6 +39,11 @@ export class RemoteTree {
 
   children(parentId: RemoteId): readonly RemoteEntry[] {
     return this.#children.all(parentId).map(remoteFromRow);
+  }
+
+  childNamed(parentId: RemoteId, name: string): RemoteEntry | undefined {
+    const r = this.#childNamed.get(parentId, name);
+    return r === undefined ? undefined : remoteFromRow(r);
   }
 
   put(e: RemoteEntry): void {

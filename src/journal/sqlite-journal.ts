@@ -47,6 +47,9 @@ export class SqliteJournal implements Journal {
   remoteChildren(parentId: RemoteId): readonly RemoteEntry[] {
     return this.#remote.children(parentId);
   }
+  remoteChildNamed(parentId: RemoteId, name: string): RemoteEntry | undefined {
+    return this.#remote.childNamed(parentId, name);
+  }
   putRemote(entry: RemoteEntry): void {
     this.#remote.put(entry);
   }

@@ -31,6 +31,8 @@ export interface Journal {
   // remote tree (by Box id)
   getRemote(id: RemoteId): RemoteEntry | undefined;
   remoteChildren(parentId: RemoteId): readonly RemoteEntry[];
+  /** The child of a folder with exactly this name (the first of `remoteChildren` by that name): one index probe. */
+  remoteChildNamed(parentId: RemoteId, name: string): RemoteEntry | undefined;
   putRemote(entry: RemoteEntry): void;
   deleteRemote(id: RemoteId): void;
   /** Remove every remote row below a folder (recursively), e.g. before a fresh listing of it. */
