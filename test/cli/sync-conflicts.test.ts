@@ -10,7 +10,7 @@
 import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { explain, exists, readText, startSyncEnv, summaryLine, type SyncEnv } from './sync-harness.js';
+import { exists, readText, startSyncEnv, summaryLine, type SyncEnv } from './sync-harness.js';
 
 let e: SyncEnv & { remoteRootId: string };
 const ids: Record<string, string> = {};
@@ -19,17 +19,14 @@ beforeAll(async () => {
   for (const n of ['both', 'same', 'edit-trash', 'edit-delete', 'becomes-folder', 'case']) {
     ids[n] = e.web.uploadFile(e.remoteRootId, `${n}.txt`, `${n} base\n`).id;
   }
-  const r = await e.sync();
-  expect(r.code, explain(r)).toBe(0);
+  await e.syncOk();
 });
 afterAll(async () => {
   await e.close();
 });
 
 async function syncOk(): Promise<string> {
-  const r = await e.sync();
-  expect(r.code, explain(r)).toBe(0);
-  return summaryLine(r);
+  return summaryLine(await e.syncOk());
 }
 
 describe('conflicts keep both', () => {

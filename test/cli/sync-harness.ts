@@ -7,6 +7,7 @@
  */
 import { lstat, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import { startBoxServer, type BoxServer, type RecordedRequest, type ServerActor } from '../../src/box-server/index.js';
 import { writeBoxConfig } from '../support/box-config.js';
 import { runCli, type CliResult } from '../support/cli.js';
@@ -25,6 +26,8 @@ export interface SyncEnv {
   /** Write (or rewrite) the config; `extra` is merged at the top level, `folder` into folders[0]. */
   writeConfig(opts?: { extra?: Record<string, unknown>; folder?: Record<string, unknown> }): Promise<void>;
   sync(args?: readonly string[], opts?: { env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<CliResult>;
+  /** `sync(args)`, failing the test with an account of the run (see `explain`) unless it exits 0. */
+  syncOk(args?: readonly string[]): Promise<CliResult>;
   close(): Promise<void>;
 }
 
@@ -62,6 +65,11 @@ export async function startSyncEnv(opts: SyncEnvOptions = {}): Promise<SyncEnv &
     });
   };
   await writeConfig();
+  const sync: SyncEnv['sync'] = (args = [], o = {}) =>
+    runCli(['sync', '--once', '--config', configFile, ...args], {
+      env: { BOXSYNC_LOG_LEVEL: 'warn', ...o.env },
+      timeoutMs: o.timeoutMs ?? 90_000,
+    });
   return {
     srv,
     web,
@@ -71,11 +79,12 @@ export async function startSyncEnv(opts: SyncEnvOptions = {}): Promise<SyncEnv &
     stateDir,
     configFile,
     writeConfig,
-    sync: (args = [], o = {}) =>
-      runCli(['sync', '--once', '--config', configFile, ...args], {
-        env: { BOXSYNC_LOG_LEVEL: 'warn', ...o.env },
-        timeoutMs: o.timeoutMs ?? 90_000,
-      }),
+    sync,
+    async syncOk(args) {
+      const r = await sync(args);
+      expect(r.code, explain(r)).toBe(0);
+      return r;
+    },
     close: async () => {
       await srv.close();
       await tmp.cleanup();

@@ -5,7 +5,7 @@
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contentRequests, explain, startSyncEnv, writeRequests, writeText, type SyncEnv } from './sync-harness.js';
+import { contentRequests, startSyncEnv, writeRequests, writeText, type SyncEnv } from './sync-harness.js';
 
 let e: SyncEnv & { remoteRootId: string };
 beforeAll(async () => {
@@ -15,22 +15,16 @@ beforeAll(async () => {
   e.web.uploadFile(e.remoteRootId, 'rename-me.txt', 'same bytes');
   const f = e.web.createFolder(e.remoteRootId, 'Folder');
   e.web.uploadFile(f.id, 'inside.txt', 'inside');
-  const r = await e.sync();
-  expect(r.code, explain(r)).toBe(0);
+  await e.syncOk();
 });
 afterAll(async () => {
   await e.close();
 });
 
-async function syncOk(): Promise<void> {
-  const r = await e.sync();
-  expect(r.code, explain(r)).toBe(0);
-}
-
 describe('local changes reach Box', () => {
   it('a new file in a new folder', async () => {
     await writeText(join(e.mirror, 'New', 'Deeper', 'n.txt'), 'new!');
-    await syncOk();
+    await e.syncOk();
     const found = e.web.findByPath('/Mirror/New/Deeper/n.txt');
     expect(found?.type).toBe('file');
     expect(e.web.readFile(found!.id).toString()).toBe('new!');
@@ -39,7 +33,7 @@ describe('local changes reach Box', () => {
   it('an edit becomes a new version of the same Box file', async () => {
     const before = e.web.findByPath('/Mirror/edit-me.txt')!;
     await writeFile(join(e.mirror, 'edit-me.txt'), 'v2, longer');
-    await syncOk();
+    await e.syncOk();
     const after = e.web.findByPath('/Mirror/edit-me.txt')!;
     expect(after.id).toBe(before.id);
     expect(e.web.readFile(after.id).toString()).toBe('v2, longer');
@@ -48,20 +42,20 @@ describe('local changes reach Box', () => {
   it('a delete moves the Box file to the trash, from where it can be restored', async () => {
     const item = e.web.findByPath('/Mirror/delete-me.txt')!;
     await rm(join(e.mirror, 'delete-me.txt'));
-    await syncOk();
+    await e.syncOk();
     expect(e.web.findByPath('/Mirror/delete-me.txt')).toBeNull();
     expect(e.web.getItem('file', item.id)?.item_status).toBe('trashed');
     e.web.restore('file', item.id);
     expect(e.web.readFile(item.id).toString()).toBe('bye');
     // Restored on the web: the next run brings it back locally.
-    await syncOk();
+    await e.syncOk();
   });
 
   it('a rename into another folder is one Box move of the same id, without an upload', async () => {
     const item = e.web.findByPath('/Mirror/rename-me.txt')!;
     e.srv.control.clearRequests();
     await rename(join(e.mirror, 'rename-me.txt'), join(e.mirror, 'Folder', 'renamed.txt'));
-    await syncOk();
+    await e.syncOk();
     expect(e.web.findByPath('/Mirror/Folder/renamed.txt')?.id).toBe(item.id);
     expect(e.web.findByPath('/Mirror/rename-me.txt')).toBeNull();
     expect(contentRequests(e.srv).uploads).toEqual([]);
@@ -72,7 +66,7 @@ describe('local changes reach Box', () => {
     const folder = e.web.findByPath('/Mirror/New')!;
     e.srv.control.clearRequests();
     await rm(join(e.mirror, 'New'), { recursive: true });
-    await syncOk();
+    await e.syncOk();
     expect(e.web.getItem('folder', folder.id)?.item_status).toBe('trashed');
     expect(writeRequests(e.srv).filter((r) => r.method === 'DELETE')).toHaveLength(1);
   });

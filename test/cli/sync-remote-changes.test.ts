@@ -5,7 +5,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { explain, exists, listTree, readText, startSyncEnv, type SyncEnv } from './sync-harness.js';
+import { exists, listTree, readText, startSyncEnv, type SyncEnv } from './sync-harness.js';
 
 let e: SyncEnv & { remoteRootId: string };
 const ids: Record<string, string> = {};
@@ -16,18 +16,12 @@ beforeAll(async () => {
   ids.c = e.web.uploadFile(e.remoteRootId, 'c.txt', 'c').id;
   ids.gone = e.web.uploadFile(e.remoteRootId, 'gone.txt', 'precious').id;
   ids.sub = e.web.createFolder(e.remoteRootId, 'Sub').id;
-  const r = await e.sync();
-  expect(r.code, explain(r)).toBe(0);
+  await e.syncOk();
   expect(await listTree(e.mirror)).toEqual(['Sub/', 'a.txt', 'b.txt', 'c.txt', 'gone.txt']);
 });
 afterAll(async () => {
   await e.close();
 });
-
-async function syncOk(): Promise<void> {
-  const r = await e.sync();
-  expect(r.code, explain(r)).toBe(0);
-}
 
 /** Every file name anywhere under the state dir's trash. */
 async function trashNames(dir: string): Promise<string[]> {
@@ -43,7 +37,7 @@ describe('remote changes reach the disk', () => {
     e.web.uploadVersion(ids.a!, 'a2 is longer');
     e.web.rename('file', ids.b!, 'b-renamed.txt');
     e.web.move('file', ids.c!, ids.sub!);
-    await syncOk();
+    await e.syncOk();
     expect(await listTree(e.mirror)).toEqual(['Sub/', 'Sub/c.txt', 'Sub/new.txt', 'a.txt', 'b-renamed.txt', 'gone.txt']);
     expect(await readText(join(e.mirror, 'a.txt'))).toBe('a2 is longer');
     expect(await readText(join(e.mirror, 'Sub', 'new.txt'))).toBe('fresh');
@@ -51,18 +45,18 @@ describe('remote changes reach the disk', () => {
 
   it('a trashed file leaves the mirror into the local trash, and comes back when restored', async () => {
     e.web.trash('file', ids.gone!);
-    await syncOk();
+    await e.syncOk();
     expect(await exists(join(e.mirror, 'gone.txt'))).toBe(false);
     expect(await trashNames(join(e.stateDir, 'trash'))).toContainEqual(expect.stringContaining('gone.txt'));
 
     e.web.restore('file', ids.gone!);
-    await syncOk();
+    await e.syncOk();
     expect(await readText(join(e.mirror, 'gone.txt'))).toBe('precious');
   });
 
   it('a trashed folder leaves the mirror with everything in it', async () => {
     e.web.trash('folder', ids.sub!);
-    await syncOk();
+    await e.syncOk();
     expect(await exists(join(e.mirror, 'Sub'))).toBe(false);
     const names = await trashNames(join(e.stateDir, 'trash'));
     expect(names.some((n) => n.includes('new.txt'))).toBe(true);
