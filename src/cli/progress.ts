@@ -16,8 +16,6 @@ import { formatBytes, formatDuration } from '../core/format.js';
 import { assertNever } from '../core/operations.js';
 import type { EngineEvents, RunSummary, StatusReport } from '../engine/types.js';
 
-export { formatBytes };
-
 export type OperationEvent = Parameters<NonNullable<EngineEvents['onOperation']>>[0];
 
 export interface RunReporter {

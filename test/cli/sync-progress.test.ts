@@ -9,7 +9,8 @@ import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asRelPath, asRemoteId, asRootId } from '../../src/core/model.js';
 import type { RootStatus, RunSummary, StatusReport } from '../../src/engine/types.js';
-import { createRunReporter, formatBytes, formatOperationLine, formatSummary, ProgressTracker } from '../../src/cli/progress.js';
+import { createRunReporter, formatOperationLine, formatSummary, ProgressTracker } from '../../src/cli/progress.js';
+import { formatBytes } from '../../src/core/format.js';
 import { cliEntry, repoRoot } from '../support/cli.js';
 import { startSyncEnv, type SyncEnv } from './sync-harness.js';
 
