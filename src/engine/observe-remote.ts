@@ -243,9 +243,12 @@ async function applyHints(
   const { journal, roots } = deps;
   const wanted = wantedFrom(journal, roots, hints, extraIds);
   const fetched: { w: Wanted; entry: RemoteEntry | null }[] = [];
-  for (const w of wanted) {
+  // A few at a time, in hint order: a burst of events costs round trips in parallel rather than in turn.
+  for (let i = 0; i < wanted.length; i += LIST_CONCURRENCY) {
     signal?.throwIfAborted();
-    fetched.push({ w, entry: await fetchItem(deps.remote, w) });
+    const chunk = wanted.slice(i, i + LIST_CONCURRENCY);
+    const entries = await Promise.all(chunk.map((w) => fetchItem(deps.remote, w)));
+    chunk.forEach((w, k) => fetched.push({ w, entry: entries[k] ?? null }));
   }
   const rootIds = new Set<RemoteId>(roots.map((r) => r.remoteId));
   const present = fetched.flatMap((f) => (f.entry ? [f.entry] : []));
