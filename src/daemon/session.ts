@@ -115,7 +115,11 @@ export class DaemonSession {
     await local.start();
     // The engine's first run in a process scans every root in full anyway; the remote side catches up from the
     // stored event cursor (or lists everything when there is none), so a restart does not relist 100k items.
-    passes.request('hint');
+    // ...except for a root this journal has never listed (new in the configuration): a catch-up from the cursor
+    // sees only events after the stored position, and its content predates it. List everything once.
+    const unlisted = parts.roots.filter((r) => parts.journal.getRemote(r.remoteId) === undefined);
+    if (unlisted.length > 0) log.info({ roots: unlisted.map((r) => r.localPath) }, 'new root(s): the first pass lists everything');
+    passes.request(unlisted.length > 0 ? 'full' : 'hint');
     void passes.idle().then(() => local.startMissing());
     remote.start();
     schedules.start();

@@ -1,7 +1,8 @@
 /**
- * Lifecycle of the real daemon process: SIGTERM in the middle of a 100 MB upload checkpoints it and a restart
- * resumes the same upload session; SIGHUP reloads the configuration (and keeps the old one when the new file
- * is invalid); a second daemon on the same state dir is refused by the lock.
+ * Lifecycle of the real daemon process: SIGTERM in the middle of a 100 MB upload checkpoints it (engine.close()
+ * with the shutdown reason keeps the upload session) and a restart resumes the same upload session; SIGHUP
+ * reloads the configuration (and keeps the old one when the new file is invalid); a second daemon on the same
+ * state dir is refused by the lock.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -41,6 +42,11 @@ describe('boxsync daemon lifecycle (real process)', () => {
     expect(first.output()).toMatch(/SIGTERM: stopping/);
     expect(first.output()).toMatch(/transfer\(s\) in flight; they resume from their last confirmed part/);
     expect(first.output()).toMatch(/boxsync daemon stopped \(transfers checkpointed\)/);
+    // The upload was stopped by engine.close() with the shutdown reason (not left running, not cancelled), and
+    // the engine, journal and HTTP client closed within the bound.
+    expect(first.output()).toMatch(/upload interrupted by shutdown; session kept for the next start/);
+    expect(first.output()).not.toMatch(/did not close within the shutdown bound/);
+    expect(h.srv.control.requests().filter((r) => r.method === 'DELETE' && r.path.startsWith(SESSION_PARTS))).toEqual([]);
     expect(h.web.findByPath('Mirror/big.bin')).toBeNull();
     const sessionsCreated = (): number => h!.srv.control.requests().filter((r) => r.method === 'POST' && r.path === '/api/2.0/files/upload_sessions').length;
     expect(sessionsCreated()).toBe(1);
@@ -68,7 +74,11 @@ describe('boxsync daemon lifecycle (real process)', () => {
     await mkdir(secondLocal);
     await writeFile(h.configFile, JSON.stringify({ ...config, folders: [...config.folders, { remoteId: second.id, localPath: secondLocal }] }));
     run.child.kill('SIGHUP');
-    await waitFor(async () => (await readFile(join(secondLocal, 'hello.txt'), 'utf8').catch(() => '')) === 'from the second root', { timeoutMs: 30_000, what: 'the new root synced after SIGHUP' });
+    await waitFor(async () => (await readFile(join(secondLocal, 'hello.txt'), 'utf8').catch(() => '')) === 'from the second root', { timeoutMs: 30_000, what: 'the new root synced after SIGHUP' }).catch(
+      (e: unknown) => {
+        throw new Error(`${String(e)}\n--- daemon ---\n${run.output()}`);
+      },
+    );
     expect((await h.status()).engine.roots).toHaveLength(2);
     expect(run.output()).toMatch(/configuration reloaded/);
 
