@@ -42,10 +42,10 @@ export function formatBytes(bytes: number): string {
   return unitIndex === 0 ? `${Math.round(value)} B` : `${value.toFixed(value < 10 ? 1 : 0)} ${IEC_UNITS[unitIndex]}`;
 }
 
-/** '5 B', '2.0 KB', '5.0 MB', '1.0 GB'; under 1024 the byte count is printed as given. */
+/** '5 B', '2.0 KB', '5.0 MB', '1.0 GB'; fractional byte counts (rates) round to whole bytes. */
 export function formatBytesOneDecimal(bytes: number): string {
   const { value, unitIndex } = scaleBy1024(bytes);
-  return `${unitIndex === 0 ? value : value.toFixed(1)} ${SHORT_UNITS[unitIndex]}`;
+  return `${unitIndex === 0 ? Math.round(value) : value.toFixed(1)} ${SHORT_UNITS[unitIndex]}`;
 }
 
 /** '250 ms', '1.2 s', '59.9 s', then as formatWholeDuration ('2 min 5 s', '1 h 1 min'). */

@@ -33,6 +33,7 @@ describe('formatBytesOneDecimal (short labels, one decimal above bytes)', () => 
     [0, '0 B'],
     [5, '5 B'],
     [1023, '1023 B'],
+    [512.3333333, '512 B'],
     [2 * KIB, '2.0 KB'],
     [1536, '1.5 KB'],
     [5 * MIB, '5.0 MB'],
