@@ -12,6 +12,7 @@ import type { LocalEntry, RelPath, RootId, SyncRoot } from '../core/model.js';
 import type { Journal } from '../ports/journal.js';
 import type { LocalFs } from '../ports/local-fs.js';
 import { isAncestorOrSelf } from '../core/paths.js';
+import { assertNever } from '../core/operations.js';
 
 /** Stale rows deleted per transaction at the end of a scan. */
 const SWEEP_CHUNK_ROWS = 1000;
@@ -96,24 +97,52 @@ export async function scanLocal(deps: LocalObserverDeps, under?: RelPath, signal
   }
 }
 
+/** What re-stating one hinted path found, applied to the journal afterwards in hint order. */
+type Restat =
+  | { readonly kind: 'gone'; readonly path: RelPath }
+  | { readonly kind: 'folder'; readonly entry: LocalEntry }
+  | { readonly kind: 'entry'; readonly entry: LocalEntry };
+
+/** Hinted paths re-stat'ed (and hashed when changed) at once; the journal is written in hint order after. */
+const RESTAT_CONCURRENCY = 16;
+
+async function restatOne(deps: LocalObserverDeps, path: RelPath): Promise<Restat> {
+  const { journal, root, fs, isIgnored } = deps;
+  const entry = await fs.stat(path);
+  if (!entry || isIgnored(path, entry.kind === 'folder')) return { kind: 'gone', path };
+  if (entry.kind === 'folder') return { kind: 'folder', entry };
+  const known = journal.getLocal(root.id, path);
+  let sha1 = entry.sha1;
+  if (entry.kind === 'file' && sha1 === null) sha1 = known && sameStat(known, entry) && known.sha1 !== null ? known.sha1 : await fs.hash(path);
+  return { kind: 'entry', entry: { ...entry, sha1 } };
+}
+
 /** Re-stat hinted paths: a file is re-hashed only when its stat changed; a folder's subtree is rescanned. */
 export async function restatLocal(deps: LocalObserverDeps, paths: readonly RelPath[], signal?: AbortSignal): Promise<void> {
-  const { journal, root, fs, isIgnored } = deps;
-  for (const path of paths) {
+  const { journal, root } = deps;
+  for (let i = 0; i < paths.length; i += RESTAT_CONCURRENCY) {
     signal?.throwIfAborted();
-    const entry = await fs.stat(path);
-    if (!entry || isIgnored(path, entry.kind === 'folder')) {
-      journal.transaction(() => journal.deleteLocalSubtree(root.id, path));
-      continue;
+    const found = await Promise.all(paths.slice(i, i + RESTAT_CONCURRENCY).map((p) => restatOne(deps, p)));
+    // A folder rescanned here observed its subtree after this chunk's stats: those older results are dropped.
+    const rescanned: RelPath[] = [];
+    for (const r of found) {
+      const path = r.kind === 'gone' ? r.path : r.entry.path;
+      if (rescanned.some((f) => isAncestorOrSelf(f, path))) continue;
+      switch (r.kind) {
+        case 'gone':
+          journal.transaction(() => journal.deleteLocalSubtree(root.id, r.path));
+          break;
+        case 'folder':
+          journal.transaction(() => put(journal, root.id, r.entry));
+          await scanLocal(deps, r.entry.path, signal);
+          rescanned.push(r.entry.path);
+          break;
+        case 'entry':
+          journal.transaction(() => put(journal, root.id, r.entry));
+          break;
+        default:
+          assertNever(r);
+      }
     }
-    if (entry.kind === 'folder') {
-      journal.transaction(() => put(journal, root.id, entry));
-      await scanLocal(deps, path, signal);
-      continue;
-    }
-    const known = journal.getLocal(root.id, path);
-    let sha1 = entry.sha1;
-    if (entry.kind === 'file' && sha1 === null) sha1 = known && sameStat(known, entry) && known.sha1 !== null ? known.sha1 : await fs.hash(path);
-    journal.transaction(() => put(journal, root.id, { ...entry, sha1 }));
   }
 }
