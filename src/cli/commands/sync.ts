@@ -12,6 +12,7 @@ import type { Command } from 'commander';
 import { assertNever } from '../../core/operations.js';
 import type { Logger } from '../../logger.js';
 import type { Config } from '../../config.js';
+import { shutdownReason } from '../../core/errors.js';
 import type { RunSummary } from '../../engine/types.js';
 
 export type ExitCode = 0 | 1 | 2 | 3;
@@ -51,7 +52,8 @@ export function register(program: Command): void {
           process.exit(1);
         }
         process.stderr.write(`boxsync: ${sig}: stopping; transfers in flight are cancelled or checkpointed (press again to exit at once)...\n`);
-        ac.abort(new Error(`interrupted by ${sig}`));
+        // A shutdown, not a cancel: uploads in flight keep their Box session for the next run to resume.
+        ac.abort(shutdownReason(`interrupted by ${sig}; the next run resumes where this one stopped`));
       };
       process.on('SIGINT', onSignal);
       process.on('SIGTERM', onSignal);
