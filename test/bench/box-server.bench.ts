@@ -7,6 +7,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createInterface } from 'node:readline';
 import { spawnCli } from '../support/cli.js';
@@ -242,7 +243,19 @@ export async function run(): Promise<void> {
     console.log(`simple upload   ${mib} MiB: ${(simpleMs / 1000).toFixed(2)} s, ${mibPerSec(TOTAL_BYTES, simpleMs)} MiB/s (one streamed multipart request)`);
     const downMs = await download(srv, session.fileId);
     console.log(`download        ${mib} MiB: ${(downMs / 1000).toFixed(2)} s, ${mibPerSec(TOTAL_BYTES, downMs)} MiB/s (302, then the streamed body)`);
+    console.log(`box-server peak RSS over the whole run: ${peakRssMib(srv.child.pid)} (content streams through disk, never whole in memory)`);
   } finally {
     await stopServerProcess(srv);
+  }
+}
+
+/** VmHWM of a live process, from /proc (Linux). */
+function peakRssMib(pid: number | undefined): string {
+  if (pid === undefined) return 'unknown';
+  try {
+    const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb === undefined ? 'unknown' : `${(Number(kb) / 1024).toFixed(0)} MiB`;
+  } catch {
+    return 'unknown';
   }
 }
