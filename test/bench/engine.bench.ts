@@ -7,6 +7,7 @@
  * in-memory tree, so the growth over the "before" figure is what the engine adds. Shrink or grow with
  * ENGINE_BENCH_FILES (default 20,000).
  */
+import { spawn } from 'node:child_process';
 import * as nodeFs from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -21,6 +22,8 @@ import { silentLogger } from '../../src/logger.js';
 import { systemClock } from '../../src/ports/clock.js';
 import type { Journal } from '../../src/ports/journal.js';
 import { createBoxAdapter } from '../../src/remote/box/index.js';
+import { writeBoxConfig } from '../support/box-config.js';
+import { cliEntry, repoRoot } from '../support/cli.js';
 import { makeTempDir } from '../support/tmp.js';
 
 const FILES = Number(process.env.ENGINE_BENCH_FILES ?? 20_000);
@@ -33,6 +36,30 @@ interface PassFigures {
   readonly phaseMs: ReadonlyMap<string, number>;
   /** Sampled every 100 ms during the pass. */
   readonly peakRssBytes: number;
+}
+
+/** `boxsync sync --once` as a child under /usr/bin/time -v: wall time, exit code and the child's own peak RSS. */
+function syncOnceChild(configFile: string): Promise<{ wallMs: number; code: number | null; peakRssMiB: number | null; summary: string }> {
+  const node = [process.execPath, '--import', 'tsx', cliEntry, 'sync', '--once', '--config', configFile];
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn('/usr/bin/time', ['-v', ...node], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, BOXSYNC_LOG_LEVEL: 'warn' } });
+    let stdout = '';
+    let stderrTail = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderrTail = (stderrTail + d.toString()).slice(-20_000)));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderrTail);
+      const exit = /Exit status: (\d+)/.exec(stderrTail);
+      resolve({
+        wallMs: performance.now() - started,
+        code: exit ? Number(exit[1]) : code,
+        peakRssMiB: rss ? Math.round(Number(rss[1]) / 1024) : null,
+        summary: stdout.trim().split('\n').pop() ?? `(no summary; stderr: ${stderrTail.slice(-2000)})`,
+      });
+    });
+  });
 }
 
 const mib = (bytes: number): number => Math.round(bytes / (1024 * 1024));
@@ -123,6 +150,23 @@ export async function run(): Promise<void> {
     const j2 = openJournal(journalPath).journal;
     print('no-change pass (new process)', await pass(j2));
     j2.close();
+    // The same two passes by the CLI in a child process, on a state dir of its own: its peak RSS is the engine's
+    // alone (box-server stays in this process).
+    if (nodeFs.existsSync('/usr/bin/time')) {
+      const configFile = join(tmp.dir, 'config.json');
+      await writeBoxConfig(configFile, {
+        srv,
+        token: TOKEN,
+        remoteId: top.id,
+        localPath,
+        stateDir: join(tmp.dir, 'state-cli'),
+        socketPath: join(tmp.dir, 'control.sock'),
+      });
+      for (const label of ['first pass', 'no-change pass']) {
+        const r = await syncOnceChild(configFile);
+        console.log(`sync --once child, ${label}: ${(r.wallMs / 1000).toFixed(1)} s, exit ${r.code}, peak RSS ${r.peakRssMiB ?? 'n/a'} MiB; ${r.summary}`);
+      }
+    }
     console.log(`peak RSS of the bench process over the whole run, seeding included: ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`);
   } finally {
     await srv.close();
