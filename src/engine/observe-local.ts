@@ -3,9 +3,9 @@
  *
  * A full scan (sync --once, the daemon's scheduled rescan) walks the root through LocalFs.scan with `known`
  * taken from the journal, so unchanged files (same size, mtime and inode) keep their SHA-1 and only new or
- * changed files are hashed. Rows the scan did not see are dropped afterwards (found by the journal's scan marks,
- * not by a set of every path held in memory). Daemon hints instead re-stat
- * just the hinted paths (and scan a hinted folder's subtree), so the cost grows with the change.
+ * changed files are hashed. Rows the scan did not see are dropped afterwards, found through the journal's scan
+ * marks rather than a set of every path held here, so memory does not grow with the tree. Daemon hints instead
+ * re-stat just the hinted paths (and scan a hinted folder's subtree), so the cost grows with the change.
  */
 import { stat as fsStat } from 'node:fs/promises';
 import type { LocalEntry, RelPath, RootId, SyncRoot } from '../core/model.js';
