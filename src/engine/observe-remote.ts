@@ -66,7 +66,16 @@ export async function observeRemote(deps: RemoteObserverDeps, opts: ObserveRemot
     throw e;
   }
   const touched = await applyHints(deps, batch.hints, opts.extraIds, batch.nextPosition, opts.signal);
-  return { full: false, touchedIds: touched, refusals: [] };
+  // A root new to the journal (added to the configuration since the cursor was stored) has content older than
+  // the cursor, which no event will ever replay: list it in full.
+  const refusals: RootRefusal[] = [];
+  for (const root of deps.roots) {
+    if (deps.journal.getRemote(root.remoteId) !== undefined) continue;
+    deps.logger.info({ root: root.id, folderId: root.remoteId }, 'new root: listing its Box folder in full');
+    const refusal = await listRoot(deps, root, opts.allowEmpty?.(root.id) === true, opts.signal);
+    if (refusal) refusals.push(refusal);
+  }
+  return { full: false, touchedIds: touched, refusals };
 }
 
 async function listEverything(deps: RemoteObserverDeps, opts: ObserveRemoteOptions): Promise<RemoteObservation> {
