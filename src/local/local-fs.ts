@@ -76,7 +76,9 @@ export class DiskLocalFs implements LocalFs {
   async hash(path: RelPath): Promise<string> {
     try {
       await assertParentsInside(this.#fs, this.rootPath, path);
-      return await sha1File(this.#fs, this.abs(path));
+      // The size sizes the read buffer: a 1 MiB buffer per small file made hashing a big tree allocation-bound.
+      const { size } = await this.#fs.promises.lstat(this.abs(path));
+      return await sha1File(this.#fs, this.abs(path), Number(size));
     } catch (e) {
       throw classifyFsError(e, { action: 'hashing', path });
     }
