@@ -1,0 +1,92 @@
+/**
+ * What the two path-keyed tree tables (local_entries and synced_entries) have in common: rows keyed by
+ * (root, path), read in keyset pages, and subtrees deleted or moved with indexed range statements (see
+ * subtree.ts). Each tree adds its own lookups and its own INSERT on top.
+ */
+import type { Database, Statement } from 'better-sqlite3';
+import type { RelPath, RootId } from '../core/model.js';
+import { assertMovable, descendantsRange, PAGE_ROWS, type SubtreeParams } from './subtree.js';
+
+/**
+ * The subtree statements of a table, exported by each tree so a test can check that SQLite runs them as indexed
+ * range scans. The path itself and the range below it are separate statements: SQLite does not use the index for
+ * `path = ? OR range`.
+ */
+export function subtreeSql(table: string, cols: string) {
+  return {
+    pageUnder: `SELECT ${cols} FROM ${table} WHERE root = ? AND path > ? AND path < ? ORDER BY path LIMIT ?`,
+    deleteBelow: `DELETE FROM ${table} WHERE root = @root AND path >= @lower AND path < @upper`,
+    moveOne: `UPDATE ${table} SET path = @to WHERE root = @root AND path = @path`,
+    moveBelow: `UPDATE ${table} SET path = @to || substr(path, length(@path) + 1) WHERE root = @root AND path >= @lower AND path < @upper`,
+  } as const;
+}
+
+type MoveParams = SubtreeParams & { readonly to: string };
+
+export class PathTable<Row, Entry> {
+  readonly #get: Statement<[string, string], Row>;
+  readonly #pageAll: Statement<[string, string, number], Row>;
+  readonly #pageUnder: Statement<[string, string, string, number], Row>;
+  readonly #delete: Statement<[string, string]>;
+  readonly #deleteBelow: Statement<[SubtreeParams]>;
+  readonly #moveOne: Statement<[MoveParams]>;
+  readonly #moveBelow: Statement<[MoveParams]>;
+  readonly #decode: (row: Row) => Entry;
+  readonly #tx: (fn: () => void) => void;
+
+  constructor(db: Database, opts: { readonly table: string; readonly cols: string; readonly decode: (row: Row) => Entry }) {
+    const sql = subtreeSql(opts.table, opts.cols);
+    this.#get = db.prepare(`SELECT ${opts.cols} FROM ${opts.table} WHERE root = ? AND path = ?`);
+    this.#pageAll = db.prepare(`SELECT ${opts.cols} FROM ${opts.table} WHERE root = ? AND path > ? ORDER BY path LIMIT ?`);
+    this.#pageUnder = db.prepare(sql.pageUnder);
+    this.#delete = db.prepare(`DELETE FROM ${opts.table} WHERE root = ? AND path = ?`);
+    this.#deleteBelow = db.prepare(sql.deleteBelow);
+    this.#moveOne = db.prepare(sql.moveOne);
+    this.#moveBelow = db.prepare(sql.moveBelow);
+    this.#decode = opts.decode;
+    this.#tx = (fn) => db.transaction(fn)();
+  }
+
+  get(root: RootId, path: RelPath): Entry | undefined {
+    const r = this.#get.get(root, path);
+    return r === undefined ? undefined : this.#decode(r);
+  }
+
+  /** Keyset pages: bounded memory, and the caller may write to the journal between items. */
+  *under(root: RootId, path: RelPath | ''): Generator<Entry> {
+    const range = path === '' ? undefined : descendantsRange(path);
+    let after = range === undefined ? '' : range.lower;
+    for (;;) {
+      const page = range === undefined ? this.#pageAll.all(root, after, PAGE_ROWS) : this.#pageUnder.all(root, after, range.upper, PAGE_ROWS);
+      for (const r of page) yield this.#decode(r);
+      const last = page[page.length - 1] as { readonly path: string } | undefined;
+      if (last === undefined || page.length < PAGE_ROWS) return;
+      after = last.path;
+    }
+  }
+
+  delete(root: RootId, path: RelPath): void {
+    this.#delete.run(root, path);
+  }
+
+  deleteSubtree(root: RootId, path: RelPath): void {
+    const { lower, upper } = descendantsRange(path);
+    this.#tx(() => {
+      this.#delete.run(root, path);
+      this.#deleteBelow.run({ root, path, lower, upper });
+    });
+  }
+
+  /** Rows already at `to` (stale observations) are replaced by the moved ones. */
+  moveSubtree(root: RootId, from: RelPath, to: RelPath): void {
+    if (from === to) return;
+    assertMovable(from, to);
+    const src = descendantsRange(from);
+    this.#tx(() => {
+      this.deleteSubtree(root, to);
+      const params = { root, path: from, lower: src.lower, upper: src.upper, to };
+      this.#moveOne.run(params);
+      this.#moveBelow.run(params);
+    });
+  }
+}
