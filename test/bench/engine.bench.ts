@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { startBoxServer } from '../../src/box-server/index.js';
 import { asRemoteId, asRootId, type SyncRoot } from '../../src/core/model.js';
 import { createEngine } from '../../src/engine/index.js';
-import type { EngineOptions, RunSummary, StatusReport } from '../../src/engine/types.js';
+import type { RunSummary, StatusReport } from '../../src/engine/types.js';
 import { openJournal } from '../../src/journal/index.js';
 import { createLocalFs } from '../../src/local/local-fs.js';
 import { createLocalTrash } from '../../src/local/local-trash.js';
@@ -25,6 +25,7 @@ import { createBoxAdapter } from '../../src/remote/box/index.js';
 import { writeBoxConfig } from '../support/box-config.js';
 import { cliEntry, repoRoot } from '../support/cli.js';
 import { makeTempDir } from '../support/tmp.js';
+import { engineTestOptions } from '../engine/support/engine-workspace.js';
 
 const FILES = Number(process.env.ENGINE_BENCH_FILES ?? 20_000);
 const FILES_PER_FOLDER = 20;
@@ -95,15 +96,7 @@ export async function run(): Promise<void> {
       trash: createLocalTrash({ mode: 'state', stateDir, fs: nodeFs, logger: silentLogger }),
       logger: silentLogger,
     });
-    const options: EngineOptions = {
-      streamType: 'changes',
-      transferConcurrency: 4,
-      maxDeletes: 100,
-      maxDeleteFraction: 0.5,
-      localTrash: 'state',
-      localTrashRetentionDays: 30,
-      stateDir,
-    };
+    const options = engineTestOptions(stateDir, {});
     const pass = async (journal: Journal): Promise<PassFigures> => {
       const adapter = createBoxAdapter({
         apiUrl: srv.apiUrl,
