@@ -176,7 +176,7 @@ async function listOneFolder(
   const seen = new Set<RemoteId>();
   const next: RemoteId[] = [];
   try {
-    for await (const page of remote.listFolder(id)) {
+    for await (const { entries: page } of remote.listFolder(id)) {
       const known = new Set(page.filter((c) => journal.getRemote(c.id) !== undefined).map((c) => c.id));
       journal.transaction(() => {
         for (const child of page) {

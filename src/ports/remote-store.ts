@@ -90,6 +90,33 @@ export interface AccountInfo {
   readonly maxUploadSizeBytes: number;
 }
 
+/**
+ * An item of a listing that the adapter refused to decode: a malformed entry (a field missing or of the wrong
+ * type), a name Box itself forbids, or a duplicate id. It never reaches the journal; the engine parks it (the
+ * failures table, disposition 'skip') and reports it, and the rest of the listing syncs as usual.
+ */
+export interface RejectedItem {
+  /** The Box id when the entry had a usable one, else null. */
+  readonly id: RemoteId | null;
+  /** The name as Box sent it, already escaped for a terminal (core/escape.ts), or null when it had none. */
+  readonly name: string | null;
+  readonly kind: 'file' | 'folder' | 'weblink' | null;
+  /** The folder whose listing held it. */
+  readonly parentId: RemoteId;
+  /** Which endpoint answered it (e.g. `GET /folders/{id}/items`). */
+  readonly endpoint: string;
+  /** The offending field (e.g. `name`, `sha1`, `id`). */
+  readonly field: string;
+  /** Why, in words, escaped. */
+  readonly reason: string;
+}
+
+/** One page of a folder listing: the decoded children, and the ones the adapter refused (see RejectedItem). */
+export interface ListingPage {
+  readonly entries: readonly RemoteEntry[];
+  readonly rejected: readonly RejectedItem[];
+}
+
 export interface RemoteStore {
   /** Who we are, quota and size caps (GET /users/me). Also the cheapest token check. */
   account(): Promise<AccountInfo>;
@@ -99,9 +126,13 @@ export interface RemoteStore {
 
   /**
    * The active children of a folder, page by page (marker paging, up to 1000 per page). Throws `not_found`
-   * when the folder itself is gone.
+   * when the folder itself is gone. Throws SyncError code `listing_incomplete` (disposition retry) after the
+   * pages it could read when the listing cannot be proven complete (fewer entries than `total_count`, a paging
+   * marker or offset that repeats or does not advance, a deadline passed, a page that stayed malformed after
+   * its retries): the pages already yielded are true, but a child that did not appear must NOT be taken as
+   * deleted.
    */
-  listFolder(id: RemoteId): AsyncIterable<readonly RemoteEntry[]>;
+  listFolder(id: RemoteId): AsyncIterable<ListingPage>;
 
   /** Ids of the folders from the account root down to (excluding) this item. */
   pathIds?(id: RemoteId): Promise<readonly RemoteId[]>;

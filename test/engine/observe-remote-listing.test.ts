@@ -4,6 +4,7 @@ import { asRemoteId, type RemoteEntry, type RemoteId } from '../../src/core/mode
 import { LIST_CONCURRENCY, listSubtree } from '../../src/engine/observe-remote.js';
 import { silentLogger } from '../../src/logger.js';
 import type { Journal } from '../../src/ports/journal.js';
+import type { ListingPage } from '../../src/ports/remote-store.js';
 import { FakeRemoteStore } from '../support/fake-remote-store.js';
 import { tempJournal } from './support/journal.js';
 
@@ -18,7 +19,7 @@ class SlowStore extends FakeRemoteStore {
   maxInFlight = 0;
   failing: RemoteId | null = null;
 
-  override async *listFolder(id: RemoteId): AsyncIterable<readonly RemoteEntry[]> {
+  override async *listFolder(id: RemoteId): AsyncIterable<ListingPage> {
     this.inFlight += 1;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
     try {

@@ -18,6 +18,7 @@ import type {
   AccountInfo,
   DownloadRequest,
   DownloadResult,
+  ListingPage,
   MoveRequest,
   NewFileUpload,
   NewVersionUpload,
@@ -203,7 +204,7 @@ export class FakeRemoteStore implements RemoteStore {
     return this.toEntry(item);
   }
 
-  async *listFolder(id: RemoteId): AsyncIterable<readonly RemoteEntry[]> {
+  async *listFolder(id: RemoteId): AsyncIterable<ListingPage> {
     this.enter('listFolder', [id]);
     const folder = this.items.get(id);
     if (!folder || folder.kind !== 'folder' || folder.status !== 'active') {
@@ -213,11 +214,11 @@ export class FakeRemoteStore implements RemoteStore {
     const rank = { folder: 0, file: 1, weblink: 2 } as const;
     const children = this.activeChildren(id).sort((a, b) => rank[a.kind] - rank[b.kind] || Number(a.id) - Number(b.id));
     if (children.length === 0) {
-      yield [];
+      yield { entries: [], rejected: [] };
       return;
     }
     for (let i = 0; i < children.length; i += this.pageSize) {
-      yield children.slice(i, i + this.pageSize).map((c) => this.toEntry(c));
+      yield { entries: children.slice(i, i + this.pageSize).map((c) => this.toEntry(c)), rejected: [] };
     }
   }
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isSyncError } from '../../src/core/errors.js';
 import type { RemoteEntry, RemoteId } from '../../src/core/model.js';
-import type { RemoteStore } from '../../src/ports/remote-store.js';
+import type { ListingPage, RemoteStore } from '../../src/ports/remote-store.js';
 import { makeTempDir } from './tmp.js';
 
 export interface ContractSubject {
@@ -23,12 +23,13 @@ export interface ContractSubject {
 
 const sha1 = (b: Buffer | string): string => createHash('sha1').update(b).digest('hex');
 
-async function collect(it: AsyncIterable<readonly RemoteEntry[]>): Promise<{ pages: number; entries: RemoteEntry[] }> {
+async function collect(it: AsyncIterable<ListingPage>): Promise<{ pages: number; entries: RemoteEntry[] }> {
   let pages = 0;
   const entries: RemoteEntry[] = [];
   for await (const page of it) {
     pages += 1;
-    entries.push(...page);
+    expect(page.rejected).toEqual([]);
+    entries.push(...page.entries);
   }
   return { pages, entries };
 }

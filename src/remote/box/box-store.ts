@@ -4,6 +4,7 @@ import type {
   AccountInfo,
   DownloadRequest,
   DownloadResult,
+  ListingPage,
   MoveRequest,
   NewFileUpload,
   NewVersionUpload,
@@ -31,7 +32,7 @@ export class BoxStore implements RemoteStore {
     return this.tree.getItem(id, kind);
   }
 
-  listFolder(id: RemoteId): AsyncIterable<readonly RemoteEntry[]> {
+  listFolder(id: RemoteId): AsyncIterable<ListingPage> {
     return this.tree.listFolder(id);
   }
 

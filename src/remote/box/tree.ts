@@ -3,7 +3,7 @@
  * listings with an explicit `fields` list, and the path of ancestor ids.
  */
 import { asRemoteId, type RemoteEntry, type RemoteId, type RemoteKind } from '../../core/model.js';
-import type { AccountInfo } from '../../ports/remote-store.js';
+import type { AccountInfo, ListingPage } from '../../ports/remote-store.js';
 import { collectionOf, decodeItem, decodeSize, idString, ITEM_FIELDS_PARAM, kindOfWire } from './decode.js';
 import type { BoxHttp } from './http.js';
 import type { WireItem, WireItems, WireUser } from './wire-types.js';
@@ -69,7 +69,7 @@ export class TreeReader {
     }
   }
 
-  async *listFolder(id: RemoteId): AsyncIterable<readonly RemoteEntry[]> {
+  async *listFolder(id: RemoteId): AsyncIterable<ListingPage> {
     let marker: string | undefined;
     for (;;) {
       const res = await this.http.request<WireItems>({
@@ -89,7 +89,7 @@ export class TreeReader {
           // A listing's entries are children of the folder even when Box omits `parent`.
           return this.remember(e.parentId === null ? { ...e, parentId: id } : e);
         });
-      yield entries;
+      yield { entries, rejected: [] };
       const next = res.body.next_marker;
       if (!next) return;
       marker = next;

@@ -162,7 +162,7 @@ describe('Box auth', () => {
     });
     server.control.clearRequests();
     const names: string[] = [];
-    for await (const page of mirror.store.listFolder(shared.id)) names.push(...page.map((e) => e.name));
+    for await (const page of mirror.store.listFolder(shared.id)) names.push(...page.entries.map((e) => e.name));
     expect(names).toEqual(['inside.txt']);
     const dest = join(tmp.dir, 'shared-download.txt');
     await mirror.store.download({ id: asRemoteId(file.id), destPath: dest, expectSha1: file.sha1 });

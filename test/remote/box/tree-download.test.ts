@@ -41,7 +41,7 @@ describe('Box adapter: reading the tree and downloading', () => {
     actor.createWebLink(parent, 'Link', 'https://example.com/target');
     server.control.clearRequests();
     const pages: (readonly RemoteEntry[])[] = [];
-    for await (const p of adapter.store.listFolder(asRemoteId(parent))) pages.push(p);
+    for await (const p of adapter.store.listFolder(asRemoteId(parent))) pages.push(p.entries);
     expect(pages.map((p) => p.length)).toEqual([2, 2]);
     const all = pages.flat();
     expect(all.find((e) => e.name === 'Link')).toMatchObject({ kind: 'weblink', url: 'https://example.com/target' });
