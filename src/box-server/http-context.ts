@@ -24,6 +24,8 @@ export interface Ctx {
   sharedRoot: ItemRec | null;
   /** A 'mid-body' reset fault applies to this response. */
   midBodyReset: boolean;
+  /** An injected fault's rewrite of this response's JSON body, and its extra headers. */
+  transform?: { readonly fn: (body: unknown) => unknown; readonly headers: Record<string, string> };
 }
 
 export function query(ctx: Ctx, name: string): string | null {
@@ -107,7 +109,10 @@ function writeBody(ctx: Ctx, status: number, body: Buffer, headers: Record<strin
 
 export function sendJson(ctx: Ctx, status: number, body: unknown, headers: Record<string, string> = {}): void {
   ctx.core.store.flush();
-  writeBody(ctx, status, Buffer.from(JSON.stringify(body)), { 'Content-Type': 'application/json', ...headers });
+  const t = ctx.transform;
+  const out = t ? t.fn(body) : body;
+  const extra = t ? t.headers : {};
+  writeBody(ctx, status, Buffer.from(typeof out === 'string' && t ? out : JSON.stringify(out)), { 'Content-Type': 'application/json', ...headers, ...extra });
 }
 
 export function sendEmpty(ctx: Ctx, status: number, headers: Record<string, string> = {}): void {

@@ -46,8 +46,63 @@ function resetAfterHalfBody(ctx: Ctx): void {
   ctx.req.on('end', () => ctx.req.socket.destroy());
 }
 
+/** A generated 200 body for the `stream` fault: bounded by sendBytes, or by the client closing. */
+function streamBody(ctx: Ctx, spec: NonNullable<FaultRule['stream']>, headers: Record<string, string>): void {
+  const chunk = Buffer.alloc(Math.max(1, spec.chunkBytes ?? 64 * 1024), 0x61);
+  const head: Record<string, string> = { 'Content-Type': 'application/octet-stream', ...headers };
+  if (spec.announceBytes !== undefined) head['Content-Length'] = String(spec.announceBytes);
+  ctx.res.writeHead(200, head);
+  let sent = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const stop = (): void => {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+  };
+  ctx.res.on('close', stop);
+  const next = (): void => {
+    if (ctx.res.destroyed) return stop();
+    if (spec.sendBytes !== 'forever' && sent >= spec.sendBytes) {
+      ctx.req.socket.destroy();
+      return;
+    }
+    const n = spec.sendBytes === 'forever' ? chunk.length : Math.min(chunk.length, spec.sendBytes - sent);
+    sent += n;
+    const ok = ctx.res.write(chunk.subarray(0, n));
+    const go = (): void => {
+      timer = setTimeout(next, spec.everyMs ?? 0);
+    };
+    if (ok) go();
+    else ctx.res.once('drain', go);
+  };
+  next();
+}
+
 async function applyFault(ctx: Ctx, rule: FaultRule): Promise<boolean> {
   if (rule.delayMs) await new Promise((r) => setTimeout(r, rule.delayMs));
+  if (rule.hang) {
+    ctx.req.resume();
+    return true;
+  }
+  const headers = rule.headers ?? {};
+  if (rule.stream) {
+    ctx.req.resume();
+    streamBody(ctx, rule.stream, headers);
+    return true;
+  }
+  if (rule.body !== undefined || rule.rawBody !== undefined) {
+    ctx.req.resume();
+    const text = rule.rawBody ?? JSON.stringify(rule.body);
+    const body = Buffer.from(text);
+    ctx.res.writeHead(rule.status ?? 200, { 'box-request-id': ctx.requestId, 'Content-Type': 'application/json', 'Content-Length': String(body.length), ...headers });
+    ctx.res.end(body);
+    return true;
+  }
+  if (rule.transform) {
+    const fn = rule.transform;
+    const query = ctx.url.searchParams;
+    const path = ctx.url.pathname;
+    ctx.transform = { fn: (b) => fn(b, { path, query }), headers };
+  }
   if (rule.reset === 'before-response') {
     ctx.req.socket.destroy();
     return true;
@@ -60,9 +115,9 @@ async function applyFault(ctx: Ctx, rule: FaultRule): Promise<boolean> {
     ctx.midBodyReset = true;
   }
   if (rule.status) {
-    const headers: Record<string, string> = rule.retryAfterSec !== undefined ? { 'Retry-After': String(rule.retryAfterSec) } : {};
+    const errHeaders: Record<string, string> = { ...headers, ...(rule.retryAfterSec !== undefined ? { 'Retry-After': String(rule.retryAfterSec) } : {}) };
     ctx.req.resume();
-    sendError(ctx, new BoxError(rule.status, rule.code ?? defaultCodes[rule.status] ?? 'error', `Injected fault: ${rule.status} ${rule.code ?? ''}`.trim(), null, headers));
+    sendError(ctx, new BoxError(rule.status, rule.code ?? defaultCodes[rule.status] ?? 'error', `Injected fault: ${rule.status} ${rule.code ?? ''}`.trim(), null, errHeaders));
     return true;
   }
   return false;

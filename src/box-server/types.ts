@@ -52,6 +52,29 @@ export interface FaultRule {
   delayMs?: number;
   /** Destroy the socket before sending anything, or halfway through the response body (downloads) / after reading half the request body (uploads). */
   reset?: 'before-response' | 'mid-body';
+  /**
+   * Answer with this JSON value instead of running the route (status: `status` or 200). For misbehaving-server
+   * tests: a malformed page, a hostile name, a loop. Use `rawBody` for text JSON.stringify cannot make
+   * (numbers beyond 2^53, invalid JSON).
+   */
+  body?: unknown;
+  /** Answer with this exact text (Content-Type application/json) instead of running the route. */
+  rawBody?: string;
+  /**
+   * Run the route, then pass its JSON answer through this function before it is sent (programmatic control
+   * only: a function cannot cross the HTTP control surface). Lets a test corrupt one field of a real answer.
+   */
+  transform?: (body: unknown, req: { readonly path: string; readonly query: URLSearchParams }) => unknown;
+  /** Extra response headers (with `status`, `body`, `rawBody` or `transform`), e.g. `{ 'Retry-After': '86400' }`. */
+  headers?: Record<string, string>;
+  /** Accept the request and never answer (until the client gives up or the server closes). */
+  hang?: boolean;
+  /**
+   * Answer 200 with a generated body instead of running the route: `announceBytes` as Content-Length (absent:
+   * chunked), then `sendBytes` bytes ('forever': until the client closes), `chunkBytes` at a time, one chunk
+   * every `everyMs`. For downloads that never end, trickle, or lie about their size.
+   */
+  stream?: { announceBytes?: number; sendBytes: number | 'forever'; chunkBytes?: number; everyMs?: number };
 }
 
 export interface RecordedRequest {
