@@ -22,7 +22,7 @@ const FILES_PER_FOLDER = 100;
 const TOKEN = 'SYNC-BENCH';
 
 /** xorshift32: the same tree on every run. */
-function prng(seed: number): () => number {
+export function prng(seed: number): () => number {
   let x = seed >>> 0 || 1;
   return () => {
     x ^= x << 13;
@@ -63,7 +63,7 @@ const BLOCK = ((): Buffer => {
 })();
 
 /** Content of file `i`: a unique 16-byte header, then the block repeated from an offset of its own. */
-function content(i: number, size: number): Buffer {
+export function content(i: number, size: number): Buffer {
   const out = Buffer.allocUnsafe(size);
   const header = Buffer.from(`file-${String(i).padStart(10, '0')}`);
   header.copy(out, 0, 0, Math.min(size, header.length));
@@ -77,21 +77,28 @@ function content(i: number, size: number): Buffer {
   return out;
 }
 
-interface Measured {
+export interface Measured {
   readonly code: number | null;
   readonly wallMs: number;
   readonly peakRssKiB: number | null;
+  /** User + system CPU seconds of the child (null without /usr/bin/time). */
+  readonly cpuSeconds: number | null;
   readonly summary: string;
 }
 
 /** Run `boxsync sync --once` as a child and measure its wall time and peak RSS. */
-function measureSync(configFile: string): Promise<Measured> {
+export function measureSync(configFile: string): Promise<Measured> {
+  return measureCommand([process.execPath, '--import', 'tsx', cliEntry, 'sync', '--once', '--config', configFile]);
+}
+
+/** Run any command as a child and measure its wall time, peak RSS and CPU seconds (by `/usr/bin/time -v` when present). */
+export function measureCommand(command: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<Measured> {
   const useTime = existsSync('/usr/bin/time');
-  const node = [process.execPath, '--import', 'tsx', cliEntry, 'sync', '--once', '--config', configFile];
+  const node = [...command];
   const [cmd, ...args] = useTime ? ['/usr/bin/time', '-v', ...node] : node;
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(cmd!, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, BOXSYNC_LOG_LEVEL: 'warn' } });
+    const child = spawn(cmd!, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, BOXSYNC_LOG_LEVEL: 'warn', ...env } });
     let stdout = '';
     let stderrTail = '';
     let polledHwm: number | null = null;
@@ -113,9 +120,12 @@ function measureSync(configFile: string): Promise<Measured> {
       const wallMs = performance.now() - started;
       const timed = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderrTail);
       const exit = useTime ? /Exit status: (\d+)/.exec(stderrTail) : null;
+      const user = /User time \(seconds\): ([\d.]+)/.exec(stderrTail);
+      const sys = /System time \(seconds\): ([\d.]+)/.exec(stderrTail);
       resolve({
         code: exit ? Number(exit[1]) : code,
         wallMs,
+        cpuSeconds: user && sys ? Number(user[1]) + Number(sys[1]) : null,
         peakRssKiB: timed ? Number(timed[1]) : polledHwm,
         summary: stdout.trim().split('\n').pop() ?? `(no summary; stderr: ${stderrTail.slice(-2000)})`,
       });
@@ -123,7 +133,7 @@ function measureSync(configFile: string): Promise<Measured> {
   });
 }
 
-async function treeStats(dir: string): Promise<{ files: number; bytes: number }> {
+export async function treeStats(dir: string): Promise<{ files: number; bytes: number }> {
   let files = 0;
   let bytes = 0;
   for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) {
