@@ -1,9 +1,15 @@
 /**
- * The control socket server. It creates the socket's directory 0700 and the socket 0600 (umask is tightened
- * around listen(2) so there is no moment where the socket is wider), refuses to start when another daemon
- * answers on the same path, and removes a stale socket file left by a crash.
+ * The control socket server. It creates the socket 0600 (umask is tightened around listen(2) so there is no
+ * moment where the socket is wider), refuses to start when another daemon answers on the same path, and removes
+ * a stale socket file left by a crash.
+ *
+ * The socket's directory: when boxsync creates it (the default is a private `boxsync/` folder under
+ * XDG_RUNTIME_DIR), it is made 0700. A directory that already exists is never chmod'ed (it may be the user's
+ * home or /tmp); instead it must belong to us and be writable by nobody else, or the daemon refuses to start
+ * with a message that says so: another user who can write there could replace the socket and read or answer
+ * the commands sent to it.
  */
-import { chmod, lstat, mkdir, unlink } from 'node:fs/promises';
+import { chmod, lstat, mkdir, stat, unlink } from 'node:fs/promises';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import { SyncError } from '../core/errors.js';
@@ -19,9 +25,35 @@ export interface ControlServer {
 /** Longest request line accepted; anything longer is a client bug, not a reason to buffer without bound. */
 const MAX_LINE_BYTES = 64 * 1024;
 
+/** Create the socket's directory privately, or check that an existing one is private; never chmod one we did not create. */
+export async function prepareSocketDir(socketPath: string): Promise<void> {
+  const dir = dirname(socketPath);
+  const created = await mkdir(dir, { recursive: true, mode: 0o700 });
+  if (created !== undefined) {
+    // mkdir's mode passes through the umask; the leaf we just made is ours to set exactly.
+    await chmod(dir, 0o700);
+    return;
+  }
+  const st = await stat(dir);
+  const uid = process.getuid?.();
+  if (uid !== undefined && st.uid !== uid) {
+    throw new SyncError({
+      code: 'socket_dir_unsafe',
+      disposition: 'fatal',
+      message: `the control socket's directory ${dir} belongs to another user (uid ${st.uid}); choose a socketPath in a directory of your own, or leave it unset for the private default`,
+    });
+  }
+  if ((st.mode & 0o022) !== 0) {
+    throw new SyncError({
+      code: 'socket_dir_unsafe',
+      disposition: 'fatal',
+      message: `the control socket's directory ${dir} can be written by other users (mode ${(st.mode & 0o7777).toString(8)}); boxsync will not put its socket there and did not change the directory. Choose a socketPath in a private directory, or leave it unset for the default under XDG_RUNTIME_DIR`,
+    });
+  }
+}
+
 export async function startControlServer(socketPath: string, handle: ControlHandler): Promise<ControlServer> {
-  await mkdir(dirname(socketPath), { recursive: true, mode: 0o700 });
-  await chmod(dirname(socketPath), 0o700);
+  await prepareSocketDir(socketPath);
   await clearStaleSocket(socketPath);
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {

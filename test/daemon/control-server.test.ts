@@ -1,4 +1,4 @@
-import { stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, stat, writeFile } from 'node:fs/promises';
 import { spawn } from 'node:child_process';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
@@ -38,6 +38,28 @@ describe('control socket', () => {
     const st = await stat(socketPath);
     expect(st.isSocket()).toBe(true);
     expect(st.mode & 0o777).toBe(0o600);
+  });
+
+  it('never changes the mode of a directory it did not create, and refuses one that others can write', async () => {
+    // A private directory of the user's own (e.g. a home folder at 0750): used as it is, its mode untouched.
+    const mine = join(dir, 'home');
+    await mkdir(mine);
+    await chmod(mine, 0o750);
+    server = await startControlServer(join(mine, 'c.sock'), handler);
+    expect((await stat(mine)).mode & 0o777).toBe(0o750);
+    await server.close();
+    server = null;
+    // A directory others can write (like /tmp): refused with a clear message, and left as it was.
+    const shared = join(dir, 'shared');
+    await mkdir(shared);
+    await chmod(shared, 0o1777);
+    await expect(startControlServer(join(shared, 'c.sock'), handler)).rejects.toThrow(/can be written by other users \(mode 1777\).*did not change the directory/);
+    expect((await stat(shared)).mode & 0o7777).toBe(0o1777);
+    const groupWritable = join(dir, 'group');
+    await mkdir(groupWritable);
+    await chmod(groupWritable, 0o770);
+    await expect(startControlServer(join(groupWritable, 'c.sock'), handler)).rejects.toThrow(/can be written by other users \(mode 770\)/);
+    expect((await stat(groupWritable)).mode & 0o777).toBe(0o770);
   });
 
   it('answers each verb and passes validated requests to the handler', async () => {
