@@ -164,6 +164,7 @@ export function createRunReporter(opts: ReporterOptions): RunReporter {
       tracker.finished(summary.uploadedBytes + summary.downloadedBytes);
       stopBar();
       opts.out.write(`${formatSummary(summary)}\n`);
+      for (const line of formatParked(summary)) opts.err.write(`${line}\n`);
     },
     abort: stopBar,
   };
@@ -189,10 +190,20 @@ export function formatSummary(s: RunSummary): string {
   }
   parts.push(`${s.conflicts} conflict${s.conflicts === 1 ? '' : 's'}`);
   parts.push(`${s.failedItems} failed`);
+  if (s.parkedItems > 0) parts.push(`${s.parkedItems} parked`);
   const head = `boxsync: ${outcomeText(s.outcome)} in ${formatDuration(s.durationMs)} (${s.passes} pass${s.passes === 1 ? '' : 'es'})`;
   const why = whyOf(s.message);
   const tail = why === null ? '' : ` - ${why}`;
   return `${head}: ${parts.join(', ')}${tail}`;
+}
+
+/** The parked items, one line each, on every run while any exist (they are not syncing until they change). */
+export function formatParked(s: RunSummary): string[] {
+  if (s.parkedItems === 0) return [];
+  const lines = [`boxsync: ${s.parkedItems} item${s.parkedItems === 1 ? ' is' : 's are'} parked and not syncing until they change:`];
+  for (const p of s.parked) lines.push(`  PARKED ${p.path}: ${p.message}`);
+  if (s.parkedItems > s.parked.length) lines.push(`  … and ${s.parkedItems - s.parked.length} more (boxsync status lists them all)`);
+  return lines;
 }
 
 /**

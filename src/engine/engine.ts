@@ -12,6 +12,7 @@
 import { setMaxListeners } from 'node:events';
 import { mkdir } from 'node:fs/promises';
 import { shutdownReason } from '../core/errors.js';
+import { escapeText, safeText } from '../core/escape.js';
 import type { RelPath, RemoteId, RootId, SyncRoot } from '../core/model.js';
 import type { LocalFs } from '../ports/local-fs.js';
 import { toSyncError } from './executor.js';
@@ -206,7 +207,10 @@ class SyncEngine implements Engine {
     const { tally, outcomes, refusals, startedAtMs } = args;
     const { journal, clock, roots } = this.deps;
     const ours = new Set(roots.map((r) => r.id));
-    const failedItems = journal.failures().filter((f) => ours.has(f.root) && f.disposition !== 'skip').length;
+    const mine = journal.failures().filter((f) => ours.has(f.root));
+    const failedItems = mine.filter((f) => f.disposition !== 'skip').length;
+    const parkedRows = mine.filter((f) => f.disposition === 'skip');
+    const parked = parkedRows.slice(0, 50).map((f) => ({ root: f.root, path: escapeText(f.path), message: safeText(f.message) }));
     let why = args.why;
     let outcome: RunSummary['outcome'];
     if (tally.fatal) {
@@ -216,9 +220,10 @@ class SyncEngine implements Engine {
     } else if (refusals.length > 0 || outcomes.includes('guard')) {
       outcome = 'guard';
       why = this.tracker.heldGuard?.message ?? refusals.map((r) => r.message).join('; ');
-    } else if (why !== null || failedItems > 0 || outcomes.includes('stalled')) {
+    } else if (why !== null || failedItems > 0 || parkedRows.length > 0 || outcomes.includes('stalled')) {
       outcome = 'failed-items';
       if (why === null && outcomes.includes('stalled')) why = 'the plan did not settle within the pass limit';
+      if (why === null && failedItems === 0 && parkedRows.length > 0) why = `${parkedRows.length} item${parkedRows.length === 1 ? ' is' : 's are'} parked until they change`;
     } else {
       outcome = 'converged';
       this.tracker.markSuccess(clock.now());
@@ -231,6 +236,8 @@ class SyncEngine implements Engine {
       uploadedBytes: tally.uploadedBytes,
       downloadedBytes: tally.downloadedBytes,
       failedItems,
+      parkedItems: parkedRows.length,
+      parked,
       conflicts: tally.conflicts,
       passes: tally.passes,
       durationMs: clock.now() - startedAtMs,

@@ -10,11 +10,15 @@
  * to us (created, moved in, restored) are listed, vanished items are dropped (and remembered as trashed when
  * the event said so), and the new cursor is saved in the same transaction as those observations.
  */
-import { isSyncError } from '../core/errors.js';
-import type { RemoteEntry, RemoteId, RootId, SyncRoot } from '../core/model.js';
+import PQueue from 'p-queue';
+import { isSyncError, type SyncError } from '../core/errors.js';
+import { escapeText } from '../core/escape.js';
+import type { RelPath, RemoteEntry, RemoteId, RootId, SyncRoot } from '../core/model.js';
+import { joinPath } from '../core/paths.js';
 import type { Journal } from '../ports/journal.js';
 import type { RemoteChanges, RemoteHint, StreamType } from '../ports/remote-changes.js';
-import type { RemoteStore } from '../ports/remote-store.js';
+import type { RejectedItem, RemoteStore } from '../ports/remote-store.js';
+import { PARKED_MS } from './failures.js';
 import type { Logger } from 'pino';
 import { locateRemote } from './remote-tree.js';
 
@@ -72,8 +76,8 @@ export async function observeRemote(deps: RemoteObserverDeps, opts: ObserveRemot
   for (const root of deps.roots) {
     if (deps.journal.getRemote(root.remoteId) !== undefined) continue;
     deps.logger.info({ root: root.id, folderId: root.remoteId }, 'new root: listing its Box folder in full');
-    const refusal = await listRoot(deps, root, opts.allowEmpty?.(root.id) === true, opts.signal);
-    if (refusal) refusals.push(refusal);
+    const r = await listRoot(deps, root, opts.allowEmpty?.(root.id) === true, opts.signal);
+    if (r.refusal) refusals.push(r.refusal);
   }
   return { full: false, touchedIds: touched, refusals };
 }
@@ -81,86 +85,193 @@ export async function observeRemote(deps: RemoteObserverDeps, opts: ObserveRemot
 async function listEverything(deps: RemoteObserverDeps, opts: ObserveRemoteOptions): Promise<RemoteObservation> {
   const position = await deps.changes.now(deps.streamType);
   const refusals: RootRefusal[] = [];
+  // Problems found by an earlier listing are found again (or not) by this one.
+  clearListingProblems(deps.journal, deps.roots);
+  let complete = true;
   for (const root of deps.roots) {
-    const refusal = await listRoot(deps, root, opts.allowEmpty?.(root.id) === true, opts.signal);
-    if (refusal) refusals.push(refusal);
+    const r = await listRoot(deps, root, opts.allowEmpty?.(root.id) === true, opts.signal);
+    if (r.refusal) refusals.push(r.refusal);
+    if (!r.complete) complete = false;
   }
-  deps.journal.setCursor(cursorName(deps.streamType), position);
+  // A listing that was not complete does not move the cursor: what it could not see must not be skipped by the
+  // next incremental pass (the old cursor, or none, makes the next pass look again).
+  if (complete) deps.journal.setCursor(cursorName(deps.streamType), position);
+  else deps.logger.warn('part of the Box tree could not be listed; the next pass lists again, and nothing unseen was taken as deleted');
   return { full: true, touchedIds: [], refusals };
 }
 
-async function listRoot(deps: RemoteObserverDeps, root: SyncRoot, allowEmpty: boolean, signal?: AbortSignal): Promise<RootRefusal | null> {
+function clearListingProblems(journal: Journal, roots: readonly SyncRoot[]): void {
+  journal.transaction(() => {
+    for (const root of roots) {
+      for (const f of journal.failures(root.id)) if (f.code === REJECTED_CODE || f.code === INCOMPLETE_CODE) journal.clearFailure(root.id, f.path);
+    }
+  });
+}
+
+async function listRoot(
+  deps: RemoteObserverDeps,
+  root: SyncRoot,
+  allowEmpty: boolean,
+  signal?: AbortSignal,
+): Promise<{ refusal: RootRefusal | null; complete: boolean }> {
   const entry = await deps.remote.getItem(root.remoteId, 'folder');
   const synced = deps.journal.countSynced(root.id);
   const hadContent = synced.files + synced.folders > 0 && !allowEmpty;
   if (!entry) {
     return {
-      root: root.id,
-      code: 'remote-root-missing',
-      message: `the Box folder ${root.remoteId} of ${root.localPath} is gone or not visible; nothing was changed, check the folder and the account`,
+      complete: false,
+      refusal: {
+        root: root.id,
+        code: 'remote-root-missing',
+        message: `the Box folder ${root.remoteId} of ${root.localPath} is gone or not visible; nothing was changed, check the folder and the account`,
+      },
     };
   }
-  deps.journal.putRemote(entry);
-  const emptyRoot = await listSubtree(deps, root.remoteId, signal, { refuseEmpty: hadContent });
-  if (emptyRoot) {
+  // The root's own parent is not ours to follow (a root moved below one of its own folders would be a cycle).
+  deps.journal.putRemote({ ...entry, parentId: null });
+  const r = await listSubtree({ ...deps, nowMs: () => Date.now() }, root.remoteId, signal, { refuseEmpty: hadContent });
+  const complete = r.problems.incomplete.length === 0;
+  if (r.refused) {
     return {
-      root: root.id,
-      code: 'remote-root-empty',
-      message: `the Box folder ${root.remoteId} of ${root.localPath} is suddenly empty while ${synced.files} files were in sync; refusing to delete them locally. Check Box; if it is meant to be empty, confirm this guard (boxsync daemon) and the mass-delete guard decides next`,
+      complete,
+      refusal: {
+        root: root.id,
+        code: 'remote-root-empty',
+        message: `the Box folder ${root.remoteId} of ${root.localPath} is suddenly empty while ${synced.files} files were in sync; refusing to delete them locally. Check Box; if it is meant to be empty, confirm this guard (boxsync daemon) and the mass-delete guard decides next`,
+      },
     };
   }
-  return null;
+  return { refusal: null, complete };
 }
+
+/** What a walk found wrong without stopping: items the adapter refused, cycles, and folders listed in part. */
+export interface ListingProblems {
+  readonly rejected: RejectedItem[];
+  /** Folders whose listing could not be proven complete: nothing under them was taken as deleted. */
+  readonly incomplete: { readonly folderId: RemoteId; readonly error: SyncError }[];
+}
+
+export interface SubtreeResult {
+  /** The top folder listed empty while the journal knew children (`refuseEmpty`): nothing was changed. */
+  readonly refused: boolean;
+  readonly problems: ListingProblems;
+}
+
+type ListingDeps = Pick<RemoteObserverDeps, 'journal' | 'remote' | 'logger'> & {
+  /** When given, problems are parked in the failures table under their root and path (recordListingProblems). */
+  readonly roots?: readonly SyncRoot[];
+  readonly nowMs?: () => number;
+};
 
 /**
  * List a folder and everything below it into the journal, dropping rows Box no longer has. With
  * `refuseEmpty`, a top folder that lists empty while the journal knows children is left untouched and the
- * function returns true. With `onlyNewFolders`, child folders already in the journal are not descended into
+ * result says `refused`. With `onlyNewFolders`, child folders already in the journal are not descended into
  * (a one-level refresh that still fills in folders it had never seen). The top folder is listed first; the
  * folders below it are then listed up to LIST_CONCURRENCY at a time (each folder's pages in order, each page
- * in its own transaction). The first error stops new listings, lets the ones in flight end, and is thrown.
+ * in its own transaction).
+ *
+ * One bad folder never stops the walk: a folder whose listing fails (incomplete, malformed, a server error
+ * after its retries) keeps every row the journal had below it and is reported; a folder id met twice in one
+ * walk (a cycle: a folder listing itself, an ancestor, or the root) is refused as an item and not descended
+ * into. Only an abort or a fatal error (revoked token) stops the walk, and is thrown.
  */
 export async function listSubtree(
-  deps: Pick<RemoteObserverDeps, 'journal' | 'remote' | 'logger'>,
+  deps: ListingDeps,
   folderId: RemoteId,
   signal?: AbortSignal,
   opts: { refuseEmpty?: boolean; onlyNewFolders?: boolean } = {},
-): Promise<boolean> {
-  const queue: RemoteId[] = [];
-  const top = await listOneFolder(deps, folderId, true, opts, signal);
-  if (top === 'refused') return true;
-  for (const c of top) queue.push(c);
-  const running = new Set<Promise<void>>();
-  let failure: { readonly error: unknown } | undefined;
-  let head = 0;
-  while ((failure === undefined && head < queue.length) || running.size > 0) {
-    while (failure === undefined && head < queue.length && running.size < LIST_CONCURRENCY) {
-      const id = queue[head]!;
-      // Listed ids are let go as the queue advances: it holds only the folders still to list.
-      if (++head >= 1024) {
-        queue.splice(0, head);
-        head = 0;
-      }
-      const task: Promise<void> = listOneFolder(deps, id, false, opts, signal)
-        .then(
-          (children) => {
-            if (children !== 'refused') for (const c of children) queue.push(c);
-          },
-          (error: unknown) => {
-            failure ??= { error };
-          },
-        )
-        .finally(() => running.delete(task));
-      running.add(task);
+): Promise<SubtreeResult> {
+  const problems: ListingProblems = { rejected: [], incomplete: [] };
+  const visited = new Set<RemoteId>([folderId]);
+  for (const r of deps.roots ?? []) visited.add(r.remoteId);
+  const run = async (id: RemoteId, isTop: boolean): Promise<RemoteId[] | 'refused'> => {
+    try {
+      return await listOneFolder(deps, id, isTop, opts, visited, problems, signal);
+    } catch (e) {
+      if (signal?.aborted || !isSyncError(e) || e.disposition === 'fatal' || e.code === 'aborted') throw e;
+      deps.logger.warn({ folderId: id, code: e.code }, `${e.message}; the rest of the tree is still synced`);
+      problems.incomplete.push({ folderId: id, error: e });
+      if (isTop && opts.refuseEmpty) return 'refused';
+      return [];
     }
-    if (running.size > 0) await Promise.race(running);
+  };
+  const top = await run(folderId, true);
+  if (top === 'refused') {
+    record(deps, problems);
+    return { refused: problems.incomplete.length === 0, problems };
   }
+  const queue = new PQueue({ concurrency: LIST_CONCURRENCY });
+  let failure: { readonly error: unknown } | undefined;
+  const enqueue = (ids: readonly RemoteId[]): void => {
+    for (const id of ids) {
+      void queue.add(async () => {
+        if (failure !== undefined) return;
+        try {
+          const children = await run(id, false);
+          if (children !== 'refused') enqueue(children);
+        } catch (error) {
+          failure ??= { error };
+          queue.clear();
+        }
+      });
+    }
+  };
+  enqueue(top);
+  await queue.onIdle();
   if (failure !== undefined) throw failure.error;
-  return false;
+  record(deps, problems);
+  return { refused: false, problems };
+}
+
+function record(deps: ListingDeps, problems: ListingProblems): void {
+  if (deps.roots && (problems.rejected.length > 0 || problems.incomplete.length > 0)) {
+    recordListingProblems(deps.journal, deps.roots, problems, deps.nowMs?.() ?? Date.now());
+  }
 }
 
 /** Folders listed at once below the top of a listing: Box answers each page in tens of milliseconds. */
 export const LIST_CONCURRENCY = 4;
+
+/** Failure codes written by the listing (cleared when the folder lists cleanly again). */
+export const REJECTED_CODE = 'remote_item_invalid';
+export const INCOMPLETE_CODE = 'listing_incomplete';
+
+/** The path key under which a refused item is parked: its escaped name (never a path), or its Box id. */
+function rejectedKey(parentPath: RelPath | '', r: RejectedItem): RelPath {
+  const shown = r.name !== null && r.name !== '' ? r.name.replace(/\//g, '\\x2f') : `(Box id ${r.id ?? 'unknown'})`;
+  return joinPath(parentPath, shown === '.' || shown === '..' ? `\\x2e${shown.slice(1)}` : shown);
+}
+
+/**
+ * Park what a listing refused, so that status and `sync --once` show it on every run until it changes: a
+ * refused item as 'skip' (it cannot be synced as Box sent it), a folder listed in part as 'retry'.
+ */
+export function recordListingProblems(journal: Journal, roots: readonly SyncRoot[], problems: ListingProblems, nowMs: number): void {
+  journal.transaction(() => {
+    for (const r of problems.rejected) {
+      const at = locateRemote(journal, roots, r.parentId);
+      if (!at) continue;
+      const what = `${r.kind ?? 'item'}${r.id === null ? '' : ` (Box id ${r.id})`}`;
+      const message = `Box sent a ${what} that cannot be synced: ${r.endpoint} field \`${r.field}\`: ${r.reason}; skipped until it changes on Box, the rest syncs`;
+      journal.recordFailure({ root: at.root.id, path: rejectedKey(at.path, r), code: REJECTED_CODE, message, attempts: 1, nextRetryAtMs: nowMs + PARKED_MS, disposition: 'skip' });
+    }
+    for (const f of problems.incomplete) {
+      const at = locateRemote(journal, roots, f.folderId);
+      if (!at) continue;
+      const prev = journal.getFailure(at.root.id, at.path as RelPath);
+      journal.recordFailure({
+        root: at.root.id,
+        path: at.path as RelPath,
+        code: f.error.code === 'listing_incomplete' ? INCOMPLETE_CODE : f.error.code,
+        message: f.error.message,
+        attempts: (prev?.attempts ?? 0) + 1,
+        nextRetryAtMs: nowMs + 30_000,
+        disposition: 'retry',
+      });
+    }
+  });
+}
 
 /** One folder: its pages into the journal, its vanished children out. Returns the child folders to list next. */
 async function listOneFolder(
@@ -168,6 +279,8 @@ async function listOneFolder(
   id: RemoteId,
   isTop: boolean,
   opts: { refuseEmpty?: boolean; onlyNewFolders?: boolean },
+  visited: Set<RemoteId>,
+  problems: ListingProblems,
   signal?: AbortSignal,
 ): Promise<RemoteId[] | 'refused'> {
   const { journal, remote } = deps;
@@ -176,7 +289,25 @@ async function listOneFolder(
   const seen = new Set<RemoteId>();
   const next: RemoteId[] = [];
   try {
-    for await (const { entries: page } of remote.listFolder(id)) {
+    for await (const { entries, rejected } of remote.listFolder(id, signal)) {
+      const page: RemoteEntry[] = [];
+      for (const r of rejected) {
+        problems.rejected.push(r);
+        // A refused item keeps whatever the journal knew of it: refusing it must never read as a delete.
+        if (r.id !== null) seen.add(r.id);
+      }
+      for (const child of entries) {
+        if (child.kind === 'folder' && visited.has(child.id)) {
+          problems.rejected.push({
+            id: child.id, name: escapeText(child.name), kind: 'folder', parentId: id, endpoint: `GET /folders/${id}/items`, field: 'id',
+            reason: `folder ${child.id} appears a second time in the tree (a cycle); it is not descended into again`,
+          });
+          seen.add(child.id);
+          continue;
+        }
+        if (child.kind === 'folder') visited.add(child.id);
+        page.push(child);
+      }
       const known = new Set(page.filter((c) => journal.getRemote(c.id) !== undefined).map((c) => c.id));
       journal.transaction(() => {
         for (const child of page) {
@@ -194,6 +325,11 @@ async function listOneFolder(
         journal.deleteRemote(id);
       });
       return [];
+    }
+    // The children already listed are true, and their folders are still walked; the rest stays as it was.
+    if (isSyncError(e) && e.code === 'listing_incomplete') {
+      problems.incomplete.push({ folderId: id, error: e });
+      return next;
     }
     throw e;
   }
@@ -242,6 +378,17 @@ async function fetchItem(remote: RemoteStore, w: Wanted): Promise<RemoteEntry | 
   return (await remote.getItem(w.id, 'file')) ?? (await remote.getItem(w.id, 'folder'));
 }
 
+/** True when storing `e` would make it its own ancestor (Box moving a folder into its own subtree, or a root below itself). */
+function makesCycle(journal: Journal, e: RemoteEntry, pending: ReadonlyMap<RemoteId, RemoteEntry>, rootIds: ReadonlySet<RemoteId>): boolean {
+  let cur = e.parentId;
+  for (let depth = 0; cur !== null && depth < 1000; depth++) {
+    if (cur === e.id) return true;
+    if (rootIds.has(cur)) return false;
+    cur = (pending.get(cur) ?? journal.getRemote(cur))?.parentId ?? null;
+  }
+  return cur !== null;
+}
+
 async function applyHints(
   deps: RemoteObserverDeps,
   hints: readonly RemoteHint[],
@@ -252,21 +399,47 @@ async function applyHints(
   const { journal, roots } = deps;
   const wanted = wantedFrom(journal, roots, hints, extraIds);
   const fetched: { w: Wanted; entry: RemoteEntry | null }[] = [];
-  // A few at a time, in hint order: a burst of events costs round trips in parallel rather than in turn.
-  for (let i = 0; i < wanted.length; i += LIST_CONCURRENCY) {
-    signal?.throwIfAborted();
-    const chunk = wanted.slice(i, i + LIST_CONCURRENCY);
-    const entries = await Promise.all(chunk.map((w) => fetchItem(deps.remote, w)));
-    chunk.forEach((w, k) => fetched.push({ w, entry: entries[k] ?? null }));
-  }
+  const problems: ListingProblems = { rejected: [], incomplete: [] };
+  // A few at a time, in hint order: a burst of events costs round trips in parallel rather than in turn. An item
+  // Box answers for with a malformed body is parked, and the others go on.
+  const pool = new PQueue({ concurrency: LIST_CONCURRENCY });
+  const results = await Promise.all(
+    wanted.map((w) =>
+      pool.add(async (): Promise<{ w: Wanted; entry: RemoteEntry | null } | null> => {
+        signal?.throwIfAborted();
+        try {
+          return { w, entry: await fetchItem(deps.remote, w) };
+        } catch (e) {
+          if (!isSyncError(e) || e.code !== 'malformed_response') throw e;
+          const known = journal.getRemote(w.id);
+          deps.logger.warn({ id: w.id, code: e.code }, `${e.message}; this item is skipped until it changes, the rest syncs`);
+          if (known?.parentId) {
+            problems.rejected.push({ id: w.id, name: escapeText(known.name), kind: known.kind, parentId: known.parentId, endpoint: String(e.details.endpoint ?? 'GET item'), field: String(e.details.field ?? '(body)'), reason: e.message });
+          }
+          return null;
+        }
+      }),
+    ),
+  );
+  for (const r of results) if (r) fetched.push(r);
   const rootIds = new Set<RemoteId>(roots.map((r) => r.remoteId));
-  const present = fetched.flatMap((f) => (f.entry ? [f.entry] : []));
-  const presentIds = new Set(present.map((e) => e.id));
+  // A root is stored without its parent: where Box keeps the root folder is not part of the mirror.
+  const present = fetched.flatMap((f) => (f.entry ? [rootIds.has(f.entry.id) ? { ...f.entry, parentId: null } : f.entry] : []));
+  const pending = new Map(present.map((e) => [e.id, e] as const));
+  for (const e of [...present]) {
+    if (e.kind === 'folder' && makesCycle(journal, e, pending, rootIds)) {
+      problems.rejected.push({ id: e.id, name: escapeText(e.name), kind: e.kind, parentId: journal.getRemote(e.id)?.parentId ?? e.parentId!, endpoint: `GET /folders/${e.id}`, field: 'parent.id', reason: `Box places folder ${e.id} inside its own subtree (a cycle); its last good place is kept` });
+      pending.delete(e.id);
+    }
+  }
+  const cyclic = new Set(present.filter((e) => !pending.has(e.id)).map((e) => e.id));
+  const kept = present.filter((e) => pending.has(e.id));
+  const presentIds = new Set(kept.map((e) => e.id));
   // A folder is inside our roots when its parent is a root, is already known, or is itself a hinted folder that is.
   const inside = new Set<RemoteId>();
   for (let changed = true; changed; ) {
     changed = false;
-    for (const e of present) {
+    for (const e of kept) {
       if (inside.has(e.id) || e.parentId === null) continue;
       if (rootIds.has(e.id) || rootIds.has(e.parentId) || inside.has(e.parentId) || (!presentIds.has(e.parentId) && journal.getRemote(e.parentId) !== undefined)) {
         inside.add(e.id);
@@ -274,32 +447,44 @@ async function applyHints(
       }
     }
   }
-  for (const e of present) if (rootIds.has(e.id)) inside.add(e.id);
+  for (const e of kept) if (rootIds.has(e.id)) inside.add(e.id);
   // Folders new to the journal (created, moved in from outside, restored) are listed before the cursor moves.
-  for (const e of present) {
+  for (const e of kept) {
     if (e.kind === 'folder' && inside.has(e.id) && !rootIds.has(e.id) && journal.getRemote(e.id) === undefined) {
-      await listSubtree(deps, e.id, signal);
+      const r = await listSubtree({ journal, remote: deps.remote, logger: deps.logger }, e.id, signal);
+      problems.rejected.push(...r.problems.rejected);
+      problems.incomplete.push(...r.problems.incomplete);
     }
   }
   journal.transaction(() => {
     for (const { w, entry } of fetched) {
-      if (entry && inside.has(entry.id)) {
-        journal.putRemote(entry);
-        journal.markTrashed(entry.id, false);
+      if (entry && cyclic.has(entry.id)) continue;
+      const stored = entry ? pending.get(entry.id) ?? entry : null;
+      if (stored && inside.has(stored.id)) {
+        journal.putRemote(stored);
+        journal.markTrashed(stored.id, false);
       } else if (journal.getRemote(w.id) !== undefined || w.trashedHint) {
         journal.deleteRemoteSubtree(w.id);
         journal.deleteRemote(w.id);
         if (!entry && w.trashedHint) journal.markTrashed(w.id, true);
       }
     }
-    journal.setCursor(cursorName(deps.streamType), nextPosition);
+    // A folder listed in part keeps the old cursor: the events replay, and the listing is tried again.
+    if (problems.incomplete.length === 0) journal.setCursor(cursorName(deps.streamType), nextPosition);
   });
   clearParkedFailures(journal, roots, fetched.map((f) => f.w.id));
+  recordListingProblems(journal, roots, problems, Date.now());
   return fetched.map((f) => f.w.id);
 }
 
 /** A changed item gets a fresh chance: parked ('skip') failures at its old or new path are cleared. */
 function clearParkedFailures(journal: Journal, roots: readonly SyncRoot[], ids: readonly RemoteId[]): void {
+  const named = new Set(ids.map((id) => `(Box id ${id})`));
+  for (const root of roots) {
+    for (const f of journal.failures(root.id)) {
+      if (f.code === REJECTED_CODE && [...named].some((n) => f.message.includes(n))) journal.clearFailure(root.id, f.path);
+    }
+  }
   for (const id of ids) {
     const at = locateRemote(journal, roots, id);
     if (at && at.path !== '' && journal.getFailure(at.root.id, at.path)?.disposition === 'skip') journal.clearFailure(at.root.id, at.path);

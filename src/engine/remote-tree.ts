@@ -54,13 +54,20 @@ export function* walkRemote(
   include: (path: RelPath, entry: RemoteEntry) => boolean,
 ): Generator<{ path: RelPath; entry: RemoteEntry }> {
   const queue: { id: RemoteId; path: RelPath | '' }[] = [{ id: startId, path: startPath }];
+  // A corrupt parent cycle in the journal (never written by the observer, but the journal is a file on disk)
+  // must not turn the walk into an endless one: each folder is walked once.
+  const walked = new Set<RemoteId>([startId]);
   for (let head = 0; head < queue.length; head++) {
     const { id, path } = queue[head]!;
     for (const entry of journal.remoteChildren(id)) {
+      if (entry.kind === 'folder' && walked.has(entry.id)) continue;
       const childPath = joinPath(path, entry.name);
       if (!include(childPath, entry)) continue;
       yield { path: childPath, entry };
-      if (entry.kind === 'folder') queue.push({ id: entry.id, path: childPath });
+      if (entry.kind === 'folder') {
+        walked.add(entry.id);
+        queue.push({ id: entry.id, path: childPath });
+      }
     }
   }
 }

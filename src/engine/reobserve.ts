@@ -74,5 +74,5 @@ export async function reobserve(args: {
       }
     });
   }
-  if (t.parentId) await listSubtree(args, t.parentId, args.signal, { onlyNewFolders: true });
+  if (t.parentId) await listSubtree({ ...args, roots: [args.root] }, t.parentId, args.signal, { onlyNewFolders: true });
 }

@@ -23,6 +23,7 @@ export function summaryMessage(s: Omit<RunSummary, 'message'>, extra: { reported
     `${count(s.ops, 'link')} linked`,
     `${s.conflicts} conflicts`,
     `${s.failedItems} failed`,
+    `${s.parkedItems} parked`,
     `${extra.reported} reported`,
   ];
   const tail = `${s.passes} passes, ${(s.durationMs / 1000).toFixed(1)} s`;

@@ -101,6 +101,14 @@ export interface RunSummary {
   readonly uploadedBytes: number;
   readonly downloadedBytes: number;
   readonly failedItems: number;
+  /**
+   * Items parked until they change ('skip' failures: a name Box refuses, an item Box sent malformed, no
+   * permission...). Any parked item makes the outcome 'failed-items', on every run until it is fixed, so that
+   * a cron job never reads "in sync" while files are not syncing.
+   */
+  readonly parkedItems: number;
+  /** The first parked items (at most 50), for the end-of-run list. Paths and messages are escaped. */
+  readonly parked: readonly { readonly root: RootId; readonly path: string; readonly message: string }[];
   readonly conflicts: number;
   readonly passes: number;
   readonly durationMs: number;

@@ -132,7 +132,7 @@ export interface RemoteStore {
    * its retries): the pages already yielded are true, but a child that did not appear must NOT be taken as
    * deleted.
    */
-  listFolder(id: RemoteId): AsyncIterable<ListingPage>;
+  listFolder(id: RemoteId, signal?: AbortSignal): AsyncIterable<ListingPage>;
 
   /** Ids of the folders from the account root down to (excluding) this item. */
   pathIds?(id: RemoteId): Promise<readonly RemoteId[]>;

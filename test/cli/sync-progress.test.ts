@@ -55,6 +55,8 @@ const summary = (s: Partial<RunSummary>): RunSummary => ({
   uploadedBytes: 0,
   downloadedBytes: 0,
   failedItems: 0,
+  parkedItems: 0,
+  parked: [],
   conflicts: 0,
   passes: 1,
   durationMs: 1234,

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { asRemoteId, type RemoteEntry, type RemoteId } from '../../src/core/model.js';
 import { LIST_CONCURRENCY, listSubtree } from '../../src/engine/observe-remote.js';
 import { silentLogger } from '../../src/logger.js';
+import { remoteError } from '../../src/remote/box/error-codes.js';
 import type { Journal } from '../../src/ports/journal.js';
 import type { ListingPage } from '../../src/ports/remote-store.js';
 import { FakeRemoteStore } from '../support/fake-remote-store.js';
@@ -18,12 +19,13 @@ class SlowStore extends FakeRemoteStore {
   inFlight = 0;
   maxInFlight = 0;
   failing: RemoteId | null = null;
+  failWith: Error | null = null;
 
   override async *listFolder(id: RemoteId): AsyncIterable<ListingPage> {
     this.inFlight += 1;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
     try {
-      if (id === this.failing) throw new Error(`listing ${id} failed`);
+      if (id === this.failing) throw this.failWith ?? new Error(`listing ${id} failed`);
       for await (const page of super.listFolder(id)) {
         await new Promise((resolve) => setImmediate(resolve));
         yield page;
@@ -64,8 +66,9 @@ function idsBelow(journal: Journal, id: RemoteId): string[] {
 describe('listSubtree', () => {
   it('lists every folder of a tree, several at a time but never more than LIST_CONCURRENCY', async () => {
     const { journal, store, top, expected } = await setup();
-    const refused = await listSubtree({ journal, remote: store, logger: silentLogger }, top.id);
-    expect(refused).toBe(false);
+    const r = await listSubtree({ journal, remote: store, logger: silentLogger }, top.id);
+    expect(r.refused).toBe(false);
+    expect(r.problems).toEqual({ rejected: [], incomplete: [] });
     expect(idsBelow(journal, top.id)).toEqual(expected);
     expect(store.maxInFlight).toBeGreaterThan(1);
     expect(store.maxInFlight).toBeLessThanOrEqual(LIST_CONCURRENCY);
@@ -86,6 +89,24 @@ describe('listSubtree', () => {
     expect(idsBelow(journal, top.id)).toHaveLength(6 * 3 * 5 + 6 - (3 * 5 + 1) - 5);
   });
 
+  it('a subfolder whose listing fails with a SyncError keeps its rows, is reported, and the walk goes on', async () => {
+    const { journal, store, top } = await setup();
+    const deps = { journal, remote: store, logger: silentLogger };
+    await listSubtree(deps, top.id);
+    const a1 = journal.remoteChildren(top.id).find((c) => c.name === 'a1')!;
+    const a5 = journal.remoteChildren(top.id).find((c) => c.name === 'a5')!;
+    const keptBelowA1 = idsBelow(journal, a1.id);
+    // a5 gains a file, a1 loses a folder on Box, but a1 cannot be listed this time.
+    const added = store.seedFile(journal.remoteChildren(a5.id)[0]!.id, 'new.txt', 'x');
+    await store.trash(journal.remoteChildren(a1.id)[0]!.id, 'folder');
+    store.failing = a1.id;
+    store.failWith = remoteError('listing_incomplete', 'test: a1 listed in part');
+    const r = await listSubtree(deps, top.id);
+    expect(r.problems.incomplete.map((p) => p.folderId)).toEqual([a1.id]);
+    expect(idsBelow(journal, a1.id)).toEqual(keptBelowA1);
+    expect(journal.getRemote(added.id)?.name).toBe('new.txt');
+  });
+
   it('a failing subfolder fails the listing once the listings in flight have ended', async () => {
     const { journal, store, top } = await setup();
     const a3 = store.seedFolder(top.id, 'a3-extra');
@@ -100,7 +121,7 @@ describe('listSubtree', () => {
     await listSubtree(deps, top.id);
     const before = idsBelow(journal, top.id);
     for (const c of journal.remoteChildren(top.id)) await store.trash(c.id, 'folder');
-    expect(await listSubtree(deps, top.id, undefined, { refuseEmpty: true })).toBe(true);
+    expect((await listSubtree(deps, top.id, undefined, { refuseEmpty: true })).refused).toBe(true);
     expect(idsBelow(journal, top.id)).toEqual(before);
   });
 });

@@ -32,8 +32,8 @@ export class BoxStore implements RemoteStore {
     return this.tree.getItem(id, kind);
   }
 
-  listFolder(id: RemoteId): AsyncIterable<ListingPage> {
-    return this.tree.listFolder(id);
+  listFolder(id: RemoteId, signal?: AbortSignal): AsyncIterable<ListingPage> {
+    return this.tree.listFolder(id, signal);
   }
 
   pathIds(id: RemoteId): Promise<readonly RemoteId[]> {

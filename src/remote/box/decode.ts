@@ -5,6 +5,7 @@
  */
 import { asRemoteId, type RemoteEntry, type RemoteKind } from '../../core/model.js';
 import type { WireId, WireItem } from './wire-types.js';
+import { decodeItemStrict } from './schemas.js';
 
 export const ITEM_FIELDS = [
   'type',
@@ -70,29 +71,12 @@ export function decodeTime(s: string | null | undefined): number | null {
   return Number.isNaN(ms) ? null : ms;
 }
 
-function decodeStatus(s: string | null | undefined): RemoteEntry['status'] {
-  return s === 'trashed' || s === 'deleted' ? s : 'active';
-}
-
-export function decodeItem(w: WireItem): RemoteEntry {
-  const kind = kindOfWire(w.type);
-  if (kind === null) throw new Error(`unexpected Box item type ${String(w.type)}`);
-  const modifiedAtMs = decodeTime(w.content_modified_at) ?? decodeTime(w.modified_at) ?? 0;
-  const parent = w.parent ? idString(w.parent.id) : null;
-  return {
-    id: asRemoteId(idString(w.id)),
-    kind,
-    parentId: parent === null ? null : asRemoteId(parent),
-    name: w.name ?? '',
-    etag: w.etag === null || w.etag === undefined ? '' : String(w.etag),
-    sequenceId: w.sequence_id === null || w.sequence_id === undefined ? '' : String(w.sequence_id),
-    sha1: kind === 'file' ? (w.sha1 ?? w.file_version?.sha1 ?? null)?.toLowerCase() ?? null : null,
-    sizeBytes: decodeSize(w.size),
-    modifiedAtMs,
-    versionId: kind === 'file' && w.file_version ? idString(w.file_version.id) : null,
-    url: kind === 'weblink' ? (w.url ?? null) : null,
-    status: decodeStatus(w.item_status),
-  };
+/**
+ * Validate and decode one item of an answer about that item (see schemas.ts): a malformed answer throws
+ * SyncError `malformed_response` naming the endpoint and the field.
+ */
+export function decodeItem(w: WireItem | unknown, endpoint = 'an item request'): RemoteEntry {
+  return decodeItemStrict(w, endpoint);
 }
 
 /** Box wants RFC 3339 with whole seconds. */

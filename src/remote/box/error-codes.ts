@@ -25,7 +25,11 @@ export type RemoteErrorCode =
   | 'session_expired'
   | 'bad_request'
   | 'conflict'
-  | 'aborted';
+  | 'aborted'
+  | 'malformed_response'
+  | 'listing_incomplete'
+  | 'remote_item_invalid'
+  | 'too_long';
 
 export function dispositionOf(code: RemoteErrorCode): Disposition {
   switch (code) {
@@ -37,6 +41,7 @@ export function dispositionOf(code: RemoteErrorCode): Disposition {
     case 'quota_exceeded':
     case 'file_too_large':
     case 'bad_request':
+    case 'remote_item_invalid':
       return 'skip';
     case 'not_found':
     case 'item_name_in_use':
@@ -52,6 +57,9 @@ export function dispositionOf(code: RemoteErrorCode): Disposition {
     case 'checksum_mismatch':
     case 'session_expired':
     case 'aborted':
+    case 'malformed_response':
+    case 'listing_incomplete':
+    case 'too_long':
       return 'retry';
     default:
       return assertNeverCode(code);

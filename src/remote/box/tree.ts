@@ -3,12 +3,27 @@
  * listings with an explicit `fields` list, and the path of ancestor ids.
  */
 import { asRemoteId, type RemoteEntry, type RemoteId, type RemoteKind } from '../../core/model.js';
-import type { AccountInfo, ListingPage } from '../../ports/remote-store.js';
+import { isSyncError, type SyncError } from '../../core/errors.js';
+import { escapeText } from '../../core/escape.js';
+import type { AccountInfo, ListingPage, RejectedItem } from '../../ports/remote-store.js';
 import { collectionOf, decodeItem, decodeSize, idString, ITEM_FIELDS_PARAM, kindOfWire } from './decode.js';
+import { remoteError } from './error-codes.js';
 import type { BoxHttp } from './http.js';
-import type { WireItem, WireItems, WireUser } from './wire-types.js';
+import { checkItem, itemsPageSchema, malformed, parseFrame, userSchema } from './schemas.js';
+import type { WireItem } from './wire-types.js';
 
 const CACHE_LIMIT = 10_000;
+/** A page whose frame is malformed is asked for this many times in all. */
+const MALFORMED_ATTEMPTS = 3;
+
+export interface ListingLimits {
+  /** A folder listing that takes longer than this ends as incomplete. */
+  readonly listingDeadlineMs: number;
+  /** Pages per folder listing (at 1000 entries a page, 10 million children). */
+  readonly maxPages: number;
+}
+
+export const defaultListingLimits: ListingLimits = { listingDeadlineMs: 15 * 60_000, maxPages: 10_000 };
 
 export class TreeReader {
   /** Last entry seen per id, so that a get can ask "changed since this etag?" and accept a 304. */
@@ -18,15 +33,16 @@ export class TreeReader {
     private readonly http: BoxHttp,
     private readonly apiUrl: string,
     private readonly pageSize: number,
+    private readonly limits: ListingLimits = defaultListingLimits,
   ) {}
 
   async account(): Promise<AccountInfo> {
-    const res = await this.http.request<WireUser>({
+    const res = await this.http.request<unknown>({
       method: 'GET',
       url: `${this.apiUrl}/users/me`,
       searchParams: { fields: 'id,login,name,space_amount,space_used,max_upload_size' },
     });
-    const u = res.body;
+    const u = parseFrame(userSchema, res.body, 'GET /users/me');
     return {
       userId: idString(u.id),
       login: u.login ?? '',
@@ -39,7 +55,7 @@ export class TreeReader {
 
   async getItem(id: RemoteId, kind: RemoteKind, extraFields: readonly string[] = []): Promise<RemoteEntry | null> {
     const wire = await this.getWire(id, kind, extraFields);
-    return wire ? this.remember(decodeItem(wire)) : null;
+    return wire ? this.remember(decodeItem(wire, `GET /${collectionOf(kind)}/${id}`)) : null;
   }
 
   /** The raw item (for BoxActions' item info); null when gone or trashed. */
@@ -54,6 +70,7 @@ export class TreeReader {
       });
       if (res.status === 304 && cached) return toWire(cached);
       const w = res.body;
+      if (w === null || typeof w !== 'object' || Array.isArray(w)) throw malformed(`GET /${collectionOf(kind)}/${id}`, '(body)', 'the answer is not a JSON object');
       if (kindOfWire(w.type) !== kind) return null;
       if (w.item_status === 'trashed' || w.item_status === 'deleted') {
         this.seen.delete(id);
@@ -69,30 +86,95 @@ export class TreeReader {
     }
   }
 
-  async *listFolder(id: RemoteId): AsyncIterable<ListingPage> {
+  /**
+   * Marker paging (offset paging too, when a server answers that way), with every entry validated: a malformed
+   * or hostile entry, a duplicate id, or the folder itself is yielded as rejected, never as an entry. The walk
+   * is bounded: a marker or offset that repeats or does not advance, a page that stays malformed after its
+   * retries, fewer entries than `total_count`, more than `maxPages` pages, or the listing deadline all end it
+   * with `listing_incomplete` after the pages already yielded.
+   */
+  async *listFolder(id: RemoteId, signal?: AbortSignal): AsyncIterable<ListingPage> {
+    const endpoint = `GET /folders/${id}/items`;
+    const deadline = this.http.clock.now() + this.limits.listingDeadlineMs;
+    const markers = new Set<string>();
+    const ids = new Set<string>();
     let marker: string | undefined;
-    for (;;) {
-      const res = await this.http.request<WireItems>({
+    let offset: number | undefined;
+    let rawCount = 0;
+    let totalCount: number | undefined;
+    const incomplete = (why: string): SyncError =>
+      remoteError('listing_incomplete', `the listing of Box folder ${id} is incomplete (${why}); nothing in it is taken as deleted`, {
+        details: { folderId: id, endpoint },
+      });
+    for (let page = 0; ; page++) {
+      if (page >= this.limits.maxPages) throw incomplete(`more than ${this.limits.maxPages} pages`);
+      if (this.http.clock.now() > deadline) throw incomplete(`it took longer than ${Math.round(this.limits.listingDeadlineMs / 1000)} s`);
+      const body = await this.listingPage(id, endpoint, marker, offset, signal).catch((e: unknown) => {
+        if (isSyncError(e) && e.code === 'malformed_response' && page > 0) throw incomplete(e.message);
+        throw e;
+      });
+      const entries: RemoteEntry[] = [];
+      const rejected: RejectedItem[] = [];
+      for (const raw of body.entries) {
+        rawCount += 1;
+        const c = checkItem(raw, { requireName: true, listedIn: id });
+        if (!c.ok) {
+          if (!c.unknownType) rejected.push({ id: c.id === null ? null : asRemoteId(c.id), name: c.name, kind: c.kind, parentId: id, endpoint, field: c.field, reason: c.reason });
+          continue;
+        }
+        const e = c.entry;
+        if (e.status !== 'active') continue;
+        if (ids.has(e.id)) {
+          rejected.push({ id: e.id, name: escapeText(e.name), kind: e.kind, parentId: id, endpoint, field: 'id', reason: 'Box listed this id twice in one folder; the second entry was ignored' });
+          continue;
+        }
+        ids.add(e.id);
+        entries.push(this.remember(e));
+      }
+      yield { entries, rejected };
+      if (body.total_count !== undefined) totalCount = body.total_count;
+      const next = body.next_marker;
+      if (next) {
+        if (markers.has(next)) throw incomplete('Box repeated a paging marker');
+        markers.add(next);
+        marker = next;
+        continue;
+      }
+      // Offset paging: advance by the answer's limit (WIRE.md), stop at total_count.
+      if (body.next_marker === undefined && body.total_count !== undefined && body.offset !== undefined) {
+        const step = body.limit !== undefined && body.limit > 0 ? body.limit : body.entries.length;
+        const nextOffset = body.offset + step;
+        if (nextOffset < body.total_count) {
+          if (step <= 0 || (offset !== undefined && nextOffset <= offset) || body.entries.length === 0) throw incomplete('the paging offset does not advance');
+          offset = nextOffset;
+          continue;
+        }
+      }
+      if (totalCount !== undefined && rawCount < totalCount) throw incomplete(`Box announced ${totalCount} entries and sent ${rawCount}`);
+      return;
+    }
+  }
+
+  /** One page's frame, validated; a malformed frame is asked for again a bounded number of times. */
+  private async listingPage(id: RemoteId, endpoint: string, marker: string | undefined, offset: number | undefined, signal?: AbortSignal) {
+    for (let attempt = 1; ; attempt++) {
+      const res = await this.http.request<unknown>({
         method: 'GET',
         url: `${this.apiUrl}/folders/${encodeURIComponent(id)}/items`,
         searchParams: {
           fields: ITEM_FIELDS_PARAM,
-          usemarker: 'true',
           limit: this.pageSize,
+          ...(offset === undefined ? { usemarker: 'true' } : { offset }),
           ...(marker === undefined ? {} : { marker }),
         },
+        ...(signal === undefined ? {} : { signal }),
       });
-      const entries = (res.body.entries ?? [])
-        .filter((w) => kindOfWire(w.type) !== null && (w.item_status ?? 'active') === 'active')
-        .map((w) => {
-          const e = decodeItem(w);
-          // A listing's entries are children of the folder even when Box omits `parent`.
-          return this.remember(e.parentId === null ? { ...e, parentId: id } : e);
-        });
-      yield { entries, rejected: [] };
-      const next = res.body.next_marker;
-      if (!next) return;
-      marker = next;
+      try {
+        return parseFrame(itemsPageSchema, res.body, endpoint);
+      } catch (e) {
+        if (attempt >= MALFORMED_ATTEMPTS) throw e;
+        await this.http.backoff(attempt, undefined, signal);
+      }
     }
   }
 
