@@ -197,12 +197,19 @@ export function formatSummary(s: RunSummary): string {
   return `${head}: ${parts.join(', ')}${tail}`;
 }
 
-/** The parked items, one line each, on every run while any exist (they are not syncing until they change). */
+/**
+ * The items that failed or are parked, one line each, on every run while any exist: a parked item does not sync
+ * until it changes, so it is shown again every time, never only once.
+ */
 export function formatParked(s: RunSummary): string[] {
-  if (s.parkedItems === 0) return [];
-  const lines = [`boxsync: ${s.parkedItems} item${s.parkedItems === 1 ? ' is' : 's are'} parked and not syncing until they change:`];
-  for (const p of s.parked) lines.push(`  PARKED ${p.path}: ${p.message}`);
-  if (s.parkedItems > s.parked.length) lines.push(`  … and ${s.parkedItems - s.parked.length} more (boxsync status lists them all)`);
+  if (s.problems.length === 0) return [];
+  const lines: string[] = [];
+  if (s.failedItems > 0) lines.push(`boxsync: ${s.failedItems} item${s.failedItems === 1 ? '' : 's'} failed and will be retried:`);
+  for (const p of s.problems) if (!p.parked) lines.push(`  FAILED ${p.path}: ${p.message}`);
+  if (s.parkedItems > 0) lines.push(`boxsync: ${s.parkedItems} item${s.parkedItems === 1 ? ' is' : 's are'} parked and not syncing until they change:`);
+  for (const p of s.problems) if (p.parked) lines.push(`  PARKED ${p.path}: ${p.message}`);
+  const total = s.failedItems + s.parkedItems;
+  if (total > s.problems.length) lines.push(`  … and ${total - s.problems.length} more (boxsync status lists them all)`);
   return lines;
 }
 

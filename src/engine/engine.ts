@@ -210,7 +210,9 @@ class SyncEngine implements Engine {
     const mine = journal.failures().filter((f) => ours.has(f.root));
     const failedItems = mine.filter((f) => f.disposition !== 'skip').length;
     const parkedRows = mine.filter((f) => f.disposition === 'skip');
-    const parked = parkedRows.slice(0, 50).map((f) => ({ root: f.root, path: escapeText(f.path), message: safeText(f.message) }));
+    const problems = [...mine.filter((f) => f.disposition !== 'skip'), ...parkedRows]
+      .slice(0, 50)
+      .map((f) => ({ root: f.root, path: f.path === '' ? '(the synced folder itself)' : escapeText(f.path), message: safeText(f.message), parked: f.disposition === 'skip' }));
     let why = args.why;
     let outcome: RunSummary['outcome'];
     if (tally.fatal) {
@@ -237,7 +239,7 @@ class SyncEngine implements Engine {
       downloadedBytes: tally.downloadedBytes,
       failedItems,
       parkedItems: parkedRows.length,
-      parked,
+      problems,
       conflicts: tally.conflicts,
       passes: tally.passes,
       durationMs: clock.now() - startedAtMs,

@@ -107,8 +107,11 @@ export interface RunSummary {
    * a cron job never reads "in sync" while files are not syncing.
    */
   readonly parkedItems: number;
-  /** The first parked items (at most 50), for the end-of-run list. Paths and messages are escaped. */
-  readonly parked: readonly { readonly root: RootId; readonly path: string; readonly message: string }[];
+  /**
+   * The first items that failed or are parked (at most 50, failed first), for the end-of-run list. Paths and
+   * messages are escaped.
+   */
+  readonly problems: readonly { readonly root: RootId; readonly path: string; readonly message: string; readonly parked: boolean }[];
   readonly conflicts: number;
   readonly passes: number;
   readonly durationMs: number;

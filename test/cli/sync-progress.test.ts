@@ -56,7 +56,7 @@ const summary = (s: Partial<RunSummary>): RunSummary => ({
   downloadedBytes: 0,
   failedItems: 0,
   parkedItems: 0,
-  parked: [],
+  problems: [],
   conflicts: 0,
   passes: 1,
   durationMs: 1234,

@@ -36,7 +36,7 @@ const tokenish = z.union([z.string().max(256), z.number().refine(Number.isFinite
 const sizeSchema = z
   .union([
     z.number(),
-    z.string().regex(/^[0-9]{1,16}$/, 'size must be a number of bytes').transform(Number),
+    z.string().regex(/^[0-9]{1,20}(\.[0-9]+)?([eE][+-]?[0-9]{1,3})?$/, 'size must be a number of bytes').transform(Number),
   ])
   .refine((n) => Number.isSafeInteger(n) && n >= 0, 'size must be a whole number of bytes between 0 and 2^53')
   .nullish();
@@ -155,7 +155,10 @@ export function checkItem(raw: unknown, opts: { requireName: boolean; listedIn?:
 export function decodeItemStrict(raw: unknown, endpoint: string, opts: { requireName?: boolean } = {}): RemoteEntry {
   const c = checkItem(raw, { requireName: opts.requireName ?? true });
   if (c.ok) return c.entry;
-  if (c.unknownType) throw malformed(endpoint, 'type', 'the answer is not a file, folder or web link');
+  if (c.unknownType) {
+    const t = raw !== null && typeof raw === 'object' ? String((raw as { type?: unknown }).type) : typeof raw;
+    throw malformed(endpoint, 'type', `the answer is a ${t}, not a file, folder or web link`);
+  }
   throw malformed(endpoint, c.field, c.reason);
 }
 

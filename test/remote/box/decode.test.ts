@@ -13,9 +13,9 @@ describe('decoding Box JSON at the edge', () => {
 
   it('decodes a file: string ids, sha1 lower-cased, size in exponent notation, content_modified_at first', () => {
     const w = parseBoxJson(
-      '{"type":"file","id":12345,"etag":2,"sequence_id":7,"name":"a.txt","sha1":"AB12","size":1.2e10,' +
+      '{"type":"file","id":12345,"etag":2,"sequence_id":7,"name":"a.txt","sha1":"AB12AB12AB12AB12AB12AB12AB12AB12AB12AB12","size":1.2e10,' +
         '"modified_at":"2024-01-02T03:04:05-08:00","content_modified_at":"2023-05-06T07:08:09Z",' +
-        '"parent":{"type":"folder","id":0},"file_version":{"type":"file_version","id":99,"sha1":"ab12"},"item_status":"active"}',
+        '"parent":{"type":"folder","id":0},"file_version":{"type":"file_version","id":99,"sha1":"ab12ab12ab12ab12ab12ab12ab12ab12ab12ab12"},"item_status":"active"}',
     ) as WireItem;
     expect(decodeItem(w)).toEqual({
       id: '12345',
@@ -24,7 +24,7 @@ describe('decoding Box JSON at the edge', () => {
       name: 'a.txt',
       etag: '2',
       sequenceId: '7',
-      sha1: 'ab12',
+      sha1: 'ab12ab12ab12ab12ab12ab12ab12ab12ab12ab12',
       sizeBytes: 12_000_000_000,
       modifiedAtMs: Date.parse('2023-05-06T07:08:09Z'),
       versionId: '99',
@@ -34,12 +34,12 @@ describe('decoding Box JSON at the edge', () => {
   });
 
   it('falls back to modified_at when content_modified_at is null', () => {
-    const e = decodeItem({ type: 'file', id: '1', content_modified_at: null, modified_at: '2024-01-02T03:04:05-08:00' });
+    const e = decodeItem({ type: 'file', id: '1', name: 'f', content_modified_at: null, modified_at: '2024-01-02T03:04:05-08:00' });
     expect(e.modifiedAtMs).toBe(Date.parse('2024-01-02T11:04:05Z'));
   });
 
   it('decodes a size sent as a string', () => {
-    expect(decodeItem({ type: 'file', id: '1', size: '2.5E+3' }).sizeBytes).toBe(2500);
+    expect(decodeItem({ type: 'file', id: '1', name: 'f', size: '2.5E+3' }).sizeBytes).toBe(2500);
   });
 
   it('decodes a web link as its own kind with its target URL', () => {
@@ -48,7 +48,7 @@ describe('decoding Box JSON at the edge', () => {
   });
 
   it('decodes a trashed item status and refuses an unknown type', () => {
-    expect(decodeItem({ type: 'folder', id: '3', item_status: 'trashed' }).status).toBe('trashed');
+    expect(decodeItem({ type: 'folder', id: '3', name: 'd', item_status: 'trashed' }).status).toBe('trashed');
     expect(() => decodeItem({ type: 'collaboration', id: '3' })).toThrow(/collaboration/);
   });
 
