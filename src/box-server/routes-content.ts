@@ -57,6 +57,8 @@ async function uploadVersion(ctx: Ctx): Promise<void> {
     ctx,
     (a) => void preflightNewVersion(store, ctx.userId, file, a['name'], null),
     store.user(ctx.userId).maxUploadSizeBytes,
+    // Box accepts a new version with only the file part (box-node-sdk 3.x sends no attributes): the name stays.
+    { attributesOptional: true },
   );
   try {
     checkContentMd5(ctx, blob.sha1);

