@@ -70,3 +70,43 @@ describe('1. new version without an attributes part', () => {
     expectBoxError(r, 'POST', 400, ['bad_request', 'metadata_after_file_contents']);
   });
 });
+
+describe('2. a trashed file or web link can be read', () => {
+  it('GET answers 200 with item_status trashed for files and web links; a trashed folder stays 404', async () => {
+    const d = await folder();
+    const f = await upload(d, 'read-me-in-trash.txt', 'trash');
+    const fid = String(f.id);
+    expect((await http().delete(`/files/${fid}`)).status).toBe(204);
+    const rf = await http().get(`/files/${fid}`);
+    expect(rf.status, rf.text).toBe(200);
+    spec.expectValid({ method: 'GET', path: new URL(rf.url).pathname, status: 200, body: rf.json });
+    expect(obj(rf.json)).toMatchObject({ type: 'file', id: fid, name: 'read-me-in-trash.txt', item_status: 'trashed', sha1: sha1Hex('trash') });
+    expect(obj(rf.json).trashed_at).toBeTypeOf('string');
+    const withFields = obj((await http().get(`/files/${fid}?fields=item_status,name`)).json);
+    expect(withFields).toMatchObject({ item_status: 'trashed', name: 'read-me-in-trash.txt' });
+
+    const wl = obj((await http().post('/web_links', { body: { url: 'https://example.com/x', parent: { id: d }, name: unique('link') } })).json);
+    const wid = String(wl.id);
+    expect((await http().delete(`/web_links/${wid}`)).status).toBe(204);
+    const rw = await http().get(`/web_links/${wid}`);
+    expect(rw.status, rw.text).toBe(200);
+    expect(obj(rw.json)).toMatchObject({ type: 'web_link', id: wid, item_status: 'trashed' });
+
+    // A file trashed along with its folder reads the same way; the folder itself is 404, as on Box.
+    const sub = obj((await http().post('/folders', { body: { name: 'sub', parent: { id: d } } })).json);
+    const inner = await upload(String(sub.id), 'inner.txt', 'inner');
+    expect((await http().get(`/files/${String(inner.id)}`, { headers: { 'If-None-Match': String(inner.etag) } })).status).toBe(304);
+    expect((await http().delete(`/folders/${d}?recursive=true`)).status).toBe(204);
+    expectBoxError(await http().get(`/folders/${d}`), 'GET', 404, ['trashed', 'not_found']);
+    // Its etag did not change, but a client that cached it while active gets the trashed item, not a 304.
+    const innerNow = await http().get(`/files/${String(inner.id)}`, { headers: { 'If-None-Match': String(inner.etag) } });
+    expect(innerNow.status).toBe(200);
+    expect(obj(innerNow.json)).toMatchObject({ etag: inner.etag, item_status: 'trashed' });
+
+    // Reading is all: changes to a trashed file are still refused.
+    expectBoxError(await http().put(`/files/${fid}`, { body: { name: 'nope.txt' } }), 'PUT', 404, 'trashed');
+    // Purged: gone for good.
+    expect((await http().delete(`/files/${fid}/trash`)).status).toBe(204);
+    expectBoxError(await http().get(`/files/${fid}`), 'GET', 404, 'not_found');
+  });
+});
