@@ -110,3 +110,34 @@ describe('2. a trashed file or web link can be read', () => {
     expectBoxError(await http().get(`/files/${fid}`), 'GET', 404, 'not_found');
   });
 });
+
+describe('3. shared link access change on a password-protected link', () => {
+  it('succeeds without a password in the request, and drops the old password', async () => {
+    const d = await folder();
+    const f = await upload(d, 'shared.txt', 'shared');
+    const fid = String(f.id);
+    const withPw = await http().put(`/files/${fid}?fields=shared_link`, { body: { shared_link: { access: 'open', password: 'Secret-123' } } });
+    expect(withPw.status, withPw.text).toBe(200);
+    const link = obj(obj(withPw.json).shared_link);
+    expect(link.is_password_enabled).toBe(true);
+
+    const r = await http().put(`/files/${fid}?fields=shared_link`, { body: { shared_link: { access: 'collaborators' } } });
+    expect(r.status, r.text).toBe(200);
+    const changed = obj(obj(r.json).shared_link);
+    expect(changed).toMatchObject({ url: link.url, access: 'collaborators', effective_access: 'collaborators', is_password_enabled: false });
+
+    // Open again: the old password did not come back.
+    const reopened = obj(obj((await http().put(`/files/${fid}?fields=shared_link`, { body: { shared_link: { access: 'open' } } })).json).shared_link);
+    expect(reopened).toMatchObject({ access: 'open', is_password_enabled: false });
+    const viaLink = await http().get('/shared_items', { headers: { BoxApi: `shared_link=${String(reopened.url)}` } });
+    expect(viaLink.status, viaLink.text).toBe(200);
+  });
+
+  it('still refuses a request that itself sets a password on a link that is not open', async () => {
+    const d = await folder();
+    const f = await upload(d, 'shared-bad.txt', 'x');
+    const r = await http().put(`/files/${String(f.id)}`, { body: { shared_link: { access: 'company', password: 'Secret-123' } } });
+    expectBoxError(r, 'PUT', 400, 'bad_request');
+    expect(obj((await http().get(`/files/${String(f.id)}?fields=shared_link`)).json).shared_link).toBeUndefined();
+  });
+});
