@@ -141,3 +141,37 @@ describe('3. shared link access change on a password-protected link', () => {
     expect(obj((await http().get(`/files/${String(f.id)}?fields=shared_link`)).json).shared_link).toBeUndefined();
   });
 });
+
+describe('4. promoting an old version', () => {
+  it('gives the file the old version name, sha1 and size', async () => {
+    const d = await folder();
+    const f = await upload(d, 'first-name.txt', 'one');
+    const fid = String(f.id);
+    const v2 = await http().upload(`/files/${fid}/content`, { name: 'second-name.txt' }, 'second, longer');
+    expect(v2.status).toBe(200);
+    const old = obj(arr(obj((await http().get(`/files/${fid}/versions`)).json).entries)[0]);
+    expect(old).toMatchObject({ name: 'first-name.txt', sha1: sha1Hex('one'), size: 3 });
+    const before = obj((await http().get(`/files/${fid}`)).json);
+    expect(before.name).toBe('second-name.txt');
+
+    const p = await http().post(`/files/${fid}/versions/current`, { body: { type: 'file_version', id: old.id } });
+    expect(p.status, p.text).toBe(201);
+    expect(obj(p.json)).toMatchObject({ type: 'file_version', name: 'first-name.txt', sha1: sha1Hex('one'), size: 3 });
+    const after = obj((await http().get(`/files/${fid}`)).json);
+    expect(after).toMatchObject({ name: 'first-name.txt', sha1: sha1Hex('one'), size: 3 });
+    expect(after.etag).not.toBe(before.etag);
+    const listed = (await http().get(`/folders/${d}/items`)).json;
+    expect(arr(obj(listed).entries).map((e) => obj(e).name)).toEqual(['first-name.txt']);
+  });
+
+  it('answers 409 and changes nothing when the old name is now taken by a sibling', async () => {
+    const d = await folder();
+    const f = await upload(d, 'taken.txt', 'one');
+    const fid = String(f.id);
+    await http().upload(`/files/${fid}/content`, { name: 'moved-on.txt' }, 'two');
+    await upload(d, 'TAKEN.txt', 'someone else');
+    const old = obj(arr(obj((await http().get(`/files/${fid}/versions`)).json).entries)[0]);
+    expectBoxError(await http().post(`/files/${fid}/versions/current`, { body: { type: 'file_version', id: old.id } }), 'POST', 409, 'item_name_in_use');
+    expect(obj((await http().get(`/files/${fid}`)).json)).toMatchObject({ name: 'moved-on.txt', sha1: sha1Hex('two') });
+  });
+});
