@@ -175,3 +175,15 @@ describe('4. promoting an old version', () => {
     expect(obj((await http().get(`/files/${fid}`)).json)).toMatchObject({ name: 'moved-on.txt', sha1: sha1Hex('two') });
   });
 });
+
+describe('6. GET /users/me', () => {
+  it('leaves role out of the standard form and sends it only when fields asks', async () => {
+    const me = obj((await http().get('/users/me')).json);
+    expect(me).toMatchObject({ type: 'user', id: '1' });
+    expect(me).not.toHaveProperty('role');
+    const withRole = obj((await http().get('/users/me?fields=role,login')).json);
+    expect(withRole).toEqual({ type: 'user', id: '1', role: 'user', login: 'user@example.com' });
+    const other = obj((await http().get('/users/1')).json);
+    expect(other).not.toHaveProperty('role');
+  });
+});
