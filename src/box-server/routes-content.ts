@@ -77,7 +77,7 @@ async function uploadVersion(ctx: Ctx): Promise<void> {
 async function preflight(ctx: Ctx): Promise<void> {
   const store = ctx.core.store;
   const body = await readJson(ctx);
-  const size = typeof body['size'] === 'number' ? body['size'] : null;
+  const size = sizeOf(body['size']);
   const fileId = ctx.params[0];
   if (fileId !== undefined) preflightNewVersion(store, ctx.userId, store.active('file', param(ctx, 0)), body['name'], size);
   else preflightNewFile(store, ctx.userId, parentIdOf(ctx, body), body['name'], size);
@@ -97,6 +97,13 @@ function download(ctx: Ctx): void {
   if (!version) throw new BoxError(404, 'not_found', `No version ${vid ?? ''} of file ${file.id}`);
   store.recordEvent('ITEM_DOWNLOAD', ctx.userId, file, ctx.requestId);
   sendEmpty(ctx, 302, { Location: downloadUrl(store, version) });
+}
+
+/** The preflight's `size`: absent or null, or a whole number of bytes (Box answers 400 to -1, 1.5 or "10"). */
+function sizeOf(raw: unknown): number | null {
+  if (raw === undefined || raw === null) return null;
+  if (typeof raw !== 'number' || !Number.isSafeInteger(raw) || raw < 0) throw new BoxError(400, 'bad_request', "'size' must be a whole number of bytes, 0 or more");
+  return raw;
 }
 
 export function versionJson(store: Store, file: ItemRec, v: VersionRec): Record<string, unknown> {
