@@ -106,7 +106,19 @@ function sizeOf(raw: unknown): number | null {
   return raw;
 }
 
-export function versionJson(store: Store, file: ItemRec, v: VersionRec): Record<string, unknown> {
+/**
+ * A file version in the full form, or with `fields` its base fields (`type`, `id`) plus exactly those asked for,
+ * as for items (unknown names are ignored).
+ */
+export function versionJson(store: Store, file: ItemRec, v: VersionRec, fields: readonly string[] | null = null): Record<string, unknown> {
+  const full = fullVersionJson(store, file, v);
+  if (!fields) return full;
+  const out: Record<string, unknown> = { type: full['type'], id: full['id'] };
+  for (const f of fields) if (Object.hasOwn(full, f)) out[f] = full[f];
+  return out;
+}
+
+function fullVersionJson(store: Store, file: ItemRec, v: VersionRec): Record<string, unknown> {
   return {
     type: 'file_version',
     id: v.id,
@@ -131,7 +143,8 @@ function listVersions(ctx: Ctx): void {
   const file = store.active('file', param(ctx, 0));
   const past = file.versions.filter((v) => v.id !== file.currentVersionId).reverse();
   const { entries, meta } = page(past, pageRequest(ctx, 1000, 1000, false, 10_000));
-  sendJson(ctx, 200, { ...meta, entries: entries.map((v) => versionJson(store, file, v)) });
+  const fields = fieldsOf(ctx);
+  sendJson(ctx, 200, { ...meta, entries: entries.map((v) => versionJson(store, file, v, fields)) });
 }
 
 function getVersion(ctx: Ctx): void {
@@ -139,7 +152,7 @@ function getVersion(ctx: Ctx): void {
   const file = store.active('file', param(ctx, 0));
   const v = file.versions.find((x) => x.id === param(ctx, 1));
   if (!v) throw new BoxError(404, 'not_found', `No version ${param(ctx, 1)} of file ${file.id}`);
-  sendJson(ctx, 200, versionJson(store, file, v));
+  sendJson(ctx, 200, versionJson(store, file, v, fieldsOf(ctx)));
 }
 
 async function promote(ctx: Ctx): Promise<void> {
@@ -147,7 +160,7 @@ async function promote(ctx: Ctx): Promise<void> {
   const body = await readJson(ctx);
   const file = store.active('file', param(ctx, 0));
   const v = promoteVersion(store, actorOf(ctx), file, body['id']);
-  sendJson(ctx, 201, versionJson(store, file, v));
+  sendJson(ctx, 201, versionJson(store, file, v, fieldsOf(ctx)));
 }
 
 function removeVersion(ctx: Ctx): void {

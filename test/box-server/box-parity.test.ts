@@ -204,3 +204,25 @@ describe('7. preflight size', () => {
     expect((await http().options('/files/content', { body: { name: unique('pre.txt'), parent: { id: d } } })).status).toBe(200);
   });
 });
+
+describe('8. fields on file versions', () => {
+  it('list, get and promote answer the base fields plus those asked for', async () => {
+    const d = await folder();
+    const f = await upload(d, 'fields.txt', 'one');
+    const fid = String(f.id);
+    await http().upload(`/files/${fid}/content`, {}, 'two');
+    const list = obj((await http().get(`/files/${fid}/versions?fields=sha1,size`)).json);
+    expect(list.total_count).toBe(1);
+    const entry = obj(arr(list.entries)[0]);
+    expect(entry).toEqual({ type: 'file_version', id: entry.id, sha1: sha1Hex('one'), size: 3 });
+    const one = obj((await http().get(`/files/${fid}/versions/${String(entry.id)}?fields=name,no_such_field`)).json);
+    expect(one).toEqual({ type: 'file_version', id: entry.id, name: 'fields.txt' });
+    const promoted = obj((await http().post(`/files/${fid}/versions/current?fields=sha1`, { body: { type: 'file_version', id: entry.id } })).json);
+    expect(promoted).toEqual({ type: 'file_version', id: promoted.id, sha1: sha1Hex('one') });
+    // Without fields: the full form.
+    const full = obj(arr(obj((await http().get(`/files/${fid}/versions`)).json).entries)[0]);
+    for (const k of ['sha1', 'name', 'size', 'created_at', 'modified_at', 'modified_by', 'trashed_at', 'restored_at', 'purged_at', 'version_number']) {
+      expect(full).toHaveProperty(k);
+    }
+  });
+});
