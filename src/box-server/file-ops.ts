@@ -121,6 +121,20 @@ export function deleteVersion(store: Store, ctx: ActorContext, file: ItemRec, ve
   store.changed(file.id);
 }
 
+/** Bring a deleted (trashed) version back (PUT .../versions/{id} with `trashed_at: null`); a live version is left as is. */
+export function restoreVersion(store: Store, ctx: ActorContext, file: ItemRec, versionId: string): VersionRec {
+  store.assertNotLockedByOther(file, ctx.userId);
+  const v = file.versions.find((x) => x.id === versionId);
+  if (!v) throw notFound(`No version ${versionId} of file ${file.id}`);
+  if (v.trashedAtMs === null) return v;
+  v.trashedAtMs = null;
+  v.trashedBy = null;
+  v.restoredAtMs = store.now();
+  v.restoredBy = ctx.userId;
+  store.changed(file.id);
+  return v;
+}
+
 export function lockFile(store: Store, ctx: ActorContext, file: ItemRec, opts: { preventDownload?: boolean; expiresAtMs?: number | null }): void {
   store.assertNotLockedByOther(file, ctx.userId);
   file.lock = {

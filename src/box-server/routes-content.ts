@@ -1,12 +1,12 @@
 /**
  * Content routes: direct multipart upload (new file, new version with If-Match), upload preflight
  * (OPTIONS /files/content), download (302 to a signed URL; `version` query), and file versions (list, get,
- * promote, delete).
+ * promote, delete, restore a deleted one).
  */
 import { randomBytes } from 'node:crypto';
 import { BoxError } from './box-error.js';
 import { downloadUrl } from './download.js';
-import { addVersion, createFile, deleteVersion, parseTime, preflightNewFile, preflightNewVersion, promoteVersion } from './file-ops.js';
+import { addVersion, createFile, deleteVersion, parseTime, preflightNewFile, preflightNewVersion, promoteVersion, restoreVersion } from './file-ops.js';
 import { fieldsOf, idOf, objField, param, query, readJson, sendEmpty, sendJson, type Ctx } from './http-context.js';
 import { receiveMultipart } from './multipart.js';
 import { parentIdOf, visibleTargetId } from './visibility.js';
@@ -155,6 +155,18 @@ function getVersion(ctx: Ctx): void {
   sendJson(ctx, 200, versionJson(store, file, v, fieldsOf(ctx)));
 }
 
+/** PUT /files/{id}/versions/{version_id} with `{"trashed_at": null}`: restore a deleted version. */
+async function putVersion(ctx: Ctx): Promise<void> {
+  const store = ctx.core.store;
+  const body = await readJson(ctx);
+  if (!Object.hasOwn(body, 'trashed_at') || body['trashed_at'] !== null) {
+    throw new BoxError(400, 'bad_request', "Only {\"trashed_at\": null} (restore a deleted version) can be sent; nothing was changed");
+  }
+  const file = store.active('file', param(ctx, 0));
+  const v = restoreVersion(store, actorOf(ctx), file, param(ctx, 1));
+  sendJson(ctx, 200, versionJson(store, file, v, fieldsOf(ctx)));
+}
+
 async function promote(ctx: Ctx): Promise<void> {
   const store = ctx.core.store;
   const body = await readJson(ctx);
@@ -180,5 +192,6 @@ export const contentRoutes: readonly Route[] = [
   api('GET', /^\/files\/([^/]+)\/versions$/, listVersions),
   api('POST', /^\/files\/([^/]+)\/versions\/current$/, promote),
   api('GET', /^\/files\/([^/]+)\/versions\/([^/]+)$/, getVersion),
+  api('PUT', /^\/files\/([^/]+)\/versions\/([^/]+)$/, putVersion),
   api('DELETE', /^\/files\/([^/]+)\/versions\/([^/]+)$/, removeVersion),
 ];

@@ -176,6 +176,43 @@ describe('4. promoting an old version', () => {
   });
 });
 
+describe('5. restoring a deleted file version', () => {
+  it('PUT {"trashed_at": null} brings it back with restored_at and restored_by', async () => {
+    const d = await folder();
+    const f = await upload(d, 'restore-version.txt', 'old bytes');
+    const fid = String(f.id);
+    await http().upload(`/files/${fid}/content`, {}, 'new bytes');
+    const old = obj(arr(obj((await http().get(`/files/${fid}/versions`)).json).entries)[0]);
+    const vid = String(old.id);
+    expect((await http().delete(`/files/${fid}/versions/${vid}`)).status).toBe(204);
+    const deleted = obj((await http().get(`/files/${fid}/versions/${vid}`)).json);
+    expect(deleted.trashed_at).toBeTypeOf('string');
+    expect(obj(deleted.trashed_by).id).toBe('1');
+    expect((await http().get(`/files/${fid}/content?version=${vid}`)).status).toBe(404);
+
+    const r = await http().put(`/files/${fid}/versions/${vid}`, { body: { trashed_at: null } });
+    expect(r.status, r.text).toBe(200);
+    spec.expectValid({ method: 'PUT', path: new URL(r.url).pathname, status: 200, body: r.json });
+    const restored = obj(r.json);
+    expect(restored).toMatchObject({ type: 'file_version', id: vid, sha1: sha1Hex('old bytes'), trashed_at: null });
+    expect(restored.restored_at).toBeTypeOf('string');
+    expect(obj(restored.restored_by)).toMatchObject({ type: 'user', id: '1' });
+    const again = obj((await http().get(`/files/${fid}/versions/${vid}`)).json);
+    expect(again).toMatchObject({ trashed_at: null, restored_at: restored.restored_at });
+    // Downloadable again; the current version is unchanged.
+    expect((await http().get(`/files/${fid}/content?version=${vid}`)).status).toBe(302);
+    expect(obj((await http().get(`/files/${fid}`)).json).sha1).toBe(sha1Hex('new bytes'));
+  });
+
+  it('refuses a body other than {"trashed_at": null}, and 404 for an unknown version', async () => {
+    const d = await folder();
+    const f = await upload(d, 'restore-bad.txt', 'x');
+    const fid = String(f.id);
+    expectBoxError(await http().put(`/files/${fid}/versions/${String(obj(f.file_version).id)}`, { body: { name: 'x' } }), 'PUT', 400, 'bad_request');
+    expectBoxError(await http().put(`/files/${fid}/versions/987654321`, { body: { trashed_at: null } }), 'PUT', 404, 'not_found');
+  });
+});
+
 describe('6. GET /users/me', () => {
   it('leaves role out of the standard form and sends it only when fields asks', async () => {
     const me = obj((await http().get('/users/me')).json);
