@@ -96,9 +96,16 @@ export function promoteVersion(store: Store, ctx: ActorContext, file: ItemRec, v
   store.assertNotLockedByOther(file, ctx.userId);
   const old = file.versions.find((v) => v.id === versionId && v.trashedAtMs === null);
   if (!old) throw notFound(`No version ${String(versionId)} of file ${file.id}`);
-  const v: VersionRec = { ...old, id: store.newVersionId(), createdAtMs: store.now(), modifiedBy: ctx.userId };
+  // Box: the file gets "the same hash digest, etag, and name as the original" version (sha1 and size follow
+  // the current version). The old name may clash with a sibling added since: 409, nothing changed.
+  if (old.name !== file.name && file.parentId !== null) assertNoConflict(store, file.parentId, old.name, 'file', file.id);
+  const v: VersionRec = { ...old, id: store.newVersionId(), createdAtMs: store.now(), modifiedBy: ctx.userId, trashedAtMs: null, trashedBy: null, restoredAtMs: null, restoredBy: null };
   file.versions.push(v);
   file.currentVersionId = v.id;
+  if (file.name !== old.name) {
+    file.name = old.name;
+    store.structureChanged();
+  }
   store.touch(file, ctx.userId);
   store.recordEvent('ITEM_MAKE_CURRENT_VERSION', ctx.userId, file, ctx.sessionId);
   return v;
@@ -112,6 +119,20 @@ export function deleteVersion(store: Store, ctx: ActorContext, file: ItemRec, ve
   v.trashedAtMs = store.now();
   v.trashedBy = ctx.userId;
   store.changed(file.id);
+}
+
+/** Bring a deleted (trashed) version back (PUT .../versions/{id} with `trashed_at: null`); a live version is left as is. */
+export function restoreVersion(store: Store, ctx: ActorContext, file: ItemRec, versionId: string): VersionRec {
+  store.assertNotLockedByOther(file, ctx.userId);
+  const v = file.versions.find((x) => x.id === versionId);
+  if (!v) throw notFound(`No version ${versionId} of file ${file.id}`);
+  if (v.trashedAtMs === null) return v;
+  v.trashedAtMs = null;
+  v.trashedBy = null;
+  v.restoredAtMs = store.now();
+  v.restoredBy = ctx.userId;
+  store.changed(file.id);
+  return v;
 }
 
 export function lockFile(store: Store, ctx: ActorContext, file: ItemRec, opts: { preventDownload?: boolean; expiresAtMs?: number | null }): void {

@@ -1,6 +1,8 @@
 /**
  * Streaming multipart receiver for direct uploads. The `attributes` part must arrive before the file part
- * (else 400 metadata_after_file_contents, as on Box); attributes are validated as soon as they arrive, so a bad
+ * (else 400 metadata_after_file_contents, as on Box). For a new version it may be left out altogether
+ * (`attributesOptional`: the file keeps its name, as on Box); an attributes part after the file part is still
+ * refused there. Attributes are validated as soon as they arrive, so a bad
  * name or a conflict is known before any byte is stored. The file part streams into a blob while its SHA-1 is
  * computed; the rest of the request is always drained so the client sees the error instead of a broken pipe.
  */
@@ -18,6 +20,7 @@ export function receiveMultipart(
   ctx: Ctx,
   validate: (attributes: Record<string, unknown>) => void,
   maxBytes: number,
+  opts: { attributesOptional?: boolean } = {},
 ): Promise<MultipartUpload> {
   const blobs = ctx.core.store.blobs;
   return new Promise((resolve, reject) => {
@@ -32,11 +35,17 @@ export function receiveMultipart(
     let attributes: Record<string, unknown> | undefined;
     let failure: unknown = null;
     let pending: Promise<StoredBlob | null> | null = null;
+    /** The file part came first (allowed only with attributesOptional): a later attributes part is refused. */
+    let fileFirst = false;
     const fail = (e: unknown): void => {
       failure ??= e;
     };
     bb.on('field', (name, value) => {
       if (name !== 'attributes' || failure) return;
+      if (fileFirst) {
+        fail(new BoxError(400, 'metadata_after_file_contents', 'The attributes part must come before the file part; nothing was stored'));
+        return;
+      }
       try {
         const parsed: unknown = JSON.parse(value);
         if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
@@ -50,6 +59,17 @@ export function receiveMultipart(
       if (failure || pending) {
         stream.resume();
         return;
+      }
+      if (!attributes && opts.attributesOptional) {
+        fileFirst = true;
+        attributes = {};
+        try {
+          validate(attributes);
+        } catch (e) {
+          fail(e);
+          stream.resume();
+          return;
+        }
       }
       if (!attributes) {
         fail(new BoxError(400, 'metadata_after_file_contents', 'The attributes part must come before the file part; nothing was stored'));

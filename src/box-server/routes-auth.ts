@@ -29,11 +29,15 @@ export function userJson(store: Store, userId: string, fields: readonly string[]
     address: '',
     avatar_url: `${store.baseUrl()}/avatar/${u.id}`,
     notification_email: null,
-    role: u.enterpriseAdmin ? 'admin' : 'user',
   };
+  // `role` is not in the standard user form (openapi.json User): Box sends it only when `fields` asks for it.
   if (!fields) return full;
+  const extra: Record<string, unknown> = { role: u.enterpriseAdmin ? 'admin' : 'user' };
   const out: Record<string, unknown> = { type: 'user', id: u.id };
-  for (const f of fields) if (Object.hasOwn(full, f)) out[f] = full[f];
+  for (const f of fields) {
+    if (Object.hasOwn(full, f)) out[f] = full[f];
+    else if (Object.hasOwn(extra, f)) out[f] = extra[f];
+  }
   return out;
 }
 

@@ -1,12 +1,12 @@
 /**
  * Content routes: direct multipart upload (new file, new version with If-Match), upload preflight
  * (OPTIONS /files/content), download (302 to a signed URL; `version` query), and file versions (list, get,
- * promote, delete).
+ * promote, delete, restore a deleted one).
  */
 import { randomBytes } from 'node:crypto';
 import { BoxError } from './box-error.js';
 import { downloadUrl } from './download.js';
-import { addVersion, createFile, deleteVersion, parseTime, preflightNewFile, preflightNewVersion, promoteVersion } from './file-ops.js';
+import { addVersion, createFile, deleteVersion, parseTime, preflightNewFile, preflightNewVersion, promoteVersion, restoreVersion } from './file-ops.js';
 import { fieldsOf, idOf, objField, param, query, readJson, sendEmpty, sendJson, type Ctx } from './http-context.js';
 import { receiveMultipart } from './multipart.js';
 import { parentIdOf, visibleTargetId } from './visibility.js';
@@ -57,6 +57,8 @@ async function uploadVersion(ctx: Ctx): Promise<void> {
     ctx,
     (a) => void preflightNewVersion(store, ctx.userId, file, a['name'], null),
     store.user(ctx.userId).maxUploadSizeBytes,
+    // Box accepts a new version with only the file part (box-node-sdk 3.x sends no attributes): the name stays.
+    { attributesOptional: true },
   );
   try {
     checkContentMd5(ctx, blob.sha1);
@@ -75,7 +77,7 @@ async function uploadVersion(ctx: Ctx): Promise<void> {
 async function preflight(ctx: Ctx): Promise<void> {
   const store = ctx.core.store;
   const body = await readJson(ctx);
-  const size = typeof body['size'] === 'number' ? body['size'] : null;
+  const size = sizeOf(body['size']);
   const fileId = ctx.params[0];
   if (fileId !== undefined) preflightNewVersion(store, ctx.userId, store.active('file', param(ctx, 0)), body['name'], size);
   else preflightNewFile(store, ctx.userId, parentIdOf(ctx, body), body['name'], size);
@@ -97,7 +99,26 @@ function download(ctx: Ctx): void {
   sendEmpty(ctx, 302, { Location: downloadUrl(store, version) });
 }
 
-export function versionJson(store: Store, file: ItemRec, v: VersionRec): Record<string, unknown> {
+/** The preflight's `size`: absent or null, or a whole number of bytes (Box answers 400 to -1, 1.5 or "10"). */
+function sizeOf(raw: unknown): number | null {
+  if (raw === undefined || raw === null) return null;
+  if (typeof raw !== 'number' || !Number.isSafeInteger(raw) || raw < 0) throw new BoxError(400, 'bad_request', "'size' must be a whole number of bytes, 0 or more");
+  return raw;
+}
+
+/**
+ * A file version in the full form, or with `fields` its base fields (`type`, `id`) plus exactly those asked for,
+ * as for items (unknown names are ignored).
+ */
+export function versionJson(store: Store, file: ItemRec, v: VersionRec, fields: readonly string[] | null = null): Record<string, unknown> {
+  const full = fullVersionJson(store, file, v);
+  if (!fields) return full;
+  const out: Record<string, unknown> = { type: full['type'], id: full['id'] };
+  for (const f of fields) if (Object.hasOwn(full, f)) out[f] = full[f];
+  return out;
+}
+
+function fullVersionJson(store: Store, file: ItemRec, v: VersionRec): Record<string, unknown> {
   return {
     type: 'file_version',
     id: v.id,
@@ -122,7 +143,8 @@ function listVersions(ctx: Ctx): void {
   const file = store.active('file', param(ctx, 0));
   const past = file.versions.filter((v) => v.id !== file.currentVersionId).reverse();
   const { entries, meta } = page(past, pageRequest(ctx, 1000, 1000, false, 10_000));
-  sendJson(ctx, 200, { ...meta, entries: entries.map((v) => versionJson(store, file, v)) });
+  const fields = fieldsOf(ctx);
+  sendJson(ctx, 200, { ...meta, entries: entries.map((v) => versionJson(store, file, v, fields)) });
 }
 
 function getVersion(ctx: Ctx): void {
@@ -130,7 +152,19 @@ function getVersion(ctx: Ctx): void {
   const file = store.active('file', param(ctx, 0));
   const v = file.versions.find((x) => x.id === param(ctx, 1));
   if (!v) throw new BoxError(404, 'not_found', `No version ${param(ctx, 1)} of file ${file.id}`);
-  sendJson(ctx, 200, versionJson(store, file, v));
+  sendJson(ctx, 200, versionJson(store, file, v, fieldsOf(ctx)));
+}
+
+/** PUT /files/{id}/versions/{version_id} with `{"trashed_at": null}`: restore a deleted version. */
+async function putVersion(ctx: Ctx): Promise<void> {
+  const store = ctx.core.store;
+  const body = await readJson(ctx);
+  if (!Object.hasOwn(body, 'trashed_at') || body['trashed_at'] !== null) {
+    throw new BoxError(400, 'bad_request', "Only {\"trashed_at\": null} (restore a deleted version) can be sent; nothing was changed");
+  }
+  const file = store.active('file', param(ctx, 0));
+  const v = restoreVersion(store, actorOf(ctx), file, param(ctx, 1));
+  sendJson(ctx, 200, versionJson(store, file, v, fieldsOf(ctx)));
 }
 
 async function promote(ctx: Ctx): Promise<void> {
@@ -138,7 +172,7 @@ async function promote(ctx: Ctx): Promise<void> {
   const body = await readJson(ctx);
   const file = store.active('file', param(ctx, 0));
   const v = promoteVersion(store, actorOf(ctx), file, body['id']);
-  sendJson(ctx, 201, versionJson(store, file, v));
+  sendJson(ctx, 201, versionJson(store, file, v, fieldsOf(ctx)));
 }
 
 function removeVersion(ctx: Ctx): void {
@@ -158,5 +192,6 @@ export const contentRoutes: readonly Route[] = [
   api('GET', /^\/files\/([^/]+)\/versions$/, listVersions),
   api('POST', /^\/files\/([^/]+)\/versions\/current$/, promote),
   api('GET', /^\/files\/([^/]+)\/versions\/([^/]+)$/, getVersion),
+  api('PUT', /^\/files\/([^/]+)\/versions\/([^/]+)$/, putVersion),
   api('DELETE', /^\/files\/([^/]+)\/versions\/([^/]+)$/, removeVersion),
 ];

@@ -37,8 +37,11 @@ function listing(ctx: Ctx, folder: ItemRec): Record<string, unknown> {
 function getItem(type: ItemType) {
   return (ctx: Ctx): void => {
     const store = ctx.core.store;
-    const item = store.active(type, param(ctx, 0));
-    if (notModified(ctx, item)) return sendEmpty(ctx, 304, { ETag: String(item.sequenceId) });
+    // A trashed file or web link reads as 200 with item_status "trashed", as on Box (a trashed folder stays 404).
+    const item = store.readable(type, param(ctx, 0));
+    // No 304 for an item in the trash: a file trashed with its folder keeps its etag, and a client that cached it
+    // while active must still learn it is gone (a full 200 is never a wrong answer to If-None-Match).
+    if (item.status === 'active' && notModified(ctx, item)) return sendEmpty(ctx, 304, { ETag: String(item.sequenceId) });
     const fields = fieldsOf(ctx);
     const extra = type === 'folder' && (fields === null || fields.includes('item_collection')) ? { item_collection: listing(ctx, item) } : {};
     sendJson(ctx, 200, itemJson(store, item, fields, 'standard', extra), { ETag: String(item.sequenceId) });

@@ -22,11 +22,16 @@ export function setSharedLink(store: Store, ctx: ActorContext, item: ItemRec, bo
   const existing = item.sharedLink;
   const access = body['access'] ?? existing?.access ?? 'open';
   if (!accessLevels.includes(access as SharedLinkAccess)) throw new BoxError(400, 'bad_request', "'shared_link.access' must be open, company or collaborators");
-  const password = body['password'] === undefined ? existing?.password ?? null : body['password'];
-  if (password !== null && (typeof password !== 'string' || password.length < 8)) {
+  const asked = body['password'];
+  if (asked !== undefined && asked !== null && (typeof asked !== 'string' || asked.length < 8)) {
     throw new BoxError(400, 'bad_request', "'shared_link.password' must be a string of at least 8 characters, or null");
   }
-  if (password !== null && access !== 'open') throw new BoxError(400, 'bad_request', 'A password can only be set on a shared link with open access');
+  // Only a request that itself sets a password must ask for open access ("A password can only be set when
+  // `access` is set to `open`"). Changing the access of a password-protected link away from open is allowed, as
+  // on Box; the existing password is then dropped: it only ever guards open links, so the answer says
+  // is_password_enabled false, and it does not come back if the link is later made open again (set a new one).
+  if (typeof asked === 'string' && access !== 'open') throw new BoxError(400, 'bad_request', 'A password can only be set on a shared link with open access');
+  const password = access !== 'open' ? null : asked === undefined ? existing?.password ?? null : asked;
   const perms = (body['permissions'] ?? {}) as Record<string, unknown>;
   if (typeof perms !== 'object') throw new BoxError(400, 'bad_request', "'shared_link.permissions' must be an object");
   const vanity = body['vanity_name'];

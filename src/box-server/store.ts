@@ -111,6 +111,16 @@ export class Store {
     return it;
   }
 
+  /**
+   * An item a GET may show: active, or (files and web links only) in the trash, which Box answers with 200 and
+   * `item_status: "trashed"`. A trashed folder stays 404 `trashed`, as on Box.
+   */
+  readable(type: ItemType, id: string): ItemRec {
+    const it = this.item(id);
+    if (type !== 'folder' && it && it.type === type && it.status === 'trashed') return it;
+    return this.active(type, id);
+  }
+
   /** Children by parent id, every status; dropped by `structureChanged` (inserts, moves, purges), rebuilt lazily. */
   private childIndex: Map<string, ItemRec[]> | null = null;
 

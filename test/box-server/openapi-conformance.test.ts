@@ -165,6 +165,8 @@ describe('box-server responses match openapi.json', () => {
     const after = conform(await http().get(`/files/${id}/versions`), 'GET', 200);
     const victim = obj(arr(after.entries)[0]);
     conform(await http().delete(`/files/${id}/versions/${String(victim.id)}`), 'DELETE', 204);
+    const back = conform(await http().put(`/files/${id}/versions/${String(victim.id)}`, { body: { trashed_at: null } }), 'PUT', 200);
+    expect(back.trashed_at).toBeNull();
   });
 
   it('trash: delete, list trash, get trashed item, restore, purge (files and folders)', async () => {
@@ -428,6 +430,7 @@ describe('operation coverage', () => {
       'GET /files/{file_id}/versions/{file_version_id} 200',
       'POST /files/{file_id}/versions/current 201',
       'DELETE /files/{file_id}/versions/{file_version_id} 204',
+      'PUT /files/{file_id}/versions/{file_version_id} 200',
       'GET /files/{file_id}/trash 200',
       'POST /files/{file_id} 201',
       'DELETE /files/{file_id}/trash 204',

@@ -85,7 +85,10 @@ describe('trash', () => {
     const trash = arr(obj((await api.get('/folders/trash/items?limit=1000')).json).entries).map((e) => obj(e).id);
     expect(trash).toContain(top.id);
     expect(trash).not.toContain(file.id);
-    expect((await api.get(`/files/${file.id}`)).status).toBe(404);
+    // Box reads a file trashed with its folder (200, item_status trashed), but it is not in the trash by itself.
+    const inTrashedFolder = await api.get(`/files/${file.id}`);
+    expect(inTrashedFolder.status).toBe(200);
+    expect(obj(inTrashedFolder.json).item_status).toBe('trashed');
     expect((await api.get(`/files/${file.id}/trash`)).status).toBe(404);
     expect(obj((await api.get(`/folders/${top.id}/trash`)).json).item_status).toBe('trashed');
     const restored = await api.post(`/folders/${top.id}`, { body: {} });
