@@ -31,6 +31,7 @@ export interface Config {
   readonly streamType: RawConfig['streamType'];
   readonly schedules: Readonly<RawConfig['schedules']>;
   readonly rateLimit: Readonly<RawConfig['rateLimit']>;
+  readonly http: Readonly<RawConfig['http']>;
   readonly transferConcurrency: number;
   readonly safety: Readonly<RawConfig['safety']>;
   readonly localTrash: Readonly<RawConfig['localTrash']>;
@@ -90,6 +91,7 @@ export function resolveConfig(raw: RawConfig, file: string, dirs: XdgDirs): Reso
       streamType: raw.streamType,
       schedules: raw.schedules,
       rateLimit: raw.rateLimit,
+      http: raw.http,
       transferConcurrency: raw.transferConcurrency,
       safety: raw.safety,
       localTrash: raw.localTrash,

@@ -33,11 +33,12 @@ export const DEFAULT_DAEMON_ONLY_SCHEDULES = {
 } as const;
 
 /**
- * Upper bound of `daemon.shutdownTimeoutSec`. The shipped systemd unit stops the daemon with SIGKILL after
- * TimeoutStopSec=30s, so the default 20 s leaves a margin; a custom unit may raise both.
+ * Upper bound of `daemon.shutdownTimeoutSec`. By default a stop takes at most 4 s plus one for closing (SIGTERM
+ * ends the daemon within 5 s in every state: transfers in flight are checkpointed, never waited for long); a
+ * user who prefers transfers to finish may raise it, below the unit's TimeoutStopSec=30s.
  */
 export const MAX_SHUTDOWN_TIMEOUT_SEC = 600;
-export const DEFAULT_SHUTDOWN_TIMEOUT_SEC = 20;
+export const DEFAULT_SHUTDOWN_TIMEOUT_SEC = 4;
 
 const pathString = z
   .string()
@@ -128,6 +129,17 @@ export const rawConfigSchema = z.strictObject({
     .strictObject({
       apiCallsPerMinute: z.int().positive().default(1000),
       uploadsPerMinute: z.int().positive().default(240),
+    })
+    .prefault({}),
+  /** Bounds on waiting for Box (docs/reliability.md): every wait ends. */
+  http: z
+    .strictObject({
+      /** The longest Retry-After boxsync sits through; a longer one ends the request with a clear error. */
+      maxRetryAfterSec: z.int().min(1).max(86_400).default(300),
+      /** A request that receives no byte for this long is aborted and retried. */
+      stallTimeoutSec: z.int().min(1).max(3600).default(60),
+      /** A folder listing that takes longer than this ends as incomplete (nothing in it is deleted). */
+      listingDeadlineSec: z.int().min(1).max(86_400).default(900),
     })
     .prefault({}),
   transferConcurrency: z.int().min(1).max(32).default(4),

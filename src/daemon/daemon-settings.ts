@@ -7,7 +7,7 @@
  *   BOXSYNC_WATCHER              daemon.watcher             dirs | chokidar        (default dirs)
  *   BOXSYNC_MAX_WATCHES          daemon.maxWatches          positive integer       (default none)
  *   BOXSYNC_FALLBACK_SCAN_SEC    daemon.fallbackScanSec     integer seconds        (default 60)
- *   BOXSYNC_SHUTDOWN_TIMEOUT_SEC daemon.shutdownTimeoutSec  integer seconds        (default 20)
+ *   BOXSYNC_SHUTDOWN_TIMEOUT_SEC daemon.shutdownTimeoutSec  integer seconds        (default 4)
  *   BOXSYNC_SYNC_CHECK_SEC       daemon.syncCheckSec        integer seconds        (default 5)
  *
  * A variable is checked by the same rule as its config key; a bad value throws an Error naming the variable,

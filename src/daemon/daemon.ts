@@ -92,6 +92,13 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
       }
       stopping = true;
       log.info(`${signal}: stopping (transfers finish or checkpoint within ${settings.shutdownTimeoutMs / 1000} s)`);
+      // Whatever the daemon is doing (a request that ignores its abort, a stuck file system call), the process
+      // ends shortly after the bound: the journal is crash-safe, and the next start resumes from it.
+      setTimeout(() => {
+        log.warn('stop bound passed with work still running; exiting now, the next start resumes from the journal');
+        lock.release();
+        process.exit(0);
+      }, settings.shutdownTimeoutMs + 900).unref();
       void (async () => {
         await reloading;
         const result = (await session?.close(settings.shutdownTimeoutMs)) ?? 'clean';

@@ -8,16 +8,19 @@
  *              the folders cannot be marked, the daemon falls back to the 'changes' stream filtered to its
  *              roots, and status says so. Then take `stream_position=now`
  *              before the first pass, so changes made during it replay afterwards.
- *   run():     waitForChange → fetch → hints for items under our roots → engine.hintRemote → a pass.
- *              Errors reconnect with backoff (1 s doubling to 60 s); a position that is too old (or a stream
- *              that breaks) falls back to a full listing and a fresh position.
+ *   run():     waitForChange from the journal's cursor → ask for a pass. The engine alone reads the events, from
+ *              that one cursor, and stores it with what it observed: nothing here reads `GET /events` or keeps
+ *              a position of its own once the cursor exists, so a crash can never leave a change "seen" but not
+ *              applied. A long poll that says "changed" while the pass that follows finds nothing to move the
+ *              cursor past backs off (1 s doubling to 60 s), never a tight loop. Errors reconnect with the same
+ *              backoff; a position that is too old falls back to a full listing.
  */
 import { isSyncError } from '../core/errors.js';
-import { asRemoteId, type RemoteId, type SyncRoot } from '../core/model.js';
+import { asRemoteId, type SyncRoot } from '../core/model.js';
 import type { Engine } from '../engine/types.js';
 import type { Logger } from '../logger.js';
 import type { Journal } from '../ports/journal.js';
-import type { RemoteChanges, RemoteHint, StreamType } from '../ports/remote-changes.js';
+import type { RemoteChanges, StreamType } from '../ports/remote-changes.js';
 import type { RemoteStore } from '../ports/remote-store.js';
 import type { RemoteStreamStatus } from './control-protocol.js';
 import type { PassRunner } from './pass-runner.js';
@@ -47,12 +50,10 @@ export class RemoteSide {
   private readonly abort = new AbortController();
   private loop: Promise<void> | null = null;
   private backoffMs = 0;
-  private readonly rootIds: ReadonlySet<string>;
   private state: RemoteStreamStatus;
 
   constructor(private readonly deps: RemoteSideDeps) {
     this.effective = deps.streamType;
-    this.rootIds = new Set(deps.roots.map((r) => r.remoteId));
     this.state = { configured: deps.streamType, effective: deps.streamType, state: 'starting', note: null, lastEventAtMs: null, nextRetryAtMs: null };
   }
 
@@ -84,14 +85,21 @@ export class RemoteSide {
     this.update({ state: 'stopped', nextRetryAtMs: null });
   }
 
+  /** The engine's cursor for the stream in use: the one position that counts. */
+  private cursor(): string | null {
+    return this.deps.journal.getCursor(`events:${this.effective}`) ?? null;
+  }
+
   private async run(): Promise<void> {
     const signal = this.abort.signal;
     while (!signal.aborted) {
       try {
-        if (this.position === null) this.position = await this.deps.changes.now(this.effective);
+        const stored = this.cursor();
+        if (stored === null && this.position === null) this.position = await this.deps.changes.now(this.effective);
+        const position = stored ?? this.position!;
         this.update({ state: 'listening', nextRetryAtMs: null });
-        const r = await this.deps.changes.waitForChange(this.effective, this.position, signal);
-        if (r === 'changed') await this.consume();
+        const r = await this.deps.changes.waitForChange(this.effective, position, signal);
+        if (r === 'changed') await this.askForPass(position, signal);
         this.backoffMs = 0;
       } catch (e) {
         if (signal.aborted) return;
@@ -118,25 +126,24 @@ export class RemoteSide {
     }
   }
 
-  private async consume(): Promise<void> {
-    const batch = await this.deps.changes.fetch(this.effective, this.position!);
-    this.position = batch.nextPosition;
-    const ids = this.relevant(batch.hints);
-    this.update({ lastEventAtMs: Date.now(), note: this.state.effective === this.state.configured ? null : this.state.note });
-    if (ids.length === 0) return;
-    this.deps.log.debug({ count: ids.length }, 'remote change hints');
-    this.deps.engine.hintRemote(ids);
-    this.deps.passes.request('hint');
-  }
+  /** Consecutive "changed" answers after which the pass did not move the cursor (for the backoff). */
+  private noProgress = 0;
 
-  /** Hints about our roots or anything the journal knows (by id or by parent); the rest of the account is noise. */
-  private relevant(hints: readonly RemoteHint[]): RemoteId[] {
-    const ids = new Set<RemoteId>();
-    for (const h of hints) {
-      const known = (id: RemoteId | null): boolean => id !== null && (this.rootIds.has(id) || this.deps.journal.getRemote(id) !== undefined);
-      if (known(h.id) || known(h.parentId)) ids.add(h.id);
+  /** Box says something changed after `polled`: a hinted pass reads it (the engine fetches from the cursor). */
+  private async askForPass(polled: string, signal: AbortSignal): Promise<void> {
+    this.update({ lastEventAtMs: Date.now(), note: this.state.effective === this.state.configured ? null : this.state.note });
+    this.deps.engine.hintRemote([]);
+    this.deps.passes.request('hint');
+    await this.deps.passes.idle();
+    if (this.cursor() !== null && this.cursor() === polled) {
+      this.noProgress += 1;
+      const waitMs = Math.min(this.deps.maxBackoffMs ?? 60_000, Math.max(this.deps.minBackoffMs ?? 1_000, 1000 * 2 ** Math.min(this.noProgress - 1, 10)));
+      this.deps.log.warn({ waitMs }, 'Box announced a change, but the event stream had nothing new; waiting before the next long poll');
+      this.update({ nextRetryAtMs: Date.now() + waitMs });
+      await sleep(waitMs, signal);
+    } else {
+      this.noProgress = 0;
     }
-    return [...ids];
   }
 
   private async setUpSyncStream(): Promise<void> {
@@ -203,7 +210,7 @@ export class RemoteSide {
     while (missing.size > 0 && Date.now() < deadline) {
       const batch = await this.deps.changes.fetch('sync', position);
       position = batch.nextPosition;
-      for (const h of batch.hints) if (h.eventType === 'ITEM_SYNC') missing.delete(h.id);
+      for (const h of batch.hints) if (h.syncStateSet) missing.delete(h.id);
       if (missing.size > 0) await sleep(200, this.abort.signal).catch(() => undefined);
     }
     return missing;

@@ -150,6 +150,9 @@ class SyncEngine implements Engine {
         { journal, remote: this.deps.remote, changes: this.deps.changes, roots: this.deps.roots, streamType: this.deps.options.streamType, logger },
         { full: opts.fullRescan === true, extraIds, signal, allowEmpty: (root) => this.allowedGuards.delete(`remote-root-empty:${root}`) },
       );
+      // The items the stream said changed are in the journal now, and the cursor moved past them: if this pass
+      // does not finish, the next hinted pass must still look at them.
+      consumedRemote = [...new Set([...extraIds, ...observed.touchedIds])];
       for (const r of observed.refusals) refusals.push({ id: `${r.code}:${r.root}`, message: r.message });
       for (const root of this.deps.roots) {
         if (observed.refusals.some((r) => r.root === root.id)) continue;

@@ -135,6 +135,7 @@ async function download(path: RelPath, op: Extract<Operation, { kind: 'download'
       id: op.remoteId,
       destPath: temp,
       expectSha1: op.expect.sha1,
+      expectSizeBytes: op.expect.sizeBytes,
       onProgress: ctx.onProgress,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     });

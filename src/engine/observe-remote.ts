@@ -364,10 +364,9 @@ function wantedFrom(journal: Journal, roots: readonly SyncRoot[], hints: readonl
       rootIds.has(h.id) ||
       (h.parentId !== null && (rootIds.has(h.parentId) || journal.getRemote(h.parentId) !== undefined));
     if (!relevant) continue;
-    const trashedHint = h.status === 'trashed' || h.status === 'deleted' || /TRASH|DELETE/.test(h.eventType);
     const prev = byId.get(h.id);
     // The last event of an item decides whether it went to the trash (a restore after a trash is not trashed).
-    byId.set(h.id, { id: h.id, kind: h.kind, trashedHint: trashedHint || (prev?.trashedHint === true && !/UNDELETE|RESTORE/.test(h.eventType)) });
+    byId.set(h.id, { id: h.id, kind: h.kind, trashedHint: h.change === 'trashed' || (prev?.trashedHint === true && h.change !== 'restored') });
   }
   for (const id of extraIds) if (!byId.has(id)) byId.set(id, { id, kind: journal.getRemote(id)?.kind ?? null, trashedHint: false });
   return [...byId.values()];

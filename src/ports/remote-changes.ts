@@ -1,9 +1,14 @@
 /**
  * RemoteChanges: the Box event stream as hints. Implemented by src/remote/box/events.
  *
- * The output is hints, not truth: ids that changed. The engine re-fetches each item before acting.
- * Events repeat and arrive out of order; the implementation dedupes by event_id and drops an event whose
- * source.sequence_id is not newer than the last one seen for that item (the caller may seed that memory).
+ * The output is hints, not truth: ids that changed, with what the adapter could tell of how. The engine
+ * re-fetches each item before acting. Events repeat and arrive out of order; within one `fetch` the
+ * implementation dedupes by event_id and keeps an item's newest sequence_id. `fetch` is a pure function of the
+ * position: it keeps no memory across calls, so a batch whose pass failed or was killed is handed out again
+ * in full from the same stored position (no change can be "already seen" and lost).
+ *
+ * The engine is the only reader of events (from the one cursor in its journal); the daemon only waits
+ * (`waitForChange`) and asks for a pass.
  *
  * Stream positions are strings (they can exceed 2^53) and are stored by the caller in the journal in the
  * same transaction as the observations they led to.
@@ -15,13 +20,16 @@ export type StreamType = 'changes' | 'sync' | 'all';
 export interface RemoteHint {
   readonly id: RemoteId;
   readonly kind: 'file' | 'folder' | 'weblink';
-  /** Box event_type, e.g. ITEM_UPLOAD, ITEM_TRASH, ITEM_SYNC. Unknown types are passed through, not fatal. */
-  readonly eventType: string;
+  /**
+   * What happened, as far as the event can tell (decided in the adapter; Box's event names stay there):
+   * 'trashed' (moved to the trash or deleted), 'restored' (back from the trash), 'changed' (anything else).
+   */
+  readonly change: 'trashed' | 'restored' | 'changed';
+  /** The folder's sync_state was set (the `sync` stream's proof that it works). */
+  readonly syncStateSet: boolean;
   /** The parent id the event names, if any (lets the engine filter to its roots cheaply). */
   readonly parentId: RemoteId | null;
   readonly sequenceId: string | null;
-  /** 'trashed' / 'deleted' when the event says so. */
-  readonly status: 'active' | 'trashed' | 'deleted' | null;
 }
 
 export interface ChangeBatch {

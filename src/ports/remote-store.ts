@@ -27,6 +27,12 @@ export interface DownloadRequest {
   readonly destPath: string;
   /** SHA-1 the bytes must have; a mismatch throws SyncError code `checksum_mismatch` (retry) and leaves destPath. */
   readonly expectSha1: string | null;
+  /**
+   * The size Box listed for it. When given, the download never writes more: an answer that announces or sends
+   * more bytes is refused (`checksum_mismatch`), free space is checked before the first byte (`disk_full`,
+   * retry), and the whole transfer has a deadline that grows with the size.
+   */
+  readonly expectSizeBytes?: number;
   /** Download this file_version instead of the current one. */
   readonly versionId?: string;
   readonly onProgress?: (p: TransferProgress) => void;

@@ -32,7 +32,7 @@ describe('config: daemon', () => {
       watcher: 'dirs',
       maxWatches: null,
       fallbackScanSec: 60,
-      shutdownTimeoutSec: 20,
+      shutdownTimeoutSec: 4,
       syncCheckSec: 5,
       schedules: { journalMaintenance: '45 4 * * *', tokenRefresh: '*/30 * * * *' },
     });
@@ -41,7 +41,7 @@ describe('config: daemon', () => {
       watcher: 'dirs',
       maxWatches: undefined,
       fallbackScanMs: 60_000,
-      shutdownTimeoutMs: 20_000,
+      shutdownTimeoutMs: 4_000,
       syncCheckMs: 5_000,
       schedules: {
         fullRescan: '0 3 * * *',

@@ -11,12 +11,12 @@ describe('FakeRemoteStore.changes', () => {
     await fake.move({ id: file.id, kind: 'file', name: 'b.txt' });
     await fake.trash(folder.id, 'folder');
     const batch = await fake.changes.fetch('changes', pos);
-    expect(batch.hints.map((h) => [h.id, h.eventType, h.status])).toEqual([
-      [folder.id, 'ITEM_CREATE', 'active'],
-      [file.id, 'ITEM_UPLOAD', 'active'],
-      [file.id, 'ITEM_RENAME', 'active'],
-      [folder.id, 'ITEM_TRASH', 'trashed'],
-      [file.id, 'ITEM_TRASH', 'trashed'],
+    expect(batch.hints.map((h) => [h.id, h.change])).toEqual([
+      [folder.id, 'changed'],
+      [file.id, 'changed'],
+      [file.id, 'changed'],
+      [folder.id, 'trashed'],
+      [file.id, 'trashed'],
     ]);
     expect((await fake.changes.fetch('changes', batch.nextPosition)).hints).toEqual([]);
     await expect(fake.changes.fetch('changes', '999')).rejects.toMatchObject({ code: 'stream_position_invalid' });

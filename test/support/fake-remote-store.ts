@@ -410,10 +410,11 @@ export class FakeRemoteStore implements RemoteStore {
     this.events.push({
       id: item.id,
       kind: item.kind,
-      eventType,
+      // What the Box adapter decides from an event, decided the same way here.
+      change: item.status !== 'active' ? 'trashed' : /RESTORE|UNDELETE/.test(eventType) ? 'restored' : 'changed',
+      syncStateSet: eventType === 'ITEM_SYNC',
       parentId: item.parentId,
       sequenceId: String(item.sequenceId),
-      status: item.status,
     });
     for (const wake of [...this.waiters]) wake();
   }

@@ -52,6 +52,11 @@ export function register(program: Command): void {
           process.exit(1);
         }
         process.stderr.write(`boxsync: ${sig}: stopping; transfers in flight are cancelled or checkpointed (press again to exit at once)...\n`);
+        // Bounded whatever state the run is in: the journal is crash-safe, so leaving at the bound loses nothing.
+        setTimeout(() => {
+          process.stderr.write('boxsync: still stopping after 4 s; exiting now. The next run picks up from the journal.\n');
+          process.exit(1);
+        }, 4_000).unref();
         // A shutdown, not a cancel: uploads in flight keep their Box session for the next run to resume.
         ac.abort(shutdownReason(`interrupted by ${sig}; the next run resumes where this one stopped`));
       };

@@ -10,6 +10,7 @@ import type { SyncError } from '../../core/errors.js';
 import { remoteError, type RemoteErrorCode } from './error-codes.js';
 import { idString, kindOfWire } from './decode.js';
 import type { WireError, WireItem } from './wire-types.js';
+import { safeText } from '../../core/escape.js';
 
 export type HeaderBag = Readonly<Record<string, string | readonly string[] | undefined>>;
 
@@ -62,7 +63,9 @@ export function classify(f: FailureFacts): SyncError {
     ...(boxCode === undefined ? {} : { boxCode }),
     ...(requestId === undefined ? {} : { requestId }),
   };
-  const said = body.message ?? body.error_description;
+  // Box's own words are untrusted text: escaped, cut, and anything token-shaped redacted (a 403 can echo headers).
+  const saidRaw = body.message ?? body.error_description;
+  const said = saidRaw === undefined || saidRaw === null ? undefined : safeText(saidRaw, 300);
   const make = (code: RemoteErrorCode, text: string, extra: Record<string, unknown> = {}): SyncError =>
     remoteError(code, `${f.what}: ${text}${said ? ` (Box: ${said})` : ''}`, {
       ...(wait === undefined ? {} : { retryAfterMs: wait }),
@@ -71,7 +74,7 @@ export function classify(f: FailureFacts): SyncError {
 
   if (f.status === undefined) {
     const net = f.networkError;
-    return make('network', `network error ${net?.code ?? ''} ${net?.message ?? ''}`.replace(/\s+/g, ' ').trim(), {
+    return make('network', `network error ${net?.code ?? ''} ${safeText(net?.message ?? '', 300)}`.replace(/\s+/g, ' ').trim(), {
       ...(net?.code === undefined ? {} : { errno: net.code }),
     });
   }

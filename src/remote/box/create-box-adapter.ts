@@ -21,13 +21,13 @@ import { BoxHttp } from './http.js';
 import { Mutations } from './mutations.js';
 import { trimSlash, type BoxAdapterOptions } from './options.js';
 import { RateLimiter } from './rate-limiter.js';
-import { TreeReader } from './tree.js';
+import { defaultListingLimits, TreeReader } from './tree.js';
 import type { UploadDeps } from './upload.js';
 import { cleanupSessions } from './upload-session.js';
 
 export interface BoxAdapter {
   readonly store: RemoteStore;
-  readonly changes: RemoteChanges & { noteSequence(id: string, sequenceId: string): void };
+  readonly changes: RemoteChanges;
   readonly actions: BoxActions;
   readonly auth: BoxAuth;
   /** Abort and forget persisted upload sessions that expired (the cleanup schedule). Returns how many. */
@@ -55,8 +55,14 @@ export function createBoxAdapter(opts: BoxAdapterOptions): BoxAdapter {
     ...(opts.asUser === undefined ? {} : { asUser: opts.asUser }),
     ...(opts.sharedLink === undefined ? {} : { sharedLink: opts.sharedLink }),
     ...(opts.maxAttempts === undefined ? {} : { maxAttempts: opts.maxAttempts }),
+    ...(opts.maxRetryAfterMs === undefined ? {} : { maxRetryAfterMs: opts.maxRetryAfterMs }),
+    ...(opts.stallTimeoutMs === undefined ? {} : { stallTimeoutMs: opts.stallTimeoutMs }),
+    trustedUrls: [apiUrl, uploadUrl, opts.tokenUrl],
   });
-  const tree = new TreeReader(http, apiUrl, Math.min(1000, Math.max(1, opts.listPageSize ?? 1000)));
+  const tree = new TreeReader(http, apiUrl, Math.min(1000, Math.max(1, opts.listPageSize ?? 1000)), {
+    ...defaultListingLimits,
+    ...(opts.listingDeadlineMs === undefined ? {} : { listingDeadlineMs: opts.listingDeadlineMs }),
+  });
   const mutations = new Mutations(http, apiUrl);
   const uploadDeps: UploadDeps = {
     http,
@@ -75,7 +81,6 @@ export function createBoxAdapter(opts: BoxAdapterOptions): BoxAdapter {
       now: (s) => changes.now(s),
       fetch: (s, p) => changes.fetch(s, p),
       waitForChange: (s, p, sig) => changes.waitForChange(s, p, sig),
-      noteSequence: (id, seq) => changes.noteSequence(id as never, seq),
     },
     actions: createBoxActions({ http, apiUrl, tree, mutations }),
     auth,

@@ -9,7 +9,9 @@ import { createHash, type Hash } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
-import { isSyncError } from '../../core/errors.js';
+import { statfs } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { isSyncError, SyncError } from '../../core/errors.js';
 import type { Logger } from '../../logger.js';
 import type { DownloadRequest, DownloadResult } from '../../ports/remote-store.js';
 import { retryAfterMs } from './classify.js';
@@ -26,8 +28,18 @@ export interface DownloadDeps {
   readonly maxNotReady?: number;
 }
 
+/** Room kept free on the disk beside a download (the journal and other files need some too). */
+const FREE_SPACE_RESERVE = 64 * 1024 * 1024;
+/** A download's deadline: this much, plus its size at this slow rate (a trickling body cannot keep a run alive). */
+const DEADLINE_BASE_MS = 5 * 60_000;
+const DEADLINE_MIN_RATE = 64 * 1024;
+
 export async function download(deps: DownloadDeps, req: DownloadRequest): Promise<DownloadResult> {
   const log = deps.logger.child({ component: 'box-download' });
+  const limit = req.expectSizeBytes;
+  if (limit !== undefined) await checkFreeSpace(req, limit);
+  const deadline = deps.http.clock.now() + DEADLINE_BASE_MS + Math.ceil(((limit ?? 0) / DEADLINE_MIN_RATE) * 1000);
+  const bounds: Bounds = { limit, deadline, now: () => deps.http.clock.now(), id: req.id };
   let out = await openOut(req.destPath);
   let hash = createHash('sha1');
   let written = 0;
@@ -45,10 +57,14 @@ export async function download(deps: DownloadDeps, req: DownloadRequest): Promis
         written = 0;
       }
       totalBytes = contentTotal(res.headers, written);
+      if (limit !== undefined && totalBytes > limit) {
+        res.body.destroy();
+        throw oversize(req.id, `the download answer announces ${totalBytes} bytes`, limit);
+      }
       try {
         const state = { written };
         try {
-          await pump(res.body, out, hash, state, totalBytes, req.onProgress);
+          await pump(res.body, out, hash, state, totalBytes, req.onProgress, bounds);
         } finally {
           written = state.written;
         }
@@ -56,6 +72,8 @@ export async function download(deps: DownloadDeps, req: DownloadRequest): Promis
         break;
       } catch (e) {
         if (req.signal?.aborted) throw remoteError('aborted', `download of file ${req.id} was cancelled`, { cause: e });
+        // Too many bytes, or too slow: resuming cannot help.
+        if (isSyncError(e) && (e.code === 'checksum_mismatch' || e.code === 'network')) throw e;
         if (resumes >= (deps.maxResumes ?? 5)) {
           throw remoteError('network', `download of file ${req.id} broke ${resumes + 1} times (last at byte ${written})`, { cause: e });
         }
@@ -108,7 +126,9 @@ async function openBody(deps: DownloadDeps, req: DownloadRequest, offset: number
     res.body.destroy();
     if (res.status === 202) {
       if (notReady >= (deps.maxNotReady ?? 30)) throw remoteError('server_error', `file ${req.id} is still not ready for download`);
-      await deps.http.backoff(1, retryAfterMs(res.headers, deps.http.clock.now()) ?? 1000, req.signal);
+      const wait = retryAfterMs(res.headers, deps.http.clock.now()) ?? 1000;
+      deps.http.refuseLongWait(remoteError('operation_blocked', `GET /files/${req.id}/content: not ready yet (202)`, { retryAfterMs: wait }), `GET /files/${req.id}/content`);
+      await deps.http.backoff(1, wait, req.signal);
       continue;
     }
     const loc = res.headers.location;
@@ -128,6 +148,37 @@ function contentTotal(headers: Record<string, string | string[] | undefined>, of
   return typeof len === 'string' ? offset + Number(len) : 0;
 }
 
+interface Bounds {
+  readonly limit: number | undefined;
+  readonly deadline: number;
+  readonly now: () => number;
+  readonly id: string;
+}
+
+function oversize(id: string, what: string, limit: number): SyncError {
+  return remoteError('checksum_mismatch', `download of file ${id} refused: ${what}, but Box lists the file at ${limit} bytes (the file changed, or the server misbehaves); nothing was written under its name`, {
+    details: { id, expectedSize: limit },
+  });
+}
+
+async function checkFreeSpace(req: DownloadRequest, bytes: number): Promise<void> {
+  let free: number;
+  try {
+    const s = await statfs(dirname(req.destPath));
+    free = s.bavail * s.bsize;
+  } catch {
+    return; // a file system that cannot say: the write itself reports a full disk
+  }
+  if (free < bytes + FREE_SPACE_RESERVE) {
+    throw new SyncError({
+      code: 'disk_full',
+      disposition: 'retry',
+      message: `not enough free space to download file ${req.id} (${bytes} bytes needed, ${free} free, ${FREE_SPACE_RESERVE} kept in reserve); skipped for now, will retry with backoff. Free some space`,
+      details: { id: req.id, neededBytes: bytes, freeBytes: free },
+    });
+  }
+}
+
 async function pump(
   body: Readable,
   out: WriteStream,
@@ -135,10 +186,19 @@ async function pump(
   state: { written: number },
   totalBytes: number,
   onProgress: DownloadRequest['onProgress'],
+  bounds: Bounds,
 ): Promise<void> {
   // state.written always matches what was hashed and handed to `out`, so a resume starts at the right byte.
   for await (const chunk of body) {
     const b = chunk as Buffer;
+    if (bounds.limit !== undefined && state.written + b.length > bounds.limit) {
+      body.destroy();
+      throw oversize(bounds.id, `the server sent more than ${bounds.limit} bytes`, bounds.limit);
+    }
+    if (bounds.now() > bounds.deadline) {
+      body.destroy();
+      throw remoteError('network', `download of file ${bounds.id} is too slow (${state.written} bytes by its deadline); stopped`, { details: { id: bounds.id } });
+    }
     hash.update(b);
     state.written += b.length;
     if (!out.write(b)) await once(out, 'drain');

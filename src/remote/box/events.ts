@@ -2,28 +2,32 @@
  * RemoteChanges over Box's event stream: hints, not truth.
  *
  * - Positions are strings end to end (json.ts keeps integers beyond 2^53 exact).
- * - `fetch` pages (limit 500) until a page is empty or holds no unseen event, dedupes by `event_id` (a bounded memory shared across
- *   calls), and drops an event whose `source.sequence_id` is not newer than the newest already seen for that
- *   item (callers may seed that memory with `noteSequence`).
+ * - `fetch` is stateless: it pages (limit 500) from the position it is given until a page is empty or holds no
+ *   event it has not seen in this call, dedupes by `event_id` and keeps each item's newest `sequence_id` within
+ *   the call. Nothing is remembered across calls, so a batch whose pass did not finish is handed out again.
+ * - Every page is validated (schemas.ts): a malformed page is asked for again a bounded number of times, then
+ *   the fetch fails with `malformed_response`; a malformed event is skipped and logged. A position that does
+ *   not move while events keep coming, or that moves backwards, ends the fetch (what was read is returned, at
+ *   the last good position); at most MAX_PAGES pages are read per call, the rest waits for the next pass.
  * - `waitForChange` is the long poll: OPTIONS /events for a realtime server, GET it with the position; on
  *   `new_change` resolve 'changed'; on `reconnect`, the server's retry_timeout, or after max_retries polls of
- *   one URL get fresh options; network and server errors back off exponentially. Only an abort or a fatal
- *   error rejects.
+ *   one URL get fresh options. Errors, and answers that come back at once without news, back off
+ *   exponentially (never a tight loop). Only an abort or a fatal error rejects.
  */
-import { asRemoteId, type RemoteId } from '../../core/model.js';
+import { asRemoteId } from '../../core/model.js';
 import { isSyncError } from '../../core/errors.js';
 import type { Logger } from '../../logger.js';
 import type { ChangeBatch, RemoteChanges, RemoteHint, StreamType } from '../../ports/remote-changes.js';
 import { compareSequence } from '../../core/sequence.js';
-import { kindOfWire } from './decode.js';
+import { checkItem, eventSchema, eventsPageSchema, parseFrame } from './schemas.js';
 import { remoteError } from './error-codes.js';
 import type { BoxHttp } from './http.js';
-import type { WireEvent, WireEvents, WireRealtimeServer } from './wire-types.js';
+import type { WireRealtimeServer } from './wire-types.js';
 
 const PAGE_LIMIT = 500;
-const MAX_PAGES = 10_000;
-const DEDUPE_LIMIT = 20_000;
-const SEQUENCE_LIMIT = 100_000;
+/** Pages per fetch: 100 000 events. Whatever lies beyond waits for the next pass (the position says where). */
+const MAX_PAGES = 200;
+const MALFORMED_ATTEMPTS = 3;
 
 interface Realtime {
   readonly url: string;
@@ -36,47 +40,73 @@ export interface BoxChangesOptions {
   readonly http: BoxHttp;
   readonly apiUrl: string;
   readonly logger: Logger;
-  /** Ceiling on the long-poll error backoff. Default 60 s. */
+  /** Ceiling on the long-poll backoff. Default 60 s. */
   readonly maxPollBackoffMs?: number;
+  /** A long-poll answer sooner than this, without news, counts as a failure for the backoff. Default 1 s. */
+  readonly quickAnswerMs?: number;
 }
 
+type Page = { readonly next_stream_position: string | number; readonly chunk_size?: number | undefined; readonly entries: readonly unknown[] };
+
 export class BoxChanges implements RemoteChanges {
-  private readonly seenEvents = new Set<string>();
-  private readonly sequences = new Map<string, string>();
   private realtime: Realtime | undefined;
   private readonly log: Logger;
+  /** Long-poll answers in a row that came back at once without news (for the backoff). */
+  private quick = 0;
 
   constructor(private readonly o: BoxChangesOptions) {
     this.log = o.logger.child({ component: 'box-events' });
   }
 
-  /** Seed the per-item sequence memory (e.g. from the journal's remote tree). */
-  noteSequence(id: RemoteId, sequenceId: string): void {
-    const known = this.sequences.get(id);
-    if (known === undefined || compareSequence(sequenceId, known) > 0) this.remember(this.sequences, id, sequenceId, SEQUENCE_LIMIT);
-  }
-
   async now(stream: StreamType): Promise<string> {
-    const res = await this.get(stream, 'now', 0);
-    return positionOf(res);
+    const res = await this.page(stream, 'now', 0);
+    return String(res.next_stream_position);
   }
 
   async fetch(stream: StreamType, position: string): Promise<ChangeBatch> {
+    const seenEvents = new Set<string>();
+    const newest = new Map<string, number>();
     const hints: RemoteHint[] = [];
     let pos = position;
     for (let page = 0; page < MAX_PAGES; page++) {
-      const res = await this.get(stream, pos, PAGE_LIMIT);
-      const entries = res.entries ?? [];
-      pos = positionOf(res, pos);
+      const res = await this.page(stream, pos, PAGE_LIMIT);
+      const next = String(res.next_stream_position);
+      const entries = res.entries;
       let fresh = 0;
-      for (const ev of entries) {
-        if (ev.event_id === undefined || !this.seenEvents.has(ev.event_id)) fresh += 1;
-        const hint = this.accept(ev);
-        if (hint) hints.push(hint);
+      for (const raw of entries) {
+        const ev = eventSchema.safeParse(raw);
+        if (!ev.success) {
+          this.log.warn({ position: pos }, 'skipped a malformed event in the stream');
+          continue;
+        }
+        const id = ev.data.event_id;
+        if (id !== undefined) {
+          if (seenEvents.has(id)) continue;
+          seenEvents.add(id);
+        }
+        fresh += 1;
+        const hint = this.hintOf(ev.data.event_type, ev.data.source);
+        if (!hint) continue;
+        // Within the call, an item keeps only its newest event (older sequence ids are stale repeats).
+        const at = newest.get(hint.id);
+        if (at !== undefined) {
+          const prev = hints[at]!;
+          if (hint.sequenceId !== null && prev.sequenceId !== null && compareSequence(hint.sequenceId, prev.sequenceId) < 0) continue;
+          hints[at] = mergeHint(prev, hint);
+          continue;
+        }
+        newest.set(hint.id, hints.length);
+        hints.push(hint);
       }
+      if (compareSequence(next, pos) < 0) {
+        this.log.warn({ from: pos, to: next }, 'the event stream position went backwards; keeping the last good one');
+        break;
+      }
+      const moved = next !== pos;
+      pos = next;
       // Box repeats events across pages, so a page may never come back empty: a page with nothing new means
-      // caught up (rclone's rule).
-      if (entries.length === 0 || (res.chunk_size ?? entries.length) === 0 || fresh === 0) break;
+      // caught up (rclone's rule). A position that does not move ends the fetch too.
+      if (entries.length === 0 || (res.chunk_size ?? entries.length) === 0 || fresh === 0 || !moved) break;
     }
     return { hints, nextPosition: pos };
   }
@@ -90,10 +120,13 @@ export class BoxChanges implements RemoteChanges {
         const url = new URL(rt.url);
         url.searchParams.set('stream_position', position);
         let res;
+        const started = this.o.http.clock.now();
         try {
-          res = await this.o.http.request<{ message?: string }>({
+          res = await this.o.http.request<unknown>({
             method: 'GET',
             url: url.toString(),
+            // The realtime URL comes from an answer: the token goes there only when the host is a trusted one.
+            auth: this.o.http.trusts(url),
             timeoutMs: rt.retryTimeoutMs,
             retry: false,
             accept: [200],
@@ -106,8 +139,20 @@ export class BoxChanges implements RemoteChanges {
           }
           throw e;
         }
-        const message = res.body?.message;
+        const body = res.body;
+        const message = body !== null && typeof body === 'object' && typeof (body as { message?: unknown }).message === 'string' ? (body as { message: string }).message : null;
         if (message === 'new_change') return 'changed';
+        // An answer without news that comes back at once (garbage, or a server that says reconnect in a loop)
+        // must not become a tight loop: it backs off like a failure.
+        if (this.o.http.clock.now() - started < (this.o.quickAnswerMs ?? 1000)) {
+          this.quick += 1;
+          const waitMs = Math.min(this.o.maxPollBackoffMs ?? 60_000, 1000 * 2 ** Math.min(this.quick - 1, 10));
+          this.log.warn({ message: message === null ? '(not a long-poll answer)' : message.slice(0, 40), waitMs }, 'long poll answered at once without news; backing off');
+          this.realtime = undefined;
+          await this.o.http.sleep(waitMs, signal);
+        } else {
+          this.quick = 0;
+        }
         if (message === 'reconnect' || message === 'max_retries') {
           this.realtime = undefined;
           return 'timeout';
@@ -134,8 +179,8 @@ export class BoxChanges implements RemoteChanges {
       ...(signal === undefined ? {} : { signal }),
     });
     const entries = res.body?.entries ?? [];
-    const server = entries.find((e) => e.type === 'realtime_server') ?? entries[0];
-    if (!server?.url) throw remoteError('server_error', 'OPTIONS /events returned no realtime server');
+    const server = Array.isArray(entries) ? (entries.find((e) => e?.type === 'realtime_server') ?? entries[0]) : undefined;
+    if (!server || typeof server.url !== 'string' || !/^https?:\/\//.test(server.url)) throw remoteError('server_error', 'OPTIONS /events returned no realtime server');
     const rt: Realtime = {
       url: server.url,
       maxRetries: Math.max(1, Number(server.max_retries ?? 10) || 10),
@@ -146,74 +191,57 @@ export class BoxChanges implements RemoteChanges {
     return rt;
   }
 
-  private async get(stream: StreamType, position: string, limit: number): Promise<WireEvents> {
-    try {
-      const res = await this.o.http.request<WireEvents>({
-        method: 'GET',
-        url: `${this.o.apiUrl}/events`,
-        searchParams: { stream_type: stream, stream_position: position, ...(limit > 0 ? { limit } : {}) },
-      });
-      return res.body ?? {};
-    } catch (e) {
-      if (isSyncError(e) && position !== 'now' && (e.code === 'bad_request' || e.code === 'not_found' || e.code === 'session_expired')) {
-        throw remoteError('stream_position_invalid', `Box no longer has events after position ${position}; a full listing is needed`, {
-          details: { ...e.details, position },
-          cause: e,
+  /** One page of the stream, validated; a malformed page is asked for again a bounded number of times. */
+  private async page(stream: StreamType, position: string, limit: number): Promise<Page> {
+    for (let attempt = 1; ; attempt++) {
+      let body: unknown;
+      try {
+        const res = await this.o.http.request<unknown>({
+          method: 'GET',
+          url: `${this.o.apiUrl}/events`,
+          searchParams: { stream_type: stream, stream_position: position, ...(limit > 0 ? { limit } : {}) },
         });
+        body = res.body;
+      } catch (e) {
+        if (isSyncError(e) && position !== 'now' && (e.code === 'bad_request' || e.code === 'not_found' || e.code === 'session_expired')) {
+          throw remoteError('stream_position_invalid', `Box no longer has events after position ${position}; a full listing is needed`, {
+            details: { ...e.details, position },
+            cause: e,
+          });
+        }
+        throw e;
       }
-      throw e;
+      try {
+        return parseFrame(eventsPageSchema, body, 'GET /events');
+      } catch (e) {
+        if (attempt >= MALFORMED_ATTEMPTS) throw e;
+        this.log.warn({ attempt }, 'GET /events answered a malformed page; asking again');
+        await this.o.http.backoff(attempt, undefined);
+      }
     }
   }
 
-  /** The hint for an event, or null for a duplicate, a stale one, or one without an item. */
-  private accept(ev: WireEvent): RemoteHint | null {
-    if (ev.event_id) {
-      if (this.seenEvents.has(ev.event_id)) return null;
-      this.remember(this.seenEvents, ev.event_id, undefined, DEDUPE_LIMIT);
-    }
-    const src = ev.source;
-    const kind = src ? kindOfWire(src.type) : null;
-    if (!src || kind === null || src.id === undefined) return null;
-    const id = String(src.id);
-    const seq = src.sequence_id === null || src.sequence_id === undefined ? null : String(src.sequence_id);
-    if (seq !== null) {
-      const known = this.sequences.get(id);
-      if (known !== undefined && compareSequence(seq, known) <= 0) return null;
-      this.remember(this.sequences, id, seq, SEQUENCE_LIMIT);
-    }
-    const status = src.item_status === 'trashed' || src.item_status === 'deleted' || src.item_status === 'active' ? src.item_status : null;
+  /** The hint for an event's source, or null when it names no file, folder or web link we can use. */
+  private hintOf(eventType: string | undefined, source: unknown): RemoteHint | null {
+    const c = checkItem(source, { requireName: false });
+    if (!c.ok) return null;
+    const e = c.entry;
+    const type = eventType ?? '';
+    const trashed = e.status !== 'active' || (/TRASH|DELETE/.test(type) && !/UNDELETE/.test(type));
     return {
-      id: asRemoteId(id),
-      kind,
-      eventType: ev.event_type ?? 'UNKNOWN',
-      parentId: src.parent?.id === undefined || src.parent?.id === null ? null : asRemoteId(String(src.parent.id)),
-      sequenceId: seq,
-      status: status ?? (ev.event_type === 'ITEM_TRASH' ? 'trashed' : null),
+      id: asRemoteId(e.id),
+      kind: e.kind,
+      change: trashed ? 'trashed' : /UNDELETE|RESTORE/.test(type) ? 'restored' : 'changed',
+      syncStateSet: type === 'ITEM_SYNC',
+      parentId: e.parentId,
+      sequenceId: e.sequenceId === '' ? null : e.sequenceId,
     };
-  }
-
-  /** Insertion-ordered bounded memory: the oldest entries go first. */
-  private remember<K>(store: Set<K> | Map<K, string>, key: K, value: string | undefined, limit: number): void {
-    if (store instanceof Set) {
-      store.add(key);
-    } else {
-      store.delete(key);
-      store.set(key, value!);
-    }
-    if (store.size > limit) {
-      const oldest = store.keys().next().value as K;
-      store.delete(oldest);
-    }
   }
 }
 
-function positionOf(res: WireEvents, fallback?: string): string {
-  const p = res.next_stream_position;
-  if (p === undefined || p === null) {
-    if (fallback !== undefined) return fallback;
-    throw remoteError('server_error', 'GET /events answered without next_stream_position');
-  }
-  return String(p);
+/** Two events of one item in one batch: the newer decides the change, and a sync-state event is not forgotten. */
+function mergeHint(older: RemoteHint, newer: RemoteHint): RemoteHint {
+  return { ...newer, syncStateSet: older.syncStateSet || newer.syncStateSet, parentId: newer.parentId ?? older.parentId };
 }
 
 function isTimeout(e: { details: Readonly<Record<string, unknown>> }): boolean {

@@ -11,7 +11,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Got, Method, OptionsInit } from 'got';
-import { isSyncError, type SyncError } from '../../core/errors.js';
+import { isSyncError, SyncError } from '../../core/errors.js';
 import { redactUrl, type Logger } from '../../logger.js';
 import type { Clock } from '../../ports/clock.js';
 import type { BoxAuth } from './auth.js';
@@ -66,6 +66,25 @@ export interface BoxHttpOptions {
   readonly maxAttempts?: number;
   /** Upper bound on one backoff wait, so a bad Retry-After cannot stall the client for hours. */
   readonly maxBackoffMs?: number;
+  /**
+   * The longest Retry-After (429, 202, 503) boxsync sits through. A longer one ends the request at once with
+   * a clear error instead (default 5 min), so `sync --once` can say why and stop rather than wait a day.
+   */
+  readonly maxRetryAfterMs?: number;
+  /** A request that receives no byte for this long is aborted as a network error (default 60 s). */
+  readonly stallTimeoutMs?: number;
+  /**
+   * Hosts the bearer token may be sent to (besides those of `trustedUrls`). A URL from an answer (upload URL,
+   * long-poll URL) on any other host gets no token: `trusts()` says no and the caller refuses or goes without.
+   */
+  readonly trustedUrls?: readonly string[];
+}
+
+/** Box's own domains: a client configured for the real Box may follow Box's URLs (upload, realtime) there. */
+const BOX_DOMAINS = ['box.com', 'box.net', 'boxcloud.com'];
+
+function hostMatches(host: string, domain: string): boolean {
+  return host === domain || host.endsWith(`.${domain}`);
 }
 
 export class BoxHttp {
@@ -73,9 +92,32 @@ export class BoxHttp {
   private readonly maxAttempts: number;
   private readonly closing = new AbortController();
 
+  private readonly trustedHosts: ReadonlySet<string>;
+  private readonly boxDomains: boolean;
+
   constructor(private readonly o: BoxHttpOptions) {
     this.log = o.logger.child({ component: 'box-http' });
     this.maxAttempts = o.maxAttempts ?? 5;
+    const hosts = (o.trustedUrls ?? []).flatMap((u) => {
+      try {
+        return [new URL(u).host];
+      } catch {
+        return [];
+      }
+    });
+    this.trustedHosts = new Set(hosts);
+    this.boxDomains = hosts.some((h) => BOX_DOMAINS.some((d) => hostMatches(h.replace(/:\d+$/, ''), d)));
+  }
+
+  /**
+   * May the bearer token go to this URL? Yes for the configured hosts (API, upload, token) and, when those are
+   * Box's own, for Box's domains over https. No for anything else an answer may name. Without configured URLs
+   * (unit tests of the layer itself) every host is trusted.
+   */
+  trusts(url: URL): boolean {
+    if (this.trustedHosts.size === 0) return true;
+    if (this.trustedHosts.has(url.host)) return true;
+    return this.boxDomains && url.protocol === 'https:' && BOX_DOMAINS.some((d) => hostMatches(url.hostname, d));
   }
 
   /** Abort every request in flight and refuse new ones. */
@@ -148,6 +190,11 @@ export class BoxHttp {
     const what = useAuth ? `${req.method} ${u.pathname}` : `${req.method} ${u.origin} (pre-signed download URL)`;
     const logUrl = useAuth ? redactUrl(req.url) : u.origin;
     const idempotent = req.retry ?? req.method !== 'POST';
+    if (useAuth && !this.trusts(u)) {
+      throw remoteError('forbidden', `refusing to send the Box token to ${u.host}, which is neither a configured host nor Box's (${req.method} ${u.pathname})`, {
+        details: { host: u.host },
+      });
+    }
     let token = useAuth ? await this.o.auth.accessToken() : undefined;
     let refreshed = false;
     for (let attempt = 1; ; attempt++) {
@@ -160,7 +207,8 @@ export class BoxHttp {
         followRedirect: false,
         decompress: true,
         retry: { limit: 0 },
-        timeout: req.timeoutMs === undefined ? { connect: 30_000, socket: 120_000 } : { request: req.timeoutMs },
+        // socket: no byte in either direction for this long is a stall (a server that accepted and went silent).
+        timeout: req.timeoutMs === undefined ? { connect: 30_000, socket: this.o.stallTimeoutMs ?? 60_000 } : { request: req.timeoutMs },
         ...(req.searchParams === undefined ? {} : { searchParams: req.searchParams }),
         ...(req.json === undefined ? {} : { json: req.json }),
         ...(req.body === undefined ? {} : { body: req.body() }),
@@ -169,7 +217,7 @@ export class BoxHttp {
       const started = this.o.clock.now();
       let res: { status: number; headers: IncomingHttpHeaders; body: B; drain?: () => void };
       try {
-        res = await this.o.limiter.run(req.lane ?? 'calls', () => send(opts));
+        res = await this.o.limiter.run(req.lane ?? 'calls', () => send(opts), signal);
       } catch (e) {
         if (signal.aborted) throw remoteError('aborted', `${what} was cancelled`, { cause: e });
         if (isSyncError(e)) throw e;
@@ -197,6 +245,7 @@ export class BoxHttp {
       }
       const err = classify({ what, status: res.status, body, headers: res.headers, nowMs: this.o.clock.now() });
       this.log.debug({ what, status: res.status, code: err.code, attempt }, 'box call failed');
+      this.refuseLongWait(err, what);
       if (err.code === 'rate_limited') {
         const waitMs = this.capped(err.retryAfterMs ?? this.backoffMs(attempt));
         this.o.limiter.pauseUntil(this.o.clock.now() + waitMs);
@@ -209,6 +258,19 @@ export class BoxHttp {
       }
       throw err;
     }
+  }
+
+  /** A Retry-After beyond the configured maximum ends the request now, with the reason, instead of a day's wait. */
+  refuseLongWait(err: SyncError, what: string): void {
+    const max = this.o.maxRetryAfterMs ?? 5 * 60_000;
+    if (err.retryAfterMs === undefined || err.retryAfterMs <= max) return;
+    throw new SyncError({
+      code: err.code,
+      disposition: err.disposition === 'fatal' ? 'fatal' : 'retry',
+      message: `${what}: Box asked to wait ${Math.ceil(err.retryAfterMs / 1000)} s before trying again, more than the ${Math.ceil(max / 1000)} s boxsync waits (http.maxRetryAfterSec); gave up on this request for now, the next run or pass tries again`,
+      details: { ...err.details, retryAfterMs: err.retryAfterMs },
+      cause: err,
+    });
   }
 
   private commonHeaders(): Record<string, string> {

@@ -31,6 +31,12 @@ export interface BoxAdapterOptions {
   readonly listPageSize?: number;
   /** HTTP attempts of idempotent calls. Default 5. */
   readonly maxAttempts?: number;
+  /** The longest Retry-After to sit through (default 5 min); see BoxHttpOptions. */
+  readonly maxRetryAfterMs?: number;
+  /** No byte for this long aborts a request (default 60 s). */
+  readonly stallTimeoutMs?: number;
+  /** A folder listing longer than this ends as incomplete (default 15 min). */
+  readonly listingDeadlineMs?: number;
   readonly logger?: Logger;
   readonly clock?: Clock;
 }

@@ -19,6 +19,7 @@ export class RateLimiter {
   private readonly queues: Readonly<Record<Lane, PQueue>>;
   private pausedUntilMs = 0;
   private resume: Promise<void> | undefined;
+  private readonly released = new AbortController();
 
   constructor(
     opts: RateLimitOptions,
@@ -31,9 +32,13 @@ export class RateLimiter {
     };
   }
 
-  /** Run `fn` when its lane allows; the returned promise settles with fn's outcome. */
-  run<T>(lane: Lane, fn: () => Promise<T>): Promise<T> {
-    return this.queues[lane].add(fn);
+  /**
+   * Run `fn` when its lane allows; the returned promise settles with fn's outcome. An abort of `signal` while
+   * the request still waits for its turn (a paused queue after a 429) rejects at once: a stop never waits out a
+   * Retry-After.
+   */
+  run<T>(lane: Lane, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    return this.queues[lane].add(fn, signal === undefined ? {} : { signal });
   }
 
   /** Epoch ms until which the queues are paused (0 when they are not). */
@@ -48,7 +53,13 @@ export class RateLimiter {
     for (const q of Object.values(this.queues)) q.pause();
     if (this.resume) return;
     this.resume = (async () => {
-      while (this.clock.now() < this.pausedUntilMs) await this.clock.sleep(this.pausedUntilMs - this.clock.now());
+      try {
+        while (this.clock.now() < this.pausedUntilMs && !this.released.signal.aborted) {
+          await this.clock.sleep(this.pausedUntilMs - this.clock.now(), this.released.signal);
+        }
+      } catch {
+        // released: the pause ends now
+      }
       this.pausedUntilMs = 0;
       this.resume = undefined;
       for (const q of Object.values(this.queues)) q.start();
@@ -57,6 +68,7 @@ export class RateLimiter {
 
   /** End any pause now (used on close, so that queued requests can settle). */
   release(): void {
+    this.released.abort();
     this.pausedUntilMs = 0;
     for (const q of Object.values(this.queues)) q.start();
   }

@@ -54,14 +54,25 @@ async function upload(deps: UploadDeps, target: UploadTarget, req: UploadRequest
   const source: SourceFacts = { sizeBytes: st.size, mtimeMs: st.mtimeMs };
   const pre = await preflight(deps, target, req.name, source.sizeBytes, req.signal);
   if (source.sizeBytes >= deps.sessionThresholdBytes) return sessionUpload(deps, target, req, source);
-  const url = acceleratedUrl(pre, target) ?? defaultUploadUrl(deps, target);
+  const url = acceleratedUrl(deps, pre, target) ?? defaultUploadUrl(deps, target);
   return simpleUpload(deps, target, req, source, url);
 }
 
 /** The preflight's upload_url, when it is one for this kind of upload (a new-file URL cannot take a version). */
-function acceleratedUrl(pre: WirePreflight | undefined, target: UploadTarget): string | undefined {
-  if (!pre?.upload_url) return undefined;
-  const path = new URL(pre.upload_url).pathname;
+function acceleratedUrl(deps: UploadDeps, pre: WirePreflight | undefined, target: UploadTarget): string | undefined {
+  if (!pre?.upload_url || typeof pre.upload_url !== 'string') return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(pre.upload_url);
+  } catch {
+    return undefined;
+  }
+  // The bearer token goes only to hosts we trust: an upload_url elsewhere is ignored, the configured one is used.
+  if (!deps.http.trusts(parsed)) {
+    deps.logger.warn({ host: parsed.host }, 'the preflight named an upload host outside the configured and Box hosts; using the configured upload URL instead');
+    return undefined;
+  }
+  const path = parsed.pathname;
   const fits = target.kind === 'new' ? path.endsWith('/files/content') : path.endsWith(`/files/${encodeURIComponent(target.id)}/content`);
   return fits ? pre.upload_url : undefined;
 }

@@ -46,10 +46,10 @@ export class FakeChanges implements RemoteChanges {
       hints.push({
         id: e.id,
         kind: e.kind,
-        eventType: e.status === 'active' ? 'ITEM_UPLOAD' : 'ITEM_TRASH',
+        change: e.status === 'active' ? 'changed' : 'trashed',
+        syncStateSet: false,
         parentId: e.parentId,
         sequenceId: e.sequenceId,
-        status: e.status,
       });
     }
     return { hints, nextPosition: this.take() };
