@@ -83,7 +83,7 @@ async function applyFault(ctx: Ctx, rule: FaultRule): Promise<boolean> {
     ctx.req.resume();
     return true;
   }
-  const headers = rule.headers ?? {};
+  const headers: Record<string, string> = { ...(rule.retryAfterSec !== undefined ? { 'Retry-After': String(rule.retryAfterSec) } : {}), ...rule.headers };
   if (rule.stream) {
     ctx.req.resume();
     streamBody(ctx, rule.stream, headers);
