@@ -35,7 +35,7 @@ export const DEFAULT_DAEMON_ONLY_SCHEDULES = {
 /**
  * Upper bound of `daemon.shutdownTimeoutSec`. By default a stop takes at most 4 s plus one for closing (SIGTERM
  * ends the daemon within 5 s in every state: transfers in flight are checkpointed, never waited for long); a
- * user who prefers transfers to finish may raise it, below the unit's TimeoutStopSec=30s.
+ * user who prefers transfers to finish may raise it, below the unit's TimeoutStopSec (the bound plus a margin).
  */
 export const MAX_SHUTDOWN_TIMEOUT_SEC = 600;
 export const DEFAULT_SHUTDOWN_TIMEOUT_SEC = 4;

@@ -145,6 +145,8 @@ async function download(path: RelPath, op: Extract<Operation, { kind: 'download'
   } catch (e) {
     // The temp file is ours (never user data): leave nothing half-written behind.
     await rm(temp, { force: true });
+    // The folder went away or moved while the bytes came (a local rename of a parent): plan again from the trees.
+    if (!isSyncError(e) && (e as NodeJS.ErrnoException).code === 'ENOENT') throw localChanged(path);
     throw e;
   }
 }

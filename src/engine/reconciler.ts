@@ -12,7 +12,7 @@
  * plan that never settles, and an operation that failed once in a run is not tried again in the same run.
  */
 import type { SyncError } from '../core/errors.js';
-import type { RelPath, RootId, SyncRoot } from '../core/model.js';
+import type { RelPath, RemoteEntry, RootId, SyncRoot } from '../core/model.js';
 import { assertNever, opPath, type Operation, type OperationKind } from '../core/operations.js';
 import { plan } from '../core/plan.js';
 import type { Clock } from '../ports/clock.js';
@@ -107,7 +107,7 @@ export async function reconcileRoot(ctx: ReconcileContext, rc: RootContext, init
       else work.push(op);
     }
     if (work.length === 0) {
-      clearResolvedFailures(journal, rc.root.id, snapshot.deferred);
+      clearResolvedFailures(journal, rc.root, snapshot.deferred);
       return 'converged';
     }
 
@@ -262,10 +262,27 @@ function park(ctx: ReconcileContext, root: RootId, path: RelPath, error: SyncErr
  * At quiescence, a retry/replan failure whose backoff has elapsed needs nothing any more (the plan for its path
  * is empty): the item was fixed, synced another way, or went away. Parked 'skip' rows stay until the item changes.
  */
-function clearResolvedFailures(journal: Journal, root: RootId, deferred: ReadonlySet<RelPath>): void {
-  const resolved = journal.failures(root).filter((f) => f.disposition !== 'skip' && !deferred.has(f.path));
+function clearResolvedFailures(journal: Journal, rootEntry: SyncRoot, deferred: ReadonlySet<RelPath>): void {
+  const root = rootEntry.id;
+  // Also resolved: a retry whose path no longer names anything in any of the three trees (the item was renamed
+  // or its folder moved while the failing operation ran); the item is planned again under its new path.
+  const gone = (path: RelPath): boolean =>
+    path !== '' && journal.getLocal(root, path) === undefined && journal.getSynced(root, path) === undefined && remoteAtPath(journal, rootEntry, path) === undefined;
+  const resolved = journal.failures(root).filter(
+    (f) => f.disposition !== 'skip' && (!deferred.has(f.path) || (f.code !== 'listing_incomplete' && gone(f.path))),
+  );
   if (resolved.length === 0) return;
   journal.transaction(() => {
     for (const f of resolved) journal.clearFailure(root, f.path);
   });
+}
+
+/** The remote row at a path under a root, by walking names from the root (undefined when nothing is there). */
+function remoteAtPath(journal: Journal, root: SyncRoot, path: RelPath): RemoteEntry | undefined {
+  let cur: RemoteEntry | undefined = journal.getRemote(root.remoteId);
+  for (const name of path.split('/')) {
+    if (!cur) return undefined;
+    cur = journal.remoteChildNamed(cur.id, name);
+  }
+  return cur;
 }

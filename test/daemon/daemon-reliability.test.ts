@@ -1,0 +1,97 @@
+/**
+ * Issue 10 regressions in daemon mode (real process, real box-server): a case-only rename with a parent move
+ * against a Box edit, a long poll that cries wolf, a SIGTERM bound, and a remote change whose pass was killed.
+ */
+import { readFile, rename } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../support/wait.js';
+import { createHarness, type DaemonRun, type Harness } from './daemon-harness.js';
+
+const BOUND = { timeoutMs: 20_000, intervalMs: 50 };
+let h: Harness | undefined;
+let run: DaemonRun | undefined;
+afterEach(async () => {
+  if (run && h) await h.stop(run).catch(() => undefined);
+  run = undefined;
+  await h?.close();
+  h = undefined;
+});
+
+async function idle(x: Harness): Promise<void> {
+  await waitFor(async () => {
+    const st = await x.status();
+    return st.passes > 0 && st.engine.phase === 'idle';
+  }, { ...BOUND, what: 'the first pass to end' });
+}
+
+const read = (p: string): Promise<string> => readFile(p, 'utf8').catch(() => '');
+
+describe('boxsync daemon reliability', () => {
+  it('a case-only rename and a parent move locally, with an edit on Box, end with both applied', async () => {
+    h = await createHarness();
+    const dir = h.web.createFolder(h.rootId, 'dir');
+    h.web.createFolder(h.rootId, 'other');
+    const f = h.web.uploadFile(dir.id, 'v1.2.bin', 'version one');
+    run = await h.start();
+    await waitFor(async () => (await read(join(h!.mirror, 'dir', 'v1.2.bin'))) === 'version one', { ...BOUND, what: 'first mirror' });
+    h.web.uploadVersion(f.id, 'version two from the web');
+    await rename(join(h.mirror, 'dir', 'v1.2.bin'), join(h.mirror, 'dir', 'V1.2.BIN'));
+    await rename(join(h.mirror, 'dir'), join(h.mirror, 'other', 'dir'));
+    await waitFor(
+      async () => {
+        const item = h!.web.getItem('file', f.id);
+        return (
+          item?.name === 'V1.2.BIN' &&
+          (item.parent as { id: string }).id === dir.id &&
+          h!.web.findByPath('Mirror/other/dir') !== null &&
+          (await read(join(h!.mirror, 'other', 'dir', 'V1.2.BIN'))) === 'version two from the web'
+        );
+      },
+      { ...BOUND, what: 'rename, move and edit all applied' },
+    );
+    expect(h.web.readFile(f.id).toString()).toBe('version two from the web');
+    const s = await waitFor(async () => {
+      const st = await h!.status();
+      return st.engine.phase === 'idle' ? st : null;
+    }, { ...BOUND, what: 'idle' });
+    expect(s.engine.errors).toEqual([]);
+  });
+
+  it('a long poll that answers new_change at once while /events has nothing new backs off; SIGTERM ends it within 5 s', async () => {
+    h = await createHarness();
+    run = await h.start();
+    await idle(h);
+    h.srv.control.clearRequests();
+    h.srv.control.failNext({ method: 'GET', path: '/subscribe', count: 100_000, body: { message: 'new_change' } });
+    const t0 = Date.now();
+    await waitFor(() => h!.srv.control.requests().filter((r) => r.path === '/subscribe').length >= 3, { ...BOUND, what: 'a few eager long polls' });
+    // Let it run for a while: with the backoff, a handful of polls, not hundreds.
+    await waitFor(() => Date.now() - t0 >= 6000, { timeoutMs: 10_000, what: 'six seconds' });
+    const polls = h.srv.control.requests().filter((r) => r.path === '/subscribe').length;
+    const events = h.srv.control.requests().filter((r) => r.path === '/2.0/events').length;
+    expect(polls).toBeLessThan(15);
+    expect(events).toBeLessThan(30);
+    const stopAt = Date.now();
+    const r = await h.stop(run);
+    run = undefined;
+    expect(Date.now() - stopAt).toBeLessThan(5000);
+    expect(r.code).toBe(0);
+  });
+
+  it('a remote change seen by a pass that is killed is applied after the restart, not at the nightly rescan', async () => {
+    h = await createHarness();
+    run = await h.start();
+    await idle(h);
+    const f = h.web.uploadFile(h.rootId, 'killed.txt', 'must arrive');
+    // The download of the new file hangs: the pass that read the event is in flight when the daemon is killed.
+    h.srv.control.failNext({ method: 'GET', path: /^\/dl\//, count: 100, hang: true });
+    await waitFor(() => h!.srv.control.requests().some((r) => r.path === `/2.0/files/${f.id}/content`), { ...BOUND, what: 'the download to start' });
+    run.child.kill('SIGKILL');
+    await run.exited;
+    run = undefined;
+    h.srv.control.clearFaults();
+    run = await h.start();
+    await waitFor(async () => (await read(join(h!.mirror, 'killed.txt'))) === 'must arrive', { ...BOUND, what: 'the change after the restart' });
+  });
+});
