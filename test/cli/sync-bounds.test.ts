@@ -134,6 +134,19 @@ describe('sync --once: bounded waits and a guarded token', () => {
     expect(code).not.toBe(0);
   });
 
+  it('SIGTERM ends a run that waits out a 429 Retry-After, within 5 s', async () => {
+    const e = await env();
+    e.srv.control.failNext({ method: 'GET', path: `/2.0/folders/${e.remoteRootId}/items`, count: 100, status: 429, retryAfterSec: 200 });
+    const child = spawnCli(['sync', '--once', '--config', e.configFile], { env: { BOXSYNC_LOG_LEVEL: 'warn' } });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    await waitFor(() => e.srv.control.requests().some((q) => q.path === `/2.0/folders/${e.remoteRootId}/items` && q.status === 429), { what: 'the 429', timeoutMs: 30_000 });
+    const t0 = Date.now();
+    child.kill('SIGTERM');
+    const code = await exited;
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    expect(code).not.toBe(0);
+  });
+
   it('an event stream with malformed pages or a position that never moves ends the fetch in a few requests', async () => {
     const e = await env();
     e.web.uploadFile(e.remoteRootId, 'a.txt', 'a');

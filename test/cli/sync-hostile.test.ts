@@ -148,4 +148,39 @@ describe('sync --once against a hostile Box', () => {
     expect(await listTree(env.mirror)).toEqual(['a.txt', 'docs/', 'docs/b.txt', 'docs/loop/', 'docs/loop/inner.txt']);
     expect(env.web.readFile(env.aId).toString()).toBe('a v2 (local edit)');
   });
+
+  it('an event that moves the root into its own child, or a folder into its own subtree, ends the run and deletes nothing', async () => {
+    const env = await goodFirstSync();
+    const sub = env.web.createFolder(env.docsId, 'sub');
+    expect((await env.sync()).code).toBe(0);
+    const folderAnswer = (id: string, parent: string, name: string) => (b: unknown) => ({ ...(b as object), id, name, parent: { type: 'folder', id: parent } });
+    // Box now claims: the root lives inside docs/sub, and docs lives inside its own child sub.
+    env.srv.control.failNext({ method: 'GET', path: `/2.0/folders/${env.remoteRootId}`, count: 1000, transform: folderAnswer(env.remoteRootId, sub.id, 'Mirror') });
+    env.srv.control.failNext({ method: 'GET', path: `/2.0/folders/${env.docsId}`, count: 1000, transform: folderAnswer(env.docsId, sub.id, 'docs') });
+    const event = (id: string, seq: string) => ({ type: 'event', event_id: `cyc-${id}-${seq}`, event_type: 'ITEM_MOVE', source: { type: 'folder', id, sequence_id: seq, name: 'x', parent: { type: 'folder', id: sub.id } } });
+    env.srv.control.failNext({
+      method: 'GET',
+      path: '/2.0/events',
+      count: 1,
+      transform: (b) => ({ ...(b as object), chunk_size: 2, entries: [event(env.remoteRootId, '9007199254740993123'), event(env.docsId, '9007199254740993124')] }),
+    });
+    const r = await env.sync([], { timeoutMs: 60_000 });
+    expect([0, 1]).toContain(r.code);
+    expect(await listTree(env.mirror)).toEqual(['a.txt', 'docs/', 'docs/b.txt', 'docs/sub/']);
+    expect(env.web.readFile(env.aId).toString()).toBe('a v2 (local edit)');
+    env.srv.control.clearFaults();
+    expect((await env.sync()).code).toBe(0);
+    expect(await listTree(env.mirror)).toEqual(['a.txt', 'docs/', 'docs/b.txt', 'docs/sub/']);
+  });
+
+  it('an event stream whose position goes backwards keeps the last good position', async () => {
+    const env = await goodFirstSync();
+    env.srv.control.clearRequests();
+    env.srv.control.failNext({ method: 'GET', path: '/2.0/events', count: 1000, body: { chunk_size: 0, next_stream_position: 1, entries: [] } });
+    const r = await env.sync([], { timeoutMs: 30_000 });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(env.srv.control.requests().filter((q) => q.path === '/2.0/events').length).toBeLessThanOrEqual(2);
+    // The pending edit still went up.
+    expect(env.web.readFile(env.aId).toString()).toBe('a v2 (local edit)');
+  });
 });

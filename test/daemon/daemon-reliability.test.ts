@@ -79,6 +79,20 @@ describe('boxsync daemon reliability', () => {
     expect(r.code).toBe(0);
   });
 
+  it('a long poll that answers garbage at once backs off instead of spinning', async () => {
+    h = await createHarness();
+    run = await h.start();
+    await idle(h);
+    h.srv.control.clearRequests();
+    h.srv.control.failNext({ method: 'GET', path: '/subscribe', count: 100_000, rawBody: '<html>proxy says hi</html>' });
+    const t0 = Date.now();
+    await waitFor(() => h!.srv.control.requests().filter((r) => r.path === '/subscribe').length >= 2, { ...BOUND, what: 'garbage long polls' });
+    await waitFor(() => Date.now() - t0 >= 6000, { timeoutMs: 10_000, what: 'six seconds' });
+    expect(h.srv.control.requests().filter((r) => r.path === '/subscribe').length).toBeLessThan(12);
+    // Still alive and still syncing local changes meanwhile.
+    expect((await h.status()).remoteStream.state).not.toBe('stopped');
+  });
+
   it('a remote change seen by a pass that is killed is applied after the restart, not at the nightly rescan', async () => {
     h = await createHarness();
     run = await h.start();
