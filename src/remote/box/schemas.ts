@@ -219,3 +219,34 @@ export function parseFrame<T>(schema: z.ZodType<T>, raw: unknown, endpoint: stri
   const issue = r.error.issues[0]!;
   throw malformed(endpoint, pathOf(issue), issue.message);
 }
+
+const wholeNumber = (what: string, max = Number.MAX_SAFE_INTEGER) =>
+  z.number().refine((n) => Number.isSafeInteger(n) && n >= 0 && n <= max, `${what} must be a whole number between 0 and ${max}`);
+
+/** An upload session as created (POST .../upload_sessions): what the client persists in the journal. */
+export const uploadSessionSchema = z
+  .object({
+    id: idSchema,
+    part_size: wholeNumber('part_size', 1024 * 1024 * 1024).refine((n) => n > 0, 'part_size must be positive'),
+    total_parts: wholeNumber('total_parts', 100_000).refine((n) => n > 0, 'total_parts must be positive'),
+    session_expires_at: z.string().max(64).optional(),
+    session_endpoints: z.record(z.string().max(64), z.string().max(8192)).optional(),
+  })
+  .loose();
+
+/** One part the server confirmed. */
+export const partSchema = z
+  .object({
+    part_id: z.string().min(1).max(128),
+    offset: wholeNumber('offset'),
+    size: wholeNumber('size'),
+    sha1: z.string().max(128),
+  })
+  .loose();
+
+export const partsPageSchema = z
+  .object({
+    entries: z.array(partSchema).max(100_000).optional(),
+    total_count: wholeNumber('total_count').optional(),
+  })
+  .loose();

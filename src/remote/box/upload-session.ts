@@ -28,7 +28,8 @@ import { decodeTime, encodeTime, idString, ITEM_FIELDS_PARAM } from './decode.js
 import { remoteError } from './error-codes.js';
 import type { SourceFacts, UploadDeps, UploadTarget } from './upload.js';
 import { firstEntry } from './upload.js';
-import type { WireFiles, WirePart, WireParts, WireUploadSession } from './wire-types.js';
+import type { WireFiles, WirePart } from './wire-types.js';
+import { malformed, parseFrame, partSchema, partsPageSchema, uploadSessionSchema } from './schemas.js';
 
 type Part = UploadSessionRecord['parts'][number];
 
@@ -130,7 +131,7 @@ async function createSession(deps: UploadDeps, target: UploadTarget, req: Upload
     target.kind === 'new'
       ? { folder_id: target.parentId, file_size: source.sizeBytes, file_name: req.name }
       : { file_size: source.sizeBytes, file_name: req.name };
-  const res = await deps.http.request<WireUploadSession>({
+  const res = await deps.http.request<unknown>({
     method: 'POST',
     url,
     json,
@@ -138,7 +139,11 @@ async function createSession(deps: UploadDeps, target: UploadTarget, req: Upload
     accept: [200, 201],
     ...(req.signal === undefined ? {} : { signal: req.signal }),
   });
-  const s = res.body;
+  const s = parseFrame(uploadSessionSchema, res.body, 'POST upload_sessions');
+  // The parts must cover the file exactly: anything else would upload a different file.
+  if (s.part_size * s.total_parts < source.sizeBytes || s.part_size * (s.total_parts - 1) >= Math.max(1, source.sizeBytes)) {
+    throw malformed('POST upload_sessions', 'total_parts', `${s.total_parts} parts of ${s.part_size} bytes do not cover a file of ${source.sizeBytes} bytes`);
+  }
   const id = idString(s.id);
   const base = `${deps.uploadUrl}/files/upload_sessions/${encodeURIComponent(id)}`;
   const endpoints: Record<string, string> = {
@@ -147,7 +152,7 @@ async function createSession(deps: UploadDeps, target: UploadTarget, req: Upload
     abort: base,
     list_parts: `${base}/parts`,
     status: base,
-    ...(s.session_endpoints ?? {}),
+    ...trustedEndpoints(deps, s.session_endpoints),
   };
   return {
     key,
@@ -169,7 +174,7 @@ async function listParts(deps: UploadDeps, rec: UploadSessionRecord, signal: Abo
   const out = new Map<number, Part>();
   let offset = 0;
   for (;;) {
-    const res = await deps.http.request<WireParts>({
+    const res = await deps.http.request<unknown>({
       method: 'GET',
       url: rec.endpoints.list_parts!,
       searchParams: { offset, limit: 1000 },
@@ -178,14 +183,29 @@ async function listParts(deps: UploadDeps, rec: UploadSessionRecord, signal: Abo
       ...(signal === undefined ? {} : { signal }),
     });
     if (res.status !== 200) return undefined;
-    const entries = res.body.entries ?? [];
+    const page = parseFrame(partsPageSchema, res.body, 'GET upload_sessions parts');
+    const entries = page.entries ?? [];
     for (const p of entries) out.set(p.offset, toPart(p));
     offset += entries.length;
-    if (entries.length === 0 || offset >= (res.body.total_count ?? 0)) return out;
+    if (entries.length === 0 || offset >= (page.total_count ?? 0)) return out;
   }
 }
 
-function toPart(p: WirePart): Part {
+/** Session endpoints from the answer, kept only on hosts the token may go to (the defaults are used otherwise). */
+function trustedEndpoints(deps: UploadDeps, given: Readonly<Record<string, string>> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(given ?? {})) {
+    try {
+      if (deps.http.trusts(new URL(v))) out[k] = v;
+      else deps.logger.warn({ endpoint: k, host: new URL(v).host }, 'ignored an upload-session endpoint on an untrusted host');
+    } catch {
+      // not a URL: the default endpoint is used
+    }
+  }
+  return out;
+}
+
+function toPart(p: Pick<WirePart, 'part_id' | 'offset' | 'size' | 'sha1'>): Part {
   return { partId: p.part_id, offset: p.offset, size: p.size, sha1: p.sha1.toLowerCase() };
 }
 
@@ -277,9 +297,14 @@ async function putPart(deps: UploadDeps, rec: UploadSessionRecord, offset: numbe
     if (p && p.sha1 === sha1.toString('hex')) return p;
     throw remoteError('conflict', `upload session ${rec.sessionId} refused the part at byte ${offset}`);
   }
-  const wire = res.body.part ?? (res.body as WirePart);
-  if (!wire?.part_id) throw remoteError('server_error', `upload session ${rec.sessionId}: part at byte ${offset} answered without a part id`);
-  return toPart(wire);
+  const body = res.body as { part?: unknown } | null | undefined;
+  const raw = body !== null && typeof body === 'object' && body.part !== undefined ? body.part : body;
+  const wire = partSchema.safeParse(raw);
+  if (!wire.success) throw remoteError('server_error', `upload session ${rec.sessionId}: the part at byte ${offset} was answered without a valid part (${wire.error.issues[0]?.message ?? 'malformed'})`);
+  if (wire.data.offset !== offset || wire.data.size !== buf.length) {
+    throw remoteError('server_error', `upload session ${rec.sessionId}: the part at byte ${offset} (${buf.length} bytes) was confirmed as ${wire.data.size} bytes at ${wire.data.offset}`);
+  }
+  return toPart(wire.data);
 }
 
 async function commit(deps: UploadDeps, rec: UploadSessionRecord, target: UploadTarget, req: UploadRequest, parts: readonly Part[], sha1: string): Promise<RemoteEntry> {
