@@ -40,6 +40,8 @@ class SyncEngine implements Engine {
   private readonly scanned = new Set<RootId>();
   /** A caller that feeds hints (the daemon) gets hinted passes; a run without any hint rescans in full. */
   private hintedSinceRun = false;
+  /** The first pass of the process listed again what earlier listings had refused (see relistParked). */
+  private relisted = false;
   private readonly allowedGuards = new Set<string>();
   private readonly closer = new AbortController();
   private chain: Promise<unknown> = Promise.resolve();
@@ -148,11 +150,18 @@ class SyncEngine implements Engine {
       this.hintedSinceRun = false;
       const observed = await observeRemote(
         { journal, remote: this.deps.remote, changes: this.deps.changes, roots: this.deps.roots, streamType: this.deps.options.streamType, logger },
-        { full: opts.fullRescan === true, extraIds, signal, allowEmpty: (root) => this.allowedGuards.delete(`remote-root-empty:${root}`) },
+        {
+          full: opts.fullRescan === true,
+          extraIds,
+          signal,
+          allowEmpty: (root) => this.allowedGuards.delete(`remote-root-empty:${root}`),
+          relistParked: !this.relisted,
+        },
       );
       // The items the stream said changed are in the journal now, and the cursor moved past them: if this pass
       // does not finish, the next hinted pass must still look at them.
       consumedRemote = [...new Set([...extraIds, ...observed.touchedIds])];
+      this.relisted = true;
       for (const r of observed.refusals) refusals.push({ id: `${r.code}:${r.root}`, message: r.message });
       for (const root of this.deps.roots) {
         if (observed.refusals.some((r) => r.root === root.id)) continue;

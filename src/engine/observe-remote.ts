@@ -54,11 +54,20 @@ export interface ObserveRemoteOptions {
   /** The user confirmed that this root's Box folder really is empty now (a released guard). */
   readonly allowEmpty?: (root: RootId) => boolean;
   readonly signal?: AbortSignal;
+  /**
+   * List in full when items refused by an earlier listing are parked (a process's first pass): a parked item
+   * is retried after every restart, not only when an event names it.
+   */
+  readonly relistParked?: boolean;
 }
 
 export async function observeRemote(deps: RemoteObserverDeps, opts: ObserveRemoteOptions): Promise<RemoteObservation> {
   const cursor = deps.journal.getCursor(cursorName(deps.streamType));
   if (opts.full || cursor === undefined) return listEverything(deps, opts);
+  if (opts.relistParked && hasListingProblems(deps.journal, deps.roots)) {
+    deps.logger.info('items refused by an earlier listing are parked: listing again in full to retry them');
+    return listEverything(deps, opts);
+  }
   let batch;
   try {
     batch = await deps.changes.fetch(deps.streamType, cursor);
@@ -98,6 +107,10 @@ async function listEverything(deps: RemoteObserverDeps, opts: ObserveRemoteOptio
   if (complete) deps.journal.setCursor(cursorName(deps.streamType), position);
   else deps.logger.warn('part of the Box tree could not be listed; the next pass lists again, and nothing unseen was taken as deleted');
   return { full: true, touchedIds: [], refusals };
+}
+
+function hasListingProblems(journal: Journal, roots: readonly SyncRoot[]): boolean {
+  return roots.some((r) => journal.failures(r.id).some((f) => f.code === REJECTED_CODE || f.code === INCOMPLETE_CODE));
 }
 
 function clearListingProblems(journal: Journal, roots: readonly SyncRoot[]): void {
