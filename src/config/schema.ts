@@ -127,8 +127,10 @@ export const rawConfigSchema = z.strictObject({
     .prefault({}),
   rateLimit: z
     .strictObject({
-      apiCallsPerMinute: z.int().positive().default(1000),
-      uploadsPerMinute: z.int().positive().default(240),
+      /** A ceiling on API calls per minute; none by default (the adaptive pacer follows Box's 429s). */
+      apiCallsPerMinute: z.int().positive().optional(),
+      /** A ceiling on upload requests per minute; none by default. */
+      uploadsPerMinute: z.int().positive().optional(),
     })
     .prefault({}),
   /** Bounds on waiting for Box (docs/reliability.md): every wait ends. */

@@ -82,7 +82,10 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
       uploadUrl: config.remote.uploadUrl,
       tokenUrl: config.remote.tokenUrl,
       auth: config.auth,
-      rateLimit: { callsPerMinute: config.rateLimit.apiCallsPerMinute, uploadsPerMinute: config.rateLimit.uploadsPerMinute },
+      rateLimit: {
+        ...(config.rateLimit.apiCallsPerMinute === undefined ? {} : { callsPerMinute: config.rateLimit.apiCallsPerMinute }),
+        ...(config.rateLimit.uploadsPerMinute === undefined ? {} : { uploadsPerMinute: config.rateLimit.uploadsPerMinute }),
+      },
       maxRetryAfterMs: config.http.maxRetryAfterSec * 1000,
       stallTimeoutMs: config.http.stallTimeoutSec * 1000,
       listingDeadlineMs: config.http.listingDeadlineSec * 1000,

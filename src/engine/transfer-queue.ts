@@ -3,8 +3,9 @@
  * batch: metadata operations and small files share a wide lane (they are bound by latency, fsync and round
  * trips, not bandwidth, so more of them in flight is what makes 10,000 small files fast), big files a lane
  * of `transferConcurrency`. Within a lane metadata goes first, then files by increasing size (they finish fast
- * and unblock the next plan). HTTP-level limits stay with the Box adapter's own rate limiter. On a 429 the whole queue pauses until Retry-After and the operation is tried again,
- * a few times, before it becomes an item failure. It also keeps what `status` shows: queued work, in-flight
+ * and unblock the next plan). Rate limits belong to the Box adapter's pacer alone (remote/box/rate-limiter.ts): it
+ * pauses and retries 429s itself, and a rate_limited failure that reaches this queue is an item failure like any
+ * other (the item layer backs it off); nothing here retries it again. It also keeps what `status` shows: queued work, in-flight
  * transfers with their progress, and a transfer rate over a sliding window.
  */
 import PQueue from 'p-queue';
@@ -28,7 +29,6 @@ const RATE_WINDOW_MS = 10_000;
 export const SMALL_FILE_BYTES = 1024 * 1024;
 const SMALL_LANE_FACTOR = 4;
 const SMALL_LANE_MIN = 8;
-const RATE_LIMIT_ATTEMPTS = 3;
 const METADATA_PRIORITY = 100;
 
 /** Higher runs sooner: metadata first, then files by increasing size (one step per doubling). */
@@ -49,7 +49,6 @@ export class TransferQueue {
   private readonly pending = new Map<RootId, { ops: number; bytes: number }>();
   private readonly samples: { atMs: number; bytes: number }[] = [];
   private userPaused = false;
-  private rateLimitedUntilMs = 0;
   private readonly onChange: () => void;
 
   constructor(opts: { concurrency: number; clock: Clock; onChange?: () => void; smallConcurrency?: number }) {
@@ -64,13 +63,8 @@ export class TransferQueue {
   async add(task: QueueTask): Promise<Outcome> {
     this.bumpPending(task.root, 1, task.totalBytes);
     try {
-      for (let attempt = 1; ; attempt++) {
-        const lane = task.direction === null || task.totalBytes < SMALL_FILE_BYTES ? this.smallLane : this.largeLane;
-        const outcome = (await lane.add(() => this.runOne(task), { priority: priorityOf(task) })) as Outcome;
-        const e = outcome.status === 'failed' ? outcome.error : null;
-        if (!e || e.code !== 'rate_limited' || attempt >= RATE_LIMIT_ATTEMPTS) return outcome;
-        await this.pauseFor(e.retryAfterMs ?? 1000);
-      }
+      const lane = task.direction === null || task.totalBytes < SMALL_FILE_BYTES ? this.smallLane : this.largeLane;
+      return (await lane.add(() => this.runOne(task), { priority: priorityOf(task) })) as Outcome;
     } finally {
       this.bumpPending(task.root, -1, -task.totalBytes);
     }
@@ -106,16 +100,6 @@ export class TransferQueue {
     while (this.samples.length > 0 && this.samples[0]!.atMs < cutoff) this.samples.shift();
   }
 
-  /** Pause everything until `ms` from now (429 Retry-After); a user pause still wins afterwards. */
-  async pauseFor(ms: number): Promise<void> {
-    const until = this.clock.now() + ms;
-    if (until <= this.rateLimitedUntilMs) return this.clock.sleep(this.rateLimitedUntilMs - this.clock.now());
-    this.rateLimitedUntilMs = until;
-    this.stopLanes();
-    await this.clock.sleep(ms);
-    if (!this.userPaused && this.clock.now() >= this.rateLimitedUntilMs) this.startLanes();
-  }
-
   private stopLanes(): void {
     this.smallLane.pause();
     this.largeLane.pause();
@@ -133,7 +117,7 @@ export class TransferQueue {
 
   resume(): void {
     this.userPaused = false;
-    if (this.clock.now() >= this.rateLimitedUntilMs) this.startLanes();
+    this.startLanes();
   }
 
   get paused(): boolean {

@@ -39,7 +39,8 @@ describe('config defaults', () => {
     expect(c.localTrash).toEqual({ mode: 'state', retentionDays: 30 });
     expect(c.log.level).toBe('info');
     expect(c.schedules.fullRescan).toBe('0 3 * * *');
-    expect(c.rateLimit).toEqual({ apiCallsPerMinute: 1000, uploadsPerMinute: 240 });
+    // No fixed cap by default: the adaptive pacer follows Box's 429s.
+    expect(c.rateLimit).toEqual({});
     expect(c.folders).toEqual([
       { id: rootIdFor('0', '/home/me/Box'), remoteId: '0', localPath: '/home/me/Box', direction: 'two-way', exclude: [] },
     ]);

@@ -81,37 +81,13 @@ describe('TransferQueue', () => {
     expect(q.inFlight(root)).toEqual([]);
   });
 
-  it('pauses the whole queue on a 429 until Retry-After, then tries the operation again', async () => {
-    const clock = new ManualClock();
-    const q = new TransferQueue({ concurrency: 2, clock });
-    let attempts = 0;
-    let otherRan = false;
-    const limited = q.add(
-      task('a', 'up', 1, async () => {
-        attempts++;
-        return attempts === 1 ? { status: 'failed', error: remoteError('rate_limited', 'too many requests', { retryAfterMs: 5000 }) } : done;
-      }),
-    );
-    await waitFor(() => clock.sleeping === 1, { what: 'the queue to pause for Retry-After' });
-    const other = q.add(task('b', 'up', 1, async () => ((otherRan = true), done)));
-    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
-    expect(otherRan).toBe(false);
-    clock.advance(5000);
-    await expect(limited).resolves.toEqual(done);
-    await other;
-    expect(attempts).toBe(2);
-    expect(otherRan).toBe(true);
-  });
-
-  it('gives up after a few 429s and returns the failure', async () => {
+  it('returns a 429 as the item failure it is: the pacer in the Box adapter owns retries of rate limits', async () => {
     const clock = new ManualClock();
     const q = new TransferQueue({ concurrency: 1, clock });
-    const run = q.add(task('a', 'up', 1, async () => ({ status: 'failed', error: remoteError('rate_limited', 'slow down', { retryAfterMs: 10 }) })));
-    for (let i = 0; i < 2; i++) {
-      await waitFor(() => clock.sleeping === 1, { what: 'pause' });
-      clock.advance(10);
-    }
-    const outcome = await run;
+    let attempts = 0;
+    const outcome = await q.add(task('a', 'up', 1, async () => (attempts++, { status: 'failed', error: remoteError('rate_limited', 'slow down', { retryAfterMs: 10 }) })));
     expect(outcome.status).toBe('failed');
+    expect(attempts).toBe(1);
+    expect(clock.sleeping).toBe(0);
   });
 });

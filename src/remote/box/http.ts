@@ -217,7 +217,9 @@ export class BoxHttp {
       const started = this.o.clock.now();
       let res: { status: number; headers: IncomingHttpHeaders; body: B; drain?: () => void };
       try {
-        res = await this.o.limiter.run(req.lane ?? 'calls', () => send(opts), signal);
+        // Only API calls are paced: a pre-signed download URL (the download host) and the long poll are not.
+        const lane = req.lane ?? (useAuth && req.timeoutMs === undefined ? 'calls' : null);
+        res = lane === null ? await send(opts) : await this.o.limiter.run(lane, () => send(opts), signal);
       } catch (e) {
         if (signal.aborted) throw remoteError('aborted', `${what} was cancelled`, { cause: e });
         if (isSyncError(e)) throw e;
@@ -247,8 +249,9 @@ export class BoxHttp {
       this.log.debug({ what, status: res.status, code: err.code, attempt }, 'box call failed');
       this.refuseLongWait(err, what);
       if (err.code === 'rate_limited') {
+        // The pacer owns 429s: it pauses every lane and slows this one; the request then waits its turn again.
         const waitMs = this.capped(err.retryAfterMs ?? this.backoffMs(attempt));
-        this.o.limiter.pauseUntil(this.o.clock.now() + waitMs);
+        this.o.limiter.rateLimited(req.lane ?? 'calls', waitMs);
         if (attempt < Math.max(this.maxAttempts, 8)) continue;
         throw err;
       }
