@@ -156,6 +156,7 @@ class SyncEngine implements Engine {
           signal,
           allowEmpty: (root) => this.allowedGuards.delete(`remote-root-empty:${root}`),
           relistParked: !this.relisted,
+          stopAtShortPage: hintedPass,
         },
       );
       // The items the stream said changed are in the journal now, and the cursor moved past them: if this pass

@@ -59,6 +59,8 @@ export interface ObserveRemoteOptions {
    * is retried after every restart, not only when an event names it.
    */
   readonly relistParked?: boolean;
+  /** A hinted daemon pass: stop reading events at a short page (the daemon's long poll catches what follows). */
+  readonly stopAtShortPage?: boolean;
 }
 
 export async function observeRemote(deps: RemoteObserverDeps, opts: ObserveRemoteOptions): Promise<RemoteObservation> {
@@ -70,7 +72,7 @@ export async function observeRemote(deps: RemoteObserverDeps, opts: ObserveRemot
   }
   let batch;
   try {
-    batch = await deps.changes.fetch(deps.streamType, cursor);
+    batch = await deps.changes.fetch(deps.streamType, cursor, { stopAtShortPage: opts.stopAtShortPage === true });
   } catch (e) {
     if (isSyncError(e) && e.code === 'stream_position_invalid') {
       deps.logger.warn({ stream: deps.streamType }, 'stored event position is too old; listing everything again');

@@ -37,6 +37,15 @@ export interface ChangeBatch {
   readonly nextPosition: string;
 }
 
+export interface FetchOptions {
+  /**
+   * Stop after a page shorter than the page limit instead of asking once more to prove the end. Only for a
+   * caller that long-polls from the stored position afterwards (the daemon): if Box had more, the long poll
+   * answers at once and the next pass reads it. One change then costs one `GET /events`.
+   */
+  readonly stopAtShortPage?: boolean;
+}
+
 export interface RemoteChanges {
   /** The current end of the stream (`stream_position=now`). Take it BEFORE a full listing. */
   now(stream: StreamType): Promise<string>;
@@ -44,7 +53,7 @@ export interface RemoteChanges {
    * Every event after `position`, paging (up to 500 per page) until caught up. Throws SyncError code
    * `stream_position_invalid` (replan) when the position is too old: the caller falls back to a full listing.
    */
-  fetch(stream: StreamType, position: string): Promise<ChangeBatch>;
+  fetch(stream: StreamType, position: string, opts?: FetchOptions): Promise<ChangeBatch>;
   /**
    * Long poll: resolves 'changed' as soon as something happened after `position`, 'timeout' when the realtime
    * server said reconnect or its retry_timeout passed. Handles OPTIONS /events, max_retries and backoff

@@ -79,7 +79,7 @@ export function createBoxAdapter(opts: BoxAdapterOptions): BoxAdapter {
     store,
     changes: {
       now: (s) => changes.now(s),
-      fetch: (s, p) => changes.fetch(s, p),
+      fetch: (s, p, o) => changes.fetch(s, p, o),
       waitForChange: (s, p, sig) => changes.waitForChange(s, p, sig),
     },
     actions: createBoxActions({ http, apiUrl, tree, mutations }),

@@ -17,7 +17,7 @@
 import { asRemoteId } from '../../core/model.js';
 import { isSyncError } from '../../core/errors.js';
 import type { Logger } from '../../logger.js';
-import type { ChangeBatch, RemoteChanges, RemoteHint, StreamType } from '../../ports/remote-changes.js';
+import type { ChangeBatch, FetchOptions, RemoteChanges, RemoteHint, StreamType } from '../../ports/remote-changes.js';
 import { compareSequence } from '../../core/sequence.js';
 import { checkItem, eventSchema, eventsPageSchema, parseFrame } from './schemas.js';
 import { remoteError } from './error-codes.js';
@@ -63,7 +63,7 @@ export class BoxChanges implements RemoteChanges {
     return String(res.next_stream_position);
   }
 
-  async fetch(stream: StreamType, position: string): Promise<ChangeBatch> {
+  async fetch(stream: StreamType, position: string, opts: FetchOptions = {}): Promise<ChangeBatch> {
     const seenEvents = new Set<string>();
     const newest = new Map<string, number>();
     const hints: RemoteHint[] = [];
@@ -107,6 +107,7 @@ export class BoxChanges implements RemoteChanges {
       // Box repeats events across pages, so a page may never come back empty: a page with nothing new means
       // caught up (rclone's rule). A position that does not move ends the fetch too.
       if (entries.length === 0 || (res.chunk_size ?? entries.length) === 0 || fresh === 0 || !moved) break;
+      if (opts.stopAtShortPage && entries.length < PAGE_LIMIT) break;
     }
     return { hints, nextPosition: pos };
   }
