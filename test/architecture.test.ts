@@ -23,10 +23,10 @@ function area(file: string): string {
   return rel[0]!;
 }
 
-function imports(file: string): { spec: string; target: string | null }[] {
-  const text = readFileSync(file, 'utf8');
+function imports(file: string, text = readFileSync(file, 'utf8')): { spec: string; target: string | null }[] {
   const out: { spec: string; target: string | null }[] = [];
-  for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)[^'"\n]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)) {
+  // `[^;'"]` spans newlines: a multi-line `import {\n a,\n b\n} from '...'` is read like a one-line one.
+  for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)) {
     const spec = (m[1] ?? m[2])!;
     out.push({ spec, target: spec.startsWith('.') ? resolve(dirname(file), spec) : null });
   }
@@ -75,6 +75,19 @@ describe('architecture', () => {
       for (const { spec, target } of imports(f)) if (!target) violations.push(`${relative(src, f)} imports ${spec}`);
     }
     expect(violations).toEqual([]);
+  });
+
+  it('keeps the engine off the disk: it reaches files only through the LocalFs port', () => {
+    const violations: string[] = [];
+    for (const f of files.filter((x) => area(x) === 'engine')) {
+      for (const { spec } of imports(f)) if (/^(node:)?fs(\/promises)?$/.test(spec)) violations.push(`${relative(src, f)} imports ${spec}`);
+    }
+    expect(violations).toEqual([]);
+  });
+
+  it('reads multi-line imports', () => {
+    const text = "import {\n  a,\n  b,\n} from '../daemon/x.js';\nimport type {\n  C\n} from 'node:fs';\nconst s = 'from y';\n";
+    expect(imports(join(src, 'engine', 'f.ts'), text).map((i) => i.spec)).toEqual(['../daemon/x.js', 'node:fs']);
   });
 
   it('only the cli reaches box-server, and only through its entry points', () => {

@@ -4,7 +4,6 @@
  *   journal (stateDir/journal.db) ─┐
  *   Box adapter (store + changes) ─┼─► engine (createEngine)      used by `sync --once`, the demo and the daemon
  *   LocalFs + ignore rules per root┘
- *   watcherFor(root)                                            used by the daemon only
  *
  * The caller holds the state-dir lock (daemon/lock.ts) before calling `compose` and releases it after `close()`.
  * `journalRebuilt` says why the journal was set aside and started fresh (the engine then does a full scan and
@@ -22,7 +21,6 @@ import { openJournal } from '../journal/index.js';
 import { loadIgnoreMatcher, type IgnoreMatcher } from '../local/ignore.js';
 import { createLocalFs } from '../local/local-fs.js';
 import { createLocalTrash, type LocalTrash } from '../local/local-trash.js';
-import { createWatcher } from '../local/watcher-factory.js';
 import type { WatcherKind } from '../local/watcher-options.js';
 import type { Logger } from '../logger.js';
 import { systemClock, type Clock } from '../ports/clock.js';
@@ -60,8 +58,6 @@ export interface Composition {
   localFsFor(root: SyncRoot): LocalFs;
   /** The ignore rules of a root: built-in defaults, folders[].exclude and the root's .boxsyncignore. */
   isIgnoredFor(root: SyncRoot): IgnoreMatcher;
-  /** A new watcher for a root, honouring its ignore rules (the daemon starts and closes it). */
-  watcherFor(root: SyncRoot, kind?: WatcherKind): LocalWatcher;
   /** Why the journal was rebuilt on open, or null when it opened cleanly. */
   readonly journalRebuilt: string | null;
   /** Close the engine (checkpointing transfers), then the Box adapter and the journal. Idempotent. */
@@ -133,9 +129,6 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
           transferConcurrency: config.transferConcurrency,
           maxDeletes: config.safety.maxDeletes,
           maxDeleteFraction: config.safety.maxDeleteFraction,
-          localTrash: config.localTrash.mode,
-          localTrashRetentionDays: config.localTrash.retentionDays,
-          stateDir: config.stateDir,
         },
       },
       opts.events ?? {},
@@ -153,7 +146,6 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
       roots: config.folders,
       localFsFor,
       isIgnoredFor,
-      watcherFor: (root, kind = 'dirs') => createWatcher(kind, { rootPath: root.localPath, isIgnored: isIgnoredFor(root) }),
       journalRebuilt: opened.rebuilt ? opened.reason : null,
       close: () =>
         (closed ??= (async () => {

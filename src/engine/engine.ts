@@ -10,13 +10,11 @@
  * touched.
  */
 import { setMaxListeners } from 'node:events';
-import { mkdir } from 'node:fs/promises';
 import { shutdownReason } from '../core/errors.js';
 import { escapeText, safeText } from '../core/escape.js';
 import type { RelPath, RemoteId, RootId, SyncRoot } from '../core/model.js';
 import type { LocalFs } from '../ports/local-fs.js';
 import { toSyncError } from './executor.js';
-import { fallbackIgnore } from './ignore-rules.js';
 import { localRootExists, restatLocal, scanLocal, type IsIgnored } from './observe-local.js';
 import { observeRemote } from './observe-remote.js';
 import { newTally, reconcileRoot, type ReconcileContext, type RootContext, type RootOutcome, type Tally } from './reconciler.js';
@@ -107,7 +105,7 @@ class SyncEngine implements Engine {
     let rc = this.rootContexts.get(root.id);
     if (!rc) {
       const fs: LocalFs = this.deps.localFsFor(root);
-      const isIgnored: IsIgnored = this.deps.isIgnoredFor?.(root) ?? fallbackIgnore(root);
+      const isIgnored: IsIgnored = this.deps.isIgnoredFor(root);
       rc = { root, fs, isIgnored };
       this.rootContexts.set(root.id, rc);
     }
@@ -207,7 +205,7 @@ class SyncEngine implements Engine {
     if (await localRootExists(rc.fs)) return true;
     const synced = this.deps.journal.countSynced(rc.root.id);
     if (synced.files + synced.folders === 0) {
-      await mkdir(rc.root.localPath, { recursive: true });
+      await rc.fs.createRoot();
       return true;
     }
     const message = `the local folder ${rc.root.localPath} is missing (unmounted or moved?) while ${synced.files} files were in sync; refusing to delete them on Box. Restore or remount it, then run again`;

@@ -8,7 +8,6 @@
  * SHA-1, and commitTemp renames into place after re-checking the guard. Any failure is a SyncError; the
  * caller branches on its disposition only.
  */
-import { rm } from 'node:fs/promises';
 import { SyncError, isSyncError } from '../core/errors.js';
 import type { LocalEntry, RelPath, RemoteEntry, SyncRoot } from '../core/model.js';
 import { assertNever, type LocalGuard, type Operation, type UploadOp, type UploadVersionOp } from '../core/operations.js';
@@ -144,7 +143,7 @@ async function download(path: RelPath, op: Extract<Operation, { kind: 'download'
     return { local: { ...local, sha1: got.sha1 }, bytes: got.sizeBytes };
   } catch (e) {
     // The temp file is ours (never user data): leave nothing half-written behind.
-    await rm(temp, { force: true });
+    await fs.discardTemp(temp);
     // The folder went away or moved while the bytes came (a local rename of a parent): plan again from the trees.
     if (!isSyncError(e) && (e as NodeJS.ErrnoException).code === 'ENOENT') throw localChanged(path);
     throw e;

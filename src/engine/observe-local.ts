@@ -7,7 +7,6 @@
  * marks rather than a set of every path held here, so memory does not grow with the tree. Daemon hints instead
  * re-stat just the hinted paths (and scan a hinted folder's subtree), so the cost grows with the change.
  */
-import { stat as fsStat } from 'node:fs/promises';
 import type { LocalEntry, RelPath, RootId, SyncRoot } from '../core/model.js';
 import type { Journal } from '../ports/journal.js';
 import type { LocalFs } from '../ports/local-fs.js';
@@ -32,11 +31,7 @@ function sameStat(a: LocalEntry, b: LocalEntry): boolean {
 
 /** Does the local root folder exist (a directory)? A missing root is never read as "everything deleted". */
 export async function localRootExists(fs: LocalFs): Promise<boolean> {
-  try {
-    return (await fsStat(fs.rootPath)).isDirectory();
-  } catch {
-    return false;
-  }
+  return fs.rootExists();
 }
 
 function put(journal: Journal, root: RootId, entry: LocalEntry): void {

@@ -30,10 +30,6 @@ export interface EngineOptions {
    */
   readonly maxDeletes: number;
   readonly maxDeleteFraction: number;
-  /** Where the local trash lives ('state' = <stateDir>/trash) and how long it keeps things. */
-  readonly localTrash: 'freedesktop' | 'state';
-  readonly localTrashRetentionDays: number;
-  readonly stateDir: string;
 }
 
 export interface EngineDeps {
@@ -47,10 +43,10 @@ export interface EngineDeps {
   readonly options: EngineOptions;
   /**
    * The ignore rules of a root (built-in defaults plus root.exclude, from src/local). Applied to the local scan
-   * and to the remote tree alike, so an excluded remote folder is neither downloaded nor deleted. When absent,
-   * the engine applies root.exclude and a minimal built-in list (engine/ignore-rules.ts).
+   * and to the remote tree alike, so an excluded remote folder is neither downloaded nor deleted. Required: the
+   * engine keeps no ignore list of its own (one list, src/local/ignore.ts, for tests and production alike).
    */
-  readonly isIgnoredFor?: (root: SyncRoot) => (path: RelPath, isDir: boolean) => boolean;
+  readonly isIgnoredFor: (root: SyncRoot) => (path: RelPath, isDir: boolean) => boolean;
 }
 
 export type Phase = 'starting' | 'scanning' | 'listing' | 'planning' | 'transferring' | 'idle' | 'paused' | 'error';

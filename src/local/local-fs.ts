@@ -12,7 +12,7 @@
  * - guard 'folder': refused (a folder is never replaced by a file; the planner trashes it first).
  * On any failure the temp file is removed and the target is left as it was.
  */
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import { SyncError } from '../core/errors.js';
 import { asRelPath, type LocalEntry, type RelPath } from '../core/model.js';
@@ -25,7 +25,7 @@ import { checkGuard, localChanged, lstatOrUndefined } from './guard.js';
 import { sha1File } from './hash.js';
 import type { LocalTrash } from './local-trash.js';
 import { entryFromStats, scanTree } from './scan.js';
-import { newTempName } from './temp-name.js';
+import { isTempName, newTempName } from './temp-name.js';
 
 export interface LocalFsOptions {
   /** Absolute path of the sync root. */
@@ -102,6 +102,23 @@ export class DiskLocalFs implements LocalFs {
 
   tempPathFor(path: RelPath): string {
     return join(dirname(this.abs(path)), newTempName());
+  }
+
+  async discardTemp(tempAbs: string): Promise<void> {
+    if (!isTempName(basename(tempAbs))) throw new Error(`refusing to discard ${tempAbs}: not a boxsync temp file`);
+    await this.#fs.promises.rm(tempAbs, { force: true });
+  }
+
+  async rootExists(): Promise<boolean> {
+    try {
+      return (await this.#fs.promises.stat(this.rootPath)).isDirectory();
+    } catch {
+      return false;
+    }
+  }
+
+  async createRoot(): Promise<void> {
+    await this.#fs.promises.mkdir(this.rootPath, { recursive: true });
   }
 
   async commitTemp(tempAbs: string, path: RelPath, guard: LocalGuard, mtimeMs?: number): Promise<LocalEntry> {

@@ -55,6 +55,12 @@ export interface LocalFs {
   mkdir(path: RelPath): Promise<LocalEntry>;
   /** A fresh temp path in the same folder as `path`, named so the watcher and scanner ignore it. */
   tempPathFor(path: RelPath): string;
+  /** Remove a temp file from tempPathFor (never user data); absent is fine. */
+  discardTemp(tempAbs: string): Promise<void>;
+  /** Is the root folder there, as a directory? (A missing root is never read as "everything deleted".) */
+  rootExists(): Promise<boolean>;
+  /** Create the root folder (and its parents): only on a first run, when nothing was ever in sync there. */
+  createRoot(): Promise<void>;
   /**
    * Rename an absolute temp file (from tempPathFor) into place after checking the guard on `path`; sets mtime when
    * given and fsyncs. On any failure the temp file is removed and the target is left as it was.

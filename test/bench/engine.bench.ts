@@ -25,7 +25,7 @@ import { createBoxAdapter } from '../../src/remote/box/index.js';
 import { writeBoxConfig } from '../support/box-config.js';
 import { cliEntry, repoRoot } from '../support/cli.js';
 import { makeTempDir } from '../support/tmp.js';
-import { engineTestOptions } from '../engine/support/engine-workspace.js';
+import { engineTestOptions, ignoreFor } from '../engine/support/engine-workspace.js';
 
 const FILES = Number(process.env.ENGINE_BENCH_FILES ?? 20_000);
 const FILES_PER_FOLDER = 20;
@@ -118,7 +118,7 @@ export async function run(): Promise<void> {
         since = now;
       };
       const engine = createEngine(
-        { journal, remote: adapter.store, changes: adapter.changes, roots: [root], localFsFor: () => localFs, logger: silentLogger, clock: systemClock, options },
+        { journal, remote: adapter.store, changes: adapter.changes, roots: [root], localFsFor: () => localFs, isIgnoredFor: ignoreFor, logger: silentLogger, clock: systemClock, options },
         { onStatus },
       );
       let peakRssBytes = process.memoryUsage.rss();

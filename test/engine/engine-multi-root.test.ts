@@ -17,6 +17,7 @@ import type { LocalFs } from '../../src/ports/local-fs.js';
 import { FakeRemoteStore } from '../support/fake-remote-store.js';
 import { makeTempDir } from '../support/tmp.js';
 import { FakeChanges } from './support/fake-changes.js';
+import { ignoreFor } from './support/engine-workspace.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -50,7 +51,8 @@ describe('engine: several roots', () => {
       localFsFor: (r) => fsByRoot.get(r.id)!,
       logger: silentLogger,
       clock: systemClock,
-      options: { streamType: 'changes', transferConcurrency: 2, maxDeletes: 100, maxDeleteFraction: 0.5, localTrash: 'state', localTrashRetentionDays: 30, stateDir },
+      options: { streamType: 'changes', transferConcurrency: 2, maxDeletes: 100, maxDeleteFraction: 0.5 },
+      isIgnoredFor: ignoreFor,
     });
     cleanups.push(async () => {
       await engine.close();

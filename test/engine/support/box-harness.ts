@@ -12,7 +12,7 @@ import { silentLogger } from '../../../src/logger.js';
 import { systemClock } from '../../../src/ports/clock.js';
 import type { Journal } from '../../../src/ports/journal.js';
 import { createBoxAdapter, type BoxAdapter } from '../../../src/remote/box/index.js';
-import { engineTestOptions, makeEngineWorkspace, mirrorFiles } from './engine-workspace.js';
+import { engineTestOptions, makeEngineWorkspace, mirrorFiles, ignoreFor } from './engine-workspace.js';
 
 const TOKEN = 'T1';
 
@@ -61,6 +61,7 @@ export async function makeBoxHarness(overrides: Partial<EngineOptions> = {}): Pr
       changes: adapter.changes,
       roots: [root],
       localFsFor: () => localFs,
+      isIgnoredFor: ignoreFor,
       logger: silentLogger,
       clock: systemClock,
       options,

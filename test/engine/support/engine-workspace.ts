@@ -13,6 +13,8 @@ import { createLocalTrash } from '../../../src/local/local-trash.js';
 import { silentLogger } from '../../../src/logger.js';
 import type { LocalFs } from '../../../src/ports/local-fs.js';
 import { makeTempDir } from '../../support/tmp.js';
+import type { SyncRoot } from '../../../src/core/model.js';
+import { createIgnoreMatcher, type IgnoreMatcher } from '../../../src/local/ignore.js';
 
 export interface EngineWorkspace {
   readonly dir: string;
@@ -39,6 +41,11 @@ export async function makeEngineWorkspace(prefix: string): Promise<EngineWorkspa
   return { dir: tmp.dir, localPath, stateDir, journalPath: join(stateDir, 'journal.db'), localFs, cleanup: tmp.cleanup };
 }
 
+/** The production ignore rules of a root (src/local/ignore.ts): the engine keeps no list of its own. */
+export function ignoreFor(root: SyncRoot): IgnoreMatcher {
+  return createIgnoreMatcher(root.exclude);
+}
+
 /** Two-way defaults with room for the deletes tests make; `overrides` win. */
 export function engineTestOptions(stateDir: string, overrides: Partial<EngineOptions>): EngineOptions {
   return {
@@ -46,9 +53,6 @@ export function engineTestOptions(stateDir: string, overrides: Partial<EngineOpt
     transferConcurrency: 4,
     maxDeletes: 100,
     maxDeleteFraction: 0.5,
-    localTrash: 'state',
-    localTrashRetentionDays: 30,
-    stateDir,
     ...overrides,
   };
 }

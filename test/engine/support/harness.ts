@@ -12,7 +12,7 @@ import { systemClock } from '../../../src/ports/clock.js';
 import type { Journal } from '../../../src/ports/journal.js';
 import type { LocalFs } from '../../../src/ports/local-fs.js';
 import { FakeRemoteStore } from '../../support/fake-remote-store.js';
-import { engineTestOptions, makeEngineWorkspace, mirrorFiles } from './engine-workspace.js';
+import { engineTestOptions, ignoreFor, makeEngineWorkspace, mirrorFiles } from './engine-workspace.js';
 import { FakeChanges } from './fake-changes.js';
 
 export type OpLine = Parameters<NonNullable<EngineEvents['onOperation']>>[0];
@@ -58,7 +58,7 @@ export async function makeHarness(overrides: Partial<EngineOptions> = {}, rootEx
   const statuses: StatusReport[] = [];
   const build = (journal: Journal): Engine =>
     createEngine(
-      { journal, remote: store, changes, roots: [root], localFsFor: () => localFs, logger: silentLogger, clock: systemClock, options },
+      { journal, remote: store, changes, roots: [root], localFsFor: () => localFs, isIgnoredFor: ignoreFor, logger: silentLogger, clock: systemClock, options },
       { onOperation: (o) => opLines.push(o), onStatus: (st) => statuses.push(st) },
     );
   const journal = openJournal(journalPath).journal;
