@@ -16,6 +16,19 @@ export interface BackoffPolicy {
 export const itemBackoff: BackoffPolicy = { baseMs: 30_000, maxMs: 6 * 3600_000, factor: 2 };
 /** Per-pass defaults: 5 s, doubling, capped at 10 min (the reconciler after a failed pass). */
 export const passBackoff: BackoffPolicy = { baseMs: 5_000, maxMs: 600_000, factor: 2 };
+/** The daemon's pass runner after a pass that threw: 1 s, doubling, capped at 5 min. */
+export const passRunnerBackoff: BackoffPolicy = { baseMs: 1_000, maxMs: 300_000, factor: 2 };
+/** One HTTP request's retries (5xx, network): 500 ms, doubling, capped at 5 min (Retry-After wins when longer). */
+export const httpBackoff: BackoffPolicy = { baseMs: 500, maxMs: 300_000, factor: 2 };
+/** The event stream: broken or empty-handed long polls, a stream that brings no news: 1 s, doubling, to 60 s. */
+export const streamBackoff: BackoffPolicy = { baseMs: 1_000, maxMs: 60_000, factor: 2 };
+/** Token refresh after a 5xx or 429: 1 s, doubling, capped at 30 s. */
+export const tokenBackoff: BackoffPolicy = { baseMs: 1_000, maxMs: 30_000, factor: 2 };
+
+/** A policy with its bounds overridden (tests and settings shrink or stretch them). */
+export function withBounds(policy: BackoffPolicy, bounds: { minMs?: number | undefined; maxMs?: number | undefined }): BackoffPolicy {
+  return { ...policy, baseMs: bounds.minMs ?? policy.baseMs, maxMs: bounds.maxMs ?? policy.maxMs };
+}
 
 export function nominalDelayMs(policy: BackoffPolicy, attempt: number): number {
   const n = Math.max(1, Math.floor(attempt));

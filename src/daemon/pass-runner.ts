@@ -7,6 +7,7 @@
  * (1 s doubling to 5 min) and resets on success; a fatal outcome stops the runner and is reported.
  */
 import { shutdownReason } from '../core/errors.js';
+import { nominalDelayMs, passRunnerBackoff, withBounds } from '../core/retry.js';
 import type { Logger } from '../logger.js';
 import type { Engine, RunSummary } from '../engine/types.js';
 
@@ -23,6 +24,7 @@ export class PassRunner {
   private running: Promise<void> | null = null;
   private readonly abort = new AbortController();
   private backoffMs = 0;
+  private failures = 0;
   private stopped = false;
   private passes = 0;
   lastError: string | null = null;
@@ -79,11 +81,13 @@ export class PassRunner {
           return;
         }
         this.backoffMs = 0;
+        this.failures = 0;
         this.lastError = null;
         this.nextRetryAtMs = null;
       } catch (e) {
         if (this.stopped) return;
-        this.backoffMs = Math.min(this.opts.maxBackoffMs ?? 300_000, Math.max(this.opts.minBackoffMs ?? 1_000, this.backoffMs * 2));
+        this.failures += 1;
+        this.backoffMs = nominalDelayMs(withBounds(passRunnerBackoff, { minMs: this.opts.minBackoffMs, maxMs: this.opts.maxBackoffMs }), this.failures);
         this.lastError = e instanceof Error ? e.message : String(e);
         this.nextRetryAtMs = Date.now() + this.backoffMs;
         this.log.error({ err: e, retryInMs: this.backoffMs }, `sync pass failed: ${this.lastError}; will retry in ${Math.round(this.backoffMs / 1000)} s`);

@@ -16,6 +16,7 @@
  *              backoff; a position that is too old falls back to a full listing.
  */
 import { isSyncError } from '../core/errors.js';
+import { nominalDelayMs, streamBackoff, withBounds, type BackoffPolicy } from '../core/retry.js';
 import { asRemoteId, type SyncRoot } from '../core/model.js';
 import type { Engine } from '../engine/types.js';
 import type { Logger } from '../logger.js';
@@ -85,6 +86,13 @@ export class RemoteSide {
     this.update({ state: 'stopped', nextRetryAtMs: null });
   }
 
+  private failures = 0;
+
+  /** One backoff policy for the stream (core/retry.ts), with the bounds the settings or tests give. */
+  private policy(): BackoffPolicy {
+    return withBounds(streamBackoff, { minMs: this.deps.minBackoffMs, maxMs: this.deps.maxBackoffMs });
+  }
+
   /** The engine's cursor for the stream in use: the one position that counts. */
   private cursor(): string | null {
     return this.deps.journal.getCursor(`events:${this.effective}`) ?? null;
@@ -101,6 +109,7 @@ export class RemoteSide {
         const r = await this.deps.changes.waitForChange(this.effective, position, signal);
         if (r === 'changed') await this.askForPass(position, signal);
         this.backoffMs = 0;
+        this.failures = 0;
       } catch (e) {
         if (signal.aborted) return;
         if (isSyncError(e) && e.code === 'stream_position_invalid') {
@@ -115,7 +124,8 @@ export class RemoteSide {
           this.update({ state: 'stopped', note: e.message, nextRetryAtMs: null });
           return;
         }
-        this.backoffMs = Math.min(this.deps.maxBackoffMs ?? 60_000, Math.max(this.deps.minBackoffMs ?? 1_000, this.backoffMs * 2));
+        this.failures += 1;
+        this.backoffMs = nominalDelayMs(this.policy(), this.failures);
         const message = e instanceof Error ? e.message : String(e);
         this.deps.log.warn({ err: e, retryInMs: this.backoffMs }, `remote event stream broke (${message}); reconnecting in ${Math.round(this.backoffMs / 1000)} s`);
         this.update({ state: 'reconnecting', note: `reconnecting after: ${message}`, nextRetryAtMs: Date.now() + this.backoffMs });
@@ -137,7 +147,7 @@ export class RemoteSide {
     await this.deps.passes.idle();
     if (this.cursor() !== null && this.cursor() === polled) {
       this.noProgress += 1;
-      const waitMs = Math.min(this.deps.maxBackoffMs ?? 60_000, Math.max(this.deps.minBackoffMs ?? 1_000, 1000 * 2 ** Math.min(this.noProgress - 1, 10)));
+      const waitMs = nominalDelayMs(this.policy(), this.noProgress);
       this.deps.log.warn({ waitMs }, 'Box announced a change, but the event stream had nothing new; waiting before the next long poll');
       this.update({ nextRetryAtMs: Date.now() + waitMs });
       await sleep(waitMs, signal);

@@ -15,6 +15,7 @@ import { remoteError } from './error-codes.js';
 import { parseBoxJson } from './json.js';
 import { fileTokenStore, type Tokens, type TokenStore } from './token-file.js';
 import type { WireToken } from './wire-types.js';
+import { backoffDelayMs, tokenBackoff } from '../../core/retry.js';
 
 export type BoxAuthConfig =
   | { readonly developerToken: string }
@@ -184,7 +185,7 @@ class OAuth implements BoxAuth {
       // A 429 means the grant was not consumed. After a 5xx it may have been; asking again then costs nothing
       // worse than the invalid_grant we would be stuck with anyway.
       if (err.disposition === 'retry' && attempt < 4) {
-        await this.deps.clock.sleep(err.retryAfterMs ?? 500 * 2 ** attempt);
+        await this.deps.clock.sleep(backoffDelayMs({ policy: tokenBackoff, attempt, random: Math.random(), retryAfterMs: err.retryAfterMs }));
         continue;
       }
       if (err.code === 'auth_revoked' || res.statusCode === 401) {

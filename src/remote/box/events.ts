@@ -19,6 +19,7 @@ import { isSyncError } from '../../core/errors.js';
 import type { Logger } from '../../logger.js';
 import type { ChangeBatch, FetchOptions, RemoteChanges, RemoteHint, StreamType } from '../../ports/remote-changes.js';
 import { compareSequence } from '../../core/sequence.js';
+import { backoffDelayMs, nominalDelayMs, streamBackoff, withBounds } from '../../core/retry.js';
 import { checkItem, eventSchema, eventsPageSchema, parseFrame } from './schemas.js';
 import { remoteError } from './error-codes.js';
 import type { BoxHttp } from './http.js';
@@ -147,7 +148,7 @@ export class BoxChanges implements RemoteChanges {
         // must not become a tight loop: it backs off like a failure.
         if (this.o.http.clock.now() - started < (this.o.quickAnswerMs ?? 1000)) {
           this.quick += 1;
-          const waitMs = Math.min(this.o.maxPollBackoffMs ?? 60_000, 1000 * 2 ** Math.min(this.quick - 1, 10));
+          const waitMs = nominalDelayMs(withBounds(streamBackoff, { maxMs: this.o.maxPollBackoffMs }), this.quick);
           this.log.warn({ message: message === null ? '(not a long-poll answer)' : message.slice(0, 40), waitMs }, 'long poll answered at once without news; backing off');
           this.realtime = undefined;
           await this.o.http.sleep(waitMs, signal);
@@ -165,7 +166,12 @@ export class BoxChanges implements RemoteChanges {
         if (isSyncError(e) && (e.disposition === 'fatal' || e.code === 'aborted')) throw e;
         this.realtime = undefined;
         failures += 1;
-        const waitMs = Math.min(this.o.maxPollBackoffMs ?? 60_000, (isSyncError(e) ? e.retryAfterMs : undefined) ?? 1000 * 2 ** (failures - 1));
+        const waitMs = backoffDelayMs({
+          policy: withBounds(streamBackoff, { maxMs: this.o.maxPollBackoffMs }),
+          attempt: failures,
+          random: Math.random(),
+          retryAfterMs: isSyncError(e) ? e.retryAfterMs : undefined,
+        });
         this.log.warn({ err: isSyncError(e) ? e.code : String(e), waitMs }, 'long poll failed; backing off');
         await this.o.http.sleep(waitMs, signal);
       }

@@ -12,6 +12,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Got, Method, OptionsInit } from 'got';
 import { isSyncError, SyncError } from '../../core/errors.js';
+import { backoffDelayMs, httpBackoff } from '../../core/retry.js';
 import { redactUrl, type Logger } from '../../logger.js';
 import type { Clock } from '../../ports/clock.js';
 import type { BoxAuth } from './auth.js';
@@ -287,7 +288,7 @@ export class BoxHttp {
   }
 
   private backoffMs(attempt: number): number {
-    return Math.round(500 * 2 ** (attempt - 1) * (0.5 + Math.random()));
+    return backoffDelayMs({ policy: httpBackoff, attempt, random: Math.random() });
   }
 
   private capped(ms: number): number {

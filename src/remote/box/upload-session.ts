@@ -30,6 +30,7 @@ import type { SourceFacts, UploadDeps, UploadTarget } from './upload.js';
 import { firstEntry } from './upload.js';
 import type { WireFiles, WirePart } from './wire-types.js';
 import { malformed, parseFrame, partSchema, partsPageSchema, uploadSessionSchema } from './schemas.js';
+import PQueue from 'p-queue';
 
 type Part = UploadSessionRecord['parts'][number];
 
@@ -211,7 +212,8 @@ function toPart(p: Pick<WirePart, 'part_id' | 'offset' | 'size' | 'sha1'>): Part
 
 /**
  * Reads the file part by part, in order (so the whole-file SHA-1 is computed in one pass), and uploads each
- * part the server lacks with at most `partConcurrency` in flight. Memory: (concurrency + 1) x part size.
+ * part the server lacks with at most `partConcurrency` in flight (a p-queue). Memory: (concurrency + 2) x part
+ * size: the parts in flight, one waiting for a slot, and the one being read.
  */
 async function sendParts(
   deps: UploadDeps,
@@ -222,7 +224,7 @@ async function sendParts(
 ): Promise<{ parts: Part[]; sha1: string }> {
   const whole = createHash('sha1');
   const parts: Part[] = [];
-  const inflight = new Set<Promise<void>>();
+  const queue = new PQueue({ concurrency: Math.max(1, deps.partConcurrency) });
   let failure: unknown;
   let doneBytes = 0;
   const fh = await open(req.sourcePath, 'r');
@@ -240,22 +242,24 @@ async function sendParts(
         req.onProgress?.({ doneBytes, totalBytes: rec.fileSizeBytes });
         continue;
       }
-      while (inflight.size >= deps.partConcurrency) await Promise.race(inflight);
+      // Read ahead only when a slot is about to free up: memory stays bounded by the concurrency.
+      await queue.onSizeLessThan(1);
       if (failure !== undefined) break;
-      const task = putPart(deps, rec, offset, buf, partSha1, req.signal)
-        .then((p) => {
+      void queue.add(async () => {
+        if (failure !== undefined) return;
+        try {
+          const p = await putPart(deps, rec, offset, buf, partSha1, req.signal);
           parts.push(p);
           onPart(p);
           doneBytes += size;
           req.onProgress?.({ doneBytes, totalBytes: rec.fileSizeBytes });
-        })
-        .catch((e: unknown) => {
+        } catch (e) {
           failure ??= e;
-        })
-        .finally(() => inflight.delete(task));
-      inflight.add(task);
+          queue.clear();
+        }
+      });
     }
-    await Promise.all(inflight);
+    await queue.onIdle();
   } finally {
     await fh.close();
   }

@@ -119,7 +119,8 @@ describe('Box adapter: event stream', () => {
     expect(await fresh.changes.waitForChange('changes', pos)).toBe('changed');
     const polls = server.control.requests().filter((r) => r.path === '/subscribe' || r.method === 'OPTIONS');
     expect(polls.map((r) => `${r.method} ${r.status}`)).toEqual(['OPTIONS 200', 'GET 500', 'OPTIONS 200', 'GET 200']);
-    expect(polls[2]!.atMs - polls[1]!.atMs).toBeGreaterThanOrEqual(900);
+    // 1 s nominal with equal jitter (core/retry.ts streamBackoff): never sooner than half of it.
+    expect(polls[2]!.atMs - polls[1]!.atMs).toBeGreaterThanOrEqual(450);
   });
 
   it('rejects when aborted', async () => {
