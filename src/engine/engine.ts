@@ -172,8 +172,8 @@ class SyncEngine implements Engine {
         this.pendingLocal.delete(root.id);
         let scope: SnapshotScope;
         if (hintedPass && !observed.full && this.scanned.has(root.id)) {
-          await restatLocal({ journal, root, fs: rc.fs, isIgnored: rc.isIgnored }, hinted, signal);
-          scope = { kind: 'hinted', localPaths: hinted, remoteIds: observed.touchedIds };
+          const found = await restatLocal({ journal, root, fs: rc.fs, isIgnored: rc.isIgnored }, hinted, signal);
+          scope = { kind: 'hinted', localPaths: [...hinted, ...found], remoteIds: observed.touchedIds };
         } else {
           await scanLocal({ journal, root, fs: rc.fs, isIgnored: rc.isIgnored }, undefined, signal);
           this.scanned.add(root.id);

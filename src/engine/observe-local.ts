@@ -112,9 +112,38 @@ async function restatOne(deps: LocalObserverDeps, path: RelPath): Promise<Restat
   return { kind: 'entry', entry: { ...entry, sha1 } };
 }
 
-/** Re-stat hinted paths: a file is re-hashed only when its stat changed; a folder's subtree is rescanned. */
-export async function restatLocal(deps: LocalObserverDeps, paths: readonly RelPath[], signal?: AbortSignal): Promise<void> {
+/**
+ * Re-stat hinted paths: a file is re-hashed only when its stat changed; a folder's subtree is rescanned. When a
+ * hinted path is gone, its folder is looked at too: a name there that the journal does not know yet (the other
+ * half of a rename whose hint has not arrived, e.g. a case-only rename `a.md` -> `A.md`) is re-stat'ed as well,
+ * so that the planner sees a rename instead of a delete. Returns those extra paths (the planner's scope grows
+ * by them).
+ */
+export async function restatLocal(deps: LocalObserverDeps, paths: readonly RelPath[], signal?: AbortSignal): Promise<RelPath[]> {
+  const gone = await restatBatch(deps, paths, signal);
+  const hinted = new Set<RelPath>(paths);
+  const extra: RelPath[] = [];
+  const parents = new Set<RelPath | ''>(gone.map((p) => parentOf(p)));
+  for (const dir of parents) {
+    for (const name of await deps.fs.childNames(dir)) {
+      const p = (dir === '' ? name : `${dir}/${name}`) as RelPath;
+      if (hinted.has(p) || deps.journal.getLocal(deps.root.id, p) !== undefined) continue;
+      extra.push(p);
+    }
+  }
+  if (extra.length > 0) await restatBatch(deps, extra, signal);
+  return extra;
+}
+
+function parentOf(path: RelPath): RelPath | '' {
+  const i = path.lastIndexOf('/');
+  return i < 0 ? '' : (path.slice(0, i) as RelPath);
+}
+
+/** Re-stat paths and apply what was found; returns the paths found gone. */
+async function restatBatch(deps: LocalObserverDeps, paths: readonly RelPath[], signal?: AbortSignal): Promise<RelPath[]> {
   const { journal, root } = deps;
+  const goneOut: RelPath[] = [];
   for (let i = 0; i < paths.length; i += RESTAT_CONCURRENCY) {
     signal?.throwIfAborted();
     const found = await Promise.all(paths.slice(i, i + RESTAT_CONCURRENCY).map((p) => restatOne(deps, p)));
@@ -126,6 +155,7 @@ export async function restatLocal(deps: LocalObserverDeps, paths: readonly RelPa
       switch (r.kind) {
         case 'gone':
           journal.transaction(() => journal.deleteLocalSubtree(root.id, r.path));
+          goneOut.push(r.path);
           break;
         case 'folder':
           journal.transaction(() => put(journal, root.id, r.entry));
@@ -140,4 +170,5 @@ export async function restatLocal(deps: LocalObserverDeps, paths: readonly RelPa
       }
     }
   }
+  return goneOut;
 }

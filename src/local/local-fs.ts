@@ -104,6 +104,15 @@ export class DiskLocalFs implements LocalFs {
     return join(dirname(this.abs(path)), newTempName());
   }
 
+  async childNames(path: RelPath | ''): Promise<readonly string[]> {
+    try {
+      const names = await this.#fs.promises.readdir(path === '' ? this.rootPath : this.abs(path));
+      return names.map(String).filter((n) => !isTempName(n));
+    } catch {
+      return [];
+    }
+  }
+
   async discardTemp(tempAbs: string): Promise<void> {
     if (!isTempName(basename(tempAbs))) throw new Error(`refusing to discard ${tempAbs}: not a boxsync temp file`);
     await this.#fs.promises.rm(tempAbs, { force: true });

@@ -55,6 +55,8 @@ export interface LocalFs {
   mkdir(path: RelPath): Promise<LocalEntry>;
   /** A fresh temp path in the same folder as `path`, named so the watcher and scanner ignore it. */
   tempPathFor(path: RelPath): string;
+  /** Names in one folder ('' = the root), without boxsync's temp files; [] when the folder is gone. */
+  childNames(path: RelPath | ''): Promise<readonly string[]>;
   /** Remove a temp file from tempPathFor (never user data); absent is fine. */
   discardTemp(tempAbs: string): Promise<void>;
   /** Is the root folder there, as a directory? (A missing root is never read as "everything deleted".) */
