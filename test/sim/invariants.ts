@@ -8,6 +8,7 @@
  *   (c) no boxsync temp file is left, and no file under a final name holds a content nobody wrote (a partial
  *       download or upload);
  *   (d) nothing outside the mirror and the state dir changed.
+ * (e), upload sessions interrupted by a kill are resumed and not restarted, is checked in sim.ts from the request log.
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';

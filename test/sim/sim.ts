@@ -22,10 +22,12 @@ import { Contents, randomOp, type OpContext } from './ops.js';
 import { formatTree } from './trees.js';
 import { describeTrigger, runChild, startWorld, type ChildRun, type KillTrigger, type RequestClass, type World } from './world.js';
 
+const DAEMON_RATE = 0.1;
+
 export interface SimOptions {
   /** Scenarios in this world. */
   readonly scenarios: number;
-  /** Allow >= 20 MB files (upload sessions); slower. */
+  /** Allow >= 20 MB files (upload sessions) in every world, not only in the ones whose seed picks them; slower. */
   readonly bigFiles?: boolean;
   /** Probability that a scenario's first run is killed (sync --once or daemon). */
   readonly killRate?: number;
@@ -126,6 +128,33 @@ function pickTrigger(rng: Rng, log: readonly string[]): KillTrigger {
   return rng.weighted(table);
 }
 
+/**
+ * (e) An upload session that a kill interrupted (parts sent, no commit) is resumed by the next run, not started
+ * again: the next run must address that same session id (status, parts, or commit) before any new session.
+ */
+function checkSessionsResumed(killed: ChildRun, next: ChildRun | undefined): string[] {
+  const part = /^\/api\/2\.0\/files\/upload_sessions\/([^/]+)(\/commit)?$/;
+  const sent = new Set<string>();
+  const committed = new Set<string>();
+  for (const r of killed.requests) {
+    const m = part.exec(r.path);
+    if (!m) continue;
+    if (r.method === 'PUT' && r.status === 200) sent.add(m[1]!);
+    if (m[2] && r.status >= 200 && r.status < 300) committed.add(m[1]!);
+  }
+  const interrupted = [...sent].filter((id) => !committed.has(id));
+  if (interrupted.length === 0 || next === undefined) return [];
+  const out: string[] = [];
+  for (const id of interrupted) {
+    const firstUse = next.requests.findIndex((r) => part.exec(r.path)?.[1] === id);
+    const firstNew = next.requests.findIndex((r) => r.method === 'POST' && /\/upload_sessions$/.test(r.path));
+    if (firstUse < 0 || (firstNew >= 0 && firstNew < firstUse)) {
+      out.push(`(e) upload session ${id}, interrupted by the kill after some parts, was ${firstNew >= 0 ? 'restarted (a new session was created)' : 'not resumed'} by the next run`);
+    }
+  }
+  return out;
+}
+
 function runLine(r: ChildRun): string {
   const end = r.killed ? `killed (${r.killNote})` : r.signal ? `signal ${r.signal}` : `exit ${r.code}`;
   return `${r.command}: ${end}, ${r.ms} ms, ${r.requests.length} requests`;
@@ -141,11 +170,15 @@ export async function runWorld(seed: number, opts: SimOptions): Promise<WorldRes
   const t0 = Date.now();
   const say = opts.log ?? (() => undefined);
   const setup = new Rng(scenarioSeed(seed, -1));
-  const w = await startWorld({ transferConcurrency: setup.pick([1, 2, 4]) });
+  const setupConcurrency = setup.pick([1, 2, 4]);
+  const w = await startWorld({ transferConcurrency: setupConcurrency });
+  // About one world in five uses >= 20 MB files (upload sessions, 4 MB parts); --big-files forces it.
+  const bigFiles = setup.chance(0.2) || (opts.bigFiles ?? false);
+  const killRate = opts.killRate ?? 0.68;
   const contents = new Contents(`w${seed}`);
   const trashed: OpContext['trashed'] = [];
   const required: Required = new Map();
-  const worldLog: string[] = [`world ${seed}: box-server ${w.srv.baseUrl}, mirror ${w.mirror}`];
+  const worldLog: string[] = [`world ${seed}: box-server ${w.srv.baseUrl}, mirror ${w.mirror}, transferConcurrency ${setupConcurrency}${bigFiles ? ', big files' : ''}`];
   const faults: Record<string, number> = {};
   let killsSurvived = 0;
   let daemonKillsSurvived = 0;
@@ -158,18 +191,28 @@ export async function runWorld(seed: number, opts: SimOptions): Promise<WorldRes
     for (k = 0; k < opts.scenarios; k++) {
       const rng = new Rng(scenarioSeed(seed, k));
       const log: string[] = [`scenario ${k} (world ${seed}, scenario seed ${scenarioSeed(seed, k)}):`];
-      const ctx: OpContext = { w, rng, contents, trashed, bigFiles: opts.bigFiles ?? false };
-      const nOps = k === 0 ? 4 : rng.int(1, 4);
-      for (let i = 0; i < nOps; i++) {
-        const line = await randomOp(ctx);
-        if (line !== null) log.push(`  ${line}`);
-      }
+      const ctx: OpContext = { w, rng, contents, trashed, bigFiles };
       const runRng = rng.fork();
       const mode = runRng.weighted<'kill' | 'daemon' | 'plain'>([
-        [opts.killRate ?? 0.62, 'kill'],
-        [0.08, 'daemon'],
-        [Math.max(0, 1 - (opts.killRate ?? 0.62) - 0.08), 'plain'],
+        [killRate, 'kill'],
+        [DAEMON_RATE, 'daemon'],
+        [Math.max(0, 1 - killRate - DAEMON_RATE), 'plain'],
       ]);
+      const nOps = k === 0 ? 4 : rng.int(1, 4);
+      const applyOps = async (racing: boolean): Promise<void> => {
+        for (let i = 0; i < nOps; i++) {
+          try {
+            const line = await randomOp(ctx);
+            if (line !== null) log.push(`  ${line}`);
+          } catch (e) {
+            // Only a running daemon can move things under an operation's feet; otherwise it is a simulation bug.
+            if (!racing) throw e;
+            log.push(`  (an operation raced with the daemon and gave up: ${(e as Error).message})`);
+          }
+        }
+      };
+      // With the daemon, the operations happen while it runs (its watcher and long poll see them live).
+      if (mode !== 'daemon') await applyOps(false);
       const armed: string[] = [];
       if (runRng.chance(0.45)) {
         for (let i = runRng.int(1, 2); i > 0; i--) {
@@ -183,9 +226,19 @@ export async function runWorld(seed: number, opts: SimOptions): Promise<WorldRes
       await noteRequired(w, required, `scenario ${k} run 1`);
       let first: ChildRun;
       if (mode === 'daemon') {
-        const t: KillTrigger = runRng.chance(0.5) ? { kind: 'delay', ms: runRng.int(1200, 4000) } : { kind: 'request', match: 'any', n: runRng.int(3, 25) };
-        log.push(`  run 1: daemon, kill -9 ${describeTrigger(t)}`);
-        first = await runChild(w, ['daemon'], { trigger: t, timeoutMs: 8000 });
+        const opsAtMs = runRng.int(900, 2500);
+        const t: KillTrigger = { kind: 'delay', ms: opsAtMs + runRng.int(200, 3000) };
+        log.push(`  run 1: daemon; the operations below ${opsAtMs} ms after its start; kill -9 ${describeTrigger(t)}`);
+        first = await runChild(w, ['daemon'], {
+          trigger: t,
+          timeoutMs: 10_000,
+          during: async () => {
+            await new Promise((r) => setTimeout(r, opsAtMs));
+            await applyOps(true);
+            // The daemon may already be syncing these: they are "on disk or on Box while a sync runs".
+            await noteRequired(w, required, `scenario ${k}, during the daemon run`);
+          },
+        });
       } else if (mode === 'kill') {
         const t = pickTrigger(runRng, log);
         log.push(`  run 1: sync --once, kill -9 ${describeTrigger(t)}`);
@@ -211,6 +264,7 @@ export async function runWorld(seed: number, opts: SimOptions): Promise<WorldRes
       for (const r of childRuns) log.push(`  ${runLine(r)}`);
       const check = await checkInvariants(w, { required, written: contents.written, outsideBefore });
       const failures = [...check.failures];
+      if (first.killed) failures.push(...checkSessionsResumed(first, childRuns[1]));
       if (last.code !== 0) failures.unshift(`(liveness) sync --once did not exit 0 within 3 runs after the first (last: ${last.signal ?? `exit ${last.code}`})`);
       worldLog.push(...log);
       if (failures.length > 0) {

@@ -44,7 +44,7 @@ export async function startWorld(opts: { transferConcurrency: number }): Promise
   const dir = await mkdtemp(join(tmpdir(), 'boxsync-sim-'));
   const shm = '/dev/shm';
   const boxDataDir = await mkdtemp(join(existsSync(shm) ? shm : tmpdir(), 'boxsync-sim-box-'));
-  const srv = await startBoxServer({ port: 0, tokens: [DEV_TOKEN], dataDir: boxDataDir, longPollTimeoutMs: 1000 });
+  const srv = await startBoxServer({ port: 0, tokens: [DEV_TOKEN], dataDir: boxDataDir, longPollTimeoutMs: 1000, chunkedPartSizeBytes: 4 * 1024 * 1024 });
   const web = srv.control.as('1');
   const remoteRootId = web.createFolder('0', 'Sim').id;
   const mirror = join(dir, 'mirror');
@@ -159,7 +159,11 @@ export interface ChildRun {
  * and the child gets SIGKILL right after the chosen request was answered (or after the delay). Without one, the
  * child runs to its end (bounded by `timeoutMs`, after which it is killed and reported).
  */
-export async function runChild(w: World, args: readonly string[], o: { trigger?: KillTrigger; timeoutMs?: number } = {}): Promise<ChildRun> {
+export async function runChild(
+  w: World,
+  args: readonly string[],
+  o: { trigger?: KillTrigger; timeoutMs?: number; during?: () => Promise<void> } = {},
+): Promise<ChildRun> {
   w.srv.control.clearRequests();
   const started = Date.now();
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', cliEntry, ...args, '--config', w.configFile], {
@@ -203,6 +207,8 @@ export async function runChild(w: World, args: readonly string[], o: { trigger?:
     }, 3);
     timers.push(poll);
   }
+  // Work done while the child runs (the daemon scenarios' operations); awaited before the result is returned.
+  const during = o.during ? o.during() : Promise.resolve();
   let timedOut = false;
   timers.push(
     setTimeout(() => {
@@ -212,6 +218,7 @@ export async function runChild(w: World, args: readonly string[], o: { trigger?:
     }, o.timeoutMs ?? 60_000),
   );
   const { code, signal } = await closed;
+  await during;
   for (const tm of timers) clearTimeout(tm);
   if (timedOut) stderr += `\n[sim] the child did not exit within ${o.timeoutMs ?? 60_000} ms and was killed\n`;
   return {
