@@ -1,0 +1,91 @@
+/**
+ * The invariants checked after every scenario, from the disk and from box-server only (never from boxsync's
+ * journal):
+ *   (a) the local tree and the Box tree are equal: same relative paths, same SHA-1 per file;
+ *   (b) every content that existed on either side when a sync started is still recoverable: in the mirror
+ *       (conflict copies included), on Box (a current file, an old or deleted version, the trash), or in
+ *       boxsync's local trash (<stateDir>/trash);
+ *   (c) no boxsync temp file is left, and no file under a final name holds a content nobody wrote (a partial
+ *       download or upload);
+ *   (d) nothing outside the mirror and the state dir changed.
+ * (e), upload sessions interrupted by a kill are resumed and not restarted, is checked in sim.ts from the request log.
+ */
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { readBoxRecoverable, readBoxTree, readFilesUnder, readLocalTree, sha1Of, type Entry } from './trees.js';
+import type { World } from './world.js';
+
+/** Contents that must stay recoverable: sha1 -> where and when it was seen at the start of a sync. */
+export type Required = Map<string, string>;
+
+/** Record every content on both sides now (called right before each sync starts). */
+export async function noteRequired(w: World, required: Required, when: string): Promise<void> {
+  const l = await readLocalTree(w.mirror);
+  for (const [p, e] of l.entries) if (e.kind === 'file' && !required.has(e.sha1)) required.set(e.sha1, `local ${p}, ${when}`);
+  const b = readBoxTree(w.web, w.remoteRootId);
+  for (const [p, e] of b.entries) if (e.kind === 'file' && !required.has(e.sha1)) required.set(e.sha1, `Box ${p}, ${when}`);
+}
+
+/** A fingerprint of everything outside the mirror and the state dir that the simulation watches. */
+export async function outsideFingerprint(w: World): Promise<string> {
+  const lines: string[] = [];
+  const top = (await readdir(w.dir)).sort();
+  lines.push(`top: ${top.join(',')}`);
+  for (const root of [w.home, w.outside]) {
+    for (const d of (await readdir(root, { recursive: true, withFileTypes: true })).sort((a, b) => (join(a.parentPath, a.name) < join(b.parentPath, b.name) ? -1 : 1))) {
+      const p = join(d.parentPath, d.name);
+      const s = await stat(p);
+      lines.push(`${relative(w.dir, p)} ${d.isDirectory() ? 'dir' : sha1Of(await readFile(p))} mode=${(s.mode & 0o7777).toString(8)} mtime=${s.mtimeMs}`);
+    }
+    const s = await stat(root);
+    lines.push(`${relative(w.dir, root)} mode=${(s.mode & 0o7777).toString(8)} mtime=${s.mtimeMs}`);
+  }
+  const c = await stat(w.configFile);
+  lines.push(`config ${sha1Of(await readFile(w.configFile))} mode=${(c.mode & 0o7777).toString(8)} mtime=${c.mtimeMs}`);
+  const d = await stat(w.dir);
+  lines.push(`world dir mode=${(d.mode & 0o7777).toString(8)}`);
+  return lines.join('\n');
+}
+
+export interface CheckResult {
+  readonly failures: string[];
+  readonly local: Map<string, Entry>;
+  readonly box: Map<string, Entry>;
+}
+
+export async function checkInvariants(w: World, o: { required: Required; written: Map<string, string>; outsideBefore: string }): Promise<CheckResult> {
+  const failures: string[] = [];
+  const l = await readLocalTree(w.mirror);
+  const b = readBoxTree(w.web, w.remoteRootId);
+
+  // (a) equal trees
+  for (const [p, e] of l.entries) {
+    const x = b.entries.get(p);
+    if (!x) failures.push(`(a) ${p}${e.kind === 'dir' ? '/' : ''} is in the mirror but not on Box`);
+    else if (x.kind !== e.kind) failures.push(`(a) ${p} is a ${e.kind} in the mirror but a ${x.kind} on Box`);
+    else if (e.kind === 'file' && x.kind === 'file' && e.sha1 !== x.sha1) failures.push(`(a) ${p} differs: mirror ${e.sha1.slice(0, 10)}, Box ${x.sha1.slice(0, 10)}`);
+  }
+  for (const [p, e] of b.entries) if (!l.entries.has(p)) failures.push(`(a) ${p}${e.kind === 'dir' ? '/' : ''} is on Box but not in the mirror`);
+  for (const [p, ref] of b.ids) if (ref.type === 'web_link') failures.push(`(a) unexpected web link on Box at ${p}`);
+  if (l.odd.length > 0) failures.push(`(a) neither file nor folder in the mirror: ${l.odd.join(', ')}`);
+
+  // (b) every required content is recoverable
+  const where = new Map<string, string>();
+  for (const [p, e] of l.entries) if (e.kind === 'file') where.set(e.sha1, `mirror ${p}`);
+  for (const [sha, at] of await readFilesUnder(join(w.stateDir, 'trash'))) if (!where.has(sha)) where.set(sha, `local trash ${at}`);
+  for (const [sha, at] of readBoxRecoverable(w.boxDataDir)) if (!where.has(sha)) where.set(sha, at);
+  for (const [sha, seen] of o.required) {
+    if (!where.has(sha)) failures.push(`(b) content ${sha.slice(0, 10)} (${o.written.get(sha) ?? 'not written by the simulation'}; seen at ${seen}) is nowhere: not in the mirror, on Box, or in the local trash`);
+  }
+
+  // (c) no temp files, no content nobody wrote under a final name
+  for (const t of l.temps) failures.push(`(c) boxsync temp file left in the mirror: ${t}`);
+  for (const [p, e] of l.entries) if (e.kind === 'file' && !o.written.has(e.sha1)) failures.push(`(c) mirror ${p} holds a content nobody wrote (${e.sha1.slice(0, 10)}, ${e.size} bytes): partial?`);
+  for (const [p, e] of b.entries) if (e.kind === 'file' && !o.written.has(e.sha1)) failures.push(`(c) Box ${p} holds a content nobody wrote (${e.sha1.slice(0, 10)}): partial upload?`);
+
+  // (d) nothing outside the mirror and the state dir changed
+  const outsideAfter = await outsideFingerprint(w);
+  if (outsideAfter !== o.outsideBefore) failures.push(`(d) something outside the mirror and the state dir changed:\n--- before\n${o.outsideBefore}\n--- after\n${outsideAfter}`);
+
+  return { failures, local: l.entries, box: b.entries };
+}
