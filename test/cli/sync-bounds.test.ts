@@ -120,6 +120,17 @@ describe('sync --once: bounded waits and a guarded token', () => {
     expect((await readdir(e.mirror)).filter((n) => !n.startsWith('.'))).toEqual([]);
   });
 
+  it('a listing that is accepted and never answered is abandoned at the stall timeout, without a signal', async () => {
+    const e = await env();
+    await e.writeConfig({ extra: { http: { stallTimeoutSec: 1 } } });
+    e.srv.control.failNext({ method: 'GET', path: `/2.0/folders/${e.remoteRootId}/items`, count: 1000, hang: true });
+    const t0 = Date.now();
+    const r = await e.sync([], { timeoutMs: 60_000 });
+    expect(Date.now() - t0).toBeLessThan(45_000);
+    expect(r.code).toBe(1);
+    expect(out(r)).toMatch(/network|timed? ?out/i);
+  });
+
   it('SIGTERM ends a run stuck on a listing that is accepted and never answered, within 5 s', async () => {
     const e = await env();
     e.srv.control.failNext({ method: 'GET', path: `/2.0/folders/${e.remoteRootId}/items`, count: 100, hang: true });

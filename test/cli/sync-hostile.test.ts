@@ -188,4 +188,21 @@ describe('sync --once against a hostile Box', () => {
     // The pending edit still went up.
     expect(env.web.readFile(env.aId).toString()).toBe('a v2 (local edit)');
   });
+
+  it('a paging marker that never ends makes the listing incomplete after one repeat, and deletes nothing', async () => {
+    const env = await goodFirstSync();
+    env.srv.control.clearRequests();
+    env.srv.control.failNext({
+      method: 'GET',
+      path: `/2.0/folders/${env.docsId}/items`,
+      count: 1000,
+      // A canned answer (the route is not run), so the repeated marker is never judged by box-server itself.
+      body: { entries: [], limit: 1000, next_marker: 'same-marker-forever' },
+    });
+    const r = await env.sync(['--full-rescan'], { timeoutMs: 30_000 });
+    expect(r.code).toBe(1);
+    expect(r.stdout + r.stderr).toMatch(/repeated a paging marker/);
+    expect(env.srv.control.requests().filter((q) => q.path === `/2.0/folders/${env.docsId}/items`).length).toBeLessThanOrEqual(3);
+    expect(await listTree(env.mirror)).toEqual(['a.txt', 'docs/', 'docs/b.txt']);
+  });
 });

@@ -3,6 +3,8 @@
  * against a Box edit, a long poll that cries wolf, a SIGTERM bound, and a remote change whose pass was killed.
  */
 import { readFile, rename } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../support/wait.js';
@@ -91,6 +93,30 @@ describe('boxsync daemon reliability', () => {
     expect(h.srv.control.requests().filter((r) => r.path === '/subscribe').length).toBeLessThan(12);
     // Still alive and still syncing local changes meanwhile.
     expect((await h.status()).remoteStream.state).not.toBe('stopped');
+  });
+
+  it('a long-poll URL on a host the config does not name gets no token', async () => {
+    const seen: (string | undefined)[] = [];
+    const foreign = createServer((req, res) => {
+      seen.push(req.headers.authorization);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"message":"reconnect"}');
+    });
+    await new Promise<void>((r) => foreign.listen(0, '127.0.0.1', r));
+    try {
+      h = await createHarness();
+      const url = `http://127.0.0.1:${(foreign.address() as AddressInfo).port}/subscribe`;
+      h.srv.control.failNext({
+        method: 'OPTIONS',
+        path: '/2.0/events',
+        count: 100_000,
+        transform: (b) => ({ ...(b as object), entries: [{ type: 'realtime_server', url, ttl: '10', max_retries: '10', retry_timeout: '610' }] }),
+      });
+      run = await h.start();
+      await waitFor(() => seen.length >= 1, { ...BOUND, what: 'a long poll at the foreign host' });
+      expect(seen.every((a) => a === undefined)).toBe(true);
+    } finally {
+      await new Promise((r) => foreign.close(r));
+    }
   });
 
   it('a remote change seen by a pass that is killed is applied after the restart, not at the nightly rescan', async () => {
