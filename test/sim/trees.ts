@@ -34,7 +34,8 @@ export async function readLocalTree(root: string): Promise<LocalTree> {
     try {
       list = await readdir(join(root, rel), { withFileTypes: true });
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT' && rel === '') return;
+      // Gone since its parent was listed: only a running daemon moves things while the simulation reads.
+      if (['ENOENT', 'ENOTDIR'].includes((e as NodeJS.ErrnoException).code ?? '')) return;
       throw e;
     }
     for (const d of list) {
@@ -45,7 +46,13 @@ export async function readLocalTree(root: string): Promise<LocalTree> {
         entries.set(p, { kind: 'dir' });
         await walk(p);
       } else if (d.isFile()) {
-        const data = await readFile(join(root, p));
+        let data: Buffer;
+        try {
+          data = await readFile(join(root, p));
+        } catch (e) {
+          if (['ENOENT', 'EISDIR'].includes((e as NodeJS.ErrnoException).code ?? '')) continue;
+          throw e;
+        }
         entries.set(p, { kind: 'file', sha1: sha1Of(data), size: data.length });
       } else {
         odd.push(p);

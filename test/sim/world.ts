@@ -208,7 +208,11 @@ export async function runChild(
     timers.push(poll);
   }
   // Work done while the child runs (the daemon scenarios' operations); awaited before the result is returned.
-  const during = o.during ? o.during() : Promise.resolve();
+  // A rejection is kept, not left unhandled while the child still runs, and rethrown once the child is gone.
+  const during: Promise<unknown> = (o.during ? o.during() : Promise.resolve()).then(
+    () => undefined,
+    (e: unknown) => e ?? new Error('during() rejected'),
+  );
   let timedOut = false;
   timers.push(
     setTimeout(() => {
@@ -218,7 +222,8 @@ export async function runChild(
     }, o.timeoutMs ?? 60_000),
   );
   const { code, signal } = await closed;
-  await during;
+  const duringError = await during;
+  if (duringError !== undefined) throw duringError;
   for (const tm of timers) clearTimeout(tm);
   if (timedOut) stderr += `\n[sim] the child did not exit within ${o.timeoutMs ?? 60_000} ms and was killed\n`;
   return {
