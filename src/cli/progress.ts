@@ -191,7 +191,12 @@ export function formatSummary(s: RunSummary): string {
   parts.push(`${s.conflicts} conflict${s.conflicts === 1 ? '' : 's'}`);
   parts.push(`${s.failedItems} failed`);
   if (s.parkedItems > 0) parts.push(`${s.parkedItems} parked`);
-  const head = `boxsync: ${outcomeText(s.outcome)} in ${formatDuration(s.durationMs)} (${s.passes} pass${s.passes === 1 ? '' : 'es'})`;
+  const passes = `${s.passes} pass${s.passes === 1 ? '' : 'es'}`;
+  // "in 77 ms" after "will be retried" read as a retry time: only a converged run says "in".
+  const head =
+    s.outcome === 'converged'
+      ? `boxsync: converged in ${formatDuration(s.durationMs)} (${passes})`
+      : `boxsync: ${outcomeText(s.outcome)} (the run took ${formatDuration(s.durationMs)}, ${passes})`;
   const why = whyOf(s.message);
   const tail = why === null ? '' : ` - ${why}`;
   return `${head}: ${parts.join(', ')}${tail}`;
@@ -228,7 +233,7 @@ function outcomeText(o: RunSummary['outcome']): string {
     case 'converged':
       return 'converged';
     case 'failed-items':
-      return 'some items failed and will be retried';
+      return 'not in sync: some items failed or are parked (listed below)';
     case 'fatal':
       return 'stopped by a fatal error';
     case 'guard':

@@ -24,7 +24,7 @@ describe('exit codes', () => {
     env.srv.control.failNext({ method: 'POST', path: /\/files\/content$/, status: 500, count: 1 });
     const r = await env.sync();
     expect(r.code, explain(r)).toBe(1);
-    expect(summaryLine(r)).toMatch(/some items failed and will be retried.*1 failed/);
+    expect(summaryLine(r)).toMatch(/not in sync: some items failed or are parked.*1 failed/);
     // One bad item never blocks the rest.
     expect(await readText(join(env.mirror, 'remote.txt'))).toBe('r\n');
     const missing = Object.keys(contents).filter((name) => env.web.findByPath(`/Mirror/${name}`) === null);

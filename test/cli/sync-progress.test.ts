@@ -98,7 +98,7 @@ describe('lines and summary', () => {
     const guard = formatSummary(
       summary({ outcome: 'guard', message: 'stopped by a safety guard: 0 downloaded (0 B), 2 trashed; 1 passes, 0.1 s (a pass would trash 5 of 6 items)' }),
     );
-    expect(guard).toMatch(/^boxsync: stopped by a safety guard in .* - a pass would trash 5 of 6 items$/);
+    expect(guard).toMatch(/^boxsync: stopped by a safety guard \(the run took .* - a pass would trash 5 of 6 items$/);
     expect(guard.split('\n')).toHaveLength(1);
     expect(formatSummary(summary({ message: 'in sync: 1 downloaded (5 B); 1 passes, 0.0 s' }))).not.toContain(' - ');
   });
