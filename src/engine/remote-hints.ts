@@ -1,0 +1,168 @@
+/**
+ * Incremental remote observation: the events since the cursor are hints. Each hinted item is re-fetched (a
+ * malformed answer parks that item, the others go on), folders new to us are listed, vanished items are
+ * dropped (and remembered as trashed when the event said so), a folder Box places in its own subtree is
+ * refused, and the new cursor is saved in the same transaction as those observations (unless a listing was
+ * incomplete: then the events replay).
+ */
+import PQueue from 'p-queue';
+import { isSyncError } from '../core/errors.js';
+import { escapeText } from '../core/escape.js';
+import type { RemoteEntry, RemoteId, SyncRoot } from '../core/model.js';
+import type { Journal } from '../ports/journal.js';
+import type { RemoteHint, StreamType } from '../ports/remote-changes.js';
+import type { RemoteStore } from '../ports/remote-store.js';
+import type { RemoteObserverDeps } from './observe-remote.js';
+import { LIST_CONCURRENCY, listSubtree, recordListingProblems, REJECTED_CODE, type ListingProblems } from './remote-listing.js';
+import { locateRemote } from './remote-tree.js';
+
+/** The journal key of the event cursor of a stream. */
+export const cursorName = (stream: StreamType): string => `events:${stream}`;
+
+/** One item to re-fetch: the hint (when it came from the stream) or a bare id (daemon hints). */
+interface Wanted {
+  readonly id: RemoteId;
+  readonly kind: 'file' | 'folder' | 'weblink' | null;
+  readonly trashedHint: boolean;
+}
+
+function wantedFrom(journal: Journal, roots: readonly SyncRoot[], hints: readonly RemoteHint[], extraIds: readonly RemoteId[]): Wanted[] {
+  const rootIds = new Set<RemoteId>(roots.map((r) => r.remoteId));
+  const byId = new Map<RemoteId, Wanted>();
+  for (const h of hints) {
+    // Worth a fetch only when it is (or was) ours: known, a root, or named as a child of a folder we know. The
+    // `changes` stream covers the whole account; everything else is someone else's business.
+    const relevant =
+      journal.getRemote(h.id) !== undefined ||
+      rootIds.has(h.id) ||
+      (h.parentId !== null && (rootIds.has(h.parentId) || journal.getRemote(h.parentId) !== undefined));
+    if (!relevant) continue;
+    const prev = byId.get(h.id);
+    // The last event of an item decides whether it went to the trash (a restore after a trash is not trashed).
+    byId.set(h.id, { id: h.id, kind: h.kind, trashedHint: h.change === 'trashed' || (prev?.trashedHint === true && h.change !== 'restored') });
+  }
+  for (const id of extraIds) if (!byId.has(id)) byId.set(id, { id, kind: journal.getRemote(id)?.kind ?? null, trashedHint: false });
+  return [...byId.values()];
+}
+
+async function fetchItem(remote: RemoteStore, w: Wanted): Promise<RemoteEntry | null> {
+  if (w.kind !== null) return remote.getItem(w.id, w.kind);
+  return (await remote.getItem(w.id, 'file')) ?? (await remote.getItem(w.id, 'folder'));
+}
+
+/** True when storing `e` would make it its own ancestor (Box moving a folder into its own subtree, or a root below itself). */
+function makesCycle(journal: Journal, e: RemoteEntry, pending: ReadonlyMap<RemoteId, RemoteEntry>, rootIds: ReadonlySet<RemoteId>): boolean {
+  let cur = e.parentId;
+  for (let depth = 0; cur !== null && depth < 1000; depth++) {
+    if (cur === e.id) return true;
+    if (rootIds.has(cur)) return false;
+    cur = (pending.get(cur) ?? journal.getRemote(cur))?.parentId ?? null;
+  }
+  return cur !== null;
+}
+
+export async function applyHints(
+  deps: RemoteObserverDeps,
+  hints: readonly RemoteHint[],
+  extraIds: readonly RemoteId[],
+  nextPosition: string,
+  signal?: AbortSignal,
+): Promise<RemoteId[]> {
+  const { journal, roots } = deps;
+  const wanted = wantedFrom(journal, roots, hints, extraIds);
+  const fetched: { w: Wanted; entry: RemoteEntry | null }[] = [];
+  const problems: ListingProblems = { rejected: [], incomplete: [] };
+  // A few at a time, in hint order: a burst of events costs round trips in parallel rather than in turn. An item
+  // Box answers for with a malformed body is parked, and the others go on.
+  const pool = new PQueue({ concurrency: LIST_CONCURRENCY });
+  const results = await Promise.all(
+    wanted.map((w) =>
+      pool.add(async (): Promise<{ w: Wanted; entry: RemoteEntry | null } | null> => {
+        signal?.throwIfAborted();
+        try {
+          return { w, entry: await fetchItem(deps.remote, w) };
+        } catch (e) {
+          if (!isSyncError(e) || e.code !== 'malformed_response') throw e;
+          const known = journal.getRemote(w.id);
+          deps.logger.warn({ id: w.id, code: e.code }, `${e.message}; this item is skipped until it changes, the rest syncs`);
+          if (known?.parentId) {
+            problems.rejected.push({ id: w.id, name: escapeText(known.name), kind: known.kind, parentId: known.parentId, endpoint: String(e.details.endpoint ?? 'GET item'), field: String(e.details.field ?? '(body)'), reason: e.message });
+          }
+          return null;
+        }
+      }),
+    ),
+  );
+  for (const r of results) if (r) fetched.push(r);
+  const rootIds = new Set<RemoteId>(roots.map((r) => r.remoteId));
+  // A root is stored without its parent: where Box keeps the root folder is not part of the mirror.
+  const present = fetched.flatMap((f) => (f.entry ? [rootIds.has(f.entry.id) ? { ...f.entry, parentId: null } : f.entry] : []));
+  const pending = new Map(present.map((e) => [e.id, e] as const));
+  for (const e of [...present]) {
+    if (e.kind === 'folder' && makesCycle(journal, e, pending, rootIds)) {
+      problems.rejected.push({ id: e.id, name: escapeText(e.name), kind: e.kind, parentId: journal.getRemote(e.id)?.parentId ?? e.parentId!, endpoint: `GET /folders/${e.id}`, field: 'parent.id', reason: `Box places folder ${e.id} inside its own subtree (a cycle); its last good place is kept` });
+      pending.delete(e.id);
+    }
+  }
+  const cyclic = new Set(present.filter((e) => !pending.has(e.id)).map((e) => e.id));
+  const kept = present.filter((e) => pending.has(e.id));
+  const presentIds = new Set(kept.map((e) => e.id));
+  // A folder is inside our roots when its parent is a root, is already known, or is itself a hinted folder that is.
+  const inside = new Set<RemoteId>();
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const e of kept) {
+      if (inside.has(e.id) || e.parentId === null) continue;
+      if (rootIds.has(e.id) || rootIds.has(e.parentId) || inside.has(e.parentId) || (!presentIds.has(e.parentId) && journal.getRemote(e.parentId) !== undefined)) {
+        inside.add(e.id);
+        changed = true;
+      }
+    }
+  }
+  for (const e of kept) if (rootIds.has(e.id)) inside.add(e.id);
+  // Folders new to the journal (created, moved in from outside, restored) are listed before the cursor moves.
+  for (const e of kept) {
+    if (e.kind === 'folder' && inside.has(e.id) && !rootIds.has(e.id) && journal.getRemote(e.id) === undefined) {
+      const r = await listSubtree({ journal, remote: deps.remote, logger: deps.logger }, e.id, signal);
+      problems.rejected.push(...r.problems.rejected);
+      problems.incomplete.push(...r.problems.incomplete);
+    }
+  }
+  journal.transaction(() => {
+    for (const { w, entry } of fetched) {
+      if (entry && cyclic.has(entry.id)) continue;
+      const stored = entry ? pending.get(entry.id) ?? entry : null;
+      if (stored && inside.has(stored.id)) {
+        journal.putRemote(stored);
+        journal.markTrashed(stored.id, false);
+      } else if (journal.getRemote(w.id) !== undefined || w.trashedHint) {
+        journal.deleteRemoteSubtree(w.id);
+        journal.deleteRemote(w.id);
+        if (!entry && w.trashedHint) journal.markTrashed(w.id, true);
+      }
+    }
+    // A folder listed in part keeps the old cursor: the events replay, and the listing is tried again.
+    if (problems.incomplete.length === 0) journal.setCursor(cursorName(deps.streamType), nextPosition);
+  });
+  clearParkedFailures(journal, roots, fetched.map((f) => f.w.id));
+  recordListingProblems(journal, roots, problems, Date.now());
+  return fetched.map((f) => f.w.id);
+}
+
+/** A changed item gets a fresh chance: parked ('skip') failures at its old or new path are cleared. */
+function clearParkedFailures(journal: Journal, roots: readonly SyncRoot[], ids: readonly RemoteId[]): void {
+  const named = new Set(ids.map((id) => `(Box id ${id})`));
+  for (const root of roots) {
+    for (const f of journal.failures(root.id)) {
+      if (f.code === REJECTED_CODE && [...named].some((n) => f.message.includes(n))) journal.clearFailure(root.id, f.path);
+    }
+  }
+  for (const id of ids) {
+    const at = locateRemote(journal, roots, id);
+    if (at && at.path !== '' && journal.getFailure(at.root.id, at.path)?.disposition === 'skip') journal.clearFailure(at.root.id, at.path);
+    for (const root of roots) {
+      const s = journal.syncedByRemoteId(root.id, id);
+      if (s && journal.getFailure(root.id, s.path)?.disposition === 'skip') journal.clearFailure(root.id, s.path);
+    }
+  }
+}
