@@ -6,7 +6,9 @@ import { remoteError } from './error-codes.js';
 import type { BoxHttp } from './http.js';
 import type { Mutations } from './mutations.js';
 import type { TreeReader } from './tree.js';
-import type { WireLock, WireSharedLink, WireVersion } from './wire-types.js';
+import type { z } from 'zod';
+import { escapeText } from '../../core/escape.js';
+import { lockSchema, parseFrame, pathCollectionSchema, sharedLinkSchema, versionSchema, versionsPageSchema } from './schemas.js';
 
 export function createBoxActions(deps: { http: BoxHttp; apiUrl: string; tree: TreeReader; mutations: Mutations }): BoxActions {
   const { http, apiUrl, tree, mutations } = deps;
@@ -17,14 +19,15 @@ export function createBoxActions(deps: { http: BoxHttp; apiUrl: string; tree: Tr
       const extra = ['path_collection', 'shared_link', ...(kind === 'file' ? ['lock'] : []), ...(kind === 'folder' ? ['sync_state'] : [])];
       const w = await tree.getWire(id, kind, extra);
       if (!w) return null;
-      const path = w.path_collection?.entries ?? [];
+      const endpoint = `GET /${kind === 'weblink' ? 'web_links' : `${kind}s`}/${id}`;
+      const path = w.path_collection === undefined || w.path_collection === null ? [] : (parseFrame(pathCollectionSchema, w.path_collection, endpoint).entries ?? []);
       const info: ItemInfo = {
-        entry: decodeItem(w),
+        entry: decodeItem(w, endpoint),
         pathIds: path.map((p) => asRemoteId(idString(p.id))),
-        pathNames: path.map((p) => p.name ?? ''),
-        lock: decodeLock(w.lock),
-        sharedLink: decodeSharedLink(w.shared_link),
-        syncState: w.sync_state ?? null,
+        pathNames: path.map((p) => escapeText(p.name ?? '')),
+        lock: decodeLock(w.lock, endpoint),
+        sharedLink: decodeSharedLink(w.shared_link, endpoint),
+        syncState: typeof w.sync_state === 'string' ? w.sync_state : null,
       };
       return info;
     },
@@ -35,7 +38,7 @@ export function createBoxActions(deps: { http: BoxHttp; apiUrl: string; tree: Tr
       if (opts.expiresAtMs !== undefined) lock.expires_at = encodeTime(opts.expiresAtMs);
       if (opts.preventDownload !== undefined) lock.is_download_prevented = opts.preventDownload;
       const w = await mutations.updateWire('file', id, { lock }, 'lock');
-      return decodeLock(w.lock);
+      return decodeLock(w.lock, `PUT /files/${id}`);
     },
 
     async unlock(id) {
@@ -48,7 +51,7 @@ export function createBoxActions(deps: { http: BoxHttp; apiUrl: string; tree: Tr
       if (opts.password !== undefined) link.password = opts.password;
       if (opts.unsharedAtMs !== undefined) link.unshared_at = encodeTime(opts.unsharedAtMs);
       const w = await mutations.updateWire(kind, id, { shared_link: link }, 'shared_link');
-      const decoded = decodeSharedLink(w.shared_link);
+      const decoded = decodeSharedLink(w.shared_link, `PUT /${kind}s/${id}`);
       if (!decoded) throw remoteError('server_error', `Box answered without a shared link for ${kind} ${id}`);
       return decoded;
     },
@@ -60,26 +63,27 @@ export function createBoxActions(deps: { http: BoxHttp; apiUrl: string; tree: Tr
     async listVersions(fileId) {
       const out: FileVersionInfo[] = [];
       for (let offset = 0; ; ) {
-        const res = await http.request<{ entries?: WireVersion[]; total_count?: number }>({
+        const res = await http.request<unknown>({
           method: 'GET',
           url: `${fileUrl(fileId)}/versions`,
           searchParams: { fields: 'id,sha1,name,size,created_at,modified_at,trashed_at', offset, limit: 1000 },
         });
-        const entries = res.body.entries ?? [];
+        const page = parseFrame(versionsPageSchema, res.body, `GET /files/${fileId}/versions`);
+        const entries = page.entries ?? [];
         out.push(...entries.map(decodeVersion));
         offset += entries.length;
-        if (entries.length === 0 || offset >= (res.body.total_count ?? 0)) return out;
+        if (entries.length === 0 || offset >= (page.total_count ?? 0) || offset >= MAX_VERSIONS) return out;
       }
     },
 
     async promoteVersion(fileId, versionId) {
-      const res = await http.request<WireVersion>({
+      const res = await http.request<unknown>({
         method: 'POST',
         url: `${fileUrl(fileId)}/versions/current`,
         json: { type: 'file_version', id: versionId },
       });
       tree.forget(fileId);
-      return decodeVersion(res.body);
+      return decodeVersion(parseFrame(versionSchema, res.body, `POST /files/${fileId}/versions/current`));
     },
 
     async deleteVersion(fileId, versionId, ifMatch) {
@@ -97,8 +101,12 @@ export function createBoxActions(deps: { http: BoxHttp; apiUrl: string; tree: Tr
   };
 }
 
-function decodeLock(l: WireLock | null | undefined): ItemLock | null {
-  if (!l) return null;
+/** Bound on a version listing (Box keeps at most a few hundred per file). */
+const MAX_VERSIONS = 100_000;
+
+function decodeLock(raw: unknown, endpoint: string): ItemLock | null {
+  if (raw === null || raw === undefined) return null;
+  const l = parseFrame(lockSchema, raw, endpoint);
   const expiresAtMs = decodeTime(l.expired_at ?? l.expires_at);
   // Box may report "no lock" as a lock whose expiry has passed.
   if (expiresAtMs !== null && expiresAtMs <= Date.now()) return null;
@@ -111,8 +119,9 @@ function decodeLock(l: WireLock | null | undefined): ItemLock | null {
   };
 }
 
-function decodeSharedLink(s: WireSharedLink | null | undefined): SharedLinkInfo | null {
-  if (!s?.url) return null;
+function decodeSharedLink(raw: unknown, endpoint: string): SharedLinkInfo | null {
+  if (raw === null || raw === undefined || (typeof raw === 'object' && !(raw as { url?: unknown }).url)) return null;
+  const s = parseFrame(sharedLinkSchema, raw, endpoint);
   return {
     url: s.url,
     downloadUrl: s.download_url ?? null,
@@ -122,12 +131,12 @@ function decodeSharedLink(s: WireSharedLink | null | undefined): SharedLinkInfo 
   };
 }
 
-function decodeVersion(v: WireVersion): FileVersionInfo {
+function decodeVersion(v: z.infer<typeof versionSchema>): FileVersionInfo {
   return {
     id: idString(v.id),
-    sha1: v.sha1?.toLowerCase() ?? null,
-    name: v.name ?? '',
-    sizeBytes: decodeSize(v.size),
+    sha1: v.sha1 ? v.sha1.toLowerCase() : null,
+    name: escapeText(v.name ?? ''),
+    sizeBytes: decodeSize(v.size as number | null | undefined),
     createdAtMs: decodeTime(v.created_at),
     modifiedAtMs: decodeTime(v.modified_at),
     trashedAtMs: decodeTime(v.trashed_at),

@@ -250,3 +250,52 @@ export const partsPageSchema = z
     total_count: wholeNumber('total_count').optional(),
   })
   .loose();
+
+const timeText = z.string().max(64).nullish();
+
+/** A file lock (`fields=lock`). */
+export const lockSchema = z
+  .object({
+    id: idSchema.optional(),
+    created_at: timeText,
+    expired_at: timeText,
+    expires_at: timeText,
+    is_download_prevented: z.boolean().nullish(),
+    created_by: z.object({ id: idSchema.optional() }).loose().nullish(),
+  })
+  .loose();
+
+/** A shared link (`fields=shared_link`): the URLs must be http(s) URLs, they are printed and opened. */
+export const sharedLinkSchema = z
+  .object({
+    url: z.string().max(8192).regex(/^https?:\/\//, 'url must be an http(s) URL'),
+    download_url: z.string().max(8192).regex(/^https?:\/\//, 'download_url must be an http(s) URL').nullish(),
+    access: z.string().max(64).nullish(),
+    effective_access: z.string().max(64).nullish(),
+    is_password_enabled: z.boolean().nullish(),
+    unshared_at: timeText,
+  })
+  .loose();
+
+/** A file version (GET /files/{id}/versions, promote). */
+export const versionSchema = z
+  .object({
+    id: idSchema,
+    sha1: sha1Schema,
+    name: z.string().max(4096).optional(),
+    size: sizeSchema,
+    created_at: timeText,
+    modified_at: timeText,
+    trashed_at: timeText,
+  })
+  .loose();
+
+export const versionsPageSchema = z
+  .object({
+    entries: z.array(versionSchema).max(100_000).optional(),
+    total_count: z.number().refine((n) => Number.isSafeInteger(n) && n >= 0, 'total_count must be a whole number').optional(),
+  })
+  .loose();
+
+/** The ancestors of an item (`fields=path_collection`). */
+export const pathCollectionSchema = z.object({ entries: z.array(z.object({ id: idSchema, name: z.string().max(4096).optional() }).loose()).max(10_000).optional() }).loose();
