@@ -59,12 +59,14 @@ export class LocalSide {
   }
 
   async startMissing(): Promise<void> {
-    const pending = this.missing.splice(0);
-    for (const root of pending) {
+    // A root stays in `missing` until its watcher is registered, so status never shows it in neither list.
+    for (const root of [...this.missing]) {
       if (this.closed) return;
-      if (await isFolder(root.localPath)) await this.startRoot(root);
-      else {
-        this.missing.push(root);
+      if (await isFolder(root.localPath)) {
+        const i = this.missing.indexOf(root);
+        if (i >= 0) this.missing.splice(i, 1);
+        await this.startRoot(root);
+      } else {
         this.deps.log.warn({ root: root.localPath }, `${root.localPath} does not exist; not watching it (see boxsync status)`);
       }
     }

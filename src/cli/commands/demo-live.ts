@@ -52,7 +52,7 @@ async function runDemoLive(opts: { dir?: string | undefined; check: boolean }): 
     const status = (): Promise<DaemonStatus> => sendControl<DaemonStatus>(socketPath, { verb: 'status' });
     await within(60_000, async () => {
       const s = await status();
-      return s.engine.lastSuccessfulSyncAtMs !== null && s.watchers.every((w) => w.health.state !== 'starting');
+      return s.engine.lastSuccessfulSyncAtMs !== null && s.watchers.length >= s.engine.roots.length && s.watchers.every((w) => w.health.state !== 'starting');
     });
     process.stdout.write(formatDaemonStatus(await status()));
     say();
