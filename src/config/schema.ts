@@ -142,6 +142,10 @@ export const rawConfigSchema = z.strictObject({
       stallTimeoutSec: z.int().min(1).max(3600).default(60),
       /** A folder listing that takes longer than this ends as incomplete (nothing in it is deleted). */
       listingDeadlineSec: z.int().min(1).max(86_400).default(900),
+      /** A download gets this long, plus its size at `downloadMinRateKiBps`; a slower one is stopped and retried later. */
+      downloadDeadlineSec: z.int().min(1).max(86_400).default(300),
+      /** The slowest rate a download is allowed beyond `downloadDeadlineSec`, in KiB/s. */
+      downloadMinRateKiBps: z.int().min(1).max(1_000_000).default(64),
     })
     .prefault({}),
   transferConcurrency: z.int().min(1).max(32).default(4),

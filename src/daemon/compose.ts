@@ -85,6 +85,7 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
       maxRetryAfterMs: config.http.maxRetryAfterSec * 1000,
       stallTimeoutMs: config.http.stallTimeoutSec * 1000,
       listingDeadlineMs: config.http.listingDeadlineSec * 1000,
+      downloadDeadline: { baseMs: config.http.downloadDeadlineSec * 1000, minBytesPerSec: config.http.downloadMinRateKiBps * 1024 },
       uploadSessions: journal.uploadSessions,
       logger: logger.child({ component: 'box' }),
       clock,

@@ -64,6 +64,16 @@ export function localChanged(path: string, g: LocalGuard, st: Stats | undefined)
   });
 }
 
+/** A sibling that Box would take for the same name appeared after the plan: writing would make a clash on Box. */
+export function nameTwinAppeared(path: string, twin: string): SyncError {
+  return new SyncError({
+    code: 'local_changed',
+    disposition: 'replan',
+    message: `${path} was not written: "${twin}" appeared beside it since it was planned, and Box treats both names as one; nothing was touched, the folder will be re-scanned and planned again`,
+    details: { path, expected: 'absent', twin },
+  });
+}
+
 /** lstat the path and throw `local_changed` unless it matches; returns the stats it saw. */
 export async function checkGuard(fs: FsModule, absPath: string, path: string, g: LocalGuard): Promise<Stats | undefined> {
   const st = await lstatOrUndefined(fs, absPath);

@@ -21,7 +21,8 @@ import type { LocalFs, ScanOptions } from '../ports/local-fs.js';
 import { assertParentsInside, firstBadAncestor } from './containment.js';
 import { classifyFsError, errnoOf } from './fs-errors.js';
 import type { FsModule } from './fs-module.js';
-import { checkGuard, localChanged, lstatOrUndefined } from './guard.js';
+import { checkGuard, localChanged, lstatOrUndefined, nameTwinAppeared } from './guard.js';
+import { NameTwins } from './name-twins.js';
 import { sha1File } from './hash.js';
 import type { LocalTrash } from './local-trash.js';
 import { entryFromStats, scanTree } from './scan.js';
@@ -43,6 +44,7 @@ export class DiskLocalFs implements LocalFs {
   readonly #fs: FsModule;
   readonly #trash: LocalTrash;
   readonly #logger: Logger | undefined;
+  readonly #twins: NameTwins;
 
   constructor(opts: LocalFsOptions) {
     if (!opts.rootPath.startsWith('/')) throw new Error(`the sync root must be an absolute path, got "${opts.rootPath}"`);
@@ -50,6 +52,7 @@ export class DiskLocalFs implements LocalFs {
     this.#fs = opts.fs;
     this.#trash = opts.trash;
     this.#logger = opts.logger;
+    this.#twins = new NameTwins(opts.fs);
   }
 
   abs(path: RelPath): string {
@@ -87,8 +90,10 @@ export class DiskLocalFs implements LocalFs {
   async mkdir(path: RelPath): Promise<LocalEntry> {
     try {
       await assertParentsInside(this.#fs, this.rootPath, path);
+      await this.#refuseTwin(path);
       try {
         await this.#fs.promises.mkdir(this.abs(path), { mode: 0o777 });
+        this.#twins.noteChanged(dirname(this.abs(path)), basename(path), null);
       } catch (e) {
         if (errnoOf(e) !== 'EEXIST') throw e;
         const st = await lstatOrUndefined(this.#fs, this.abs(path));
@@ -139,7 +144,9 @@ export class DiskLocalFs implements LocalFs {
       await assertParentsInside(this.#fs, this.rootPath, path);
       if (mtimeMs !== undefined) await this.#fs.promises.utimes(tempAbs, new Date(), new Date(mtimeMs));
       await this.#fsync(tempAbs);
+      if (guard.state === 'absent') await this.#refuseTwin(path);
       await this.#putInPlace(tempAbs, target, path, guard);
+      if (guard.state === 'absent') this.#twins.noteChanged(dirname(target), basename(target), null);
       await this.#fsyncDir(dirname(target));
       return await this.#entry(path);
     } catch (e) {
@@ -157,6 +164,7 @@ export class DiskLocalFs implements LocalFs {
       const st = await checkGuard(this.#fs, src, from, guard);
       const there = await lstatOrUndefined(this.#fs, dst);
       if (there !== undefined) throw localChanged(to, { state: 'absent' }, there);
+      await this.#refuseTwin(to, dirname(src) === dirname(dst) ? basename(src) : undefined);
       if (st?.isDirectory()) {
         await this.#fs.promises.rename(src, dst);
       } else {
@@ -165,6 +173,8 @@ export class DiskLocalFs implements LocalFs {
           if (errnoOf(e) !== 'ENOENT') throw e;
         });
       }
+      this.#twins.noteChanged(dirname(dst), basename(dst), null);
+      this.#twins.noteChanged(dirname(src), null, basename(src));
       await this.#fsyncDir(dirname(dst));
       if (dirname(src) !== dirname(dst)) await this.#fsyncDir(dirname(src));
       return await this.#entry(to);
@@ -178,6 +188,7 @@ export class DiskLocalFs implements LocalFs {
       await assertParentsInside(this.#fs, this.rootPath, path);
       await checkGuard(this.#fs, this.abs(path), path, guard);
       const dest = await this.#trash.trash(this.abs(path), path);
+      this.#twins.noteChanged(dirname(this.abs(path)), null, basename(path));
       this.#logger?.info({ path, trashedTo: dest }, 'moved to the local trash');
       return dest;
     } catch (e) {
@@ -195,6 +206,12 @@ export class DiskLocalFs implements LocalFs {
       throw classifyFsError(e, { action: 'writing a temp file for', path });
     }
     return this.commitTemp(temp, path, guard, mtimeMs);
+  }
+
+  /** A new entry at `path` must not make a pair of names Box takes for one (see name-twins.ts). */
+  async #refuseTwin(path: RelPath, except?: string): Promise<void> {
+    const twin = await this.#twins.twinOf(dirname(this.abs(path)), basename(path), except);
+    if (twin !== undefined) throw nameTwinAppeared(path, twin);
   }
 
   async #putInPlace(tempAbs: string, target: string, path: RelPath, guard: LocalGuard): Promise<void> {

@@ -120,6 +120,23 @@ describe('sync --once: bounded waits and a guarded token', () => {
     expect((await readdir(e.mirror)).filter((n) => !n.startsWith('.'))).toEqual([]);
   });
 
+  it('a download that trickles a byte at a time (never stalling) is stopped at its deadline; the rest syncs', async () => {
+    const e = await env();
+    await e.writeConfig({ extra: { http: { downloadDeadlineSec: 2, stallTimeoutSec: 30 } } });
+    e.web.uploadFile(e.remoteRootId, 'trickle.txt', '23 bytes of real text..');
+    await writeText(join(e.mirror, 'local.txt'), 'made here');
+    // A byte every 700 ms: 23 bytes would take 16 s, well under the stall timeout between bytes.
+    e.srv.control.failNext({ method: 'GET', path: /^\/dl\//, count: 1000, stream: { sendBytes: 'forever', chunkBytes: 1, everyMs: 700 } });
+    const t0 = Date.now();
+    const r = await e.sync([], { timeoutMs: 60_000 });
+    const took = Date.now() - t0;
+    expect(r.code).toBe(1);
+    expect(out(r)).toMatch(/trickle\.txt[\s\S]*too slow \(\d+ bytes by its deadline\)/);
+    expect(took).toBeLessThan(15_000);
+    expect(await listTree(e.mirror)).toEqual(['local.txt']);
+    expect(e.web.findByPath('/Mirror/local.txt')).not.toBeNull();
+  });
+
   it('a listing that is accepted and never answered is abandoned at the stall timeout, without a signal', async () => {
     const e = await env();
     await e.writeConfig({ extra: { http: { stallTimeoutSec: 1 } } });

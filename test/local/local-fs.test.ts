@@ -179,3 +179,47 @@ describe('a root that is itself a symlink', () => {
     ]);
   });
 });
+
+describe('names Box would take for one (issue 10: never make a case clash)', () => {
+  const absent = { state: 'absent' as const };
+  async function writeNew(path: string, content: string): Promise<unknown> {
+    return local.writeSmallFile(p(path), content, absent).then(() => null, (e: unknown) => e);
+  }
+
+  it('refuses to write a new file beside a sibling that differs only in case, and touches nothing', async () => {
+    await mkdir(join(root, 'B.txt'));
+    const err = await writeNew('b.txt', 'from Box');
+    expect(isSyncError(err) && err.code === 'local_changed' && err.disposition === 'replan').toBe(true);
+    expect((err as Error).message).toMatch(/"B\.txt" appeared beside it .* Box treats both names as one/);
+    expect((await readdir(root)).sort()).toEqual(['B.txt']);
+  });
+
+  it('sees a twin created after its cached listing of the folder, and one that differs in Unicode normalization', async () => {
+    expect(await writeNew('first.txt', '1')).toBeNull();
+    await writeFile(join(root, 'SECOND.txt'), 'made by the user meanwhile');
+    const err = await writeNew('second.txt', '2');
+    expect(isSyncError(err) && err.code === 'local_changed').toBe(true);
+    await writeFile(join(root, 'caf\u0065\u0301.txt'), 'decomposed');
+    expect(isSyncError(await writeNew('caf\u00e9.txt', 'composed'))).toBe(true);
+    expect((await readdir(root)).sort()).toEqual(['SECOND.txt', 'caf\u0065\u0301.txt', 'first.txt']);
+  });
+
+  it('refuses a new folder beside a twin file, but allows a case-only rename of the item itself', async () => {
+    await writeFile(join(root, 'Docs'), 'a file');
+    expect(isSyncError(await local.mkdir(p('docs')).catch((e: unknown) => e))).toBe(true);
+    await writeFile(join(root, 'report.txt'), 'r');
+    const moved = await local.move(p('report.txt'), p('Report.txt'), await guardOf(join(root, 'report.txt')));
+    expect(moved.path).toBe('Report.txt');
+    expect((await readdir(root)).sort()).toEqual(['Docs', 'Report.txt']);
+  });
+
+  it('a name freed by its own trash or move can be written again in another case', async () => {
+    await writeFile(join(root, 'a.md'), 'old');
+    expect(await writeNew('other.txt', 'x')).toBeNull();
+    await local.trash(p('a.md'), await guardOf(join(root, 'a.md')));
+    expect(await writeNew('A.md', 'new')).toBeNull();
+    await local.move(p('A.md'), p('sub.md'), await guardOf(join(root, 'A.md')));
+    expect(await writeNew('a.MD', 'again')).toBeNull();
+    expect((await readdir(root)).sort()).toEqual(['a.MD', 'other.txt', 'sub.md']);
+  });
+});

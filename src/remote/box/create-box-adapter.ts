@@ -73,7 +73,7 @@ export function createBoxAdapter(opts: BoxAdapterOptions): BoxAdapter {
     partConcurrency: Math.max(1, opts.partConcurrency ?? 4),
     sessions: opts.uploadSessions,
   };
-  const store = new BoxStore(tree, mutations, { http, apiUrl, logger }, uploadDeps);
+  const store = new BoxStore(tree, mutations, { http, apiUrl, logger, ...(opts.downloadDeadline === undefined ? {} : { deadline: opts.downloadDeadline }) }, uploadDeps);
   const changes = new BoxChanges({ http, apiUrl, logger });
   return {
     store,

@@ -26,19 +26,20 @@ export interface DownloadDeps {
   readonly maxResumes?: number;
   /** How many 202 "not ready yet" answers to sit through. */
   readonly maxNotReady?: number;
+  /** A download's deadline: this long plus its size at this slow rate (a trickling body cannot keep a run alive). */
+  readonly deadline?: { readonly baseMs: number; readonly minBytesPerSec: number };
 }
 
 /** Room kept free on the disk beside a download (the journal and other files need some too). */
 const FREE_SPACE_RESERVE = 64 * 1024 * 1024;
-/** A download's deadline: this much, plus its size at this slow rate (a trickling body cannot keep a run alive). */
-const DEADLINE_BASE_MS = 5 * 60_000;
-const DEADLINE_MIN_RATE = 64 * 1024;
+const DEFAULT_DEADLINE = { baseMs: 5 * 60_000, minBytesPerSec: 64 * 1024 };
 
 export async function download(deps: DownloadDeps, req: DownloadRequest): Promise<DownloadResult> {
   const log = deps.logger.child({ component: 'box-download' });
   const limit = req.expectSizeBytes;
   if (limit !== undefined) await checkFreeSpace(req, limit);
-  const deadline = deps.http.clock.now() + DEADLINE_BASE_MS + Math.ceil(((limit ?? 0) / DEADLINE_MIN_RATE) * 1000);
+  const d = deps.deadline ?? DEFAULT_DEADLINE;
+  const deadline = deps.http.clock.now() + d.baseMs + Math.ceil(((limit ?? 0) / d.minBytesPerSec) * 1000);
   const bounds: Bounds = { limit, deadline, now: () => deps.http.clock.now(), id: req.id };
   let out = await openOut(req.destPath);
   let hash = createHash('sha1');

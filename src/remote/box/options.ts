@@ -37,6 +37,8 @@ export interface BoxAdapterOptions {
   readonly stallTimeoutMs?: number;
   /** A folder listing longer than this ends as incomplete (default 15 min). */
   readonly listingDeadlineMs?: number;
+  /** A download's deadline: `baseMs` plus its size at `minBytesPerSec` (default 5 min plus size at 64 KiB/s). */
+  readonly downloadDeadline?: { readonly baseMs: number; readonly minBytesPerSec: number };
   readonly logger?: Logger;
   readonly clock?: Clock;
 }

@@ -1,0 +1,100 @@
+/**
+ * "Would this new name clash on Box with one already in its folder?" Box compares names case-insensitively and
+ * after Unicode normalization; Linux does not. So the local adapter, before it puts a NEW entry at a path (a
+ * download, a new folder, a move's target), looks for a sibling whose name folds to the same key. One there
+ * means the disk changed after the plan (the user created it meanwhile): writing would make a pair of names Box
+ * cannot hold, a clash boxsync itself made. The write is refused as `local_changed`, and the next plan sees both.
+ *
+ * Listing a folder before every write would be quadratic for a first mirror of a big folder, so each folder's
+ * listing is cached with its mtime and inode, and our own writes update the cached names. A folder whose stamp
+ * moved is read again at once when it holds up to 2,000 names, and at most once a second when it is bigger: in
+ * such a folder a twin created by someone else in the last second can be missed here (the planner then reports
+ * the pair as a clash; nothing is lost).
+ */
+import { foldKey } from '../core/paths.js';
+import type { FsModule } from './fs-module.js';
+import { isTempName } from './temp-name.js';
+
+interface Listing {
+  readonly stamp: string;
+  readonly readAtMs: number;
+  readonly count: number;
+  readonly byKey: Map<string, string[]>;
+}
+
+const MAX_FOLDERS = 256;
+const SMALL_FOLDER = 2_000;
+const BIG_FOLDER_REREAD_MS = 1_000;
+
+export class NameTwins {
+  readonly #fs: FsModule;
+  readonly #dirs = new Map<string, Listing>();
+
+  readonly #now: () => number;
+
+  constructor(fs: FsModule, now: () => number = Date.now) {
+    this.#fs = fs;
+    this.#now = now;
+  }
+
+  /** A sibling of `name` in `dirAbs` (other than `name` itself and `except`) that Box would take for the same name. */
+  async twinOf(dirAbs: string, name: string, except?: string): Promise<string | undefined> {
+    const listing = await this.#listing(dirAbs);
+    if (listing === undefined) return undefined;
+    return listing.byKey.get(foldKey(name))?.find((n) => n !== name && n !== except);
+  }
+
+  /** Our own write added or removed a name in `dirAbs`: the cached listing follows. */
+  noteChanged(dirAbs: string, added: string | null, removed: string | null): void {
+    const listing = this.#dirs.get(dirAbs);
+    if (listing === undefined) return;
+    if (removed !== null) {
+      const k = foldKey(removed);
+      const rest = (listing.byKey.get(k) ?? []).filter((n) => n !== removed);
+      if (rest.length > 0) listing.byKey.set(k, rest);
+      else listing.byKey.delete(k);
+    }
+    if (added !== null) {
+      const k = foldKey(added);
+      const names = listing.byKey.get(k) ?? [];
+      if (!names.includes(added)) listing.byKey.set(k, [...names, added]);
+    }
+  }
+
+  async #listing(dirAbs: string): Promise<Listing | undefined> {
+    const stamp = await this.#stamp(dirAbs);
+    if (stamp === undefined) return undefined;
+    const cached = this.#dirs.get(dirAbs);
+    if (cached !== undefined && (cached.stamp === stamp || (cached.count > SMALL_FOLDER && this.#now() - cached.readAtMs < BIG_FOLDER_REREAD_MS))) {
+      return cached;
+    }
+    let names: string[];
+    try {
+      names = (await this.#fs.promises.readdir(dirAbs)).map(String);
+    } catch {
+      return undefined;
+    }
+    const byKey = new Map<string, string[]>();
+    for (const n of names) {
+      if (isTempName(n)) continue;
+      const k = foldKey(n);
+      const list = byKey.get(k);
+      if (list === undefined) byKey.set(k, [n]);
+      else list.push(n);
+    }
+    const listing: Listing = { stamp, readAtMs: this.#now(), count: names.length, byKey };
+    this.#dirs.delete(dirAbs);
+    this.#dirs.set(dirAbs, listing);
+    if (this.#dirs.size > MAX_FOLDERS) this.#dirs.delete(this.#dirs.keys().next().value!);
+    return listing;
+  }
+
+  async #stamp(dirAbs: string): Promise<string | undefined> {
+    try {
+      const st = await this.#fs.promises.stat(dirAbs);
+      return `${st.ino}:${st.mtimeMs}:${st.ctimeMs}`;
+    } catch {
+      return undefined;
+    }
+  }
+}
