@@ -8,6 +8,8 @@
  * The daemon owns one session at a time and swaps it on SIGHUP.
  */
 import type { Config } from '../config.js';
+import { safeText } from '../core/escape.js';
+import { parseGuardId } from '../engine/guard-id.js';
 import type { EngineEvents } from '../engine/types.js';
 import type { Logger } from '../logger.js';
 import type { ControlRequest, DaemonStatus, PathStatus, VerbResult } from './control-protocol.js';
@@ -159,6 +161,9 @@ export class DaemonSession {
         await this.schedules.run('fullRescan');
         return { message: 'full rescan and listing started; `boxsync status` shows progress' };
       case 'confirm-guard': {
+        if (parseGuardId(req.id) === null) {
+          throw new Error(`"${safeText(req.id)}" is not a safety guard id (they look like mass-delete:ROOT:COUNT or remote-root-empty:ROOT); nothing was changed, \`boxsync status\` shows the one held`);
+        }
         if (!this.parts.engine.confirmGuard(req.id)) {
           throw new Error(`no safety guard with id ${req.id} is held; nothing was changed (\`boxsync status\` shows the current one)`);
         }

@@ -6,6 +6,7 @@
 import type { RootId } from '../core/model.js';
 import type { Operation } from '../core/operations.js';
 import type { Journal } from '../ports/journal.js';
+import { guardIdText } from './guard-id.js';
 
 export interface DeleteGuardVerdict {
   readonly deletes: number;
@@ -36,7 +37,7 @@ export function checkMassDelete(args: {
   return {
     deletes,
     totalItems,
-    id: `mass-delete:${args.root}:${deletes}`,
+    id: guardIdText({ kind: 'mass-delete', root: args.root, deletes }),
     message:
       `refusing to delete ${deletes} of ${totalItems} synced items in ${args.localPath} in one pass ` +
       `(limit ${args.maxDeletes} items and ${Math.round(args.maxDeleteFraction * 100)} %); nothing was deleted. ` +

@@ -20,6 +20,7 @@ import { observeRemote } from './observe-remote.js';
 import { newTally, reconcileRoot, type ReconcileContext, type RootContext, type RootOutcome, type Tally } from './reconciler.js';
 import type { SnapshotScope } from './snapshot.js';
 import { StatusTracker } from './status-tracker.js';
+import { guardIdText } from './guard-id.js';
 import { summaryMessage } from './summary.js';
 import { TransferQueue } from './transfer-queue.js';
 import type { Engine, EngineDeps, EngineEvents, RunSummary, StatusReport } from './types.js';
@@ -152,7 +153,7 @@ class SyncEngine implements Engine {
           full: opts.fullRescan === true,
           extraIds,
           signal,
-          allowEmpty: (root) => this.allowedGuards.delete(`remote-root-empty:${root}`),
+          allowEmpty: (root) => this.allowedGuards.delete(guardIdText({ kind: 'remote-root-empty', root })),
           relistParked: !this.relisted,
           stopAtShortPage: hintedPass,
         },
@@ -161,7 +162,7 @@ class SyncEngine implements Engine {
       // does not finish, the next hinted pass must still look at them.
       consumedRemote = [...new Set([...extraIds, ...observed.touchedIds])];
       this.relisted = true;
-      for (const r of observed.refusals) refusals.push({ id: `${r.code}:${r.root}`, message: r.message });
+      for (const r of observed.refusals) refusals.push({ id: guardIdText({ kind: r.code, root: r.root }), message: r.message });
       for (const root of this.deps.roots) {
         if (observed.refusals.some((r) => r.root === root.id)) continue;
         const rc = this.rootContext(root);
@@ -209,7 +210,7 @@ class SyncEngine implements Engine {
       return true;
     }
     const message = `the local folder ${rc.root.localPath} is missing (unmounted or moved?) while ${synced.files} files were in sync; refusing to delete them on Box. Restore or remount it, then run again`;
-    refusals.push({ id: `local-root-missing:${rc.root.id}`, message });
+    refusals.push({ id: guardIdText({ kind: 'local-root-missing', root: rc.root.id }), message });
     this.deps.logger.error({ root: rc.root.id }, message);
     return false;
   }

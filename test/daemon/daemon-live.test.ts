@@ -111,7 +111,10 @@ describe('boxsync daemon (live, real process)', () => {
     await waitFor(async () => (await h.status()).passes > before, BOUND);
     const bad = await runCli(['confirm', 'no-such-guard', '--config', h.configFile]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/no safety guard with id no-such-guard is held; nothing was changed/);
+    expect(bad.stderr).toMatch(/"no-such-guard" is not a safety guard id .*nothing was changed/);
+    const notHeld = await runCli(['confirm', 'mass-delete:0123abcd:500', '--config', h.configFile]);
+    expect(notHeld.code).toBe(2);
+    expect(notHeld.stderr).toMatch(/no safety guard with id mass-delete:0123abcd:500 is held; nothing was changed/);
   });
 
   it('logs pino JSON lines on stdout when not on a TTY, without the token', async () => {
