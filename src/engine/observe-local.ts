@@ -10,7 +10,7 @@
 import type { LocalEntry, RelPath, RootId, SyncRoot } from '../core/model.js';
 import type { Journal } from '../ports/journal.js';
 import type { LocalFs } from '../ports/local-fs.js';
-import { isAncestorOrSelf } from '../core/paths.js';
+import { foldKey, isAncestorOrSelf } from '../core/paths.js';
 import { assertNever } from '../core/operations.js';
 
 /** Stale rows deleted per transaction at the end of a scan. */
@@ -116,23 +116,36 @@ async function restatOne(deps: LocalObserverDeps, path: RelPath): Promise<Restat
  * Re-stat hinted paths: a file is re-hashed only when its stat changed; a folder's subtree is rescanned. When a
  * hinted path is gone, its folder is looked at too: a name there that the journal does not know yet (the other
  * half of a rename whose hint has not arrived, e.g. a case-only rename `a.md` -> `A.md`) is re-stat'ed as well,
- * so that the planner sees a rename instead of a delete. Returns those extra paths (the planner's scope grows
- * by them).
+ * so that the planner sees a rename instead of a delete. Any hinted path's folder is also looked at for names
+ * Box would take for the same one (case, Unicode normalization), known to the journal or not: the planner must
+ * see both halves of such a pair together. Returns those extra paths (the planner's scope grows by them).
  */
 export async function restatLocal(deps: LocalObserverDeps, paths: readonly RelPath[], signal?: AbortSignal): Promise<RelPath[]> {
-  const gone = await restatBatch(deps, paths, signal);
+  const gone = new Set(await restatBatch(deps, paths, signal));
   const hinted = new Set<RelPath>(paths);
   const extra: RelPath[] = [];
-  const parents = new Set<RelPath | ''>(gone.map((p) => parentOf(p)));
-  for (const dir of parents) {
+  // Per folder: the folded names hinted there, and whether one of them is gone.
+  const folders = new Map<RelPath | '', { keys: Set<string>; gone: boolean }>();
+  for (const p of paths) {
+    const f = folders.get(parentOf(p)) ?? { keys: new Set<string>(), gone: false };
+    f.keys.add(foldKey(baseName(p)));
+    f.gone ||= gone.has(p);
+    folders.set(parentOf(p), f);
+  }
+  for (const [dir, f] of folders) {
     for (const name of await deps.fs.childNames(dir)) {
       const p = (dir === '' ? name : `${dir}/${name}`) as RelPath;
-      if (hinted.has(p) || deps.journal.getLocal(deps.root.id, p) !== undefined) continue;
-      extra.push(p);
+      if (hinted.has(p)) continue;
+      const twin = f.keys.has(foldKey(name));
+      if (twin || (f.gone && deps.journal.getLocal(deps.root.id, p) === undefined)) extra.push(p);
     }
   }
   if (extra.length > 0) await restatBatch(deps, extra, signal);
   return extra;
+}
+
+function baseName(path: RelPath): string {
+  return path.slice(path.lastIndexOf('/') + 1);
 }
 
 function parentOf(path: RelPath): RelPath | '' {

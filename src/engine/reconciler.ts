@@ -91,6 +91,7 @@ export async function reconcileRoot(ctx: ReconcileContext, rc: RootContext, init
   const { journal, status } = ctx;
   const failedThisRun = new Set<string>();
   const replans = new Map<string, number>();
+  const foundByReplans: RelPath[] = [];
   let scope = initialScope;
   let deletesConfirmed = false;
   for (let pass = 1; pass <= MAX_PASSES; pass++) {
@@ -134,12 +135,12 @@ export async function reconcileRoot(ctx: ReconcileContext, rc: RootContext, init
       work.map(async (op) => {
         const outcome = await ctx.queue.add(taskFor(ctx, rc, op));
         const final = outcome.status === 'done' ? commit(ctx, rc.root.id, op, outcome, tally) : outcome;
-        if (final.status === 'failed') await handleFailure(ctx, rc, op, final.error, { tally, failedThisRun, replans });
+        if (final.status === 'failed') await handleFailure(ctx, rc, op, final.error, { tally, failedThisRun, replans, found: foundByReplans });
       }),
     );
     if (tally.fatal) return 'fatal';
     if (scope.kind === 'hinted') {
-      const more = work.flatMap(pathsOf);
+      const more = [...work.flatMap(pathsOf), ...foundByReplans.splice(0)];
       scope = { ...scope, localPaths: [...scope.localPaths, ...more] };
     }
   }
@@ -213,7 +214,7 @@ async function handleFailure(
   rc: RootContext,
   op: Operation,
   error: SyncError,
-  run: { tally: Tally; failedThisRun: Set<string>; replans: Map<string, number> },
+  run: { tally: Tally; failedThisRun: Set<string>; replans: Map<string, number>; found: RelPath[] },
 ): Promise<void> {
   const root = rc.root.id;
   const path: RelPath = opPath(op);
@@ -239,7 +240,7 @@ async function handleFailure(
       ctx.logger.info({ root, op: op.kind, path, code: error.code }, `${error.message} (re-observing)`);
       if (n >= MAX_REPLANS) park(ctx, root, path, error, run.failedThisRun, op);
       try {
-        await reobserve({ op, journal: ctx.journal, remote: ctx.remote, root: rc.root, fs: rc.fs, isIgnored: rc.isIgnored, logger: ctx.logger, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+        run.found.push(...await reobserve({ op, journal: ctx.journal, remote: ctx.remote, root: rc.root, fs: rc.fs, isIgnored: rc.isIgnored, logger: ctx.logger, ...(ctx.signal ? { signal: ctx.signal } : {}) }));
       } catch (e) {
         const again = toSyncError(e);
         if (again.disposition === 'fatal') run.tally.fatal ??= again;

@@ -1,6 +1,8 @@
 /**
  * Re-observation after a `replan` outcome (412, 409, a guard that no longer matched, a 404): look again at
  * exactly what the operation touched, on both sides, so the next plan starts from the truth. Never overwrite.
+ * Returns the local paths found beside a gone one that the journal did not know (a rename's new name, a
+ * sibling that took the name in another case): a hinted pass must plan them too.
  */
 import type { RelPath, RemoteId, SyncRoot } from '../core/model.js';
 import { assertNever, type Operation } from '../core/operations.js';
@@ -59,10 +61,10 @@ export async function reobserve(args: {
   isIgnored: IsIgnored;
   logger: Logger;
   signal?: AbortSignal;
-}): Promise<void> {
+}): Promise<RelPath[]> {
   const { op, journal, remote } = args;
   const t = touched(op, journal);
-  await restatLocal({ journal, root: args.root, fs: args.fs, isIgnored: args.isIgnored }, t.paths, args.signal);
+  const found = await restatLocal({ journal, root: args.root, fs: args.fs, isIgnored: args.isIgnored }, t.paths, args.signal);
   if (t.remote) {
     const entry = await remote.getItem(t.remote.id, t.remote.kind);
     const id = t.remote.id;
@@ -75,4 +77,5 @@ export async function reobserve(args: {
     });
   }
   if (t.parentId) await listSubtree({ ...args, roots: [args.root] }, t.parentId, args.signal, { onlyNewFolders: true });
+  return found;
 }

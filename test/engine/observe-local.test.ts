@@ -86,4 +86,23 @@ describe('restatLocal', () => {
     expect(deps.journal.getLocal(deps.root.id, p('f3'))?.sizeBytes).toBe('v2 3, longer'.length);
     expect(deps.journal.getLocal(deps.root.id, p('f3'))?.sha1).toMatch(/^[0-9a-f]{40}$/);
   });
+
+  it('a gone path brings along a new name beside it; any hinted path brings its case twins, known or not (world 1002)', async () => {
+    const { deps, dir } = await setup();
+    await writeFile(join(dir, 'b.txt'), 'synced');
+    await writeFile(join(dir, 'Report.md'), 'r');
+    await writeFile(join(dir, 'other.txt'), 'o');
+    await scanLocal(deps);
+    // b.txt is replaced by a folder B.txt/ (already known to the journal by an earlier hint); report.md is new
+    // beside Report.md; nothing happens to other.txt.
+    await rm(join(dir, 'b.txt'));
+    await mkdir(join(dir, 'B.txt'));
+    await writeFile(join(dir, 'B.txt', 'inner.txt'), 'made here');
+    await restatLocal(deps, [p('B.txt')]);
+    expect((await restatLocal(deps, [p('b.txt')])).sort()).toEqual(['B.txt']);
+    await writeFile(join(dir, 'report.md'), 'twin');
+    expect((await restatLocal(deps, [p('report.md')])).sort()).toEqual(['Report.md']);
+    expect(rows(deps)).toEqual(expect.arrayContaining(['B.txt', 'B.txt/inner.txt', 'Report.md', 'report.md', 'other.txt']));
+    expect(rows(deps)).not.toContain('b.txt');
+  });
 });

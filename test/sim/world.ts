@@ -111,6 +111,8 @@ export async function startWorld(opts: { transferConcurrency: number }): Promise
     env,
     async close() {
       await srv.close();
+      // BOXSYNC_SIM_KEEP=1 keeps the mirror, state and config of every world for a post-mortem (soak replays).
+      if (process.env.BOXSYNC_SIM_KEEP === '1') return;
       await rm(dir, { recursive: true, force: true });
       await rm(boxDataDir, { recursive: true, force: true });
     },

@@ -16,7 +16,7 @@ import type { Logger } from '../../logger.js';
 import type { DownloadRequest, DownloadResult } from '../../ports/remote-store.js';
 import { retryAfterMs } from './classify.js';
 import { remoteError } from './error-codes.js';
-import type { BoxHttp, BoxStreamResponse } from './http.js';
+import { isTransient, type BoxHttp, type BoxStreamResponse } from './http.js';
 
 export interface DownloadDeps {
   readonly http: BoxHttp;
@@ -24,6 +24,8 @@ export interface DownloadDeps {
   readonly logger: Logger;
   /** Resume attempts after a broken body. */
   readonly maxResumes?: number;
+  /** Attempts to open the body after transient failures (5xx, network). Default 5. */
+  readonly maxAttempts?: number;
   /** How many 202 "not ready yet" answers to sit through. */
   readonly maxNotReady?: number;
   /** A download's deadline: this long plus its size at this slow rate (a trickling body cannot keep a run alive). */
@@ -49,7 +51,7 @@ export async function download(deps: DownloadDeps, req: DownloadRequest): Promis
   const ctx: OpenContext = { location: undefined, failures: 0 };
   try {
     for (;;) {
-      const res = await openBody(deps, req, written, ctx);
+      const res = await withRetries(deps, req, () => openBody(deps, req, written, ctx));
       if (written > 0 && res.status === 200) {
         // The host ignored Range: start over from byte 0.
         log.info({ id: req.id }, 'download host ignored Range; restarting from the beginning');
@@ -95,6 +97,23 @@ export async function download(deps: DownloadDeps, req: DownloadRequest): Promis
     });
   }
   return { sha1, sizeBytes: written };
+}
+
+/**
+ * The download layer owns a download's retries (BoxHttp does not retry streamed requests): a transient failure
+ * to open the body (5xx, network, operation blocked) is tried again with core/retry.ts's HTTP backoff, or the
+ * server's Retry-After, up to `maxAttempts` times.
+ */
+async function withRetries<T>(deps: DownloadDeps, req: DownloadRequest, open: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await open();
+    } catch (e) {
+      if (!isSyncError(e) || !isTransient(e) || attempt >= (deps.maxAttempts ?? 5) || req.signal?.aborted) throw e;
+      deps.logger.debug({ id: req.id, attempt, code: e.code }, 'opening the download failed; trying again');
+      await deps.http.backoff(attempt, e.retryAfterMs, req.signal);
+    }
+  }
 }
 
 interface OpenContext {

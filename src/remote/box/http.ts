@@ -1,16 +1,20 @@
 /**
  * The Box HTTP layer: one got instance, the bearer token, As-User and BoxApi headers, the shared rate-limit
- * queues, and the HTTP retry policy of ARCHITECTURE.md:
- * - idempotent methods (GET, PUT, DELETE, OPTIONS) retry a few times on network errors, 5xx and
- *   `operation_blocked_temporary`, with jittered exponential backoff or the server's Retry-After;
- * - a 429 pauses every queue until Retry-After, then the request is sent again whatever its method (a 429 means
- *   Box did not act on it); any other failed POST is never repeated blindly;
- * - a 401 triggers one token refresh (shared across concurrent calls) and one replay.
- * Every failure leaves as a SyncError from classify().
+ * queues, and the HTTP retry policy of ARCHITECTURE.md. Each kind of failure has one owner:
+ * - transient failures of JSON calls (network errors, 5xx, `operation_blocked_temporary`): got's own `retry`,
+ *   for idempotent methods (GET, PUT, DELETE, OPTIONS) only, with the delay from core/retry.ts (`httpBackoff`,
+ *   jittered, or the server's Retry-After when longer) via `calculateDelay`; each retry takes its turn in the
+ *   rate-limit lane first. A Retry-After beyond `maxRetryAfterMs` is not waited out: the request ends with a
+ *   clear error at once;
+ * - a 429: the rate limiter alone. It pauses every lane and slows this one, and the request is sent again when
+ *   its turn comes, whatever its method (a 429 means Box did not act on it). got never retries a 429;
+ * - a 401: one token refresh (shared across concurrent calls) and one replay;
+ * - streamed downloads: the status line is not retried here; download.ts owns a download's retries and resumes.
+ * Any other failed POST is never repeated blindly. Every failure leaves as a SyncError from classify().
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
-import type { Got, Method, OptionsInit } from 'got';
+import type { Got, Method, OptionsInit, RequestError, RetryOptions } from 'got';
 import { isSyncError, SyncError } from '../../core/errors.js';
 import { backoffDelayMs, httpBackoff } from '../../core/retry.js';
 import { redactUrl, type Logger } from '../../logger.js';
@@ -138,7 +142,7 @@ export class BoxHttp {
 
   /** A JSON request with the retry policy; non-accepted statuses throw a classified SyncError. */
   async request<T = unknown>(req: BoxRequest): Promise<BoxResponse<T>> {
-    const res = await this.exchange(req, async (opts) => {
+    const res = await this.exchange(req, true, async (opts) => {
       const r = await this.o.got({ ...opts, url: req.url, responseType: 'text' } as OptionsInit & { url: string });
       return { status: r.statusCode, headers: r.headers, body: r.body as string };
     });
@@ -150,7 +154,7 @@ export class BoxHttp {
    * status line goes through the retry policy; a failure mid-body is the caller's to resume.
    */
   async stream(req: Omit<BoxRequest, 'method' | 'json' | 'body'>): Promise<BoxStreamResponse> {
-    return this.exchange({ ...req, method: 'GET' }, async (opts) => {
+    return this.exchange({ ...req, method: 'GET' }, false, async (opts) => {
       // Raw bytes: a content-encoded body would break Range offsets and the SHA-1 of what is on disk.
       const s = this.o.got.stream(req.url, { ...opts, decompress: false, isStream: true } as never) as unknown as Readable & NodeJS.EventEmitter;
       const response = await new Promise<{ statusCode: number; headers: IncomingHttpHeaders }>((resolve, reject) => {
@@ -163,12 +167,13 @@ export class BoxHttp {
 
   private async exchange<B>(
     req: BoxRequest,
+    transientRetries: boolean,
     send: (opts: Record<string, unknown>) => Promise<{ status: number; headers: IncomingHttpHeaders; body: B; drain?: () => void }>,
   ): Promise<{ status: number; headers: IncomingHttpHeaders; body: B }> {
     // close() ends every request still in flight (long polls included), not just the queued ones.
     const { signal, release } = requestSignal(req.signal === undefined ? [this.closing.signal] : [req.signal, this.closing.signal]);
     try {
-      const res = await this.attempts(req, send, signal);
+      const res = await this.attempts(req, transientRetries, send, signal);
       // A streamed body outlives this call: the link to the parent signals lasts until the stream closes.
       const body = res.body as unknown;
       if (body instanceof Readable && !body.destroyed) body.once('close', release);
@@ -182,6 +187,7 @@ export class BoxHttp {
 
   private async attempts<B>(
     req: BoxRequest,
+    transientRetries: boolean,
     send: (opts: Record<string, unknown>) => Promise<{ status: number; headers: IncomingHttpHeaders; body: B; drain?: () => void }>,
     signal: AbortSignal,
   ): Promise<{ status: number; headers: IncomingHttpHeaders; body: B }> {
@@ -190,15 +196,17 @@ export class BoxHttp {
     // A URL used without the bearer token is pre-signed: its path is a credential and never reaches logs or messages.
     const what = useAuth ? `${req.method} ${u.pathname}` : `${req.method} ${u.origin} (pre-signed download URL)`;
     const logUrl = useAuth ? redactUrl(req.url) : u.origin;
-    const idempotent = req.retry ?? req.method !== 'POST';
     if (useAuth && !this.trusts(u)) {
       throw remoteError('forbidden', `refusing to send the Box token to ${u.host}, which is neither a configured host nor Box's (${req.method} ${u.pathname})`, {
         details: { host: u.host },
       });
     }
+    // Only API calls are paced: a pre-signed download URL (the download host) and the long poll are not.
+    const lane = req.lane ?? (useAuth && req.timeoutMs === undefined ? 'calls' : null);
+    const idempotent = req.retry ?? req.method !== 'POST';
     let token = useAuth ? await this.o.auth.accessToken() : undefined;
     let refreshed = false;
-    for (let attempt = 1; ; attempt++) {
+    for (let sent = 1; ; sent++) {
       const headers: Record<string, string> = { ...this.commonHeaders(), ...req.headers };
       if (token !== undefined) headers.authorization = `Bearer ${token}`;
       const opts: Record<string, unknown> = {
@@ -207,7 +215,8 @@ export class BoxHttp {
         throwHttpErrors: false,
         followRedirect: false,
         decompress: true,
-        retry: { limit: 0 },
+        retry: transientRetries && idempotent ? this.gotRetry(req, what, signal) : { limit: 0 },
+        ...(transientRetries && idempotent ? { hooks: { beforeRetry: this.beforeRetry(req, lane, signal) } } : {}),
         // socket: no byte in either direction for this long is a stall (a server that accepted and went silent).
         timeout: req.timeoutMs === undefined ? { connect: 30_000, socket: this.o.stallTimeoutMs ?? 60_000 } : { request: req.timeoutMs },
         ...(req.searchParams === undefined ? {} : { searchParams: req.searchParams }),
@@ -218,23 +227,17 @@ export class BoxHttp {
       const started = this.o.clock.now();
       let res: { status: number; headers: IncomingHttpHeaders; body: B; drain?: () => void };
       try {
-        // Only API calls are paced: a pre-signed download URL (the download host) and the long poll are not.
-        const lane = req.lane ?? (useAuth && req.timeoutMs === undefined ? 'calls' : null);
         res = lane === null ? await send(opts) : await this.o.limiter.run(lane, () => send(opts), signal);
       } catch (e) {
         if (signal.aborted) throw remoteError('aborted', `${what} was cancelled`, { cause: e });
         if (isSyncError(e)) throw e;
-        const err = e as NodeJS.ErrnoException;
-        const netCode = err.code === 'ERR_GOT_REQUEST_ERROR' ? ((err.cause as NodeJS.ErrnoException | undefined)?.code ?? err.code) : err.code;
-        const classified = classify({ what, networkError: { ...(netCode === undefined ? {} : { code: netCode }), message: err.message } });
-        this.log.debug({ what, attempt, errno: netCode }, 'network error');
-        if (idempotent && attempt < this.maxAttempts) {
-          await this.backoff(attempt, undefined, signal);
-          continue;
-        }
-        throw classified;
+        const cause = (e as { cause?: unknown }).cause;
+        // calculateDelay refused the wait (a Retry-After beyond the maximum): got wraps that error.
+        if (isSyncError(cause)) throw cause;
+        this.log.debug({ what, errno: netCodeOf(e) }, 'network error');
+        throw this.classifyNetwork(what, e);
       }
-      this.log.debug({ what, url: logUrl, status: res.status, ms: this.o.clock.now() - started, attempt }, 'box call');
+      this.log.debug({ what, url: logUrl, status: res.status, ms: this.o.clock.now() - started, sent }, 'box call');
       const accepted = req.accept ? req.accept.includes(res.status) : (res.status >= 200 && res.status < 300) || res.status === 304;
       if (accepted) return res;
 
@@ -243,25 +246,69 @@ export class BoxHttp {
       if (res.status === 401 && useAuth && !refreshed && token !== undefined) {
         refreshed = true;
         token = await this.o.auth.refreshAfter401(token);
-        attempt -= 1;
         continue;
       }
       const err = classify({ what, status: res.status, body, headers: res.headers, nowMs: this.o.clock.now() });
-      this.log.debug({ what, status: res.status, code: err.code, attempt }, 'box call failed');
+      this.log.debug({ what, status: res.status, code: err.code, sent }, 'box call failed');
       this.refuseLongWait(err, what);
       if (err.code === 'rate_limited') {
         // The pacer owns 429s: it pauses every lane and slows this one; the request then waits its turn again.
-        const waitMs = this.capped(err.retryAfterMs ?? this.backoffMs(attempt));
+        const waitMs = this.capped(err.retryAfterMs ?? this.backoffMs(sent));
         this.o.limiter.rateLimited(req.lane ?? 'calls', waitMs);
-        if (attempt < Math.max(this.maxAttempts, 8)) continue;
-        throw err;
-      }
-      if (idempotent && attempt < this.maxAttempts && isTransient(err)) {
-        await this.backoff(attempt, err.retryAfterMs, signal);
-        continue;
+        if (sent < Math.max(this.maxAttempts, 8)) continue;
       }
       throw err;
     }
+  }
+
+  /**
+   * got's retry options for one idempotent JSON call: got decides nothing itself; `calculateDelay` classifies the
+   * failure exactly as a final one would be, and retries only the transient ones (never a 429, a 401 or a status
+   * the caller accepts), after the delay of core/retry.ts.
+   */
+  private gotRetry(req: BoxRequest, what: string, signal: AbortSignal): Partial<RetryOptions> {
+    return {
+      limit: this.maxAttempts - 1,
+      methods: [req.method as Method],
+      maxRetryAfter: undefined,
+      calculateDelay: ({ attemptCount, error }) => {
+        if (attemptCount >= this.maxAttempts || signal.aborted) return 0;
+        const err = this.classifyAttempt(what, req, error);
+        if (err === null || err.code === 'rate_limited' || !isTransient(err)) return 0;
+        // A wait beyond the maximum is not sat through: thrown here, it ends the call with the clear reason.
+        this.refuseLongWait(err, what);
+        const ms = this.capped(backoffDelayMs({ policy: httpBackoff, attempt: attemptCount, random: Math.random(), retryAfterMs: err.retryAfterMs }));
+        this.log.debug({ what, attempt: attemptCount, code: err.code, retryInMs: ms }, 'retrying');
+        return ms;
+      },
+    };
+  }
+
+  /** The SyncError a failed attempt stands for, or null when the caller accepts its status. */
+  private classifyAttempt(what: string, req: BoxRequest, error: RequestError): SyncError | null {
+    const r = error.response;
+    if (r === undefined) return this.classifyNetwork(what, error);
+    const accepted = req.accept ? req.accept.includes(r.statusCode) : (r.statusCode >= 200 && r.statusCode < 300) || r.statusCode === 304;
+    if (accepted || r.statusCode === 401) return null;
+    return classify({ what, status: r.statusCode, body: typeof r.body === 'string' ? parseSafe(r.body) : undefined, headers: r.headers, nowMs: this.o.clock.now() });
+  }
+
+  private classifyNetwork(what: string, e: unknown): SyncError {
+    const netCode = netCodeOf(e);
+    return classify({ what, networkError: { ...(netCode === undefined ? {} : { code: netCode }), message: (e as Error).message } });
+  }
+
+  /**
+   * Before each of got's retries: a fresh request body (a stream is spent after the first attempt), and a turn in
+   * the rate-limit lane, like a first attempt takes.
+   */
+  private beforeRetry(req: BoxRequest, lane: Lane | null, signal: AbortSignal): ((error: RequestError) => Promise<void>)[] {
+    return [
+      async (error) => {
+        if (req.body !== undefined) (error.options as { body?: unknown }).body = req.body();
+        if (lane !== null) await this.o.limiter.run(lane, async () => undefined, signal);
+      },
+    ];
   }
 
   /** A Retry-After beyond the configured maximum ends the request now, with the reason, instead of a day's wait. */
@@ -272,7 +319,7 @@ export class BoxHttp {
       code: err.code,
       disposition: err.disposition === 'fatal' ? 'fatal' : 'retry',
       message: `${what}: Box asked to wait ${Math.ceil(err.retryAfterMs / 1000)} s before trying again, more than the ${Math.ceil(max / 1000)} s boxsync waits (http.maxRetryAfterSec); gave up on this request for now, the next run or pass tries again`,
-      details: { ...err.details, retryAfterMs: err.retryAfterMs },
+      details: { ...err.details, retryAfterMs: err.retryAfterMs, tooLongToWait: true },
       cause: err,
     });
   }
@@ -310,7 +357,14 @@ export class BoxHttp {
   }
 }
 
-function isTransient(e: SyncError): boolean {
+function netCodeOf(e: unknown): string | undefined {
+  const err = e as NodeJS.ErrnoException;
+  return err.code === 'ERR_GOT_REQUEST_ERROR' ? ((err.cause as NodeJS.ErrnoException | undefined)?.code ?? err.code) : err.code;
+}
+
+/** Failures worth another attempt of the same request: 5xx, network, a temporarily blocked operation. */
+export function isTransient(e: SyncError): boolean {
+  if (e.details?.tooLongToWait === true) return false;
   return e.code === 'server_error' || e.code === 'network' || e.code === 'operation_blocked';
 }
 

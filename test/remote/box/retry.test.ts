@@ -114,4 +114,32 @@ describe('Box adapter: retries and rate limits', () => {
     expect(f.name).toBe('after-429');
     expect(server.control.requests().filter((r) => r.method === 'POST').map((r) => r.status)).toEqual([429, 201]);
   });
+
+  it("got's retry waits out a 503's Retry-After before the one retry, and never retries a 429 itself", async () => {
+    const a = adapterFor(server);
+    server.control.failNext({ method: 'GET', path: '/2.0/users/me', status: 503, retryAfterSec: 1 });
+    server.control.clearRequests();
+    await a.store.account();
+    const calls = server.control.requests().filter((r) => r.path === '/2.0/users/me');
+    expect(calls.map((c) => c.status)).toEqual([503, 200]);
+    expect(calls[1]!.atMs - calls[0]!.atMs).toBeGreaterThanOrEqual(1000);
+    // A 429 on a GET: the pacer's, sent again once after Retry-After; got adds no attempt of its own.
+    server.control.failNext({ method: 'GET', path: '/2.0/users/me', status: 429, retryAfterSec: 1 });
+    server.control.clearRequests();
+    await a.store.account();
+    const again = server.control.requests().filter((r) => r.path === '/2.0/users/me');
+    expect(again.map((c) => c.status)).toEqual([429, 200]);
+    expect(again[1]!.atMs - again[0]!.atMs).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('a 503 asking to wait a day is not retried: one request, a clear message at once', async () => {
+    const a = adapterFor(server);
+    server.control.failNext({ method: 'GET', path: '/2.0/users/me', status: 503, retryAfterSec: 86_400, count: 5 });
+    server.control.clearRequests();
+    const t0 = Date.now();
+    const err = await syncFailure(a.store.account());
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    expect(err.message).toMatch(/asked to wait 86400 s .* more than the 300 s boxsync waits/);
+    expect(server.control.requests().filter((r) => r.path === '/2.0/users/me')).toHaveLength(1);
+  });
 });
