@@ -10,7 +10,8 @@
 import type { LocalEntry, RelPath, RootId, SyncRoot } from '../core/model.js';
 import type { Journal } from '../ports/journal.js';
 import type { LocalFs } from '../ports/local-fs.js';
-import { foldKey, isAncestorOrSelf } from '../core/paths.js';
+import { ancestorsOf, foldKey, isAncestorOrSelf } from '../core/paths.js';
+import PQueue from 'p-queue';
 import { assertNever } from '../core/operations.js';
 
 /** Stale rows deleted per transaction at the end of a scan. */
@@ -153,18 +154,29 @@ function parentOf(path: RelPath): RelPath | '' {
   return i < 0 ? '' : (path.slice(0, i) as RelPath);
 }
 
-/** Re-stat paths and apply what was found; returns the paths found gone. */
+/**
+ * Re-stat paths (RESTAT_CONCURRENCY at a time, a p-queue) and apply what was found in hint order; returns the
+ * paths found gone. A folder is rescanned when its result is applied: results below it that were stat'ed
+ * before are older than that rescan, so they are dropped.
+ */
 async function restatBatch(deps: LocalObserverDeps, paths: readonly RelPath[], signal?: AbortSignal): Promise<RelPath[]> {
   const { journal, root } = deps;
   const goneOut: RelPath[] = [];
-  for (let i = 0; i < paths.length; i += RESTAT_CONCURRENCY) {
-    signal?.throwIfAborted();
-    const found = await Promise.all(paths.slice(i, i + RESTAT_CONCURRENCY).map((p) => restatOne(deps, p)));
-    // A folder rescanned here observed its subtree after this chunk's stats: those older results are dropped.
-    const rescanned: RelPath[] = [];
-    for (const r of found) {
+  const queue = new PQueue({ concurrency: RESTAT_CONCURRENCY });
+  const found = paths.map((p) =>
+    queue.add(async () => {
+      signal?.throwIfAborted();
+      return restatOne(deps, p);
+    }),
+  );
+  // Results not awaited (after an error or an abort) must not surface as unhandled rejections.
+  for (const f of found) f.catch(() => undefined);
+  const rescanned = new Set<RelPath>();
+  try {
+    for (const next of found) {
+      const r = await next;
       const path = r.kind === 'gone' ? r.path : r.entry.path;
-      if (rescanned.some((f) => isAncestorOrSelf(f, path))) continue;
+      if (rescanned.size > 0 && (rescanned.has(path) || ancestorsOf(path).some((a) => rescanned.has(a)))) continue;
       switch (r.kind) {
         case 'gone':
           journal.transaction(() => journal.deleteLocalSubtree(root.id, r.path));
@@ -173,7 +185,7 @@ async function restatBatch(deps: LocalObserverDeps, paths: readonly RelPath[], s
         case 'folder':
           journal.transaction(() => put(journal, root.id, r.entry));
           await scanLocal(deps, r.entry.path, signal);
-          rescanned.push(r.entry.path);
+          rescanned.add(r.entry.path);
           break;
         case 'entry':
           journal.transaction(() => put(journal, root.id, r.entry));
@@ -182,6 +194,8 @@ async function restatBatch(deps: LocalObserverDeps, paths: readonly RelPath[], s
           assertNever(r);
       }
     }
+  } finally {
+    queue.clear();
   }
   return goneOut;
 }
