@@ -174,10 +174,13 @@ export class BoxHttp {
     const { signal, release } = requestSignal(req.signal === undefined ? [this.closing.signal] : [req.signal, this.closing.signal]);
     try {
       const res = await this.attempts(req, transientRetries, send, signal);
-      // A streamed body outlives this call: the link to the parent signals lasts until the stream closes.
+      // A streamed body outlives this call: the link to the parent signals lasts until the body is over. got's
+      // stream does not always emit 'close' after its last byte is read, so its end or an error releases too
+      // (each download left one listener on the run's signal: O(n) listener lists, a MaxListeners warning).
       const body = res.body as unknown;
-      if (body instanceof Readable && !body.destroyed) body.once('close', release);
-      else release();
+      if (body instanceof Readable && !body.destroyed && !body.readableEnded) {
+        for (const ev of ['end', 'close', 'error'] as const) body.once(ev, release);
+      } else release();
       return res;
     } catch (e) {
       release();
@@ -398,8 +401,8 @@ async function readErrorBody(body: unknown): Promise<unknown> {
  * A fresh signal for one request that aborts when any parent aborts. got attaches its own 'abort' listener to
  * the signal it is given and, for streamed bodies, does not always remove it; handing got a long-lived signal
  * (the engine's run-wide one, the adapter's closing one) therefore kept every finished request alive: memory
- * grew with the file count. The per-request signal dies with its request, and `release` unhooks it from the
- * parents as soon as the request is over.
+ * grew with the file count. The per-request signal dies with its request; `release` (called when the request,
+ * or its streamed body, is over) takes it off its parents' sets (see childrenOf).
  */
 function requestSignal(parents: readonly AbortSignal[]): { signal: AbortSignal; release: () => void } {
   const ctrl = new AbortController();
@@ -408,13 +411,43 @@ function requestSignal(parents: readonly AbortSignal[]): { signal: AbortSignal; 
     ctrl.abort(aborted.reason);
     return { signal: ctrl.signal, release: () => undefined };
   }
-  const onAbort = function (this: AbortSignal): void {
-    ctrl.abort(this.reason);
-    release();
-  };
+  const sets = parents.map(childrenOf);
+  for (const set of sets) set.add(ctrl);
+  let released = false;
   const release = (): void => {
-    for (const p of parents) p.removeEventListener('abort', onAbort);
+    if (released) return;
+    released = true;
+    for (const set of sets) set.delete(ctrl);
   };
-  for (const p of parents) p.addEventListener('abort', onAbort, { once: true });
+  ctrl.signal.addEventListener('abort', release, { once: true });
   return { signal: ctrl.signal, release };
+}
+
+/**
+ * The requests in flight under one parent signal. The parent holds ONE listener that aborts them all, however
+ * many there are: a listener per request made adding one O(n) (EventTarget scans its list) and warned about a
+ * leak past ten concurrent requests.
+ */
+const children = new WeakMap<AbortSignal, Set<AbortController>>();
+
+/** How many requests are still linked to a parent signal (for tests and leak checks). */
+export function requestsLinkedTo(parent: AbortSignal): number {
+  return children.get(parent)?.size ?? 0;
+}
+function childrenOf(parent: AbortSignal): Set<AbortController> {
+  let set = children.get(parent);
+  if (set === undefined) {
+    const created = new Set<AbortController>();
+    set = created;
+    children.set(parent, created);
+    parent.addEventListener(
+      'abort',
+      () => {
+        for (const c of [...created]) c.abort(parent.reason);
+        created.clear();
+      },
+      { once: true },
+    );
+  }
+  return set;
 }

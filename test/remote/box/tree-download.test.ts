@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { getEventListeners } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -8,6 +9,7 @@ import { isSyncError } from '../../../src/core/errors.js';
 import { asRemoteId, type RemoteEntry } from '../../../src/core/model.js';
 import { createLogger } from '../../../src/logger.js';
 import type { BoxAdapter } from '../../../src/remote/box/create-box-adapter.js';
+import { requestsLinkedTo } from '../../../src/remote/box/http.js';
 import { makeTempDir } from '../../support/tmp.js';
 import { adapterFor, startServer } from './harness.js';
 import { startRecordingProxy, type RecordingProxy } from './recording-proxy.js';
@@ -99,6 +101,28 @@ describe('Box adapter: reading the tree and downloading', () => {
     expect(logText).toContain(`/2.0/files/${f.id}/content`);
     expect(logText).toContain('pre-signed download URL');
     expect(logText).not.toContain(dlPath.slice(4));
+  });
+
+  it('unhooks every finished download from the caller\'s signal (no listener left behind, no MaxListeners warning)', async () => {
+    const parent = folder('many');
+    const files = Array.from({ length: 40 }, (_, i) => server.control.as('1').uploadFile(parent, `f-${i}.txt`, Buffer.from(`body ${i}`)));
+    const run = new AbortController();
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => void warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      await Promise.all(
+        files.map((f, i) => adapter.store.download({ id: asRemoteId(f.id), destPath: join(tmp.dir, `many-${i}`), expectSha1: f.sha1, signal: run.signal })),
+      );
+    } finally {
+      process.off('warning', onWarning);
+    }
+    // Every request linked itself to the run's signal while it was in flight; none may stay linked, and the
+    // signal holds one listener for all of them (40 at once used to warn, and each finished one stayed).
+    expect(requestsLinkedTo(run.signal)).toBe(0);
+    expect(getEventListeners(run.signal, 'abort')).toHaveLength(1);
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
+    expect(await readFile(join(tmp.dir, 'many-39'), 'utf8')).toBe('body 39');
   });
 
   it('waits through 202 + Retry-After before the file is ready', async () => {
