@@ -9,7 +9,12 @@
  *   socketPath changes need a restart (the lock and the socket belong to them); everything else is applied by
  *   swapping the session.
  *
- * Exit codes: 0 stopped by a signal; 2 could not start (config, lock, socket, compose).
+ * - A fatal error (a revoked login, an unusable journal, a root that is gone): syncing stops, the reason is
+ *   logged and kept in the state dir (daemon-exit.json, read by `boxsync status`), and the process ends with
+ *   exit code 1, so systemd shows the unit failed instead of a live daemon that does nothing.
+ *
+ * Exit codes (src/daemon/exit-codes.ts): 0 stopped by a signal; 1 fatal error; 2 could not start (lock,
+ * socket, compose); 78 configuration missing or invalid (systemd does not restart it: RestartPreventExitStatus).
  */
 import { configPath, loadConfig, type Config } from '../config.js';
 import { createLogger } from '../logger.js';
@@ -17,6 +22,8 @@ import type { ControlRequest } from './control-protocol.js';
 import { startControlServer, type ControlServer } from './control-server.js';
 import type { ComposeDaemonParts } from './daemon-parts.js';
 import { daemonSettings, type DaemonSettings } from './daemon-settings.js';
+import { DAEMON_EXIT } from './exit-codes.js';
+import { clearLastExit, recordLastExit } from './last-exit.js';
 import { acquireStateLock, type StateLock } from './lock.js';
 import { DaemonSession } from './session.js';
 
@@ -33,7 +40,7 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
     config = await loadConfig({ path: opts.configPath });
   } catch (e) {
     process.stderr.write(`boxsync daemon: ${e instanceof Error ? e.message : String(e)}\n`);
-    return 2;
+    return DAEMON_EXIT.config;
   }
   const rootLogger = createLogger({ level: config.log.level });
   const log = rootLogger.child({ component: 'daemon' });
@@ -42,7 +49,7 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
     settings = daemonSettings(config);
   } catch (e) {
     log.fatal(`cannot start: ${e instanceof Error ? e.message : String(e)}`);
-    return 2;
+    return DAEMON_EXIT.config;
   }
 
   let lock: StateLock;
@@ -50,8 +57,9 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
     lock = acquireStateLock(config.stateDir, 'daemon');
   } catch (e) {
     log.fatal({ err: e }, `cannot start: ${e instanceof Error ? e.message : String(e)}`);
-    return 2;
+    return DAEMON_EXIT.cannotStart;
   }
+  clearLastExit(config.stateDir);
 
   const startedAtMs = Date.now();
   let session: DaemonSession | null = null;
@@ -67,16 +75,22 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
   } catch (e) {
     log.fatal({ err: e }, `cannot start: ${e instanceof Error ? e.message : String(e)}`);
     lock.release();
-    return 2;
+    return DAEMON_EXIT.cannotStart;
   }
 
+  // A fatal error of the running session ends the process; set once the exit path below exists.
+  let earlyFatal: string | null = null;
+  let onFatal: (message: string) => void = (message) => void (earlyFatal ??= message);
+  const hooks = { onFatal: (message: string): void => onFatal(message) };
   try {
-    session = await DaemonSession.start(config, settings, opts.compose, rootLogger);
+    session = await DaemonSession.start(config, settings, opts.compose, rootLogger, hooks);
   } catch (e) {
-    log.fatal({ err: e }, `cannot start syncing: ${e instanceof Error ? e.message : String(e)}`);
+    const message = e instanceof Error ? e.message : String(e);
+    log.fatal({ err: e }, `cannot start syncing: ${message}`);
+    recordLastExit(config.stateDir, { atMs: Date.now(), code: DAEMON_EXIT.cannotStart, reason: `could not start syncing: ${message}` });
     await control.close();
     lock.release();
-    return 2;
+    return DAEMON_EXIT.cannotStart;
   }
   log.info({ socket: config.socketPath, roots: config.folders.map((f) => f.localPath), stream: settings.streamType, watcher: settings.watcher }, 'boxsync daemon started');
   opts.onReady?.({ socketPath: config.socketPath, config });
@@ -84,11 +98,20 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
   return new Promise<number>((resolve) => {
     let reloading: Promise<void> = Promise.resolve();
 
-    const stop = (signal: NodeJS.Signals): void => {
+    let exitCode: number = DAEMON_EXIT.stopped;
+    onFatal = (message: string): void => {
+      if (stopping) return;
+      exitCode = DAEMON_EXIT.fatal;
+      recordLastExit(config.stateDir, { atMs: Date.now(), code: DAEMON_EXIT.fatal, reason: message });
+      log.fatal(`syncing stopped: ${message}. Exiting with code ${DAEMON_EXIT.fatal}; \`boxsync status\` keeps the reason. Fix the cause, then start the daemon again`);
+      stop('fatal error');
+    };
+
+    const stop = (signal: NodeJS.Signals | 'fatal error'): void => {
       if (stopping) {
         log.warn(`${signal} again: exiting now; in-flight uploads resume from their last confirmed part on the next start`);
         lock.release();
-        process.exit(0);
+        process.exit(exitCode);
       }
       stopping = true;
       log.info(`${signal}: stopping (transfers finish or checkpoint within ${settings.shutdownTimeoutMs / 1000} s)`);
@@ -97,7 +120,7 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
       setTimeout(() => {
         log.warn('stop bound passed with work still running; exiting now, the next start resumes from the journal');
         lock.release();
-        process.exit(0);
+        process.exit(exitCode);
       }, settings.shutdownTimeoutMs + 900).unref();
       void (async () => {
         await reloading;
@@ -110,7 +133,7 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
         process.off('SIGHUP', onHup);
         // A transfer that ignored its abort must not keep the process past systemd's TimeoutStopSec.
         setTimeout(() => process.exit(), 2_000).unref();
-        resolve(0);
+        resolve(exitCode);
       })();
     };
 
@@ -140,12 +163,12 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
       // Transfers still running at the bound are checkpointed; the new session's first pass resumes them.
       await old?.close(settings.shutdownTimeoutMs);
       try {
-        session = await DaemonSession.start(next, nextSettings, opts.compose, rootLogger);
+        session = await DaemonSession.start(next, nextSettings, opts.compose, rootLogger, hooks);
         settings = nextSettings;
         log.info({ roots: next.folders.map((f) => f.localPath) }, 'configuration reloaded');
       } catch (e) {
         log.error({ err: e }, `SIGHUP: the new configuration did not start (${e instanceof Error ? e.message : String(e)}); restarting the previous one`);
-        session = await DaemonSession.start(current, settings, opts.compose, rootLogger);
+        session = await DaemonSession.start(current, settings, opts.compose, rootLogger, hooks);
       }
     };
 
@@ -160,6 +183,7 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
     process.on('SIGTERM', onTerm);
     process.on('SIGINT', onInt);
     process.on('SIGHUP', onHup);
+    if (earlyFatal !== null) onFatal(earlyFatal);
   });
 }
 

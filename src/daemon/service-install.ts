@@ -7,6 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { configPath, loadConfig } from '../config.js';
 import { xdgDirs } from '../config/xdg.js';
 import { serviceUnitText } from './service-unit.js';
 
@@ -16,6 +17,8 @@ export interface ServiceOptions {
   readonly env: NodeJS.ProcessEnv;
   /** The absolute command line systemd runs (default: this node and this boxsync entry point). */
   readonly execStart: string;
+  /** The config file the unit's daemon reads (absolute); undefined: the XDG default. Checked before installing. */
+  readonly configFile?: string | undefined;
   /** Skip systemctl (write/remove the file only). */
   readonly noSystemctl: boolean;
   readonly out: (line: string) => void;
@@ -26,6 +29,15 @@ export function unitPath(env: NodeJS.ProcessEnv): string {
 }
 
 export async function installService(opts: ServiceOptions): Promise<number> {
+  // A unit enabled without a working config restarts every 10 s forever: check it first, write nothing if bad.
+  try {
+    const config = await loadConfig({ path: opts.configFile, env: opts.env });
+    opts.out(`config ${configPath({ path: opts.configFile, env: opts.env })} is valid (${config.folders.length} folder${config.folders.length === 1 ? '' : 's'})`);
+  } catch (e) {
+    opts.out(`not installing: ${e instanceof Error ? e.message : String(e)}`);
+    opts.out('write or fix the config first (see config/README.md), then run `boxsync service install` again');
+    return 2;
+  }
   const path = unitPath(opts.env);
   const text = serviceUnitText(opts.execStart);
   const before = await readFile(path, 'utf8').catch(() => null);

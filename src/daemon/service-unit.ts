@@ -14,20 +14,39 @@ export const STOP_MARGIN_SEC = 10;
 
 export const DEFAULT_EXEC_START = '/usr/bin/env boxsync daemon';
 
+/** `boxsync daemon` with the config file the unit was installed for (none: the XDG default). */
+export function daemonExecStart(command: readonly string[], configFile?: string): string {
+  return [...command, 'daemon', ...(configFile === undefined ? [] : ['--config', configFile])].map(quoteArg).join(' ');
+}
+
+/** One argument of a systemd command line, quoted when it needs to be. */
+export function quoteArg(arg: string): string {
+  // systemd expands % specifiers and $ variables even inside quotes: %% and $$ keep them literal.
+  if (/^[\w@+=:,./-]+$/.test(arg)) return arg;
+  const escaped = arg.replace(/["\\$%]/g, (c) => (c === '%' ? '%%' : c === '$' ? '$$' : `\\${c}`));
+  return `"${escaped}"`;
+}
+
 export function serviceUnitText(execStart: string = DEFAULT_EXEC_START): string {
   return `# boxsync: two-way sync between Box folders and local folders.
 # Install with \`boxsync service install\` (writes this file to ~/.config/systemd/user and enables it).
+# A user manager has no target that waits for the network: the daemon waits for it itself (it retries Box
+# with backoff), so no ordering on the network is needed.
 [Unit]
 Description=boxsync: two-way sync between Box and local folders
-After=network-online.target
-Wants=network-online.target
+# Five failed starts within ten minutes leave the unit failed (systemctl --user status boxsync says why).
+StartLimitIntervalSec=600
+StartLimitBurst=5
 
 [Service]
 Type=simple
 ExecStart=${execStart}
 ExecReload=/bin/kill -HUP $MAINPID
+# Exit codes: 1 fatal error (restarted after 10 s; see \`boxsync status\`), 2 could not start (restarted),
+# 78 configuration missing or invalid (not restarted: fix the config, then systemctl --user restart boxsync).
 Restart=on-failure
 RestartSec=10s
+RestartPreventExitStatus=78
 # The daemon stops within ${DEFAULT_SHUTDOWN_TIMEOUT_MS / 1000} s (transfers finish or checkpoint); this leaves a margin.
 TimeoutStopSec=${DEFAULT_SHUTDOWN_TIMEOUT_MS / 1000 + STOP_MARGIN_SEC}s
 KillMode=mixed

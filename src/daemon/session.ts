@@ -39,10 +39,18 @@ export class DaemonSession {
     private readonly schedules: Schedules,
     private readonly ops: OperationLog,
     private readonly log: Logger,
+    private readonly fatalHook: (message: string) => void,
   ) {}
 
   /** `rootLogger` has no component yet: compose and each loop add their own, this session logs as 'daemon'. */
-  static async start(config: Config, settings: DaemonSettings, compose: ComposeDaemonParts, rootLogger: Logger): Promise<DaemonSession> {
+  /** `onFatal`: the daemon ends the process (exit code 1) once syncing stopped on a fatal error. */
+  static async start(
+    config: Config,
+    settings: DaemonSettings,
+    compose: ComposeDaemonParts,
+    rootLogger: Logger,
+    hooks: { readonly onFatal?: (message: string) => void } = {},
+  ): Promise<DaemonSession> {
     const log = rootLogger.child({ component: 'daemon' });
     const ops = new OperationLog();
     const events: EngineEvents = {
@@ -107,7 +115,7 @@ export class DaemonSession {
       },
       rootLogger.child({ component: 'schedules' }),
     );
-    session = new DaemonSession(config, parts, passes, local, remote, schedules, ops, log);
+    session = new DaemonSession(config, parts, passes, local, remote, schedules, ops, log, hooks.onFatal ?? (() => undefined));
     try {
       await remote.prepare();
     } catch (e) {
@@ -239,9 +247,9 @@ export class DaemonSession {
 
   private onFatal(message: string): void {
     this.fatalMessage = message;
-    this.log.error(`syncing stopped: ${message}. The daemon stays up so \`boxsync status\` can say why; fix the cause and restart it.`);
     void this.remote.close();
     void this.local.close();
+    this.fatalHook(message);
   }
 }
 

@@ -9,14 +9,21 @@ import { configPath, loadConfig } from '../config.js';
 import { xdgDirs } from '../config/xdg.js';
 
 export async function controlSocketPath(opts: { socket?: string | undefined; config?: string | undefined }): Promise<string> {
-  if (opts.socket) return opts.socket;
+  return (await daemonLocation(opts)).socketPath;
+}
+
+/** The control socket, and the state dir when the config can be read (where the daemon keeps why it last ended). */
+export async function daemonLocation(opts: { socket?: string | undefined; config?: string | undefined }): Promise<{ socketPath: string; stateDir: string | null }> {
+  let config: Awaited<ReturnType<typeof loadConfig>> | null = null;
   try {
-    return (await loadConfig({ path: opts.config })).socketPath;
+    config = await loadConfig({ path: opts.config });
   } catch {
-    const dirs = xdgDirs(process.env);
-    if (dirs.runtimeDir) return join(dirs.runtimeDir, 'boxsync', 'control.sock');
-    return join(dirs.stateHome, 'boxsync', 'control.sock');
+    config = null;
   }
+  if (opts.socket) return { socketPath: opts.socket, stateDir: config?.stateDir ?? null };
+  if (config) return { socketPath: config.socketPath, stateDir: config.stateDir };
+  const dirs = xdgDirs(process.env);
+  return { socketPath: join(dirs.runtimeDir ?? dirs.stateHome, 'boxsync', 'control.sock'), stateDir: null };
 }
 
 export { configPath };

@@ -1,6 +1,25 @@
 /** The readable form of DaemonStatus and PathStatus that `boxsync status` prints. */
 import { formatBytesOneDecimal, formatWholeDuration } from '../core/format.js';
 import type { DaemonStatus, PathStatus } from './control-protocol.js';
+import type { LastExit } from './last-exit.js';
+
+/**
+ * What in a running daemon's status needs the user (`boxsync status` exits 1 when this is not empty): a fatal
+ * error, a held safety guard, items failing or parked, a degraded watcher.
+ */
+export function attentionReasons(s: DaemonStatus): string[] {
+  const out: string[] = [];
+  const e = s.engine;
+  if (e.fatal) out.push(`syncing stopped: ${e.fatal.message}`);
+  else if (s.notices.some((n) => n.startsWith('syncing stopped:'))) out.push('syncing stopped on a fatal error');
+  if (e.heldGuard) out.push(`a safety guard holds syncing (${e.heldGuard.id})`);
+  const parked = e.errors.filter((p) => p.nextRetryAtMs === null).length;
+  const failing = e.errors.length - parked;
+  if (failing > 0) out.push(`${failing} item${failing === 1 ? '' : 's'} failing (retried with backoff)`);
+  if (parked > 0) out.push(`${parked} item${parked === 1 ? '' : 's'} parked until changed`);
+  for (const w of s.watchers) if (w.health.state === 'degraded') out.push(`watcher degraded for ${w.localPath}`);
+  return out;
+}
 
 export function formatDaemonStatus(s: DaemonStatus, nowMs: number = Date.now()): string {
   const e = s.engine;
@@ -8,6 +27,8 @@ export function formatDaemonStatus(s: DaemonStatus, nowMs: number = Date.now()):
   const phase = s.stopping ? `${e.phase} (stopping)` : e.phase;
   lines.push(`boxsync daemon (pid ${s.pid}, up ${formatWholeDuration(nowMs - s.startedAtMs)}): ${phase}`);
   lines.push(`  last successful sync: ${e.lastSuccessfulSyncAtMs === null ? 'not yet' : `${ago(nowMs, e.lastSuccessfulSyncAtMs)}`}`);
+  const attention = attentionReasons(s);
+  lines.push(attention.length === 0 ? '  health: ok' : `  health: NEEDS ATTENTION: ${attention.join('; ')}`);
   for (const n of s.notices) lines.push(`  ! ${n}`);
   if (e.fatal) lines.push(`  FATAL ${e.fatal.code}: ${e.fatal.message}`);
   if (e.heldGuard) lines.push(`  guard held (${e.heldGuard.id}): ${e.heldGuard.message}\n    confirm with: boxsync confirm ${e.heldGuard.id}`);
@@ -54,6 +75,14 @@ export function formatPathStatus(p: PathStatus, nowMs: number = Date.now()): str
     lines.push(`  last operation: ${o.kind} ${ago(nowMs, o.atMs)}, ${o.ok ? 'done' : `failed: ${o.error ?? 'unknown error'}`}`);
     lines.push(`  because: ${o.reason}`);
   }
+  return `${lines.join('\n')}\n`;
+}
+
+/** `boxsync status` when no daemon answers: the reason it last ended, when the state dir kept one. */
+export function formatNotRunning(socketPath: string, last: LastExit | null, nowMs: number = Date.now()): string {
+  const lines = [`no boxsync daemon is running (nothing answers on ${socketPath})`];
+  if (last) lines.push(`  it last ended ${ago(nowMs, last.atMs)} with exit code ${last.code}: ${last.reason}`);
+  lines.push('  start it with `boxsync daemon` or `systemctl --user start boxsync`');
   return `${lines.join('\n')}\n`;
 }
 

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { readFile, stat } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_SHUTDOWN_TIMEOUT_MS } from '../../src/daemon/daemon-settings.js';
@@ -44,17 +45,67 @@ describe('systemd unit and boxsync service', () => {
     expect(r.code).toBe(0);
   });
 
+  /** A valid config (its folder need not exist yet: the daemon creates roots). */
+  async function validConfig(file: string): Promise<void> {
+    const config = {
+      remote: { apiUrl: 'http://127.0.0.1:9/2.0', uploadUrl: 'http://127.0.0.1:9/api/2.0' },
+      auth: { developerToken: 'SECRET-TOKEN' },
+      folders: [{ remoteId: '0', localPath: join(dir, 'Box') }],
+      stateDir: join(dir, 'state'),
+      socketPath: join(dir, 'c.sock'),
+    };
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(file, JSON.stringify(config), { mode: 0o600 });
+  }
+
+  it('is not restarted after a configuration error (exit 78) and waits on no network target a user manager lacks', () => {
+    const text = serviceUnitText();
+    expect(text).toMatch(/^RestartPreventExitStatus=78$/m);
+    expect(text).not.toMatch(/network-online/);
+    expect(text).toMatch(/^StartLimitBurst=5$/m);
+  });
+
+  it('install refuses a missing or invalid config and writes no unit', async () => {
+    const configHome = join(dir, 'config');
+    const env = { XDG_CONFIG_HOME: configHome };
+    const unit = join(configHome, 'systemd', 'user', 'boxsync.service');
+    const missing = await runCli(['service', 'install', '--no-systemctl'], { env });
+    expect(missing.code).toBe(2);
+    expect(missing.stdout).toMatch(/not installing: .*file not found/);
+    await expect(stat(unit)).rejects.toThrow(/ENOENT/);
+    const bad = join(dir, 'bad.json');
+    await writeFile(bad, '{ "folders": 3 }', { mode: 0o600 });
+    const invalid = await runCli(['service', 'install', '--config', bad, '--no-systemctl'], { env });
+    expect(invalid.code).toBe(2);
+    expect(invalid.stdout).toMatch(/not installing: /);
+    await expect(stat(unit)).rejects.toThrow(/ENOENT/);
+  });
+
+  it('install --config puts that config on the daemon command line, quoted for systemd', async () => {
+    const configHome = join(dir, 'config');
+    const file = join(dir, 'my 100% $HOME config.json');
+    await validConfig(file);
+    const r = await runCli(['service', 'install', '--config', file, '--no-systemctl'], { env: { XDG_CONFIG_HOME: configHome } });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/is valid \(1 folder\)/);
+    const text = await readFile(join(configHome, 'systemd', 'user', 'boxsync.service'), 'utf8');
+    const quoted = `"${file.replace('%', '%%').replace('$', () => '$$')}"`;
+    expect(text).toContain(`ExecStart=${process.execPath} ${join(repoRoot, 'bin', 'boxsync.js')} daemon --config ${quoted}`);
+    expect(text).not.toContain('SECRET-TOKEN');
+  });
+
   it('install writes the unit into $XDG_CONFIG_HOME/systemd/user with this boxsync, and uninstall removes it', async () => {
     const configHome = join(dir, 'config');
     const env = { XDG_CONFIG_HOME: configHome };
     const unit = join(configHome, 'systemd', 'user', 'boxsync.service');
+    await validConfig(join(configHome, 'boxsync', 'config.json'));
 
     const first = await runCli(['service', 'install', '--no-systemctl'], { env });
     expect(first.code).toBe(0);
     expect(first.stdout).toContain(`wrote ${unit}`);
     expect(first.stdout).toMatch(/systemctl --user enable --now boxsync/);
     const text = await readFile(unit, 'utf8');
-    expect(text).toContain(`ExecStart=${process.execPath} ${join(repoRoot, 'bin', 'boxsync.js')} daemon`);
+    expect(text).toContain(`ExecStart=${process.execPath} ${join(repoRoot, 'bin', 'boxsync.js')} daemon\n`);
     expect((await stat(unit)).mode & 0o777).toBe(0o644);
 
     const verify = systemdAnalyze(unit);
@@ -74,6 +125,7 @@ describe('systemd unit and boxsync service', () => {
 
   it('still writes the unit and says what to run when systemctl is missing', async () => {
     const configHome = join(dir, 'config');
+    await validConfig(join(configHome, 'boxsync', 'config.json'));
     const r = await runCli(['service', 'install'], { env: { XDG_CONFIG_HOME: configHome, PATH: join(dir, 'empty-bin') } });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/systemctl could not enable it \(systemctl is not installed\)/);

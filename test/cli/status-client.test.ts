@@ -61,9 +61,9 @@ describe('boxsync status (client)', () => {
     await cleanup();
   });
 
-  it('says clearly that no daemon runs, with exit code 1', async () => {
+  it('says clearly that no daemon runs, with exit code 3', async () => {
     const r = await runCli(['status', '--socket', join(dir, 'none.sock')]);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/no boxsync daemon is running/);
     expect(r.stderr).toMatch(/boxsync daemon/);
   });
@@ -76,7 +76,9 @@ describe('boxsync status (client)', () => {
       return sampleStatus(now);
     });
     const text = await runCli(['status', '--socket', socketPath]);
-    expect(text.code).toBe(0);
+    // A degraded watcher and a parked item: the daemon needs attention.
+    expect(text.code).toBe(1);
+    expect(text.stdout).toMatch(/health: NEEDS ATTENTION: 1 item parked until changed; watcher degraded for \/home\/me\/Box/);
     expect(text.stdout).toMatch(/pid 4242/);
     expect(text.stdout).toMatch(/transferring/);
     expect(text.stdout).toMatch(/in sync: 10 files, 2 folders, 2\.0 KB/);
@@ -88,8 +90,13 @@ describe('boxsync status (client)', () => {
     expect(text.stdout).toMatch(/a\.txt: your copy kept as a \(conflicted copy\)\.txt/);
     expect(text.stdout).toMatch(/bad:name: Box refuses this name \(name-invalid; waits for the file to change\)/);
     const json = await runCli(['status', '--json', '--socket', socketPath]);
-    expect(json.code).toBe(0);
-    expect(JSON.parse(json.stdout)).toEqual(sampleStatus(now));
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toEqual({
+      running: true,
+      healthy: false,
+      attention: ['1 item parked until changed', 'watcher degraded for /home/me/Box'],
+      ...sampleStatus(now),
+    });
   });
 
   it('asks about one path, resolved against the working directory', async () => {

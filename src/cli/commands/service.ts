@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { daemonExecStart } from '../../daemon/service-unit.js';
 import { fileURLToPath } from 'node:url';
 
 /** `boxsync service install|uninstall`: the systemd user unit. */
@@ -8,10 +9,12 @@ export function register(program: Command): void {
   service
     .command('install')
     .description('Write ~/.config/systemd/user/boxsync.service and enable it (systemctl --user enable --now)')
+    .option('--config <file>', 'the config file the daemon reads (default: the XDG config path); checked before anything is written')
     .option('--no-systemctl', 'only write the unit file')
-    .action(async (opts: { systemctl: boolean }) => {
+    .action(async (opts: { systemctl: boolean; config?: string }) => {
       const { installService } = await import('../../daemon/service-install.js');
-      process.exitCode = await installService({ env: process.env, execStart: execStart(), noSystemctl: !opts.systemctl, out: print });
+      const configFile = opts.config === undefined ? undefined : resolve(opts.config);
+      process.exitCode = await installService({ env: process.env, execStart: execStart(configFile), configFile, noSystemctl: !opts.systemctl, out: print });
     });
   service
     .command('uninstall')
@@ -28,11 +31,7 @@ function print(line: string): void {
 }
 
 /** This node and this checkout's bin/boxsync.js, so the unit runs the boxsync that installed it. */
-function execStart(): string {
+function execStart(configFile: string | undefined): string {
   const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-  return [process.execPath, join(root, 'bin', 'boxsync.js'), 'daemon'].map(quote).join(' ');
-}
-
-function quote(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `"${arg.replace(/(["\\])/g, '\\$1')}"`;
+  return daemonExecStart([process.execPath, join(root, 'bin', 'boxsync.js')], configFile);
 }
