@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Entry point. Runs the compiled CLI when it exists (an installed package),
-// otherwise the TypeScript sources through tsx (a development checkout).
+// Entry point. Runs the compiled CLI (dist/, what an installed package ships) when it exists; in a development
+// checkout without a build, the TypeScript sources through tsx (a devDependency). BOXSYNC_FROM_SOURCE=1 forces
+// the sources even when dist/ exists (a stale build would otherwise hide source edits).
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
@@ -10,7 +11,13 @@ const compiled = join(root, 'dist', 'cli', 'main.js');
 if (existsSync(compiled) && !process.env.BOXSYNC_FROM_SOURCE) {
   await import(pathToFileURL(compiled).href);
 } else {
-  const { register } = await import('tsx/esm/api');
+  let register;
+  try {
+    ({ register } = await import('tsx/esm/api'));
+  } catch {
+    process.stderr.write(`boxsync: no build in ${join(root, 'dist')} and no TypeScript loader (tsx) to run the sources; run \`npm ci && npm run build\` in ${root}\n`);
+    process.exit(2);
+  }
   register();
   await import(pathToFileURL(join(root, 'src', 'cli', 'main.ts')).href);
 }

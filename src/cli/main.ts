@@ -10,12 +10,13 @@
  */
 import { Command, CommanderError } from 'commander';
 import { registerCommands } from './commands/index.js';
+import { versionText } from './version.js';
 
 const program = new Command();
 program
   .name('boxsync')
   .description('Two-way sync between Box folders and local folders on Linux')
-  .version('0.1.0')
+  .version(versionText(), '-V, --version', 'print the version of boxsync, Node and the platform')
   .exitOverride();
 
 registerCommands(program);

@@ -13,7 +13,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startBoxServer } from '../../src/box-server/index.js';
 import { writeBoxConfig } from '../support/box-config.js';
-import { cliEntry, repoRoot } from '../support/cli.js';
+import { repoRoot } from '../support/cli.js';
 import { makeTempDir } from '../support/tmp.js';
 
 const FILES = Number(process.env.SYNC_BENCH_FILES ?? 10_000);
@@ -88,7 +88,8 @@ export interface Measured {
 
 /** Run `boxsync sync --once` as a child and measure its wall time and peak RSS. */
 export function measureSync(configFile: string): Promise<Measured> {
-  return measureCommand([process.execPath, '--import', 'tsx', cliEntry, 'sync', '--once', '--config', configFile]);
+  // bin/boxsync.js runs dist/ (`npm run bench` builds it first), as an installed boxsync does.
+  return measureCommand([process.execPath, join(repoRoot, 'bin', 'boxsync.js'), 'sync', '--once', '--config', configFile]);
 }
 
 /** Run any command as a child and measure its wall time, peak RSS and CPU seconds (by `/usr/bin/time -v` when present). */
