@@ -45,6 +45,24 @@ export function redactUrl(url: string): string {
   return url.replace(/([?&](?:access_token|refresh_token|shared_link_password|password|code|client_secret)=)[^&#]*/gi, '$1[REDACTED]');
 }
 
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/**
+ * The level a command logs at, the same rule everywhere (daemon, sync --once, demo): BOXSYNC_LOG_LEVEL when set
+ * to a level, else `debug` with `-v/--verbose` (which sets BOXSYNC_VERBOSE), else the configured level.
+ * An unknown BOXSYNC_LOG_LEVEL is ignored with a warning rather than crashing pino.
+ */
+export function logLevelFor(configured: LogLevel, env: NodeJS.ProcessEnv = process.env, warn: (m: string) => void = () => undefined): LogLevel {
+  const fromEnv = env.BOXSYNC_LOG_LEVEL?.trim().toLowerCase();
+  if (fromEnv) {
+    if ((LOG_LEVELS as readonly string[]).includes(fromEnv)) return fromEnv as LogLevel;
+    warn(`BOXSYNC_LOG_LEVEL=${env.BOXSYNC_LOG_LEVEL} is not a log level (${LOG_LEVELS.join(', ')}); ignored`);
+  }
+  if (env.BOXSYNC_VERBOSE === '1') return 'debug';
+  return configured;
+}
+
 export interface LoggerSetup {
   readonly level?: string;
   /** Force pretty (true) or JSON (false); default: pretty on a TTY. */
@@ -55,7 +73,7 @@ export interface LoggerSetup {
 
 export function createLogger(setup: LoggerSetup = {}): Logger {
   const opts: LoggerOptions = {
-    level: setup.level ?? process.env.BOXSYNC_LOG_LEVEL ?? 'info',
+    level: setup.level ?? logLevelFor('info'),
     redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
   };
   if (setup.destination) return pino(opts, setup.destination as pino.DestinationStream);

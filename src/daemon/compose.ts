@@ -87,7 +87,8 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
       listingDeadlineMs: config.http.listingDeadlineSec * 1000,
       downloadDeadline: { baseMs: config.http.downloadDeadlineSec * 1000, minBytesPerSec: config.http.downloadMinRateKiBps * 1024 },
       uploadSessions: journal.uploadSessions,
-      logger: logger.child({ component: 'box' }),
+      // The root logger: each part of the Box client names its own component (one `component` key per line).
+      logger,
       clock,
     });
 

@@ -17,7 +17,7 @@
  * socket, compose); 78 configuration missing or invalid (systemd does not restart it: RestartPreventExitStatus).
  */
 import { configPath, loadConfig, type Config } from '../config.js';
-import { createLogger } from '../logger.js';
+import { createLogger, logLevelFor } from '../logger.js';
 import type { ControlRequest } from './control-protocol.js';
 import { startControlServer, type ControlServer } from './control-server.js';
 import type { ComposeDaemonParts } from './daemon-parts.js';
@@ -42,7 +42,7 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
     process.stderr.write(`boxsync daemon: ${e instanceof Error ? e.message : String(e)}\n`);
     return DAEMON_EXIT.config;
   }
-  const rootLogger = createLogger({ level: config.log.level });
+  const rootLogger = createLogger({ level: logLevelFor(config.log.level, process.env, (m) => process.stderr.write(`boxsync daemon: ${m}\n`)) });
   const log = rootLogger.child({ component: 'daemon' });
   let settings: DaemonSettings;
   try {

@@ -158,8 +158,9 @@ export function exitCodeOf(summary: RunSummary): ExitCode {
  * BOXSYNC_LOG_LEVEL) bring the engine's own lines back.
  */
 async function cliLogger(config: Config, env: NodeJS.ProcessEnv, err: NodeJS.WritableStream, tty: boolean): Promise<Logger> {
-  const { createLogger } = await import('../../logger.js');
-  const level = env.BOXSYNC_LOG_LEVEL || (config.log.level === 'info' ? 'warn' : config.log.level);
+  const { createLogger, logLevelFor } = await import('../../logger.js');
+  // 'info' is the default: the operations are already shown, so only warnings are logged unless asked for more.
+  const level = logLevelFor(config.log.level === 'info' ? 'warn' : config.log.level, env, (m) => void err.write(`boxsync: ${m}\n`));
   if (!tty) return createLogger({ level, destination: err });
   const { default: pretty } = await import('pino-pretty');
   return createLogger({ level, destination: pretty({ destination: 2, colorize: true, translateTime: 'SYS:HH:MM:ss', sync: true }) });

@@ -110,7 +110,7 @@ async function withRetries<T>(deps: DownloadDeps, req: DownloadRequest, open: ()
       return await open();
     } catch (e) {
       if (!isSyncError(e) || !isTransient(e) || attempt >= (deps.maxAttempts ?? 5) || req.signal?.aborted) throw e;
-      deps.logger.debug({ id: req.id, attempt, code: e.code }, 'opening the download failed; trying again');
+      deps.logger.child({ component: 'box-download' }).debug({ id: req.id, attempt, code: e.code }, 'opening the download failed; trying again');
       await deps.http.backoff(attempt, e.retryAfterMs, req.signal);
     }
   }

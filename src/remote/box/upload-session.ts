@@ -198,7 +198,7 @@ function trustedEndpoints(deps: UploadDeps, given: Readonly<Record<string, strin
   for (const [k, v] of Object.entries(given ?? {})) {
     try {
       if (deps.http.trusts(new URL(v))) out[k] = v;
-      else deps.logger.warn({ endpoint: k, host: new URL(v).host }, 'ignored an upload-session endpoint on an untrusted host');
+      else deps.logger.child({ component: 'box-upload-session' }).warn({ endpoint: k, host: new URL(v).host }, 'ignored an upload-session endpoint on an untrusted host');
     } catch {
       // not a URL: the default endpoint is used
     }

@@ -69,7 +69,7 @@ function acceleratedUrl(deps: UploadDeps, pre: WirePreflight | undefined, target
   }
   // The bearer token goes only to hosts we trust: an upload_url elsewhere is ignored, the configured one is used.
   if (!deps.http.trusts(parsed)) {
-    deps.logger.warn({ host: parsed.host }, 'the preflight named an upload host outside the configured and Box hosts; using the configured upload URL instead');
+    deps.logger.child({ component: 'box-upload' }).warn({ host: parsed.host }, 'the preflight named an upload host outside the configured and Box hosts; using the configured upload URL instead');
     return undefined;
   }
   const path = parsed.pathname;
