@@ -146,6 +146,8 @@ export const rawConfigSchema = z.strictObject({
       downloadDeadlineSec: z.int().min(1).max(86_400).default(300),
       /** The slowest rate a download is allowed beyond `downloadDeadlineSec`, in KiB/s. */
       downloadMinRateKiBps: z.int().min(1).max(1_000_000).default(64),
+      /** Cap on the total transfer rate (uploads and downloads together), KiB/s; null: none. `--bwlimit` overrides it. */
+      bwlimitKiBps: z.int().min(1).nullable().default(null),
     })
     .prefault({}),
   transferConcurrency: z.int().min(1).max(32).default(4),

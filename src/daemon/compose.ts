@@ -29,6 +29,7 @@ import type { LocalFs } from '../ports/local-fs.js';
 import type { LocalWatcher } from '../ports/local-watcher.js';
 import type { RemoteChanges, StreamType } from '../ports/remote-changes.js';
 import type { RemoteStore } from '../ports/remote-store.js';
+import { parseRate } from '../remote/box/bandwidth.js';
 import { createBoxAdapter, type BoxActions } from '../remote/box/index.js';
 
 export interface ComposeOptions {
@@ -86,6 +87,8 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
       stallTimeoutMs: config.http.stallTimeoutSec * 1000,
       listingDeadlineMs: config.http.listingDeadlineSec * 1000,
       downloadDeadline: { baseMs: config.http.downloadDeadlineSec * 1000, minBytesPerSec: config.http.downloadMinRateKiBps * 1024 },
+      // `--bwlimit RATE` (sync, daemon) arrives as BOXSYNC_BWLIMIT and wins over the config's http.bwlimitKiBps.
+      bandwidthBytesPerSec: process.env.BOXSYNC_BWLIMIT ? parseRate(process.env.BOXSYNC_BWLIMIT) : config.http.bwlimitKiBps === null ? null : config.http.bwlimitKiBps * 1024,
       uploadSessions: journal.uploadSessions,
       // The root logger: each part of the Box client names its own component (one `component` key per line).
       logger,

@@ -6,7 +6,10 @@ export function register(program: Command): void {
     .command('daemon')
     .description('Run live two-way sync (what the systemd unit starts); SIGHUP reloads the config')
     .option('--config <file>', 'config file')
-    .action(async (opts: { config?: string }) => {
+    .option('--bwlimit <rate>', 'cap the total transfer rate, e.g. 500K or 2M per second (overrides http.bwlimitKiBps)')
+    .action(async (opts: { config?: string; bwlimit?: string }) => {
+      const { applyBwlimit } = await import('./sync.js');
+      if (!applyBwlimit(opts.bwlimit)) return;
       const [{ runDaemon }, { composeDaemonParts }] = await Promise.all([import('../../daemon/daemon.js'), import('../../daemon/daemon-parts.js')]);
       process.exitCode = await runDaemon({ configPath: opts.config, compose: composeDaemonParts });
     });

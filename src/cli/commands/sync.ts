@@ -9,6 +9,7 @@
  * `runSyncOnce` is also what `boxsync demo` runs in-process.
  */
 import type { Command } from 'commander';
+import { parseRate } from '../../remote/box/bandwidth.js';
 import { assertNever } from '../../core/operations.js';
 import type { Logger } from '../../logger.js';
 import type { Config } from '../../config.js';
@@ -31,6 +32,23 @@ export interface SyncOnceOptions {
   readonly onSummary?: (summary: RunSummary, config: Config) => void;
 }
 
+/**
+ * `--bwlimit RATE` (sync, daemon): checked here, then handed to compose as BOXSYNC_BWLIMIT. False (exit code 2
+ * set, message printed) when the rate cannot be read.
+ */
+export function applyBwlimit(rate: string | undefined): boolean {
+  if (rate === undefined) return true;
+  try {
+    parseRate(rate);
+  } catch (e) {
+    process.stderr.write(`boxsync: --bwlimit: ${e instanceof Error ? e.message : String(e)}. Nothing was done.\n`);
+    process.exitCode = 2;
+    return false;
+  }
+  process.env.BOXSYNC_BWLIMIT = rate;
+  return true;
+}
+
 export function register(program: Command): void {
   program
     .command('sync')
@@ -38,7 +56,9 @@ export function register(program: Command): void {
     .option('--once', 'run one pass to convergence and exit (the only mode; live sync is `boxsync daemon`)')
     .option('-c, --config <file>', 'config file (default: $BOXSYNC_CONFIG, else $XDG_CONFIG_HOME/boxsync/config.json)')
     .option('--full-rescan', 'hash-check the whole local tree and list the whole remote tree instead of using the event cursor')
-    .action(async (opts: { once?: boolean; config?: string; fullRescan?: boolean }) => {
+    .option('--bwlimit <rate>', 'cap the total transfer rate, e.g. 500K or 2M per second (overrides http.bwlimitKiBps)')
+    .action(async (opts: { once?: boolean; config?: string; fullRescan?: boolean; bwlimit?: string }) => {
+      if (!applyBwlimit(opts.bwlimit)) return;
       if (!opts.once) {
         process.stderr.write('boxsync sync: add --once (one pass, then exit); for continuous sync run `boxsync daemon`. Nothing was done.\n');
         process.exitCode = 2;

@@ -8,6 +8,8 @@
  *                                        upload(+session)┘     └─> BoxAuth (refresh, token store)
  */
 import { got } from 'got';
+import { ProxyAgents } from './proxy.js';
+import { Bandwidth } from './bandwidth.js';
 import { silentLogger } from '../../logger.js';
 import { systemClock } from '../../ports/clock.js';
 import type { RemoteChanges } from '../../ports/remote-changes.js';
@@ -43,7 +45,18 @@ export function createBoxAdapter(opts: BoxAdapterOptions): BoxAdapter {
   const logger = opts.logger ?? silentLogger;
   const apiUrl = trimSlash(opts.apiUrl);
   const uploadUrl = trimSlash(opts.uploadUrl);
-  const client = got.extend({ headers: { 'user-agent': 'boxsync/0.1' } });
+  // HTTPS_PROXY / HTTP_PROXY / NO_PROXY apply to every request of this client (remote/box/proxy.ts).
+  const proxies = new ProxyAgents();
+  const client = got.extend({
+    headers: { 'user-agent': 'boxsync/0.1' },
+    handlers: [
+      (options, next) => {
+        const agent = options.url === undefined ? undefined : proxies.for(options.url);
+        if (agent !== undefined) options.agent = agent;
+        return next(options);
+      },
+    ],
+  });
   const auth = createAuth(opts.auth, { got: client, tokenUrl: opts.tokenUrl, clock, logger });
   const limiter = new RateLimiter(opts.rateLimit ?? {}, clock);
   const http = new BoxHttp({
@@ -64,6 +77,7 @@ export function createBoxAdapter(opts: BoxAdapterOptions): BoxAdapter {
     ...(opts.listingDeadlineMs === undefined ? {} : { listingDeadlineMs: opts.listingDeadlineMs }),
   });
   const mutations = new Mutations(http, apiUrl);
+  const bandwidth = opts.bandwidthBytesPerSec ? new Bandwidth(opts.bandwidthBytesPerSec, clock) : undefined;
   const uploadDeps: UploadDeps = {
     http,
     apiUrl,
@@ -72,8 +86,10 @@ export function createBoxAdapter(opts: BoxAdapterOptions): BoxAdapter {
     sessionThresholdBytes: opts.sessionThresholdBytes ?? 20_000_000,
     partConcurrency: Math.max(1, opts.partConcurrency ?? 4),
     sessions: opts.uploadSessions,
+    bandwidth,
   };
-  const store = new BoxStore(tree, mutations, { http, apiUrl, logger, ...(opts.downloadDeadline === undefined ? {} : { deadline: opts.downloadDeadline }) }, uploadDeps);
+  const downloadDeps = { http, apiUrl, logger, bandwidth, ...(opts.downloadDeadline === undefined ? {} : { deadline: opts.downloadDeadline }) };
+  const store = new BoxStore(tree, mutations, downloadDeps, uploadDeps);
   const changes = new BoxChanges({ http, apiUrl, logger });
   return {
     store,
@@ -88,6 +104,7 @@ export function createBoxAdapter(opts: BoxAdapterOptions): BoxAdapter {
     pausedUntilMs: () => limiter.pausedUntil,
     close: async () => {
       http.close();
+      proxies.destroy();
     },
   };
 }

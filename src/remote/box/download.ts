@@ -14,6 +14,7 @@ import { dirname } from 'node:path';
 import { isSyncError, SyncError } from '../../core/errors.js';
 import type { Logger } from '../../logger.js';
 import type { DownloadRequest, DownloadResult } from '../../ports/remote-store.js';
+import type { Bandwidth } from './bandwidth.js';
 import { retryAfterMs } from './classify.js';
 import { remoteError } from './error-codes.js';
 import { isTransient, type BoxHttp, type BoxStreamResponse } from './http.js';
@@ -30,6 +31,8 @@ export interface DownloadDeps {
   readonly maxNotReady?: number;
   /** A download's deadline: this long plus its size at this slow rate (a trickling body cannot keep a run alive). */
   readonly deadline?: { readonly baseMs: number; readonly minBytesPerSec: number };
+  /** The transfer bandwidth cap shared with uploads (`--bwlimit`); none: as fast as the link goes. */
+  readonly bandwidth?: Bandwidth | undefined;
 }
 
 /** Room kept free on the disk beside a download (the journal and other files need some too). */
@@ -41,8 +44,10 @@ export async function download(deps: DownloadDeps, req: DownloadRequest): Promis
   const limit = req.expectSizeBytes;
   if (limit !== undefined) await checkFreeSpace(req, limit);
   const d = deps.deadline ?? DEFAULT_DEADLINE;
-  const deadline = deps.http.clock.now() + d.baseMs + Math.ceil(((limit ?? 0) / d.minBytesPerSec) * 1000);
-  const bounds: Bounds = { limit, deadline, now: () => deps.http.clock.now(), id: req.id };
+  // Under a bandwidth cap below the deadline's minimum rate, the deadline allows for the cap instead.
+  const minRate = Math.min(d.minBytesPerSec, deps.bandwidth?.bytesPerSec ?? Infinity);
+  const deadline = deps.http.clock.now() + d.baseMs + Math.ceil(((limit ?? 0) / minRate) * 1000);
+  const bounds: Bounds = { limit, deadline, now: () => deps.http.clock.now(), id: req.id, bandwidth: deps.bandwidth, signal: req.signal };
   let out = await openOut(req.destPath);
   let hash = createHash('sha1');
   let written = 0;
@@ -173,6 +178,8 @@ interface Bounds {
   readonly deadline: number;
   readonly now: () => number;
   readonly id: string;
+  readonly bandwidth: Bandwidth | undefined;
+  readonly signal: AbortSignal | undefined;
 }
 
 function oversize(id: string, what: string, limit: number): SyncError {
@@ -219,6 +226,7 @@ async function pump(
       body.destroy();
       throw remoteError('network', `download of file ${bounds.id} is too slow (${state.written} bytes by its deadline); stopped`, { details: { id: bounds.id } });
     }
+    if (bounds.bandwidth) await bounds.bandwidth.take(b.length, bounds.signal);
     hash.update(b);
     state.written += b.length;
     if (!out.write(b)) await once(out, 'drain');

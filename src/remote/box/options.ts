@@ -39,6 +39,8 @@ export interface BoxAdapterOptions {
   readonly listingDeadlineMs?: number;
   /** A download's deadline: `baseMs` plus its size at `minBytesPerSec` (default 5 min plus size at 64 KiB/s). */
   readonly downloadDeadline?: { readonly baseMs: number; readonly minBytesPerSec: number };
+  /** Cap on the total transfer rate, uploads and downloads together, in bytes per second (`--bwlimit`). */
+  readonly bandwidthBytesPerSec?: number | null;
   readonly logger?: Logger;
   readonly clock?: Clock;
 }

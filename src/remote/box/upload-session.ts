@@ -20,9 +20,11 @@
  */
 import { createHash } from 'node:crypto';
 import { open, type FileHandle } from 'node:fs/promises';
+import { Readable } from 'node:stream';
 import type { RemoteEntry } from '../../core/model.js';
 import { isShutdownReason, isSyncError } from '../../core/errors.js';
 import type { UploadRequest, UploadSessionRecord } from '../../ports/remote-store.js';
+import type { Bandwidth } from './bandwidth.js';
 import { retryAfterMs } from './classify.js';
 import { decodeTime, encodeTime, idString, ITEM_FIELDS_PARAM } from './decode.js';
 import { remoteError } from './error-codes.js';
@@ -268,6 +270,20 @@ async function sendParts(
   return { parts, sha1: whole.digest('hex') };
 }
 
+/** A part's bytes at the capped rate, in 64 KiB slices. */
+function throttled(buf: Buffer, bandwidth: Bandwidth, signal: AbortSignal | undefined): Readable {
+  return Readable.from(
+    (async function* () {
+      for (let at = 0; at < buf.length; at += 64 * 1024) {
+        const slice = buf.subarray(at, Math.min(buf.length, at + 64 * 1024));
+        await bandwidth.take(slice.length, signal);
+        yield slice;
+      }
+    })(),
+    { objectMode: false },
+  );
+}
+
 async function readExactly(fh: FileHandle, offset: number, size: number): Promise<Buffer> {
   const buf = Buffer.allocUnsafe(size);
   let got = 0;
@@ -284,7 +300,7 @@ async function putPart(deps: UploadDeps, rec: UploadSessionRecord, offset: numbe
   const res = await deps.http.request<{ part?: WirePart } & Partial<WirePart>>({
     method: 'PUT',
     url: rec.endpoints.upload_part!,
-    body: () => buf,
+    body: deps.bandwidth === undefined ? () => buf : () => throttled(buf, deps.bandwidth!, signal),
     lane: 'calls',
     accept: [200, 201, 409],
     headers: {

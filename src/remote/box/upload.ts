@@ -10,6 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
+import type { Bandwidth } from './bandwidth.js';
 import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { RemoteEntry, RemoteId } from '../../core/model.js';
@@ -30,6 +31,8 @@ export interface UploadDeps {
   readonly sessionThresholdBytes: number;
   readonly partConcurrency: number;
   readonly sessions: UploadSessionStore | undefined;
+  /** The transfer bandwidth cap shared with downloads (`--bwlimit`); none: as fast as the link goes. */
+  readonly bandwidth?: Bandwidth | undefined;
 }
 
 export type UploadTarget =
@@ -113,6 +116,7 @@ async function simpleUpload(deps: UploadDeps, target: UploadTarget, req: UploadR
         let done = 0;
         const file = total === 0 ? [] : createReadStream(req.sourcePath, { end: total - 1, highWaterMark: 1 << 20 });
         for await (const chunk of file) {
+          if (deps.bandwidth) await deps.bandwidth.take((chunk as Buffer).length, req.signal);
           done += (chunk as Buffer).length;
           req.onProgress?.({ doneBytes: done, totalBytes: total });
           yield chunk as Buffer;

@@ -1,0 +1,60 @@
+/**
+ * A cap on transfer bandwidth (`--bwlimit`, config `http.bwlimitKiBps`): one token bucket shared by every
+ * download and upload of the client, so the cap holds for the total, as rclone's --bwlimit does. The bucket
+ * holds at most a quarter second of bytes, so bursts stay small; a wait is abortable and bounded by the size
+ * of the chunk asked for. Box's answers and the API calls themselves are not counted (they are small).
+ */
+import type { Clock } from '../../ports/clock.js';
+
+export class Bandwidth {
+  private tokens: number;
+  private lastMs: number;
+  private readonly burst: number;
+
+  constructor(
+    readonly bytesPerSec: number,
+    private readonly clock: Clock,
+  ) {
+    if (!(bytesPerSec > 0)) throw new Error(`a bandwidth limit must be positive (got ${bytesPerSec})`);
+    this.burst = Math.max(16 * 1024, bytesPerSec / 4);
+    this.tokens = this.burst;
+    this.lastMs = clock.now();
+  }
+
+  /** Wait until `bytes` may pass. */
+  async take(bytes: number, signal?: AbortSignal): Promise<void> {
+    let left = bytes;
+    while (left > 0) {
+      signal?.throwIfAborted();
+      this.refill();
+      const now = Math.min(left, this.burst);
+      if (this.tokens >= now) {
+        this.tokens -= now;
+        left -= now;
+        continue;
+      }
+      await this.clock.sleep(Math.ceil(((now - this.tokens) / this.bytesPerSec) * 1000), signal);
+    }
+  }
+
+  private refill(): void {
+    const t = this.clock.now();
+    this.tokens = Math.min(this.burst, this.tokens + ((t - this.lastMs) / 1000) * this.bytesPerSec);
+    this.lastMs = t;
+  }
+}
+
+/**
+ * A rate as rclone writes it: a number with an optional B, K, M or G suffix (binary units; no suffix means KiB),
+ * per second. Returns bytes per second, or null for "off"/"0"; throws on anything else.
+ */
+export function parseRate(text: string): number | null {
+  const t = text.trim();
+  if (t === '' || t === '0' || t.toLowerCase() === 'off') return null;
+  const m = /^(\d+(?:\.\d+)?)\s*([bkmg]?)(?:i?b?)?(?:\/s)?$/i.exec(t);
+  if (!m) throw new Error(`"${text}" is not a rate: write it like 500K, 2M or 1.5M (bytes per second; no suffix means KiB)`);
+  const unit = { '': 1024, b: 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[m[2]!.toLowerCase() as '' | 'b' | 'k' | 'm' | 'g'];
+  const bytes = Math.round(Number(m[1]) * unit);
+  if (bytes <= 0) return null;
+  return bytes;
+}
