@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import type { RelPath, SyncDirection } from '../../src/core/model.js';
-import type { Operation } from '../../src/core/operations.js';
+import { pathsTouched, type Operation } from '../../src/core/operations.js';
 import { depth, foldKey, isAncestorOrSelf, joinPath } from '../../src/core/paths.js';
 import { plan } from '../../src/core/plan.js';
 import { Sim, p } from './plan-sim.js';
@@ -123,20 +123,8 @@ function edit(sim: Sim, side: Side, e: Edit): void {
   }
 }
 
-function opPaths(op: Operation): RelPath[] {
-  switch (op.kind) {
-    case 'remote-move':
-    case 'local-move':
-      return [op.from, op.to];
-    case 'conflict-copy':
-      return [op.path, op.to];
-    default:
-      return [op.path];
-  }
-}
-
 function assertIndependent(ops: readonly Operation[]): void {
-  const touched = ops.filter((o) => o.kind !== 'report').flatMap((o) => opPaths(o).map((path) => ({ o, key: p(foldKey(path)) })));
+  const touched = ops.filter((o) => o.kind !== 'report').flatMap((o) => pathsTouched(o).map((path) => ({ o, key: p(foldKey(path)) })));
   for (let a = 0; a < touched.length; a++) {
     for (let b = a + 1; b < touched.length; b++) {
       const x = touched[a]!;
@@ -200,10 +188,10 @@ export function runCase(c: Case, direction: SyncDirection = 'two-way'): { passes
   const kinds = new Set<Operation['kind']>();
   for (;;) {
     const result = plan(sim.snapshot(), { nowMs: sim.clockMs });
-    if (trace) console.log(`pass ${passes}:`, JSON.stringify(result.ops.map((o) => [o.kind, ...opPaths(o), o.reason])));
+    if (trace) console.log(`pass ${passes}:`, JSON.stringify(result.ops.map((o) => [o.kind, ...pathsTouched(o), o.reason])));
     assertIndependent(result.ops);
     if (result.quiescent) break;
-    if (++passes > maxPasses) throw new Error(`no quiescence after ${maxPasses} passes; last batch: ${JSON.stringify(result.ops.map((o) => [o.kind, opPaths(o)]))}`);
+    if (++passes > maxPasses) throw new Error(`no quiescence after ${maxPasses} passes; last batch: ${JSON.stringify(result.ops.map((o) => [o.kind, pathsTouched(o)]))}`);
     for (const op of shuffled(result.ops, c.order)) {
       kinds.add(op.kind);
       sim.apply(op);
