@@ -137,7 +137,7 @@ function assertIndependent(ops: readonly Operation[]): void {
   }
 }
 
-function shuffled<T>(xs: readonly T[], order: readonly number[]): T[] {
+export function shuffled<T>(xs: readonly T[], order: readonly number[]): T[] {
   const out = [...xs];
   for (let i = out.length - 1; i > 0; i--) {
     const j = order[i % order.length]! % (i + 1);
@@ -168,16 +168,22 @@ const writesOf: Record<'download-only' | 'upload-only', readonly Operation['kind
   'upload-only': ['download', 'create-local-folder', 'local-move', 'local-trash', 'conflict-copy', 'write-weblink'],
 };
 
-/**
- * One case to quiescence. Two-way: the trees converge. One-way: no write on the protected side. Both: the
- * run terminates and no content is lost.
- */
-export function runCase(c: Case, direction: SyncDirection = 'two-way'): { passes: number; kinds: ReadonlySet<Operation['kind']> } {
+/** The simulated root of a case: its synced base (whose contents are returned), then the edits on each side. */
+export function caseSim(c: Case, direction: SyncDirection = 'two-way'): { sim: Sim; baseContents: Set<string> } {
   const sim = new Sim(direction);
   seedBase(sim, c.base);
   const baseContents = new Set([...sim.world.synced.values()].flatMap((s) => (s.sha1 ? [s.sha1] : [])));
   for (const e of c.local) edit(sim, 'local', e);
   for (const e of c.remote) edit(sim, 'remote', e);
+  return { sim, baseContents };
+}
+
+/**
+ * One case to quiescence. Two-way: the trees converge. One-way: no write on the protected side. Both: the
+ * run terminates and no content is lost.
+ */
+export function runCase(c: Case, direction: SyncDirection = 'two-way'): { passes: number; kinds: ReadonlySet<Operation['kind']> } {
+  const { sim, baseContents } = caseSim(c, direction);
 
   const atStart = liveContents(sim);
   const newAtStart = [...atStart].filter((x) => !baseContents.has(x));
