@@ -1,26 +1,15 @@
 /**
- * The successful outcome of an operation, as a model: what the executor does to each side and what the
- * reconciler then records as the merge base. PURE (no I/O); it changes only the world it is handed.
+ * The successful outcome of an operation, as a model: what the executor does to each side, simulated on
+ * in-memory maps. PURE (no I/O); it changes only the world it is handed. The property tests drive it.
  *
- * It is the executable specification the property test drives, and the model the reconciler's commit step
- * should match:
- * - Every operation that leaves both sides in agreement about an item records the base from both observed
- *   entries (`baseFrom`): remote etag/SHA-1/version/size/url, local inode/mtime.
- * - Recording a base for a Box id that already has a row at another path first moves that row and the rows
- *   below it to the new path (one item, one row; a folder moved on both sides keeps its subtree's rows).
- * - remote-move / local-move move the base rows of the item's subtree to `to` and change nothing else (the
- *   etag is refreshed only when the Box content is still the agreed one): a content change made on either
- *   side before the move must still be seen on the next pass.
- * - remote-trash, local-trash and forget drop the base rows at and below the path.
- * - conflict-copy moves the local entry aside and drops the base rows at and below the original path, so
- *   the next pass sees the Box item as new there (download) and the copy as new here (upload).
- * - remote-restore makes the Box item active again where the operation says; the base row is kept as it was,
- *   so the next pass sees a local edit against it (upload-version).
- * - report changes nothing.
+ * Two halves: `simulate` plays the executor (checks the operation could have succeeded, and says what Box
+ * answered and what the local stat shows), and the merge-base rules of core/tree-effects.ts say what that
+ * outcome changes in the three trees, the same rules the reconciler's commit applies to the journal.
  */
-import { type LocalEntry, type RelPath, type RemoteEntry, type RemoteId, type SyncedEntry } from './model.js';
+import type { LocalEntry, RelPath, RemoteEntry, RemoteId, SyncedEntry } from './model.js';
 import { assertNever, type Operation } from './operations.js';
 import { isAncestor, isAncestorOrSelf, rebase } from './paths.js';
+import { effectsOf, type OutcomeEntries, type TreeEffect, type TreesBefore } from './tree-effects.js';
 
 /** Both sides and the base of one root, mutable, for simulation. */
 export interface World {
@@ -44,84 +33,85 @@ export interface Allocator {
   nowMs(): number;
 }
 
-export function baseFrom(path: RelPath, r: RemoteEntry, l: LocalEntry): SyncedEntry {
-  return {
-    path,
-    remoteId: r.id,
-    kind: r.kind,
-    etag: r.etag,
-    sha1: r.sha1,
-    versionId: r.versionId,
-    sizeBytes: r.sizeBytes,
-    inode: l.inode,
-    mtimeMs: l.mtimeMs,
-    url: r.url,
-  };
-}
-
 function subtreeKeys<T>(map: Map<RelPath, T>, path: RelPath): RelPath[] {
   return [...map.keys()].filter((k) => isAncestorOrSelf(path, k));
 }
 
-function dropSubtree<T>(map: Map<RelPath, T>, path: RelPath): T[] {
-  const gone: T[] = [];
-  for (const k of subtreeKeys(map, path)) {
-    gone.push(map.get(k)!);
-    map.delete(k);
-  }
-  return gone;
-}
-
-function moveLocalSubtree(w: World, from: RelPath, to: RelPath): void {
-  const moved = subtreeKeys(w.local, from).map((k) => w.local.get(k)!);
-  for (const e of moved) w.local.delete(e.path);
-  for (const e of moved) {
-    const p = rebase(e.path, from, to);
-    w.local.set(p, { ...e, path: p });
-  }
-}
-
-function moveSyncedSubtree(w: World, from: RelPath, to: RelPath): void {
+/** Move the rows at and below `from` to `to`; throws rather than overwrite a row outside the moved subtree. */
+function moveSubtree<T extends { readonly path: RelPath }>(map: Map<RelPath, T>, from: RelPath, to: RelPath, tree: string): void {
   if (from === to) return;
-  const moved = subtreeKeys(w.synced, from).map((k) => w.synced.get(k)!);
-  const clash = moved.map((e) => rebase(e.path, from, to)).find((k) => w.synced.has(k) && !isAncestorOrSelf(from, k));
-  if (clash !== undefined) throw new Error(`apply: moving base rows ${from} -> ${to} would overwrite the row of ${clash}`);
-  for (const e of moved) w.synced.delete(e.path);
+  if (isAncestor(from, to)) throw new Error(`apply: cannot move ${from} into itself (${to})`);
+  const moved = subtreeKeys(map, from).map((k) => map.get(k)!);
+  const clash = moved.map((e) => rebase(e.path, from, to)).find((k) => map.has(k) && !isAncestorOrSelf(from, k));
+  if (clash !== undefined) throw new Error(`apply: moving ${tree} rows ${from} -> ${to} would overwrite the row of ${clash}`);
+  for (const e of moved) map.delete(e.path);
   for (const e of moved) {
     const p = rebase(e.path, from, to);
-    w.synced.set(p, { ...e, path: p });
+    map.set(p, { ...e, path: p });
   }
 }
 
-function syncedPathOf(w: World, id: RemoteId): RelPath | undefined {
-  for (const s of w.synced.values()) if (s.remoteId === id) return s.path;
+function deleteSubtree<T>(map: Map<RelPath, T>, path: RelPath): void {
+  for (const k of subtreeKeys(map, path)) map.delete(k);
+}
+
+/** An item of the live remote tree: active, and every folder above it active up to the root. */
+function liveRemote(w: World, id: RemoteId): RemoteEntry | undefined {
+  const entry = w.remote.get(id);
+  for (let cur = entry, hops = 0; cur !== undefined && hops < 10_000; cur = w.remote.get(cur.parentId!), hops++) {
+    if (cur.status !== 'active') return undefined;
+    if (cur.parentId === null) return entry;
+  }
   return undefined;
 }
 
-/** Record the base for `path` from both sides, re-keying an existing row of the same Box id first. */
-function recordBase(w: World, path: RelPath, id: RemoteId): void {
-  const old = syncedPathOf(w, id);
-  const here = w.synced.get(path);
-  if (here !== undefined && here.remoteId !== id) throw new Error(`apply: recording ${path} for ${id} would overwrite the row of ${here.remoteId}`);
-  if (old !== undefined && old !== path) moveSyncedSubtree(w, old, path);
-  const r = w.remote.get(id);
-  const l = w.local.get(path);
-  if (!r || !l) throw new Error(`apply: cannot record a base for ${path}: ${!r ? 'remote' : 'local'} side missing`);
-  w.synced.set(path, baseFrom(path, r, l));
+function syncedOf(w: World, id: RemoteId): SyncedEntry | undefined {
+  for (const s of w.synced.values()) if (s.remoteId === id) return s;
+  return undefined;
 }
 
-/**
- * After a move only the location is agreed on: the row (and its subtree) moves to `to`, and the etag is
- * refreshed only when the Box content is still the agreed one, so that a content change on either side made
- * before the move is still seen on the next pass.
- */
-function relocateBase(w: World, to: RelPath, id: RemoteId): void {
-  const old = syncedPathOf(w, id);
-  if (old === undefined) throw new Error(`apply: no base row for moved item ${id}`);
-  moveSyncedSubtree(w, old, to);
-  const s = w.synced.get(to)!;
-  const r = w.remote.get(id);
-  if (r && r.sha1 === s.sha1 && r.url === s.url) w.synced.set(to, { ...s, etag: r.etag });
+/** The world read the way the journal holds it: the remote tree is what is live on Box. */
+export function worldTrees(w: World): TreesBefore {
+  return { remote: (id) => liveRemote(w, id), local: (path) => w.local.get(path), syncedOf: (id) => syncedOf(w, id) };
+}
+
+function putSynced(w: World, entry: SyncedEntry): void {
+  const here = w.synced.get(entry.path);
+  if (here !== undefined && here.remoteId !== entry.remoteId) throw new Error(`apply: recording ${entry.path} for ${entry.remoteId} would overwrite the row of ${here.remoteId}`);
+  const elsewhere = syncedOf(w, entry.remoteId);
+  if (elsewhere !== undefined && elsewhere.path !== entry.path) throw new Error(`apply: ${entry.remoteId} already has a base row at ${elsewhere.path}`);
+  w.synced.set(entry.path, entry);
+}
+
+/** Apply the edits of core/tree-effects.ts to the world's maps. Throws where the journal would silently replace a row. */
+export function applyEffects(w: World, effects: readonly TreeEffect[]): void {
+  for (const e of effects) {
+    switch (e.edit) {
+      case 'put':
+        if (e.tree === 'remote') {
+          w.remote.set(e.entry.id, e.entry);
+          w.remoteTrashed.delete(e.entry.id);
+        } else if (e.tree === 'local') w.local.set(e.entry.path, e.entry);
+        else putSynced(w, e.entry);
+        break;
+      case 'trash': {
+        const r = w.remote.get(e.id);
+        if (r) w.remote.set(e.id, { ...r, status: 'trashed' });
+        w.remoteTrashed.add(e.id);
+        break;
+      }
+      case 'delete':
+        if (e.tree === 'local') deleteSubtree(w.local, e.path);
+        else deleteSubtree(w.synced, e.path);
+        break;
+      case 'move':
+        if (e.tree === 'local') moveSubtree(w.local, e.from, e.to, 'local');
+        else moveSubtree(w.synced, e.from, e.to, 'base');
+        break;
+      default:
+        assertNever(e);
+    }
+  }
 }
 
 function requireRemote(w: World, id: RemoteId): RemoteEntry {
@@ -136,140 +126,105 @@ function requireLocal(w: World, path: RelPath): LocalEntry {
   return l;
 }
 
+function requireBase(w: World, id: RemoteId): void {
+  if (!syncedOf(w, id)) throw new Error(`apply: no base row for moved item ${id}`);
+}
+
+function requireFree(w: World, path: RelPath, what: string): void {
+  if (w.local.has(path)) throw new Error(`apply: ${what} onto occupied ${path}`);
+}
+
 function remoteIdAt(w: World, parentId: RemoteId, name: string): boolean {
   const k = name.normalize('NFC').toLowerCase();
   for (const r of w.remote.values()) if (r.status === 'active' && r.parentId === parentId && r.name.normalize('NFC').toLowerCase() === k) return true;
   return false;
 }
 
+function newRemote(alloc: Allocator, fields: Pick<RemoteEntry, 'kind' | 'parentId' | 'name' | 'sha1' | 'sizeBytes' | 'modifiedAtMs'>): RemoteEntry {
+  const id = alloc.remoteId();
+  return { id, ...fields, etag: alloc.etag(), sequenceId: '0', versionId: fields.kind === 'file' ? alloc.etag() : null, url: null, status: 'active' };
+}
+
 /**
- * Apply the successful outcome of `op`. Throws when the operation could not have succeeded against this world
- * (its target missing or occupied): a planner bug the property test must see, never something to paper over.
+ * Play the executor: throw when the operation could not have succeeded against this world (its target missing
+ * or occupied; a planner bug the property test must see, never something to paper over), else return what Box
+ * answered and what the local stat shows. Changes only what lies outside the three trees (the local trash, Box
+ * version history).
  */
-export function applyOutcome(w: World, op: Operation, alloc: Allocator): void {
+export function simulate(w: World, op: Operation, alloc: Allocator): OutcomeEntries {
   switch (op.kind) {
     case 'download': {
-      if (op.guard.state === 'absent' && w.local.has(op.path)) throw new Error(`apply: download onto occupied ${op.path}`);
+      if (op.guard.state === 'absent') requireFree(w, op.path, 'download');
       const r = requireRemote(w, op.remoteId);
-      w.local.set(op.path, { path: op.path, kind: 'file', inode: alloc.inode(), sizeBytes: r.sizeBytes, mtimeMs: r.modifiedAtMs, sha1: r.sha1 });
-      recordBase(w, op.path, r.id);
-      return;
+      return { local: { path: op.path, kind: 'file', inode: alloc.inode(), sizeBytes: r.sizeBytes, mtimeMs: r.modifiedAtMs, sha1: r.sha1 } };
     }
     case 'upload': {
       const l = requireLocal(w, op.path);
       if (remoteIdAt(w, op.parentId, op.name)) throw new Error(`apply: upload onto an existing Box name ${op.path}`);
-      const id = alloc.remoteId();
-      w.remote.set(id, {
-        id,
-        kind: 'file',
-        parentId: op.parentId,
-        name: op.name,
-        etag: alloc.etag(),
-        sequenceId: '0',
-        sha1: l.sha1,
-        sizeBytes: l.sizeBytes,
-        modifiedAtMs: l.mtimeMs,
-        versionId: alloc.etag(),
-        url: null,
-        status: 'active',
-      });
-      recordBase(w, op.path, id);
-      return;
+      const r = newRemote(alloc, { kind: 'file', parentId: op.parentId, name: op.name, sha1: l.sha1, sizeBytes: l.sizeBytes, modifiedAtMs: l.mtimeMs });
+      return { remote: r, local: l };
     }
     case 'upload-version': {
       const l = requireLocal(w, op.path);
       const r = requireRemote(w, op.remoteId);
       if (r.etag !== op.ifMatch) throw new Error(`apply: If-Match ${op.ifMatch} does not match ${r.etag} for ${op.path}`);
       if (r.sha1 !== null) w.remoteVersions.set(r.id, [...(w.remoteVersions.get(r.id) ?? []), r.sha1]);
-      w.remote.set(r.id, { ...r, etag: alloc.etag(), sha1: l.sha1, sizeBytes: l.sizeBytes, modifiedAtMs: l.mtimeMs, versionId: alloc.etag() });
-      recordBase(w, op.path, r.id);
-      return;
+      return { remote: { ...r, etag: alloc.etag(), sha1: l.sha1, sizeBytes: l.sizeBytes, modifiedAtMs: l.mtimeMs, versionId: alloc.etag() }, local: l };
     }
     case 'create-remote-folder': {
-      requireLocal(w, op.path);
+      const l = requireLocal(w, op.path);
       if (remoteIdAt(w, op.parentId, op.name)) throw new Error(`apply: folder onto an existing Box name ${op.path}`);
-      const id = alloc.remoteId();
-      w.remote.set(id, {
-        id,
-        kind: 'folder',
-        parentId: op.parentId,
-        name: op.name,
-        etag: alloc.etag(),
-        sequenceId: '0',
-        sha1: null,
-        sizeBytes: 0,
-        modifiedAtMs: alloc.nowMs(),
-        versionId: null,
-        url: null,
-        status: 'active',
-      });
-      recordBase(w, op.path, id);
-      return;
+      return { remote: newRemote(alloc, { kind: 'folder', parentId: op.parentId, name: op.name, sha1: null, sizeBytes: 0, modifiedAtMs: alloc.nowMs() }), local: l };
     }
-    case 'create-local-folder': {
-      if (w.local.has(op.path)) throw new Error(`apply: folder onto occupied ${op.path}`);
-      w.local.set(op.path, { path: op.path, kind: 'folder', inode: alloc.inode(), sizeBytes: 0, mtimeMs: alloc.nowMs(), sha1: null });
-      recordBase(w, op.path, op.remoteId);
-      return;
-    }
+    case 'create-local-folder':
+      requireFree(w, op.path, 'folder');
+      return { local: { path: op.path, kind: 'folder', inode: alloc.inode(), sizeBytes: 0, mtimeMs: alloc.nowMs(), sha1: null } };
     case 'remote-move': {
       const r = requireRemote(w, op.remoteId);
       if (isAncestor(op.from, op.to)) throw new Error(`apply: cannot move ${op.from} into itself (${op.to})`);
       if (r.etag !== op.ifMatch) throw new Error(`apply: If-Match failed for move of ${op.from}`);
-      w.remote.set(r.id, { ...r, parentId: op.parentId, name: op.name, etag: alloc.etag() });
-      relocateBase(w, op.to, r.id);
-      return;
+      requireBase(w, r.id);
+      return { remote: { ...r, parentId: op.parentId, name: op.name, etag: alloc.etag() } };
     }
     case 'local-move': {
-      requireLocal(w, op.from);
+      const l = requireLocal(w, op.from);
       if (isAncestor(op.from, op.to)) throw new Error(`apply: cannot move ${op.from} into itself (${op.to})`);
-      if (w.local.has(op.to) && op.to !== op.from) throw new Error(`apply: local move onto occupied ${op.to}`);
-      moveLocalSubtree(w, op.from, op.to);
-      relocateBase(w, op.to, op.remoteId);
-      return;
+      if (op.to !== op.from) requireFree(w, op.to, 'local move');
+      requireBase(w, op.remoteId);
+      return { local: { ...l, path: op.to } };
     }
     case 'remote-trash': {
       const r = requireRemote(w, op.remoteId);
       if (r.etag !== op.ifMatch) throw new Error(`apply: If-Match failed for trash of ${op.path}`);
-      w.remote.set(r.id, { ...r, status: 'trashed' });
-      w.remoteTrashed.add(r.id);
-      dropSubtree(w.synced, op.path);
-      return;
+      return {};
     }
-    case 'local-trash': {
+    case 'local-trash':
       requireLocal(w, op.path);
-      w.localTrash.push(...dropSubtree(w.local, op.path));
-      dropSubtree(w.synced, op.path);
-      return;
-    }
+      w.localTrash.push(...subtreeKeys(w.local, op.path).map((k) => w.local.get(k)!));
+      return {};
     case 'remote-restore': {
       const r = requireRemote(w, op.remoteId);
-      w.remote.set(r.id, { ...r, status: 'active', parentId: op.parentId, name: op.name });
-      w.remoteTrashed.delete(r.id);
-      return;
+      return { remote: { ...r, status: 'active', parentId: op.parentId, name: op.name } };
     }
     case 'conflict-copy': {
-      requireLocal(w, op.path);
-      if (w.local.has(op.to)) throw new Error(`apply: conflict copy onto occupied ${op.to}`);
-      moveLocalSubtree(w, op.path, op.to);
-      dropSubtree(w.synced, op.path);
-      return;
+      const l = requireLocal(w, op.path);
+      requireFree(w, op.to, 'conflict copy');
+      return { local: { ...l, path: op.to } };
     }
     case 'link':
-      recordBase(w, op.path, op.remoteId);
-      return;
     case 'forget':
-      dropSubtree(w.synced, op.path);
-      return;
+    case 'report':
+      return {};
     case 'write-weblink': {
       const size = op.url.length + 24;
-      w.local.set(op.path, { path: op.path, kind: 'file', inode: alloc.inode(), sizeBytes: size, mtimeMs: alloc.nowMs(), sha1: alloc.weblinkSha1(op.url) });
-      recordBase(w, op.path, op.remoteId);
-      return;
+      return { local: { path: op.path, kind: 'file', inode: alloc.inode(), sizeBytes: size, mtimeMs: alloc.nowMs(), sha1: alloc.weblinkSha1(op.url) } };
     }
-    case 'report':
-      return;
     default:
-      assertNever(op);
+      return assertNever(op);
   }
+}
+
+/** Apply the successful outcome of `op`: simulate the executor, then record it by the merge-base rules. */
+export function applyOutcome(w: World, op: Operation, alloc: Allocator): void {
+  applyEffects(w, effectsOf(op, simulate(w, op, alloc), worldTrees(w)));
 }

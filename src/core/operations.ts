@@ -205,6 +205,22 @@ export function opPath(op: Operation): RelPath {
   }
 }
 
+/**
+ * Every path an operation touches: both ends of a move or a conflict copy, else its one path. The batcher keeps
+ * ancestor/descendant pairs out of one batch by them, a replan re-observes them, a hinted pass keeps watching them.
+ */
+export function pathsTouched(op: Operation): RelPath[] {
+  switch (op.kind) {
+    case 'remote-move':
+    case 'local-move':
+      return [op.from, op.to];
+    case 'conflict-copy':
+      return [op.path, op.to];
+    default:
+      return [op.path];
+  }
+}
+
 export function assertNever(x: never): never {
   throw new Error(`unexpected value: ${JSON.stringify(x)}`);
 }

@@ -3,7 +3,7 @@
  * batching, and the guards built from observed entries. PURE.
  */
 import type { LocalEntry, RelPath, RemoteEntry, RemoteId, RootId, SyncDirection } from './model.js';
-import type { LocalGuard, Operation, RemoteExpect } from './operations.js';
+import { pathsTouched, type LocalGuard, type Operation, type RemoteExpect } from './operations.js';
 import type { ItemState, PlanIndex } from './plan-index.js';
 import { foldKey, parentOf } from './paths.js';
 
@@ -26,19 +26,7 @@ export interface Candidate {
 }
 
 export function candidate(op: Operation, ...extra: RelPath[]): Candidate {
-  const paths: RelPath[] = [];
-  switch (op.kind) {
-    case 'remote-move':
-    case 'local-move':
-      paths.push(op.from, op.to);
-      break;
-    case 'conflict-copy':
-      paths.push(op.path, op.to);
-      break;
-    default:
-      paths.push(op.path);
-  }
-  return { op, paths: [...paths, ...extra] };
+  return { op, paths: [...pathsTouched(op), ...extra] };
 }
 
 export function localGuard(l: LocalEntry | null): LocalGuard {

@@ -223,7 +223,7 @@ function decideWeblink(ctx: PlanContext, it: ItemState): SyncedDecision {
   const s = it.synced;
   if (it.remote === null) {
     const l = it.local!;
-    // The base's size is the Box item's (0 for a web link), so only mtime and inode speak for the link file.
+    // mtime and inode say whether the user touched the link file since it was written (see core/tree-effects.ts).
     const unchanged = l.mtimeMs === s.mtimeMs && l.inode === s.inode && l.kind === 'file';
     if (unchanged && ctx.mayWriteLocal) return ops(localTrash(ctx, l, `web link was deleted on Box; moving its link file to the local trash`));
     return ops(forget(ctx, s.path, `web link was deleted on Box; the link file was changed here, so it stays as an ordinary file`));

@@ -13,7 +13,7 @@
  */
 import type { SyncError } from '../core/errors.js';
 import type { RelPath, RemoteEntry, RootId, SyncRoot } from '../core/model.js';
-import { assertNever, opPath, type Operation, type OperationKind } from '../core/operations.js';
+import { assertNever, opPath, pathsTouched, type Operation, type OperationKind } from '../core/operations.js';
 import { plan } from '../core/plan.js';
 import type { Clock } from '../ports/clock.js';
 import type { Journal } from '../ports/journal.js';
@@ -74,19 +74,6 @@ export type RootOutcome = 'converged' | 'guard' | 'fatal' | 'stalled';
 
 const signature = (op: Operation): string => `${op.kind}:${opPath(op)}`;
 
-/** Every path an operation touches: a hinted pass keeps watching all of them in its next passes. */
-function pathsOf(op: Operation): RelPath[] {
-  switch (op.kind) {
-    case 'local-move':
-    case 'remote-move':
-      return [op.from, op.to];
-    case 'conflict-copy':
-      return [op.path, op.to];
-    default:
-      return [opPath(op)];
-  }
-}
-
 export async function reconcileRoot(ctx: ReconcileContext, rc: RootContext, initialScope: SnapshotScope, tally: Tally): Promise<RootOutcome> {
   const { journal, status } = ctx;
   const failedThisRun = new Set<string>();
@@ -140,7 +127,7 @@ export async function reconcileRoot(ctx: ReconcileContext, rc: RootContext, init
     );
     if (tally.fatal) return 'fatal';
     if (scope.kind === 'hinted') {
-      const more = [...work.flatMap(pathsOf), ...foundByReplans.splice(0)];
+      const more = [...work.flatMap(pathsTouched), ...foundByReplans.splice(0)];
       scope = { ...scope, localPaths: [...scope.localPaths, ...more] };
     }
   }

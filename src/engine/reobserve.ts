@@ -5,7 +5,7 @@
  * sibling that took the name in another case): a hinted pass must plan them too.
  */
 import type { RelPath, RemoteId, SyncRoot } from '../core/model.js';
-import { assertNever, type Operation } from '../core/operations.js';
+import { assertNever, pathsTouched, type Operation } from '../core/operations.js';
 import type { Journal } from '../ports/journal.js';
 import type { LocalFs } from '../ports/local-fs.js';
 import type { RemoteStore } from '../ports/remote-store.js';
@@ -15,38 +15,39 @@ import { restatLocal, type IsIgnored } from './observe-local.js';
 
 type RemoteKind = 'file' | 'folder' | 'weblink';
 
-function touched(op: Operation, journal: Journal): { paths: RelPath[]; remote: { id: RemoteId; kind: RemoteKind } | null; parentId: RemoteId | null } {
+interface RemoteTouched {
+  /** The Box item to fetch again. */
+  readonly remote: { id: RemoteId; kind: RemoteKind } | null;
+  /** A folder to list again for what appeared in it (a name an upload or a new folder wanted). */
+  readonly parentId: RemoteId | null;
+}
+
+function remoteTouched(op: Operation, journal: Journal): RemoteTouched {
   const kindOf = (id: RemoteId, fallback: RemoteKind): RemoteKind => journal.getRemote(id)?.kind ?? fallback;
   switch (op.kind) {
     case 'download':
-      return { paths: [op.path], remote: { id: op.remoteId, kind: 'file' }, parentId: null };
-    case 'upload':
-      return { paths: [op.path], remote: null, parentId: op.parentId };
     case 'upload-version':
-      return { paths: [op.path], remote: { id: op.remoteId, kind: 'file' }, parentId: null };
+      return { remote: { id: op.remoteId, kind: 'file' }, parentId: null };
+    case 'upload':
     case 'create-remote-folder':
-      return { paths: [op.path], remote: null, parentId: op.parentId };
+      return { remote: null, parentId: op.parentId };
     case 'create-local-folder':
-      return { paths: [op.path], remote: { id: op.remoteId, kind: 'folder' }, parentId: null };
+      return { remote: { id: op.remoteId, kind: 'folder' }, parentId: null };
     case 'remote-move':
-      return { paths: [op.from, op.to], remote: { id: op.remoteId, kind: op.itemKind }, parentId: op.parentId };
-    case 'local-move':
-      return { paths: [op.from, op.to], remote: { id: op.remoteId, kind: kindOf(op.remoteId, 'file') }, parentId: null };
-    case 'remote-trash':
-      return { paths: [op.path], remote: { id: op.remoteId, kind: op.itemKind }, parentId: null };
-    case 'local-trash':
-      return { paths: [op.path], remote: null, parentId: null };
     case 'remote-restore':
-      return { paths: [op.path], remote: { id: op.remoteId, kind: op.itemKind }, parentId: op.parentId };
-    case 'conflict-copy':
-      return { paths: [op.path, op.to], remote: null, parentId: null };
+      return { remote: { id: op.remoteId, kind: op.itemKind }, parentId: op.parentId };
+    case 'local-move':
     case 'link':
-      return { paths: [op.path], remote: { id: op.remoteId, kind: kindOf(op.remoteId, 'file') }, parentId: null };
+      return { remote: { id: op.remoteId, kind: kindOf(op.remoteId, 'file') }, parentId: null };
+    case 'remote-trash':
+      return { remote: { id: op.remoteId, kind: op.itemKind }, parentId: null };
+    case 'write-weblink':
+      return { remote: { id: op.remoteId, kind: 'weblink' }, parentId: null };
+    case 'local-trash':
+    case 'conflict-copy':
     case 'forget':
     case 'report':
-      return { paths: [op.path], remote: null, parentId: null };
-    case 'write-weblink':
-      return { paths: [op.path], remote: { id: op.remoteId, kind: 'weblink' }, parentId: null };
+      return { remote: null, parentId: null };
     default:
       return assertNever(op);
   }
@@ -63,8 +64,8 @@ export async function reobserve(args: {
   signal?: AbortSignal;
 }): Promise<RelPath[]> {
   const { op, journal, remote } = args;
-  const t = touched(op, journal);
-  const found = await restatLocal({ journal, root: args.root, fs: args.fs, isIgnored: args.isIgnored }, t.paths, args.signal);
+  const t = remoteTouched(op, journal);
+  const found = await restatLocal({ journal, root: args.root, fs: args.fs, isIgnored: args.isIgnored }, pathsTouched(op), args.signal);
   if (t.remote) {
     const entry = await remote.getItem(t.remote.id, t.remote.kind);
     const id = t.remote.id;

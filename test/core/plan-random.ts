@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import type { RelPath, SyncDirection } from '../../src/core/model.js';
-import type { Operation } from '../../src/core/operations.js';
+import { pathsTouched, type Operation } from '../../src/core/operations.js';
 import { depth, foldKey, isAncestorOrSelf, joinPath } from '../../src/core/paths.js';
 import { plan } from '../../src/core/plan.js';
 import { Sim, p } from './plan-sim.js';
@@ -123,20 +123,8 @@ function edit(sim: Sim, side: Side, e: Edit): void {
   }
 }
 
-function opPaths(op: Operation): RelPath[] {
-  switch (op.kind) {
-    case 'remote-move':
-    case 'local-move':
-      return [op.from, op.to];
-    case 'conflict-copy':
-      return [op.path, op.to];
-    default:
-      return [op.path];
-  }
-}
-
 function assertIndependent(ops: readonly Operation[]): void {
-  const touched = ops.filter((o) => o.kind !== 'report').flatMap((o) => opPaths(o).map((path) => ({ o, key: p(foldKey(path)) })));
+  const touched = ops.filter((o) => o.kind !== 'report').flatMap((o) => pathsTouched(o).map((path) => ({ o, key: p(foldKey(path)) })));
   for (let a = 0; a < touched.length; a++) {
     for (let b = a + 1; b < touched.length; b++) {
       const x = touched[a]!;
@@ -149,7 +137,7 @@ function assertIndependent(ops: readonly Operation[]): void {
   }
 }
 
-function shuffled<T>(xs: readonly T[], order: readonly number[]): T[] {
+export function shuffled<T>(xs: readonly T[], order: readonly number[]): T[] {
   const out = [...xs];
   for (let i = out.length - 1; i > 0; i--) {
     const j = order[i % order.length]! % (i + 1);
@@ -180,16 +168,22 @@ const writesOf: Record<'download-only' | 'upload-only', readonly Operation['kind
   'upload-only': ['download', 'create-local-folder', 'local-move', 'local-trash', 'conflict-copy', 'write-weblink'],
 };
 
-/**
- * One case to quiescence. Two-way: the trees converge. One-way: no write on the protected side. Both: the
- * run terminates and no content is lost.
- */
-export function runCase(c: Case, direction: SyncDirection = 'two-way'): { passes: number; kinds: ReadonlySet<Operation['kind']> } {
+/** The simulated root of a case: its synced base (whose contents are returned), then the edits on each side. */
+export function caseSim(c: Case, direction: SyncDirection = 'two-way'): { sim: Sim; baseContents: Set<string> } {
   const sim = new Sim(direction);
   seedBase(sim, c.base);
   const baseContents = new Set([...sim.world.synced.values()].flatMap((s) => (s.sha1 ? [s.sha1] : [])));
   for (const e of c.local) edit(sim, 'local', e);
   for (const e of c.remote) edit(sim, 'remote', e);
+  return { sim, baseContents };
+}
+
+/**
+ * One case to quiescence. Two-way: the trees converge. One-way: no write on the protected side. Both: the
+ * run terminates and no content is lost.
+ */
+export function runCase(c: Case, direction: SyncDirection = 'two-way'): { passes: number; kinds: ReadonlySet<Operation['kind']> } {
+  const { sim, baseContents } = caseSim(c, direction);
 
   const atStart = liveContents(sim);
   const newAtStart = [...atStart].filter((x) => !baseContents.has(x));
@@ -200,10 +194,10 @@ export function runCase(c: Case, direction: SyncDirection = 'two-way'): { passes
   const kinds = new Set<Operation['kind']>();
   for (;;) {
     const result = plan(sim.snapshot(), { nowMs: sim.clockMs });
-    if (trace) console.log(`pass ${passes}:`, JSON.stringify(result.ops.map((o) => [o.kind, ...opPaths(o), o.reason])));
+    if (trace) console.log(`pass ${passes}:`, JSON.stringify(result.ops.map((o) => [o.kind, ...pathsTouched(o), o.reason])));
     assertIndependent(result.ops);
     if (result.quiescent) break;
-    if (++passes > maxPasses) throw new Error(`no quiescence after ${maxPasses} passes; last batch: ${JSON.stringify(result.ops.map((o) => [o.kind, opPaths(o)]))}`);
+    if (++passes > maxPasses) throw new Error(`no quiescence after ${maxPasses} passes; last batch: ${JSON.stringify(result.ops.map((o) => [o.kind, pathsTouched(o)]))}`);
     for (const op of shuffled(result.ops, c.order)) {
       kinds.add(op.kind);
       sim.apply(op);

@@ -430,6 +430,23 @@ describe('planner: web links', () => {
     expect(ops.filter((o) => o.kind === 'upload' || o.kind === 'upload-version')).toEqual([]);
   });
 
+  it('a synced web link plans nothing; a touched link file is linked once and settles', () => {
+    const sim = synced().seedWeblink('Wiki', 'https://a.example/');
+    expectPlan(sim, {});
+    const l = sim.world.local.get(p('Wiki.url'))!;
+    sim.world.local.set(l.path, { ...l, mtimeMs: l.mtimeMs + 5000 });
+    expectPlan(sim, { 'link Wiki.url': /web link unchanged on Box; refreshing the sync record/ });
+    expect(converge(sim).map(summary)).toEqual(['link Wiki.url']);
+    expect(sim.world.synced.get(p('Wiki.url'))).toMatchObject({ kind: 'weblink', sizeBytes: l.sizeBytes, mtimeMs: l.mtimeMs + 5000 });
+  });
+
+  it('web link target changed on Box -> rewritten once, then settled', () => {
+    const sim = synced().seedWeblink('Wiki', 'https://a.example/');
+    sim.remoteWeblink('Wiki', 'https://b.example/');
+    expect(converge(sim).map(summary)).toEqual(['write-weblink Wiki.url']);
+    expect(sim.world.synced.get(p('Wiki.url'))).toMatchObject({ url: 'https://b.example/', sizeBytes: sim.world.local.get(p('Wiki.url'))!.sizeBytes });
+  });
+
   it('web link trashed on Box -> its link file goes to the local trash', () => {
     const sim = synced().seedWeblink('Wiki', 'https://a.example/');
     sim.remoteTrash('Wiki.url');

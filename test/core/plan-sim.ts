@@ -3,7 +3,8 @@
  * either side by path, and the Snapshot the observer would hand the planner. File content is a short string
  * that doubles as its SHA-1, so tests can say which content ended up where.
  */
-import { applyOutcome, baseFrom, type Allocator, type World } from '../../src/core/apply.js';
+import { applyOutcome, type Allocator, type World } from '../../src/core/apply.js';
+import { baseFrom } from '../../src/core/tree-effects.js';
 import {
   asRelPath,
   asRemoteId,
