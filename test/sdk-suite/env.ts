@@ -11,6 +11,8 @@ export interface SuiteServer {
   readonly baseUrl: string;
   /** The SDK's BaseUrls: API at baseUrl + /2.0, uploads at uploadUrl + /2.0, OAuth at oauth2Url. */
   readonly baseUrls: { readonly baseUrl: string; readonly uploadUrl: string; readonly oauth2Url: string };
+  /** Agent options that make the SDK trust box-server's test certificate (box-server serves HTTPS, as Box does). */
+  readonly agentOptions: { readonly ca: string };
   /** The default client's user: an enterprise admin, like the SDK's own test service account. */
   readonly admin: SuiteUser;
   /** A second, ordinary user (the suite's USER_ID, for getDefaultClientWithUserSubject). */

@@ -1,7 +1,7 @@
 /**
  * Vite plugin for the SDK suite: rewrites the SDK's `src/test/commons.ts` (Apache-2.0, run from the installed
  * package, never copied) so that its client factory builds a developer-token client whose base URLs point at
- * the box-server of the running test file. Only the two factory functions change; every other helper
+ * the box-server of the running test file (over HTTPS, trusting its test certificate). Only the two factory functions change; every other helper
  * (createNewFolder, uploadNewFile, ...) runs as shipped, through the replaced factory. If the SDK's source no
  * longer has the expected shape the transform fails loudly instead of running the tests against Box.
  */
@@ -15,7 +15,7 @@ const REPLACEMENTS: ReadonlyArray<readonly [string, string]> = [
     'export function getDefaultClient(): BoxClient {',
     `export function getDefaultClient(): BoxClient {
   const s = __sdkSuite.suiteServer();
-  return new BoxClient({ auth: new __BoxDeveloperTokenAuth({ token: s.admin.token }) }).withCustomBaseUrls(s.baseUrls);
+  return new BoxClient({ auth: new __BoxDeveloperTokenAuth({ token: s.admin.token }) }).withCustomBaseUrls(s.baseUrls).withCustomAgentOptions(s.agentOptions);
 }
 function __shippedGetDefaultClient(): BoxClient {`,
   ],
@@ -23,7 +23,7 @@ function __shippedGetDefaultClient(): BoxClient {`,
     'export function getDefaultClientWithUserSubject(userId: string): BoxClient {',
     `export function getDefaultClientWithUserSubject(userId: string): BoxClient {
   const s = __sdkSuite.suiteServer();
-  return new BoxClient({ auth: new __BoxDeveloperTokenAuth({ token: __sdkSuite.tokenForUser(userId) }) }).withCustomBaseUrls(s.baseUrls);
+  return new BoxClient({ auth: new __BoxDeveloperTokenAuth({ token: __sdkSuite.tokenForUser(userId) }) }).withCustomBaseUrls(s.baseUrls).withCustomAgentOptions(s.agentOptions);
 }
 function __shippedGetDefaultClientWithUserSubject(userId: string): BoxClient {`,
   ],

@@ -5,6 +5,7 @@
  * into skips that carry their reason in their name. The SDK's `commons.ts` is rewritten by the plugin in
  * plugin.ts so that getDefaultClient() builds a developer-token client on this server.
  */
+import { readFileSync } from 'node:fs';
 import { afterAll } from 'vitest';
 import { startBoxServer, type BoxServer } from '../../src/box-server/index.js';
 import { setSuiteServer } from './env.js';
@@ -13,7 +14,15 @@ import { SKIPPED_TESTS } from './scope.js';
 
 // Seeded sample content gives the account a history, as any real Box account has (the events tests read
 // the stream from the start and expect something in it).
-const srv: BoxServer = await startBoxServer({ port: 0, sample: true, longPollTimeoutMs: 5000 });
+// HTTPS, as Box: the SDK's tests check that the URLs Box hands out are https://.
+const tlsFile = (name: string): string => readFileSync(new URL(`../support/tls/${name}`, import.meta.url), 'utf8');
+const cert = tlsFile('localhost-test-only.crt');
+const srv: BoxServer = await startBoxServer({
+  port: 0,
+  sample: true,
+  longPollTimeoutMs: 5000,
+  tls: { key: tlsFile('localhost-test-only.key'), cert },
+});
 const port = Number(new URL(srv.baseUrl).port);
 const guard = installNetGuard(() => port);
 
@@ -22,9 +31,12 @@ const other = srv.control.addUser({ name: 'SDK suite user', login: 'sdk-user@exa
 setSuiteServer({
   baseUrl: srv.baseUrl,
   baseUrls: { baseUrl: srv.baseUrl, uploadUrl: `${srv.baseUrl}/api`, oauth2Url: `${srv.baseUrl}/api/oauth2` },
+  agentOptions: { ca: cert },
   admin,
   other,
 });
+// The SDK's agent (proxy-agent) honours proxy variables; box-server is reached directly.
+for (const v of ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'all_proxy']) delete process.env[v];
 // The SDK's tests read these through getEnvVar(); only USER_ID means anything against box-server.
 process.env.USER_ID = other.userId;
 
