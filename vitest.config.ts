@@ -28,6 +28,8 @@ export default defineConfig({
           include: IN_SCOPE_FILES.map((f) => `${SDK_TEST_DIR}/${f}`),
           exclude: [],
           globals: true,
+          // The SDK's sources are the same for every file: import them once per worker, not once per file.
+          isolate: false,
           setupFiles: ['test/sdk-suite/setup.ts'],
           globalSetup: ['test/sdk-suite/global-setup.ts'],
           server: { deps: { inline: [/box-node-sdk[\\/]src[\\/]/] } },

@@ -42,8 +42,14 @@ process.env.USER_ID = other.userId;
 
 type TestFn = (name: string, ...rest: unknown[]) => unknown;
 const g = globalThis as unknown as { test: TestFn & { skip: TestFn }; it: TestFn & { skip: TestFn } };
-const realTest = g.test;
+const WRAPPED = Symbol.for('boxsync.sdkSuite.wrappedTest');
+// With isolate: false the globals survive from the previous file: wrap the real `test` only once.
+const realTest = ((g.test as unknown as Record<symbol, unknown>)[WRAPPED] as typeof g.test | undefined) ?? g.test;
 const wrapped = new Proxy(realTest, {
+  get(target, prop, receiver) {
+    if (prop === WRAPPED) return target;
+    return Reflect.get(target, prop, receiver) as unknown;
+  },
   apply(target, thisArg, args: [string, ...unknown[]]) {
     const reason = SKIPPED_TESTS[args[0]];
     if (reason !== undefined) return target.skip(`${args[0]} (skipped: ${reason})`, ...args.slice(1));
