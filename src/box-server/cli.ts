@@ -1,17 +1,20 @@
 /**
  * `boxsync server [--host 127.0.0.1] [--port 0] [--data DIR] [--token TOKEN]... [--sample] [--access-token-ttl SEC]
- * [--log-requests]`: prints the base URL as the first line on stdout, then serves until SIGINT/SIGTERM, closes, and
+ * [--log-requests] [--tls-cert FILE --tls-key FILE]`: prints the base URL as the first line on stdout, then serves until SIGINT/SIGTERM, closes, and
  * resolves 0. Bad arguments print a usage error on stderr and resolve 2 without starting anything.
  */
+import { readFileSync } from 'node:fs';
 import { startBoxServer } from './index.js';
 import type { BoxServerOptions } from './types.js';
 
 const usage =
-  'usage: boxsync server [--host 127.0.0.1] [--port 0] [--data DIR] [--token TOKEN]... [--sample] [--access-token-ttl SEC] [--log-requests]';
+  'usage: boxsync server [--host 127.0.0.1] [--port 0] [--data DIR] [--token TOKEN]... [--sample] [--access-token-ttl SEC] [--log-requests] [--tls-cert FILE --tls-key FILE]';
 
 export function parseServerArgs(args: readonly string[]): BoxServerOptions {
   const opts: BoxServerOptions = {};
   const tokens: string[] = [];
+  let tlsCert: string | undefined;
+  let tlsKey: string | undefined;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
@@ -48,11 +51,28 @@ export function parseServerArgs(args: readonly string[]): BoxServerOptions {
       case '--log-requests':
         opts.logRequests = true;
         break;
+      case '--tls-cert':
+        tlsCert = value();
+        break;
+      case '--tls-key':
+        tlsKey = value();
+        break;
       default:
         throw new Error(`unknown option ${arg}`);
     }
   }
   if (tokens.length > 0) opts.tokens = tokens;
+  if ((tlsCert === undefined) !== (tlsKey === undefined)) throw new Error('--tls-cert and --tls-key go together');
+  if (tlsCert !== undefined && tlsKey !== undefined) {
+    const read = (flag: string, file: string): Buffer => {
+      try {
+        return readFileSync(file);
+      } catch (e) {
+        throw new Error(`${flag}: cannot read ${file}: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    };
+    opts.tls = { cert: read('--tls-cert', tlsCert), key: read('--tls-key', tlsKey) };
+  }
   return opts;
 }
 

@@ -6,6 +6,7 @@
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,7 +52,11 @@ export async function startBoxServer(opts: BoxServerOptions = {}): Promise<BoxSe
   if (opts.sample && !loaded) seedSample(store);
   store.snapshot();
 
-  const server: Server = createServer({ requestTimeout: 0, keepAliveTimeout: 5000 }, createHandler(core, allRoutes));
+  const handler = createHandler(core, allRoutes);
+  const serverOpts = { requestTimeout: 0, keepAliveTimeout: 5000 };
+  const server: Server = opts.tls
+    ? createTlsServer({ ...serverOpts, key: opts.tls.key, cert: opts.tls.cert }, handler)
+    : createServer(serverOpts, handler);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, host, () => {
@@ -61,7 +66,7 @@ export async function startBoxServer(opts: BoxServerOptions = {}): Promise<BoxSe
   });
   const addr = server.address() as AddressInfo;
   const urlHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-  baseUrl = `http://${urlHost}:${addr.port}`;
+  baseUrl = `${opts.tls ? 'https' : 'http'}://${urlHost}:${addr.port}`;
 
   let closed: Promise<void> | null = null;
   return {

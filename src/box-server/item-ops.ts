@@ -6,6 +6,7 @@
  */
 import type { ActorContext } from './actor-context.js';
 import { BoxError, notFound } from './box-error.js';
+import { assertNotMoveLocked } from './folder-locks.js';
 import { stripName, validateName } from './names.js';
 import { miniJson } from './serialize.js';
 import type { ItemRec, SyncState } from './state.js';
@@ -59,6 +60,7 @@ export function renameOrMove(store: Store, ctx: ActorContext, item: ItemRec, raw
   const moving = targetParent !== item.parentId;
   const renaming = name !== item.name;
   if (!moving && !renaming) return;
+  if (moving && item.type === 'folder') assertNotMoveLocked(item);
   const dest = activeFolder(store, targetParent);
   if (item.type === 'folder' && store.isUnder(dest, item.id)) {
     throw new BoxError(400, 'cyclical_folder_structure', 'A folder cannot be moved into itself or its own subfolder; nothing was changed');

@@ -28,7 +28,10 @@ function adminFilter(ctx: Ctx): ((ev: EventRec) => boolean) | undefined {
   const afterMs = after ? Date.parse(after) : Number.NEGATIVE_INFINITY;
   const beforeMs = before ? Date.parse(before) : Number.POSITIVE_INFINITY;
   const wanted = types ? new Set(types.split(',')) : null;
-  return (ev) => ev.createdAtMs >= afterMs && ev.createdAtMs <= beforeMs && (!wanted || wanted.has(ev.eventType) || wanted.has(eventJson(ctx.core.store, ev, 'admin_logs')['event_type'] as string));
+  // An event's created_at is a whole second (as on Box), and the bounds are compared with what the client
+  // sees: an event at 12:00:05.700 has created_at 12:00:05 and is within created_before=12:00:05.
+  const second = (ms: number): number => Math.floor(ms / 1000) * 1000;
+  return (ev) => second(ev.createdAtMs) >= afterMs && second(ev.createdAtMs) <= beforeMs && (!wanted || wanted.has(ev.eventType) || wanted.has(eventJson(ctx.core.store, ev, 'admin_logs')['event_type'] as string));
 }
 
 /** An isolated user's items stay out of other users' streams. */

@@ -4,6 +4,7 @@ import { contentRoutes } from './routes-content.js';
 import { controlRoutes } from './control-http.js';
 import { downloadRoutes } from './routes-download.js';
 import { eventRoutes } from './routes-events.js';
+import { folderLockRoutes } from './folder-locks.js';
 import { itemRoutes } from './routes-items.js';
 import type { Route } from './route.js';
 import { sessionRoutes } from './routes-sessions.js';
@@ -16,6 +17,7 @@ export const allRoutes: readonly Route[] = [
   ...authRoutes,
   ...eventRoutes,
   ...sharedRoutes,
+  ...folderLockRoutes,
   ...sessionRoutes,
   ...contentRoutes,
   ...trashRoutes,

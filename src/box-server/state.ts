@@ -43,6 +43,15 @@ export interface LockRec {
   readonly isDownloadPrevented: boolean;
 }
 
+/** A folder lock (POST /folder_locks): Box only locks move and delete together, as a `freeze`. */
+export interface FolderLockRec {
+  readonly id: string;
+  readonly createdBy: string;
+  readonly createdAtMs: number;
+  readonly move: boolean;
+  readonly delete: boolean;
+}
+
 export interface SharedLinkRec {
   readonly token: string;
   access: SharedLinkAccess;
@@ -80,6 +89,8 @@ export interface ItemRec {
   versions: VersionRec[];
   currentVersionId: string | null;
   lock: LockRec | null;
+  /** Folders: folder locks on this folder (absent when it never had one). */
+  folderLocks?: FolderLockRec[];
   sharedLink: SharedLinkRec | null;
   url: string | null;
   tags: string[];

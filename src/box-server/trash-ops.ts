@@ -5,6 +5,7 @@
  */
 import type { ActorContext } from './actor-context.js';
 import { BoxError, notFound } from './box-error.js';
+import { assertNotDeleteLocked } from './folder-locks.js';
 import { activeFolder, assertNoConflict } from './item-ops.js';
 import { validateName } from './names.js';
 import type { ItemRec } from './state.js';
@@ -13,6 +14,7 @@ import { rootFolderId, type Store } from './store.js';
 export function trashItem(store: Store, ctx: ActorContext, item: ItemRec, recursive: boolean): void {
   if (item.id === rootFolderId) throw new BoxError(403, 'access_denied_insufficient_permissions', 'The root folder cannot be deleted');
   if (item.type === 'file') store.assertNotLockedByOther(item, ctx.userId);
+  if (item.type === 'folder') assertNotDeleteLocked(store, item);
   const subtree = item.type === 'folder' ? store.descendants(item.id, (i) => i.status === 'active') : [];
   if (item.type === 'folder' && !recursive && subtree.length > 0) {
     throw new BoxError(400, 'folder_not_empty', 'The folder is not empty; pass recursive=true to delete it with its contents. Nothing was deleted');

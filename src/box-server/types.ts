@@ -23,6 +23,11 @@ export interface BoxServerOptions {
   sessionCommitWaitMs?: number;
   /** Log one line per request to stderr (never the Authorization header). */
   logRequests?: boolean;
+  /**
+   * Serve HTTPS instead of HTTP, as Box does (every URL it hands out, download and long-poll URLs included,
+   * then starts with https://). PEM key and certificate; the client must trust the certificate.
+   */
+  tls?: { key: string | Buffer; cert: string | Buffer };
 }
 
 export interface BoxServer {

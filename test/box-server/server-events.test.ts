@@ -135,4 +135,26 @@ describe('long poll', () => {
     expect(obj(first.source)).toHaveProperty('item_id');
     expect((await boxHttp(h.srv).get('/events?stream_type=admin_logs')).status).toBe(403);
   });
+
+  it('filters the enterprise stream by created_after/created_before at the whole second its created_at shows', async () => {
+    // box-node-sdk's testGetEventsWithDateFilters asks for created_before = now in whole seconds; an event from
+    // earlier in that same second must be in the answer, as its created_at (whole seconds) says it is.
+    const admin = h.srv.control.addUser({ enterpriseAdmin: true });
+    const api = boxHttp(h.srv, admin.token);
+    const created = await boxHttp(h.srv).post('/folders', { body: { name: `dated-${Date.now()}`, parent: { id: '0' } } });
+    expect(created.status).toBe(201);
+    const folderId = String(obj(created.json).id);
+    const all = arr(obj((await api.get('/events?stream_type=admin_logs&stream_position=0&limit=500')).json).entries).map(obj);
+    const ev = all.find((e) => obj(e.source).item_id === folderId);
+    expect(ev, 'the folder creation is in the admin stream').toBeDefined();
+    const at = String(ev!.created_at);
+    expect(at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\+00:00|Z)$/);
+    const q = `created_after=${encodeURIComponent(at)}&created_before=${encodeURIComponent(at)}`;
+    const page = obj((await api.get(`/events?stream_type=admin_logs&stream_position=0&limit=500&${q}`)).json);
+    const ids = arr(page.entries).map((e) => obj(obj(e).source).item_id);
+    expect(ids).toContain(folderId);
+    const later = new Date(Date.parse(at) + 1000).toISOString().replace('.000Z', '+00:00');
+    const after = obj((await api.get(`/events?stream_type=admin_logs&stream_position=0&limit=500&created_after=${encodeURIComponent(later)}`)).json);
+    expect(arr(after.entries).map((e) => obj(obj(e).source).item_id)).not.toContain(folderId);
+  });
 });
