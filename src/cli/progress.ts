@@ -25,6 +25,8 @@ export interface RunReporter {
   finish(summary: RunSummary): void;
   /** Stop the bar without a summary (the run died; the caller prints why). */
   abort(): void;
+  /** Write a log line (on a TTY above the bar, never into its line). */
+  log(text: string): void;
 }
 
 export interface ReporterOptions {
@@ -40,44 +42,51 @@ export interface ProgressFigures {
   readonly filesTotal: number;
   readonly bytesDone: number;
   readonly bytesTotal: number;
+  /** Done by bytes when there are bytes to move, else by operations; 0-100. */
+  readonly percent: number;
   readonly rateBytesPerSec: number;
+  /** Null until there is a transfer rate to estimate from. */
   readonly etaSec: number | null;
+  /** The transfers in flight now, oldest first. */
+  readonly current: readonly string[];
 }
 
 /**
- * Tracks done/left across status reports. A transfer that leaves `inFlight` counts its total as done; bytes left
- * are the queued bytes plus what in-flight transfers still need.
+ * Tracks done/left across status reports. The engine's `queued` counts every operation not finished yet, the
+ * running ones included, and the bytes still to move (in-flight remainders included): each piece of work is
+ * counted once. A transfer that leaves `inFlight` counts its total as done.
  */
 export class ProgressTracker {
   #filesDone = 0;
   #finishedBytes = 0;
-  #inFlight = new Map<string, { done: number; total: number }>();
+  #inFlight = new Map<string, { path: string; done: number; total: number; startedAtMs: number }>();
   #queuedOps = 0;
-  #queuedBytes = 0;
+  #bytesLeft = 0;
   #rate = 0;
   #eta: number | null = null;
+  #over = false;
 
   operationDone(): void {
     this.#filesDone++;
   }
 
   status(s: StatusReport): void {
-    const now = new Map<string, { done: number; total: number }>();
+    const now = new Map<string, { path: string; done: number; total: number; startedAtMs: number }>();
     let queuedOps = 0;
-    let queuedBytes = 0;
+    let bytesLeft = 0;
     let rate = 0;
     let eta: number | null = null;
     for (const r of s.roots) {
       queuedOps += r.queued.ops;
-      queuedBytes += r.queued.bytes;
+      bytesLeft += r.queued.bytes;
       rate += r.rateBytesPerSec;
       if (r.etaSec !== null) eta = Math.max(eta ?? 0, r.etaSec);
-      for (const t of r.inFlight) now.set(`${t.root}\0${t.direction}\0${t.path}`, { done: t.doneBytes, total: t.totalBytes });
+      for (const t of r.inFlight) now.set(`${t.root}\0${t.direction}\0${t.path}`, { path: t.path, done: t.doneBytes, total: t.totalBytes, startedAtMs: t.startedAtMs });
     }
     for (const [key, t] of this.#inFlight) if (!now.has(key)) this.#finishedBytes += t.total;
     this.#inFlight = now;
     this.#queuedOps = queuedOps;
-    this.#queuedBytes = queuedBytes;
+    this.#bytesLeft = bytesLeft;
     this.#rate = rate;
     this.#eta = eta;
   }
@@ -87,27 +96,37 @@ export class ProgressTracker {
     this.#finishedBytes = Math.max(this.#finishedBytes, transferredBytes);
     this.#inFlight.clear();
     this.#queuedOps = 0;
-    this.#queuedBytes = 0;
-    this.#eta = 0;
+    this.#bytesLeft = 0;
+    this.#over = true;
   }
 
   figures(): ProgressFigures {
     let inFlightDone = 0;
-    let inFlightLeft = 0;
-    for (const t of this.#inFlight.values()) {
-      inFlightDone += t.done;
-      inFlightLeft += Math.max(0, t.total - t.done);
-    }
+    for (const t of this.#inFlight.values()) inFlightDone += t.done;
     const bytesDone = this.#finishedBytes + inFlightDone;
-    return {
-      filesDone: this.#filesDone,
-      filesTotal: this.#filesDone + this.#queuedOps + this.#inFlight.size,
-      bytesDone,
-      bytesTotal: bytesDone + inFlightLeft + this.#queuedBytes,
-      rateBytesPerSec: this.#rate,
-      etaSec: this.#eta ?? (this.#rate > 0 ? Math.ceil((inFlightLeft + this.#queuedBytes) / this.#rate) : null),
-    };
+    const bytesTotal = bytesDone + this.#bytesLeft;
+    const filesTotal = this.#filesDone + Math.max(this.#queuedOps, this.#inFlight.size);
+    const percent = this.#over
+      ? 100
+      : bytesTotal > 0
+        ? Math.floor((100 * bytesDone) / bytesTotal)
+        : filesTotal > 0
+          ? Math.floor((100 * this.#filesDone) / filesTotal)
+          : 0;
+    const rate = this.#rate;
+    const eta = this.#over ? 0 : rate > 0 ? (this.#eta ?? Math.ceil(this.#bytesLeft / rate)) : null;
+    const current = [...this.#inFlight.values()].sort((a, b) => a.startedAtMs - b.startedAtMs).map((t) => t.path);
+    return { filesDone: this.#filesDone, filesTotal, bytesDone, bytesTotal, percent, rateBytesPerSec: rate, etaSec: eta, current };
   }
+}
+
+/** At most `max` characters of the files in flight: the first name, shortened from the left, and how many more. */
+export function currentText(current: readonly string[], max = 40): string {
+  if (current.length === 0) return '';
+  const first = current[0]!;
+  const more = current.length > 1 ? ` +${current.length - 1}` : '';
+  const room = Math.max(8, max - more.length);
+  return `${first.length > room ? `…${first.slice(first.length - room + 1)}` : first}${more}`;
 }
 
 export function createRunReporter(opts: ReporterOptions): RunReporter {
@@ -120,26 +139,33 @@ export function createRunReporter(opts: ReporterOptions): RunReporter {
       bytes: `${formatBytes(f.bytesDone)}/${formatBytes(f.bytesTotal)}`,
       rate: `${formatBytes(f.rateBytesPerSec)}/s`,
       etaText: f.etaSec === null ? '--' : formatDuration(f.etaSec * 1000),
+      current: currentText(f.current),
     };
     if (bar === null) {
       bar = new SingleBar({
         stream: opts.err,
-        format: '{bar} {percentage}% | {files} ops | {bytes} | {rate} | ETA {etaText}',
+        format: '{bar} {value}% | {files} ops | {bytes} | {rate} | ETA {etaText} | {current}',
         hideCursor: true,
-        clearOnComplete: false,
+        // Stopping clears the line: a message printed above the bar never shares a line with it.
+        clearOnComplete: true,
         fps: 5,
       });
-      bar.start(Math.max(1, f.filesTotal), f.filesDone, payload);
+      bar.start(100, f.percent, payload);
     }
-    bar.setTotal(Math.max(1, f.filesTotal));
-    bar.update(f.filesDone, payload);
+    bar.update(f.percent, payload);
   };
   const stopBar = (): void => {
     if (bar !== null) {
-      render();
       bar.stop();
       bar = null;
     }
+  };
+  /** A message (a failure, a log line) goes above the bar, on lines of its own; the bar is redrawn after it. */
+  const printAbove = (text: string): void => {
+    const hadBar = bar !== null;
+    stopBar();
+    opts.err.write(text.endsWith('\n') ? text : `${text}\n`);
+    if (hadBar) render();
   };
   return {
     onStatus: (s) => {
@@ -149,12 +175,8 @@ export function createRunReporter(opts: ReporterOptions): RunReporter {
     onOperation: (o) => {
       tracker.operationDone();
       if (opts.tty) {
-        if (!o.ok) {
-          // Failures must stay visible after the bar moves on.
-          bar?.stop();
-          bar = null;
-          opts.err.write(`${formatOperationLine(o)}\n`);
-        }
+        // Failures must stay visible after the bar moves on.
+        if (!o.ok) printAbove(formatOperationLine(o));
         render();
       } else {
         opts.err.write(`${formatOperationLine(o)}\n`);
@@ -162,11 +184,13 @@ export function createRunReporter(opts: ReporterOptions): RunReporter {
     },
     finish: (summary) => {
       tracker.finished(summary.uploadedBytes + summary.downloadedBytes);
+      if (bar !== null) render(); // the last frame (100 %) is drawn before the line is cleared
       stopBar();
       opts.out.write(`${formatSummary(summary)}\n`);
       for (const line of formatParked(summary)) opts.err.write(`${line}\n`);
     },
     abort: stopBar,
+    log: (text) => (opts.tty ? printAbove(text) : void opts.err.write(text)),
   };
 }
 

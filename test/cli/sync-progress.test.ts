@@ -9,7 +9,7 @@ import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asRelPath, asRemoteId, asRootId } from '../../src/core/model.js';
 import type { RootStatus, RunSummary, StatusReport } from '../../src/engine/types.js';
-import { createRunReporter, formatOperationLine, formatSummary, ProgressTracker } from '../../src/cli/progress.js';
+import { createRunReporter, currentText, formatOperationLine, formatSummary, ProgressTracker } from '../../src/cli/progress.js';
 import { formatBytes } from '../../src/core/format.js';
 import { cliEntry, repoRoot } from '../support/cli.js';
 import { startSyncEnv, type SyncEnv } from './sync-harness.js';
@@ -65,17 +65,68 @@ const summary = (s: Partial<RunSummary>): RunSummary => ({
 });
 
 describe('progress figures', () => {
+  it('one big file: counted once, percentage by bytes, no ETA before there is a rate', () => {
+    const t = new ProgressTracker();
+    const MiB = 1024 * 1024;
+    // The engine's queued figures include the running transfer (ops) and its remaining bytes.
+    t.status(report({ queued: { ops: 1, bytes: 143 * MiB }, inFlight: [transfer('big.iso', 0, 143 * MiB)], rateBytesPerSec: 0 }));
+    expect(t.figures()).toEqual({ filesDone: 0, filesTotal: 1, bytesDone: 0, bytesTotal: 143 * MiB, percent: 0, rateBytesPerSec: 0, etaSec: null, current: ['big.iso'] });
+    t.status(report({ queued: { ops: 1, bytes: 87 * MiB }, inFlight: [transfer('big.iso', 56 * MiB, 143 * MiB)], rateBytesPerSec: 8 * MiB }));
+    expect(t.figures()).toMatchObject({ filesDone: 0, filesTotal: 1, bytesDone: 56 * MiB, bytesTotal: 143 * MiB, percent: 39, etaSec: 11 });
+    t.operationDone();
+    t.status(report({ queued: { ops: 0, bytes: 0 }, inFlight: [], rateBytesPerSec: 8 * MiB }));
+    expect(t.figures()).toMatchObject({ filesDone: 1, filesTotal: 1, bytesDone: 143 * MiB, bytesTotal: 143 * MiB, percent: 100, current: [] });
+  });
+
   it('count done and left across reports, including transfers that finished between reports', () => {
     const t = new ProgressTracker();
-    t.status(report({ queued: { ops: 3, bytes: 3000 }, inFlight: [transfer('a', 0, 1000)], rateBytesPerSec: 500 }));
-    expect(t.figures()).toEqual({ filesDone: 0, filesTotal: 4, bytesDone: 0, bytesTotal: 4000, rateBytesPerSec: 500, etaSec: 8 });
+    t.status(report({ queued: { ops: 4, bytes: 4000 }, inFlight: [transfer('a', 0, 1000)], rateBytesPerSec: 500 }));
+    expect(t.figures()).toMatchObject({ filesDone: 0, filesTotal: 4, bytesDone: 0, bytesTotal: 4000, etaSec: 8, percent: 0 });
 
-    t.status(report({ queued: { ops: 2, bytes: 2000 }, inFlight: [transfer('a', 600, 1000), transfer('b', 0, 1000)], rateBytesPerSec: 1000, etaSec: 3 }));
-    expect(t.figures()).toMatchObject({ filesTotal: 4, bytesDone: 600, bytesTotal: 4000, etaSec: 3 });
+    t.status(report({ queued: { ops: 4, bytes: 3400 }, inFlight: [transfer('a', 600, 1000), transfer('b', 0, 1000)], rateBytesPerSec: 1000, etaSec: 3 }));
+    expect(t.figures()).toMatchObject({ filesTotal: 4, bytesDone: 600, bytesTotal: 4000, etaSec: 3, percent: 15, current: ['a', 'b'] });
 
     t.operationDone(); // a finished
-    t.status(report({ queued: { ops: 1, bytes: 1000 }, inFlight: [transfer('b', 500, 1000), transfer('c', 0, 1000)], rateBytesPerSec: 1000 }));
+    t.status(report({ queued: { ops: 3, bytes: 2500 }, inFlight: [transfer('b', 500, 1000), transfer('c', 0, 1000)], rateBytesPerSec: 1000 }));
     expect(t.figures()).toMatchObject({ filesDone: 1, filesTotal: 4, bytesDone: 1500, bytesTotal: 4000 });
+    t.finished(4000);
+    expect(t.figures()).toMatchObject({ bytesDone: 4000, bytesTotal: 4000, percent: 100, etaSec: 0 });
+  });
+
+  it('metadata only: the percentage follows operations', () => {
+    const t = new ProgressTracker();
+    t.status(report({ queued: { ops: 4, bytes: 0 } }));
+    t.operationDone();
+    t.status(report({ queued: { ops: 3, bytes: 0 } }));
+    expect(t.figures()).toMatchObject({ filesDone: 1, filesTotal: 4, percent: 25, etaSec: null });
+  });
+
+  it('names the file in flight, shortened from the left, and how many more', () => {
+    expect(currentText([])).toBe('');
+    expect(currentText(['a.txt', 'b.txt', 'c.txt'])).toBe('a.txt +2');
+    const long = `${'deep/'.repeat(20)}name.bin`;
+    const text = currentText([long], 30);
+    expect(text.length).toBe(30);
+    expect(text.endsWith('name.bin')).toBe(true);
+    expect(text.startsWith('…')).toBe(true);
+  });
+});
+
+describe('log lines on a TTY', () => {
+  it('a log line is written above the bar, never into its line', () => {
+    const err = new PassThrough();
+    let e = '';
+    err.on('data', (d: Buffer) => (e += d.toString()));
+    const r = createRunReporter({ tty: true, out: new PassThrough(), err });
+    r.onStatus(report({ queued: { ops: 1, bytes: 100 }, inFlight: [transfer('x', 10, 100)], rateBytesPerSec: 10 }));
+    r.log('WARN something happened\n');
+    r.onStatus(report({ queued: { ops: 1, bytes: 50 }, inFlight: [transfer('x', 50, 100)], rateBytesPerSec: 10 }));
+    r.finish(summary({}));
+    // The message has a line of its own: whatever came before it ends with a newline or a cleared line.
+    const at = e.indexOf('WARN something happened\n');
+    expect(at).toBeGreaterThanOrEqual(0);
+    const before = e.slice(0, at);
+    expect(before === '' || /(\n|\r|\x1b\[[0-9;]*[KGJ])$/.test(before)).toBe(true);
   });
 });
 
@@ -146,7 +197,7 @@ describe('on a real TTY', () => {
         error ? reject(new Error(`${error.message}\n${stdout}`)) : resolve(stdout),
       );
     });
-    expect(output).toMatch(/\d+% \| \d+\/\d+ ops \| [\d.]+ \S?B\/[\d.]+ \S?B \| [\d.]+ \S?B\/s \| ETA /);
+    expect(output).toMatch(/\d+% \| \d+\/\d+ ops \| [\d.]+ \S?B\/[\d.]+ \S?B \| [\d.]+ \S?B\/s \| ETA (--|\d)/);
     expect(output).toMatch(/100% \| 5\/5 ops \| 30 B\/30 B/);
     expect(output).toMatch(/boxsync: converged in .*: 5 downloaded \(30 B\)/);
     expect(output).not.toMatch(/^download\s+t0\.txt/m);

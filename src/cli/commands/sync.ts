@@ -119,11 +119,10 @@ export async function runSyncOnce(opts: SyncOnceOptions = {}): Promise<ExitCode>
     return 2;
   }
 
-  const logger = await cliLogger(config, env, err, tty);
-  if (lock.tookOverFromPid !== null) logger.warn({ pid: lock.tookOverFromPid }, 'took over a stale lock left by a process that is gone');
-
   const { createRunReporter } = await import('../progress.js');
   const reporter = createRunReporter({ tty, out, err });
+  const logger = await cliLogger(config, env, err, tty, (text) => reporter.log(text));
+  if (lock.tookOverFromPid !== null) logger.warn({ pid: lock.tookOverFromPid }, 'took over a stale lock left by a process that is gone');
   let composition: Awaited<ReturnType<typeof import('../../daemon/compose.js').compose>> | undefined;
   try {
     const { compose } = await import('../../daemon/compose.js');
@@ -177,11 +176,19 @@ export function exitCodeOf(summary: RunSummary): ExitCode {
  * logged, because every operation is already shown, as a plain line or on the bar; `debug`/`trace` (or
  * BOXSYNC_LOG_LEVEL) bring the engine's own lines back.
  */
-async function cliLogger(config: Config, env: NodeJS.ProcessEnv, err: NodeJS.WritableStream, tty: boolean): Promise<Logger> {
+async function cliLogger(config: Config, env: NodeJS.ProcessEnv, err: NodeJS.WritableStream, tty: boolean, aboveBar: (text: string) => void): Promise<Logger> {
   const { createLogger, logLevelFor } = await import('../../logger.js');
   // 'info' is the default: the operations are already shown, so only warnings are logged unless asked for more.
   const level = logLevelFor(config.log.level === 'info' ? 'warn' : config.log.level, env, (m) => void err.write(`boxsync: ${m}\n`));
   if (!tty) return createLogger({ level, destination: err });
   const { default: pretty } = await import('pino-pretty');
-  return createLogger({ level, destination: pretty({ destination: 2, colorize: true, translateTime: 'SYS:HH:MM:ss', sync: true }) });
+  // On a TTY log lines go above the progress bar, never into its line.
+  const { Writable } = await import('node:stream');
+  const above = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      aboveBar(chunk.toString());
+      done();
+    },
+  });
+  return createLogger({ level, destination: pretty({ destination: above, colorize: true, translateTime: 'SYS:HH:MM:ss', sync: true }) });
 }
