@@ -91,6 +91,7 @@ export const daemonFields = {
   fallbackScanSec: z.int().min(1).max(86_400),
   shutdownTimeoutSec: z.int().min(1).max(MAX_SHUTDOWN_TIMEOUT_SEC),
   syncCheckSec: z.int().min(1).max(600),
+  notifications: z.boolean(),
 } as const;
 
 const daemonSchema = z
@@ -101,6 +102,7 @@ const daemonSchema = z
     fallbackScanSec: daemonFields.fallbackScanSec.default(60),
     shutdownTimeoutSec: daemonFields.shutdownTimeoutSec.default(DEFAULT_SHUTDOWN_TIMEOUT_SEC),
     syncCheckSec: daemonFields.syncCheckSec.default(5),
+    notifications: daemonFields.notifications.default(true),
     schedules: z
       .strictObject({
         journalMaintenance: cron.default(DEFAULT_DAEMON_ONLY_SCHEDULES.journalMaintenance),

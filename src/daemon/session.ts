@@ -17,6 +17,7 @@ import type { ComposeDaemonParts, DaemonParts } from './daemon-parts.js';
 import type { DaemonSettings } from './daemon-settings.js';
 import { LocalSide } from './local-side.js';
 import { cleanExpiredUploadSessions, maintainJournal } from './maintenance-jobs.js';
+import { createNotifier } from './notifier.js';
 import { OperationLog } from './operation-log.js';
 import { PassRunner } from './pass-runner.js';
 import { pathStatus } from './path-status.js';
@@ -52,18 +53,32 @@ export class DaemonSession {
     hooks: { readonly onFatal?: (message: string) => void } = {},
   ): Promise<DaemonSession> {
     const log = rootLogger.child({ component: 'daemon' });
+    const notifier = createNotifier({ enabled: config.daemon.notifications, log: rootLogger.child({ component: 'notify' }) });
     const ops = new OperationLog();
+    let guardNotified: string | null = null;
     const events: EngineEvents = {
       onOperation: (o) => {
         ops.record(o.root, o.path, { kind: o.kind, reason: o.reason, ok: o.ok, error: o.error ?? null, atMs: Date.now() });
+        if (o.kind === 'conflict-copy' && o.ok) {
+          notifier.notify('conflict', 'boxsync: a conflict copy was made', `"${safeText(o.path)}" changed on both sides; your version is kept beside it as a conflict copy`);
+        }
       },
     };
     let session: DaemonSession | null = null;
     // The engine reads the stream the long poll settled on (prepare() below runs before the first pass).
     const parts = await compose(config, rootLogger, events, () => session?.remote.status().effective ?? settings.streamType);
     const passes = new PassRunner(parts.engine, log, {
-      onFatal: (message) => session?.onFatal(message),
+      onFatal: (message) => {
+        notifier.notify('fatal', 'boxsync stopped syncing', message);
+        session?.onFatal(message);
+      },
       onSummary: (s) => {
+        // Once per held guard, not once per pass while it stays held.
+        if (s.outcome !== 'guard') guardNotified = null;
+        else if (s.message !== guardNotified) {
+          guardNotified = s.message;
+          notifier.notify('guard', 'boxsync: a safety guard holds syncing', `${s.message}\n\`boxsync status\` shows it; \`boxsync confirm ID\` releases it`);
+        }
         if (s.outcome !== 'converged' || s.passes > 1 || s.durationMs > 1000) log.info({ summary: s }, `pass ${s.outcome}: ${s.message}`);
         session?.scheduleRetries();
       },

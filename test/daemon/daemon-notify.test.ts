@@ -1,0 +1,72 @@
+/**
+ * Desktop notifications and a held guard (issue 15): with a desktop session and `notify-send` on PATH, the
+ * daemon notifies once when a safety guard holds syncing and when it stops on a fatal error; `status` exits 1
+ * while the guard is held. `notify-send` here is a script that records its arguments (a real child process).
+ */
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.js';
+import { waitFor } from '../support/wait.js';
+import { createHarness, type Harness } from './daemon-harness.js';
+
+async function fakeNotifySend(dir: string): Promise<{ env: NodeJS.ProcessEnv; calls: () => Promise<string[][]> }> {
+  const bin = join(dir, 'fake-bin');
+  const log = join(dir, 'notify.log');
+  await mkdir(bin, { recursive: true });
+  // One JSON array of the arguments per line.
+  await writeFile(join(bin, 'notify-send'), `#!/usr/bin/env node\nrequire('fs').appendFileSync(${JSON.stringify(log)}, JSON.stringify(process.argv.slice(2)) + '\\n');\n`);
+  await chmod(join(bin, 'notify-send'), 0o755);
+  return {
+    env: { PATH: `${bin}:${process.env.PATH ?? ''}`, DISPLAY: ':99' },
+    calls: async () =>
+      (await readFile(log, 'utf8').catch(() => ''))
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as string[]),
+  };
+}
+
+describe('desktop notifications (real daemon, fake notify-send)', () => {
+  let h: Harness | null = null;
+  afterEach(async () => {
+    await h?.close();
+    h = null;
+  });
+
+  it('a held safety guard: status exits 1 and one notification says so; a fatal error notifies too', async () => {
+    h = await createHarness({ config: { safety: { maxDeletes: 2, maxDeleteFraction: 0.1 } } });
+    const notify = await fakeNotifySend(h.dir);
+    for (let i = 0; i < 5; i++) await writeFile(join(h.mirror, `f${i}.txt`), `file ${i}`);
+    const run = await h.start(notify.env);
+    await waitFor(async () => [0, 1, 2, 3, 4].every((i) => h!.web.findByPath(`Mirror/f${i}.txt`)) && (await h!.status()).engine.phase === 'idle', {
+      timeoutMs: 30_000,
+      what: 'the five files on Box',
+    });
+
+    for (let i = 0; i < 4; i++) await rm(join(h.mirror, `f${i}.txt`));
+    const held = await waitFor(async () => (await h!.status()).engine.heldGuard, { timeoutMs: 30_000, what: 'the mass-delete guard' });
+    expect(held.id).toMatch(/^mass-delete:/);
+    const status = await runCli(['status', '--config', h.configFile]);
+    expect(status.code).toBe(1);
+    expect(status.stdout).toMatch(/NEEDS ATTENTION: a safety guard holds syncing/);
+    expect(JSON.parse((await runCli(['status', '--json', '--config', h.configFile])).stdout)).toMatchObject({ running: true, healthy: false });
+    const guardCalls = await waitFor(async () => {
+      const c = (await notify.calls()).filter((a) => a.includes('boxsync: a safety guard holds syncing'));
+      return c.length > 0 ? c : null;
+    }, { timeoutMs: 15_000, what: 'the guard notification' });
+    expect(guardCalls[0]).toContain('--app-name=boxsync');
+    // What the guard holds was not deleted on Box (the guard is per pass: a first pass may have taken one delete).
+    expect([0, 1, 2, 3].filter((i) => h!.web.findByPath(`Mirror/f${i}.txt`) !== null).length).toBeGreaterThan(2);
+
+    h.srv.control.revokeAll('1');
+    await runCli(['sync-now', '--config', h.configFile]);
+    const exit = await Promise.race([run.exited, new Promise<null>((r) => setTimeout(() => r(null), 60_000).unref())]);
+    expect(exit?.code, run.output()).toBe(1);
+    const fatal = (await notify.calls()).filter((a) => a.includes('boxsync stopped syncing'));
+    expect(fatal).toHaveLength(1);
+    expect(fatal[0]).toContain('--urgency=critical');
+    // One guard notification, not one per pass.
+    expect((await notify.calls()).filter((a) => a.includes('boxsync: a safety guard holds syncing'))).toHaveLength(1);
+  });
+});
