@@ -34,6 +34,7 @@ describe('config: daemon', () => {
       fallbackScanSec: 60,
       shutdownTimeoutSec: 4,
       syncCheckSec: 5,
+      notifications: true,
       schedules: { journalMaintenance: '45 4 * * *', tokenRefresh: '*/30 * * * *' },
     });
     expect(daemonSettings(c, {})).toEqual({
