@@ -15,3 +15,8 @@ function walk(dir) {
   }
 }
 walk(src);
+
+// The manual page, generated from the command tree by the compiled CLI (package.json "man" points at it).
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+writeFileSync(join(root, 'dist', 'boxsync.1'), execFileSync(process.execPath, [join(root, 'dist', 'cli', 'main.js'), 'man'], { encoding: 'utf8' }));
