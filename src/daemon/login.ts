@@ -9,6 +9,11 @@
  * 4. Trade the code at the token URL; the Box adapter's auth writes the pair atomically to auth.tokenFile, 0600.
  * 5. Check the token with GET /users/me and say who is logged in.
  *
+ * Headless (`--headless`, or no desktop session): the URL can be opened on any machine. The browser then goes
+ * to http://127.0.0.1:<port>/?code=...&state=..., which fails to load there; the user copies that address (or
+ * just the code) from the address bar and pastes it here, as with `rclone authorize`. The pasted answer and the
+ * loopback redirect race: whichever arrives first is used. A pasted URL with the wrong state is refused.
+ *
  * Nothing is stored unless all of that succeeds. Returns the exit code (0 ok, 2 failed).
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -29,6 +34,25 @@ export interface LoginOptions {
   readonly openBrowser: boolean;
   readonly timeoutMs: number;
   readonly out: (line: string) => void;
+  /** Also accept the redirect URL or the code pasted on this stream (default: when there is no desktop session). */
+  readonly headless?: boolean;
+  readonly input?: NodeJS.ReadableStream;
+}
+
+/** The code in a pasted answer: the whole redirect URL (state checked) or the bare code. */
+export function codeFromPaste(text: string, state: string): { code: string } | { error: string } {
+  const t = text.trim();
+  if (t === '') return { error: 'nothing was pasted' };
+  if (/^https?:\/\//i.test(t) || t.startsWith('/?') || t.startsWith('?')) {
+    const u = new URL(t, 'http://127.0.0.1/');
+    const error = u.searchParams.get('error');
+    if (error) return { error: `Box refused the authorization: ${error}` };
+    if (u.searchParams.get('state') !== state) return { error: 'the pasted address belongs to another login (its state does not match); paste the address from this login' };
+    const code = u.searchParams.get('code');
+    return code ? { code } : { error: 'the pasted address has no code= in it' };
+  }
+  if (!/^[\w.~-]{8,512}$/.test(t)) return { error: 'that is neither the redirect address nor an authorization code' };
+  return { code: t };
 }
 
 export async function runLogin(opts: LoginOptions): Promise<number> {
@@ -59,9 +83,16 @@ export async function runLogin(opts: LoginOptions): Promise<number> {
   url.searchParams.set('client_id', auth.clientId);
   url.searchParams.set('redirect_uri', redirectUri);
   url.searchParams.set('state', state);
+  const headless = opts.headless ?? (!process.env.DISPLAY && !process.env.WAYLAND_DISPLAY);
   opts.out(`Open this URL in a browser and grant access (waiting on ${redirectUri}):`);
   opts.out(url.toString());
-  if (opts.openBrowser) tryOpen(url.toString(), opts.out);
+  if (headless) {
+    opts.out('No browser here? Open it on any machine. Box then sends that browser to an address starting with');
+    opts.out(`${redirectUri}?code= (it may fail to load): copy the whole address, or just the code, and paste it here:`);
+  }
+  if (opts.openBrowser && !headless) tryOpen(url.toString(), opts.out);
+  const input = headless ? (opts.input ?? process.stdin) : null;
+  const stopPaste = input ? acceptPaste(input, state, callback, opts.out) : () => undefined;
 
   try {
     const code = await callback.code(opts.timeoutMs);
@@ -87,9 +118,33 @@ export async function runLogin(opts: LoginOptions): Promise<number> {
     opts.out(`boxsync login: ${e instanceof Error ? e.message : String(e)}; nothing was stored, run \`boxsync login\` again`);
     return 2;
   } finally {
+    stopPaste();
     server.closeAllConnections();
     await new Promise<void>((r) => server.close(() => r()));
   }
+}
+
+/** Read pasted lines until one holds a code (a wrong one is explained and the wait goes on). */
+function acceptPaste(input: NodeJS.ReadableStream, state: string, callback: LoopbackCallback, out: (line: string) => void): () => void {
+  let buffer = '';
+  const onData = (d: Buffer | string): void => {
+    buffer += d.toString();
+    let nl: number;
+    while ((nl = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 1);
+      if (line.trim() === '') continue;
+      const r = codeFromPaste(line, state);
+      if ('code' in r) callback.deliver(r.code);
+      else out(`boxsync login: ${r.error}; paste again, or press Ctrl-C`);
+    }
+  };
+  input.on('data', onData);
+  return () => {
+    input.off('data', onData);
+    (input as NodeJS.ReadableStream & { pause?: () => void; unref?: () => void }).pause?.();
+    (input as { unref?: () => void }).unref?.();
+  };
 }
 
 /** The loopback HTTP server that receives the browser's redirect. */
@@ -142,6 +197,11 @@ class LoopbackCallback {
       };
       if (this.result) this.finish(this.result);
     });
+  }
+
+  /** A code that arrived another way (pasted). */
+  deliver(code: string): void {
+    this.finish({ code });
   }
 
   private finish(r: { code: string } | { error: Error }): void {

@@ -46,13 +46,13 @@ describe('boxsync login', () => {
     return file;
   }
 
-  function startLogin(args: string[]): { out: () => string; done: Promise<number | null> } {
-    const child = spawnCli(['login', '--no-browser', ...args]);
+  function startLogin(args: string[]): { out: () => string; done: Promise<number | null>; paste: (line: string) => void } {
+    const child = spawnCli(['login', '--no-browser', ...args], { stdin: 'pipe' });
     let out = '';
     child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
     const done = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
-    return { out: () => out, done };
+    return { out: () => out, done, paste: (line) => void child.stdin!.write(`${line}\n`) };
   }
 
   it('prints the authorize URL, receives the code on the loopback redirect and stores working tokens at 0600', async () => {
@@ -92,6 +92,27 @@ describe('boxsync login', () => {
     const me = await fetch(`${srv.apiUrl}/users/me`, { headers: { Authorization: `Bearer ${tokens.accessToken}` } });
     expect(me.status).toBe(200);
     expect(login.out()).not.toContain(tokens.accessToken);
+  });
+
+  it('headless: the address the browser was sent to, pasted here, completes the login (a wrong one is explained)', async () => {
+    const port = await freePort();
+    const redirectUri = `http://127.0.0.1:${port}/`;
+    srv.control.registerOAuthClient({ clientId: 'cid', clientSecret: 'csecret', redirectUris: [redirectUri] });
+    const tokenFile = join(dir, 'tokens.json');
+    const config = await writeConfig(tokenFile);
+    const login = startLogin(['--config', config, '--port', String(port), '--headless']);
+    const url = await waitFor(() => /^(http:\/\/\S+\/api\/oauth2\/authorize\?\S+)$/m.exec(login.out())?.[1], { what: 'the authorize URL', timeoutMs: 20_000 });
+    expect(login.out()).toMatch(/copy the whole address, or just the code, and paste it here/);
+    // The browser, on another machine: it is sent to the loopback address, which it cannot reach.
+    const grant = await fetch(`${url}&approve=1`, { redirect: 'manual' });
+    const back = grant.headers.get('location')!;
+    login.paste(back.replace(/state=[0-9a-f]+/, 'state=not-this-login'));
+    await waitFor(() => /belongs to another login/.test(login.out()), { what: 'the refusal of a foreign state', timeoutMs: 20_000 });
+    login.paste(back);
+    expect(await login.done).toBe(0);
+    expect(login.out()).toMatch(/logged in as .+; tokens stored in .*tokens\.json \(mode 600\)/);
+    const tokens = JSON.parse(await readFile(tokenFile, 'utf8')) as { accessToken: string };
+    expect((await fetch(`${srv.apiUrl}/users/me`, { headers: { Authorization: `Bearer ${tokens.accessToken}` } })).status).toBe(200);
   });
 
   it('stops with a clear message and stores nothing when Box refuses', async () => {

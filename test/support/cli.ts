@@ -16,11 +16,11 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-export function spawnCli(args: readonly string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): ChildProcess {
+export function spawnCli(args: readonly string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; stdin?: 'pipe' } = {}): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', cliEntry, ...args], {
     cwd: opts.cwd ?? repoRoot,
     env: { ...process.env, ...opts.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [opts.stdin ?? 'ignore', 'pipe', 'pipe'],
   });
 }
 

@@ -8,8 +8,9 @@ export function register(program: Command): void {
     .option('--config <file>', 'config file')
     .option('--port <port>', 'loopback port of the redirect URI registered with the Box app', '53682')
     .option('--no-browser', 'only print the URL; do not run xdg-open')
+    .option('--headless', 'no browser on this machine: open the URL elsewhere and paste the address Box redirects to (the default without a desktop session)')
     .option('--timeout <seconds>', 'give up when the browser has not come back by then', '300')
-    .action(async (opts: { config?: string; port: string; browser: boolean; timeout: string }) => {
+    .action(async (opts: { config?: string; port: string; browser: boolean; timeout: string; headless?: boolean }) => {
       const port = Number(opts.port);
       const timeoutSec = Number(opts.timeout);
       if (!Number.isInteger(port) || port < 0 || port > 65535 || !(timeoutSec > 0)) {
@@ -23,6 +24,7 @@ export function register(program: Command): void {
         port,
         openBrowser: opts.browser,
         timeoutMs: timeoutSec * 1000,
+        ...(opts.headless ? { headless: true } : {}),
         out: (line) => process.stdout.write(`${line}\n`),
       });
     });
