@@ -2,21 +2,14 @@
  * `boxsync login` as a real child process against box-server's authorize page: the test plays the browser.
  */
 import { readFile, stat, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startBoxServer, type BoxServer } from '../../src/box-server/index.js';
 import { spawnCli } from '../support/cli.js';
+import { freePort } from '../support/net.js';
 import { makeTempDir } from '../support/tmp.js';
 import { waitFor } from '../support/wait.js';
 
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 describe('boxsync login', () => {
   let dir: string;

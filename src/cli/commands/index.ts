@@ -13,6 +13,9 @@ import { register as registerLogin } from './login.js';
 import { register as registerDaemon } from './daemon.js';
 import { register as registerDemoLive } from './demo-live.js';
 import { register as registerCompletion } from './completion.js';
+import { register as registerLs } from './ls.js';
+import { register as registerConfig } from './config-cmd.js';
+import { register as registerInit } from './init.js';
 
 export function registerCommands(program: Command): void {
   registerServer(program);
@@ -24,5 +27,8 @@ export function registerCommands(program: Command): void {
   registerLogin(program);
   registerDaemon(program);
   registerDemoLive(program);
+  registerInit(program);
+  registerLs(program);
+  registerConfig(program);
   registerCompletion(program);
 }

@@ -1,0 +1,147 @@
+import type { Command } from 'commander';
+
+/**
+ * `boxsync init`: write a working config in one step. Interactive on a terminal (it asks for what the flags did
+ * not give), fully scriptable with flags. It logs in (OAuth, also headless; or checks a developer token), finds
+ * the Box folder by its path (`boxsync ls` shows them), checks the local folder, writes the config (0600) at
+ * the XDG path or --config, validates it, and prints the next step. An existing config is kept unless --force.
+ * Exit codes: 0 written, 2 nothing written (the reason is said).
+ */
+interface InitFlags {
+  config?: string;
+  developerToken?: string;
+  clientId?: string;
+  clientSecret?: string;
+  boxPath?: string;
+  local?: string;
+  stateDir?: string;
+  apiUrl?: string;
+  uploadUrl?: string;
+  tokenUrl?: string;
+  authorizeUrl?: string;
+  port: string;
+  headless?: boolean;
+  force?: boolean;
+}
+
+export function register(program: Command): void {
+  program
+    .command('init')
+    .description('Set up boxsync: log in, pick a Box folder and a local folder, write and check the config')
+    .option('-c, --config <file>', 'where to write the config (default: $XDG_CONFIG_HOME/boxsync/config.json)')
+    .option('--client-id <id>', 'OAuth client id of your Box app')
+    .option('--client-secret <secret>', 'OAuth client secret of your Box app')
+    .option('--developer-token <token>', 'use a developer token instead of OAuth (it expires after an hour on Box)')
+    .option('--box-path <path>', 'the Box folder to sync, by path (e.g. /Work); `boxsync ls` lists them')
+    .option('--local <dir>', 'the local folder to mirror it into (default ~/Box)')
+    .option('--state-dir <dir>', 'where boxsync keeps its journal and trash (default $XDG_STATE_HOME/boxsync)')
+    .option('--api-url <url>', 'Box API base URL (default https://api.box.com/2.0; box-server: its printed URL)')
+    .option('--upload-url <url>', 'Box upload base URL')
+    .option('--token-url <url>', 'OAuth token URL')
+    .option('--authorize-url <url>', 'OAuth authorize page')
+    .option('--port <port>', 'loopback port of the OAuth redirect URI', '53682')
+    .option('--headless', 'log in without a browser on this machine (paste the redirect address)')
+    .option('--force', 'replace an existing config file')
+    .action(async (flags: InitFlags) => {
+      process.exitCode = await runInit(flags);
+    });
+}
+
+async function runInit(flags: InitFlags): Promise<number> {
+  const { mkdir, writeFile, stat, rename } = await import('node:fs/promises');
+  const { dirname, resolve, join } = await import('node:path');
+  const { homedir } = await import('node:os');
+  const { configPath, loadConfig } = await import('../../config.js');
+  const { xdgDirs } = await import('../../config/xdg.js');
+  const { adapterForConfig, resolveBoxPath } = await import('../account-tools.js');
+  const { safeText } = await import('../../core/escape.js');
+  const say = (line: string): void => void process.stdout.write(`${line}\n`);
+  const fail = (line: string): number => {
+    process.stderr.write(`boxsync init: ${line}; nothing was written\n`);
+    return 2;
+  };
+  const tty = Boolean(process.stdin.isTTY && process.stdout.isTTY);
+  const rl = tty ? (await import('node:readline/promises')).createInterface({ input: process.stdin, output: process.stdout }) : null;
+  const ask = async (question: string, fallback?: string): Promise<string | undefined> => {
+    if (!rl) return fallback;
+    const a = (await rl.question(`${question}${fallback ? ` [${fallback}]` : ''}: `)).trim();
+    return a === '' ? fallback : a;
+  };
+  try {
+    const file = configPath({ path: flags.config });
+    if (!flags.force && (await stat(file).catch(() => null))) return fail(`${file} exists already (pass --force to replace it, or --config FILE for another one)`);
+
+    let auth: Record<string, string>;
+    if (flags.developerToken) auth = { developerToken: flags.developerToken };
+    else {
+      const clientId = flags.clientId ?? (await ask('Box app client id (from the Box developer console)'));
+      const clientSecret = flags.clientSecret ?? (await ask('Box app client secret'));
+      if (!clientId || !clientSecret) return fail('give --client-id and --client-secret (your Box app), or --developer-token');
+      auth = { clientId, clientSecret };
+    }
+    const remote = {
+      apiUrl: flags.apiUrl ?? 'https://api.box.com/2.0',
+      uploadUrl: flags.uploadUrl ?? (flags.apiUrl ? `${new URL(flags.apiUrl).origin}/api/2.0` : 'https://upload.box.com/api/2.0'),
+      tokenUrl: flags.tokenUrl ?? (flags.apiUrl ? `${new URL(flags.apiUrl).origin}/oauth2/token` : 'https://api.box.com/oauth2/token'),
+      authorizeUrl: flags.authorizeUrl ?? (flags.apiUrl ? `${new URL(flags.apiUrl).origin}/api/oauth2/authorize` : 'https://account.box.com/api/oauth2/authorize'),
+    };
+    const local = resolve(flags.local ?? (await ask('Local folder to mirror into', join(homedir(), 'Box'))) ?? join(homedir(), 'Box'));
+    const stateDir = resolve(flags.stateDir ?? join(xdgDirs(process.env).stateHome, 'boxsync'));
+    const draft = (remoteId: string): Record<string, unknown> => ({ remote, auth, folders: [{ remoteId, localPath: local }], stateDir });
+
+    // A first file so that login and the checks read exactly what will be used; replaced below.
+    await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+    const write = async (content: Record<string, unknown>): Promise<void> => {
+      const tmp = `${file}.tmp-${process.pid}`;
+      await writeFile(tmp, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 });
+      await rename(tmp, file);
+    };
+    const existing = await stat(file).catch(() => null);
+    const backup = existing ? `${file}.before-init` : null;
+    if (backup) await rename(file, backup);
+    let done = false;
+    try {
+      await write(draft('0'));
+      let config = await loadConfig({ path: file });
+      if ('clientId' in config.auth) {
+        const { runLogin } = await import('../../daemon/login.js');
+        const code = await runLogin({ configPath: file, port: Number(flags.port), openBrowser: true, timeoutMs: 300_000, out: say, ...(flags.headless ? { headless: true } : {}) });
+        if (code !== 0) return fail('the login did not complete');
+      }
+      const adapter = adapterForConfig(config);
+      let folder: { id: string; path: string };
+      try {
+        const me = await adapter.store.account();
+        say(`logged in as ${safeText(me.name)} <${safeText(me.login)}>`);
+        const boxPath = flags.boxPath ?? (await ask('Box folder to sync (a path; / is everything)', '/')) ?? '/';
+        folder = await resolveBoxPath(adapter, boxPath);
+      } catch (e) {
+        return fail(e instanceof Error ? e.message : String(e));
+      } finally {
+        await adapter.close();
+      }
+      const localStat = await stat(local).catch(() => null);
+      if (localStat && !localStat.isDirectory()) return fail(`${local} exists and is not a folder`);
+      await write(draft(folder.id));
+      config = await loadConfig({ path: file });
+      done = true;
+      say(`wrote ${file} (mode 600): Box ${safeText(folder.path)} (folder ${folder.id}) <-> ${config.folders[0]!.localPath}`);
+      for (const w of config.warnings) say(`warning: ${w}`);
+      say('next: `boxsync sync --once` to mirror it now, then `boxsync service install` to keep it in sync in the background');
+      return 0;
+    } catch (e) {
+      return fail(e instanceof Error ? e.message : String(e));
+    } finally {
+      if (!done) {
+        const { rm } = await import('node:fs/promises');
+        await rm(file, { force: true });
+        if (backup) await rename(backup, file);
+      } else if (backup) {
+        const { rm } = await import('node:fs/promises');
+        await rm(backup, { force: true });
+      }
+    }
+  } finally {
+    rl?.close();
+  }
+}
