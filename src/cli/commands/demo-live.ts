@@ -71,6 +71,10 @@ async function runDemoLive(opts: { dir?: string | undefined; check: boolean }): 
       return;
     }
     say(`Edit files in ${mirror} and watch them sync; Ctrl-C stops the daemon and box-server.`);
+    say('To change the "web" side, call box-server as any Box client would, with the demo token from the config:');
+    say(`  TOKEN=$(node -p "require('${configFile}').auth.developerToken")`);
+    say(`  curl -H "Authorization: Bearer $TOKEN" -F 'attributes={"name":"hello.txt","parent":{"id":"0"}}' -F file=@/etc/hostname ${server.uploadUrl}/files/content`);
+    say(`  curl -H "Authorization: Bearer $TOKEN" ${server.apiUrl}/folders/0/items    # what is on the "web" now`);
     let last = '';
     const timer = setInterval(() => {
       void status()
