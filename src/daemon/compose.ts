@@ -16,7 +16,8 @@ import { join } from 'node:path';
 import type { Config } from '../config.js';
 import type { SyncRoot, RootId } from '../core/model.js';
 import { createEngine } from '../engine/index.js';
-import type { Engine, EngineEvents } from '../engine/types.js';
+import { planDryRun, type DryRunReport } from '../engine/dry-run.js';
+import type { Engine, EngineDeps, EngineEvents } from '../engine/types.js';
 import { openJournal } from '../journal/index.js';
 import { loadIgnoreMatcher, type IgnoreMatcher } from '../local/ignore.js';
 import { createLocalFs } from '../local/local-fs.js';
@@ -42,6 +43,8 @@ export interface ComposeOptions {
    * `changes` after a fallback, decided before its first pass), so one process reads one stream.
    */
   readonly streamType?: () => StreamType;
+  /** The journal file; default `<stateDir>/journal.db`. `sync --once --dry-run` points it at a throw-away copy. */
+  readonly journalFile?: string;
 }
 
 export interface Composition {
@@ -60,6 +63,8 @@ export interface Composition {
   isIgnoredFor(root: SyncRoot): IgnoreMatcher;
   /** Why the journal was rebuilt on open, or null when it opened cleanly. */
   readonly journalRebuilt: string | null;
+  /** What the next run would do, observed into this composition's journal (a copy: see engine/dry-run.ts). */
+  planDryRun(opts?: { fullRescan?: boolean; signal?: AbortSignal }): Promise<DryRunReport>;
   /** Close the engine (checkpointing transfers), then the Box adapter and the journal. Idempotent. */
   close(): Promise<void>;
 }
@@ -70,7 +75,7 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
   const streamType = opts.streamType ?? ((): StreamType => config.streamType);
   await mkdir(config.stateDir, { recursive: true, mode: 0o700 });
 
-  const opened = openJournal(join(config.stateDir, 'journal.db'), { logger: logger.child({ component: 'journal' }) });
+  const opened = openJournal(opts.journalFile ?? join(config.stateDir, 'journal.db'), { logger: logger.child({ component: 'journal' }) });
   const journal = opened.journal;
   try {
     const box = createBoxAdapter({
@@ -113,8 +118,7 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
       return fs;
     };
 
-    const engine = createEngine(
-      {
+    const engineDeps: EngineDeps = {
         journal,
         remote: box.store,
         changes: box.changes,
@@ -131,9 +135,8 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
           maxDeletes: config.safety.maxDeletes,
           maxDeleteFraction: config.safety.maxDeleteFraction,
         },
-      },
-      opts.events ?? {},
-    );
+      };
+    const engine = createEngine(engineDeps, opts.events ?? {});
 
     let closed: Promise<void> | null = null;
     return {
@@ -148,6 +151,7 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
       localFsFor,
       isIgnoredFor,
       journalRebuilt: opened.rebuilt ? opened.reason : null,
+      planDryRun: (o = {}) => planDryRun(engineDeps, o),
       close: () =>
         (closed ??= (async () => {
           try {
@@ -163,3 +167,4 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
     throw e;
   }
 }
+
