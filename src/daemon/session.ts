@@ -17,6 +17,8 @@ import type { ComposeDaemonParts, DaemonParts } from './daemon-parts.js';
 import type { DaemonSettings } from './daemon-settings.js';
 import { LocalSide } from './local-side.js';
 import { cleanExpiredUploadSessions, maintainJournal } from './maintenance-jobs.js';
+import { ItemCommands, type ItemResult } from './item-commands.js';
+import { ItemCommandError } from './item-protocol.js';
 import { OperationLog } from './operation-log.js';
 import { PassRunner } from './pass-runner.js';
 import { pathStatus } from './path-status.js';
@@ -144,8 +146,28 @@ export class DaemonSession {
     return { ...base, configFile: this.config.file, engine, passes: this.passes.passCount, watchers, remoteStream, schedules: this.schedules.status(), notices };
   }
 
-  async handle(req: Exclude<ControlRequest, { verb: 'status' }>): Promise<PathStatus | VerbResult> {
+  private items: ItemCommands | null = null;
+
+  async handle(req: Exclude<ControlRequest, { verb: 'status' }>): Promise<PathStatus | VerbResult | ItemResult> {
     switch (req.verb) {
+      case 'item': {
+        const { boxActions, apiUrl } = this.parts;
+        if (!boxActions || apiUrl === undefined) throw new ItemCommandError('fatal', 'this daemon was built without Box actions; item commands are not available');
+        this.items ??= new ItemCommands({
+          roots: this.parts.roots,
+          journal: this.parts.journal,
+          remote: this.parts.remote,
+          actions: boxActions,
+          apiUrl,
+          isIgnoredFor: this.parts.isIgnoredFor,
+          ...(this.parts.localTrash ? { localTrash: this.parts.localTrash } : {}),
+          hintRemote: (ids) => {
+            this.parts.engine.hintRemote(ids);
+            this.passes.request('hint');
+          },
+        });
+        return this.items.run(req.request);
+      }
       case 'status-path':
         return pathStatus(req.path, { roots: this.parts.roots, journal: this.parts.journal, ops: this.ops, isIgnoredFor: this.parts.isIgnoredFor });
       case 'pause':

@@ -12,6 +12,7 @@ import { register as registerService } from './service.js';
 import { register as registerLogin } from './login.js';
 import { register as registerDaemon } from './daemon.js';
 import { register as registerDemoLive } from './demo-live.js';
+import { register as registerItems } from './items.js';
 
 export function registerCommands(program: Command): void {
   registerServer(program);
@@ -23,4 +24,5 @@ export function registerCommands(program: Command): void {
   registerLogin(program);
   registerDaemon(program);
   registerDemoLive(program);
+  registerItems(program);
 }

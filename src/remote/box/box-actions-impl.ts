@@ -50,6 +50,7 @@ export function createBoxActions(deps: { http: BoxHttp; apiUrl: string; tree: Tr
       if (opts.access !== undefined) link.access = opts.access satisfies SharedLinkAccess;
       if (opts.password !== undefined) link.password = opts.password;
       if (opts.unsharedAtMs !== undefined) link.unshared_at = encodeTime(opts.unsharedAtMs);
+      if (opts.canDownload !== undefined) link.permissions = { can_download: opts.canDownload };
       const w = await mutations.updateWire(kind, id, { shared_link: link }, 'shared_link');
       const decoded = decodeSharedLink(w.shared_link, `PUT /${kind}s/${id}`);
       if (!decoded) throw remoteError('server_error', `Box answered without a shared link for ${kind} ${id}`);
@@ -66,7 +67,7 @@ export function createBoxActions(deps: { http: BoxHttp; apiUrl: string; tree: Tr
         const res = await http.request<unknown>({
           method: 'GET',
           url: `${fileUrl(fileId)}/versions`,
-          searchParams: { fields: 'id,sha1,name,size,created_at,modified_at,trashed_at', offset, limit: 1000 },
+          searchParams: { fields: 'id,sha1,name,size,created_at,modified_at,trashed_at,modified_by', offset, limit: 1000 },
         });
         const page = parseFrame(versionsPageSchema, res.body, `GET /files/${fileId}/versions`);
         const entries = page.entries ?? [];
@@ -140,5 +141,12 @@ function decodeVersion(v: z.infer<typeof versionSchema>): FileVersionInfo {
     createdAtMs: decodeTime(v.created_at),
     modifiedAtMs: decodeTime(v.modified_at),
     trashedAtMs: decodeTime(v.trashed_at),
+    modifiedBy: v.modified_by
+      ? {
+          id: v.modified_by.id === undefined ? null : idString(v.modified_by.id),
+          name: typeof v.modified_by.name === 'string' ? escapeText(v.modified_by.name) : null,
+          login: typeof v.modified_by.login === 'string' ? escapeText(v.modified_by.login) : null,
+        }
+      : null,
   };
 }

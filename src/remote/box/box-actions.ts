@@ -41,6 +41,8 @@ export interface FileVersionInfo {
   readonly createdAtMs: number | null;
   readonly modifiedAtMs: number | null;
   readonly trashedAtMs: number | null;
+  /** Who uploaded this version (name and login escaped for printing), when Box says. */
+  readonly modifiedBy: { readonly id: string | null; readonly name: string | null; readonly login: string | null } | null;
 }
 
 export type SharedLinkAccess = 'open' | 'company' | 'collaborators';
@@ -53,7 +55,7 @@ export interface BoxActions {
   createSharedLink(
     id: RemoteId,
     kind: 'file' | 'folder',
-    opts?: { readonly access?: SharedLinkAccess; readonly password?: string; readonly unsharedAtMs?: number },
+    opts?: { readonly access?: SharedLinkAccess; readonly password?: string; readonly unsharedAtMs?: number; readonly canDownload?: boolean },
   ): Promise<SharedLinkInfo>;
   removeSharedLink(id: RemoteId, kind: 'file' | 'folder'): Promise<void>;
   /** Past versions (Box lists only past ones; the current one is the item's versionId). */

@@ -287,6 +287,7 @@ export const versionSchema = z
     created_at: timeText,
     modified_at: timeText,
     trashed_at: timeText,
+    modified_by: z.object({ id: idSchema.optional(), name: z.string().max(1024).nullish(), login: z.string().max(1024).nullish() }).loose().nullish(),
   })
   .loose();
 
