@@ -4,6 +4,7 @@
  * the exit code (item-protocol.ts): 0 ok, 1 failed, 2 fatal, 4 outside every root, 5 not synced, 6 locked by
  * another user, 7 credentials refused, 8 the daemon holds the state dir but does not answer.
  */
+import * as nodeFs from 'node:fs';
 import type { Config } from '../config.js';
 import { safeText } from '../core/escape.js';
 import { ControlRequestError, DaemonNotRunningError, sendControl } from './control-client.js';
@@ -93,6 +94,7 @@ async function direct(config: Config, req: ItemRequest, env: NodeJS.ProcessEnv, 
       apiUrl: config.remote.apiUrl,
       isIgnoredFor: (root) => composition!.isIgnoredFor(root),
       localTrash: composition.localTrash,
+      trashPlaces: { mode: config.localTrash.mode, stateDir: config.stateDir, fs: nodeFs },
     });
     return await items.run(req);
   } finally {

@@ -17,6 +17,8 @@ import { asRelPath, type RelPath, type RemoteId, type SyncRoot, type SyncedEntry
 import { parseConflictName, splitExtension } from '../core/names.js';
 import { isAncestorOrSelf } from '../core/paths.js';
 import type { LocalTrash } from '../local/local-trash.js';
+import { listLocalTrash, restoreLocalTrashEntry, type TrashPlaces } from '../local/local-trash-entries.js';
+import { remotePathOf } from '../engine/remote-tree.js';
 import type { Journal } from '../ports/journal.js';
 import type { RemoteStore } from '../ports/remote-store.js';
 import type { BoxActions, ItemLock, SharedLinkInfo } from '../remote/box/index.js';
@@ -24,6 +26,8 @@ import {
   ItemCommandError,
   type ConflictView,
   type ConflictsResult,
+  type TrashEntryView,
+  type TrashListResult,
   type HistoryResult,
   type ItemInfoResult,
   type ItemRequest,
@@ -45,6 +49,8 @@ export interface ItemCommandDeps {
   readonly isIgnoredFor: (root: SyncRoot) => (p: string, isDir: boolean) => boolean;
   /** Where `conflicts resolve` puts the copy it drops (the same local trash the engine uses). */
   readonly localTrash?: LocalTrash;
+  /** Where boxsync's local trash is, for `trash list|restore`. */
+  readonly trashPlaces?: TrashPlaces;
   /** The daemon asks for a pass that looks at these Box items (after restore-version); absent on the direct path. */
   readonly hintRemote?: (ids: readonly RemoteId[]) => void;
 }
@@ -59,7 +65,7 @@ export interface ResolvedItem {
   readonly synced: SyncedEntry | null;
 }
 
-export type ItemResult = ItemInfoResult | ShareResult | MessageResult | VersionsResult | HistoryResult | ConflictsResult;
+export type ItemResult = ItemInfoResult | ShareResult | MessageResult | VersionsResult | HistoryResult | ConflictsResult | TrashListResult;
 
 export class ItemCommands {
   constructor(private readonly deps: ItemCommandDeps) {}
@@ -144,6 +150,10 @@ export class ItemCommands {
         return this.history(req);
       case 'conflicts':
         return { conflicts: await this.conflicts(req.path) };
+      case 'trash-list':
+        return { entries: (await this.trashEntries(req.path)).map(({ restore: _r, ...view }) => view) };
+      case 'trash-restore':
+        return this.trashRestore(req);
       case 'conflicts-resolve':
         return this.resolveConflict(req.path, req.keep);
       default: {
@@ -309,6 +319,107 @@ export class ItemCommands {
     return out.sort((a, b) => a.copyPath.localeCompare(b.copyPath));
   }
 
+  /** Both trashes, newest first, limited to the roots (or to one path and what was below it). */
+  private async trashEntries(scopePath?: string): Promise<(TrashEntryView & { restore: (to: { dir?: string; name?: string }) => Promise<string> })[]> {
+    const scope = scopePath === undefined ? null : resolve(scopePath);
+    if (scope !== null) this.rootOf(scope);
+    const inScope = (abs: string): boolean => {
+      const r = this.deps.roots.find((root) => !relative(root.localPath, abs).startsWith('..') && !isAbsolute(relative(root.localPath, abs)) && relative(root.localPath, abs) !== '');
+      if (!r) return false;
+      if (scope === null) return true;
+      const rel = relative(scope, abs);
+      return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+    };
+    const out: (TrashEntryView & { restore: (to: { dir?: string; name?: string }) => Promise<string> })[] = [];
+    for (const t of await this.deps.actions.listTrash()) {
+      if (t.parentId === null) continue;
+      for (const root of this.deps.roots) {
+        const parent = remotePathOf(this.deps.journal, root, t.parentId);
+        if (parent === null) continue;
+        const name = t.kind === 'weblink' ? `${t.name}.url` : t.name;
+        const abs = join(root.localPath, parent, name);
+        if (!inScope(abs)) break;
+        out.push({
+          source: 'box',
+          id: t.id,
+          path: abs,
+          kind: t.kind,
+          sizeBytes: t.sizeBytes,
+          trashedAtMs: t.trashedAtMs,
+          restore: async (to) => {
+            if (t.kind === 'weblink') throw new ItemCommandError('failed', `${escapeText(abs)} is a Box web link; restore it on box.com`);
+            const parentId = to.dir === undefined ? undefined : this.folderIdOf(to.dir);
+            const e = await this.deps.actions.restoreFromTrash(t.id, t.kind, { ...(to.name === undefined ? {} : { name: to.name }), ...(parentId === undefined ? {} : { parentId }) });
+            this.deps.hintRemote?.([t.id, ...(e.parentId ? [e.parentId] : [])]);
+            return `restored Box ${t.kind} ${t.id} from the Box trash (same id)`;
+          },
+        });
+        break;
+      }
+    }
+    if (this.deps.trashPlaces) {
+      const places = this.deps.trashPlaces;
+      for (const l of await listLocalTrash(places)) {
+        if (!inScope(l.originalPath)) continue;
+        out.push({
+          source: 'local',
+          id: l.id,
+          path: l.originalPath,
+          kind: l.kind,
+          sizeBytes: l.sizeBytes,
+          trashedAtMs: l.trashedAtMs,
+          restore: async (to) => {
+            const target = join(to.dir === undefined ? dirname(l.originalPath) : resolve(to.dir), to.name ?? basename(l.originalPath));
+            this.rootOf(target);
+            try {
+              await restoreLocalTrashEntry(places, l, target);
+            } catch (e) {
+              if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw clash(target);
+              throw e;
+            }
+            return `restored ${escapeText(target)} from the local trash`;
+          },
+        });
+      }
+    }
+    return out.sort((a, b) => (b.trashedAtMs ?? 0) - (a.trashedAtMs ?? 0));
+  }
+
+  /** The Box id of a synced folder (or a root), for `trash restore --to DIR`. */
+  private folderIdOf(dir: string): RemoteId {
+    const it = this.resolveItem(dir);
+    if (it.kind !== 'folder') throw new ItemCommandError('failed', `${escapeText(it.absPath)} is not a folder`);
+    return it.boxId;
+  }
+
+  /**
+   * Restore one item. By id: that entry. By path: the newest entry that was there, preferring the Box trash
+   * (a Box restore keeps the item's id, versions and shared links; the sync brings it down) over the local one.
+   */
+  private async trashRestore(req: Extract<ItemRequest, { command: 'trash-restore' }>): Promise<MessageResult> {
+    const all = await this.trashEntries();
+    const id = /^box:/.test(req.target) ? req.target.slice(4) : req.target;
+    let entry = all.find((e) => e.id === id);
+    if (!entry && isAbsolute(req.target)) {
+      const p = resolve(req.target);
+      this.rootOf(p);
+      const there = all.filter((e) => e.path === p);
+      entry = there.find((e) => e.source === 'box') ?? there[0];
+    }
+    if (!entry) {
+      throw new ItemCommandError('not-synced', `nothing in the Box trash or the local trash matches ${escapeText(req.target)} under the synced folders; \`boxsync trash list\` shows what is there`);
+    }
+    let done: string;
+    try {
+      done = await entry.restore({ ...(req.to === undefined ? {} : { dir: req.to }), ...(req.name === undefined ? {} : { name: req.name }) });
+    } catch (e) {
+      if (isSyncError(e) && e.code === 'item_name_in_use') throw clash(req.name ?? entry.path);
+      throw e;
+    }
+    const next = entry.source === 'box' ? (this.deps.hintRemote ? 'the daemon brings it down now' : 'the next sync brings it down') : this.deps.hintRemote ? 'the daemon uploads it now' : 'the next sync uploads it';
+    return { path: entry.path, message: `${done}; ${next}` };
+  }
+
   /** Settle one conflict: PATH is the copy, or the original when it has exactly one copy. */
   private async resolveConflict(path: string, keep: 'local' | 'remote' | 'both'): Promise<MessageResult> {
     const p = resolve(path);
@@ -375,6 +486,10 @@ export class ItemCommands {
       preventDownload: lock.isDownloadPrevented,
     };
   }
+}
+
+function clash(what: string): ItemCommandError {
+  return new ItemCommandError('failed', `something named ${escapeText(basename(what))} is already there; nothing was restored. Pick another name with --name NEW (or another folder with --to DIR)`);
 }
 
 function shareKind(it: ResolvedItem): 'file' | 'folder' {

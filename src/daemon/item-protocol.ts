@@ -35,6 +35,14 @@ export const itemRequestSchema = z.discriminatedUnion('command', [
   z.strictObject({ command: z.literal('restore-version'), path, versionId: z.string().min(1).max(64) }),
   z.strictObject({ command: z.literal('conflicts'), path: path.optional() }),
   z.strictObject({ command: z.literal('conflicts-resolve'), path, keep: z.enum(['local', 'remote', 'both']) }),
+  z.strictObject({ command: z.literal('trash-list'), path: path.optional() }),
+  z.strictObject({
+    command: z.literal('trash-restore'),
+    /** An absolute path (where the item was), a Box id (digits, or box:ID), or a local-trash id (local:..., desktop:...). */
+    target: z.string().min(1).max(8192),
+    to: path.optional(),
+    name: z.string().min(1).max(1024).optional(),
+  }),
   z.strictObject({ command: z.literal('history'), path: path.optional(), sinceMs: z.number().int().nonnegative().optional(), limit: z.number().int().positive().max(100_000).optional() }),
 ]);
 
@@ -156,4 +164,20 @@ export interface ConflictView {
 
 export interface ConflictsResult {
   readonly conflicts: readonly ConflictView[];
+}
+
+export interface TrashEntryView {
+  /** 'box': the Box trash; 'local': boxsync's local trash (the state trash, or the desktop trash in freedesktop mode). */
+  readonly source: 'box' | 'local';
+  /** What `trash restore` takes: the Box id, or the local-trash id (local:..., desktop:...). */
+  readonly id: string;
+  /** Where it was, absolute. */
+  readonly path: string;
+  readonly kind: 'file' | 'folder' | 'weblink';
+  readonly sizeBytes: number;
+  readonly trashedAtMs: number | null;
+}
+
+export interface TrashListResult {
+  readonly entries: readonly TrashEntryView[];
 }

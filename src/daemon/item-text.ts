@@ -5,7 +5,7 @@
 import { escapeText, safeText } from '../core/escape.js';
 import { formatBytes } from '../core/format.js';
 import type { ItemResult } from './item-commands.js';
-import type { ConflictsResult, HistoryResult, ItemCommandName, ItemInfoResult, LockView, MessageResult, ShareResult, VersionsResult } from './item-protocol.js';
+import type { ConflictsResult, TrashListResult, HistoryResult, ItemCommandName, ItemInfoResult, LockView, MessageResult, ShareResult, VersionsResult } from './item-protocol.js';
 
 const iso = (ms: number | null): string => (ms === null ? '-' : new Date(ms).toISOString());
 
@@ -77,6 +77,15 @@ function formatConflicts(r: ConflictsResult): string {
   return `${lines.join('\n')}\n`;
 }
 
+function formatTrash(r: TrashListResult): string {
+  if (r.entries.length === 0) return 'nothing deleted under the synced folders is in the Box trash or the local trash\n';
+  const lines = r.entries.map(
+    (e) => `${iso(e.trashedAtMs)}  ${(e.source === 'box' ? 'Box trash' : 'local trash').padEnd(11)}  ${escapeText(e.id).padEnd(28)} ${e.kind.padEnd(7)} ${formatBytes(e.sizeBytes).padStart(9)}  ${escapeText(e.path)}`,
+  );
+  lines.push('restore one with `boxsync trash restore PATH|ID [--to DIR] [--name NAME]`');
+  return `${lines.join('\n')}\n`;
+}
+
 export function formatItemResult(command: ItemCommandName, r: ItemResult): string {
   switch (command) {
     case 'info':
@@ -89,6 +98,9 @@ export function formatItemResult(command: ItemCommandName, r: ItemResult): strin
       return formatHistory(r as HistoryResult);
     case 'conflicts':
       return formatConflicts(r as ConflictsResult);
+    case 'trash-list':
+      return formatTrash(r as TrashListResult);
+    case 'trash-restore':
     case 'conflicts-resolve':
     case 'unshare':
     case 'lock':

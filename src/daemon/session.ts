@@ -7,6 +7,7 @@
  *
  * The daemon owns one session at a time and swaps it on SIGHUP.
  */
+import * as nodeFs from 'node:fs';
 import type { Config } from '../config.js';
 import { safeText } from '../core/escape.js';
 import { parseGuardId } from '../engine/guard-id.js';
@@ -161,6 +162,7 @@ export class DaemonSession {
           apiUrl,
           isIgnoredFor: this.parts.isIgnoredFor,
           ...(this.parts.localTrash ? { localTrash: this.parts.localTrash } : {}),
+          trashPlaces: { mode: this.config.localTrash.mode, stateDir: this.config.stateDir, fs: nodeFs },
           hintRemote: (ids) => {
             this.parts.engine.hintRemote(ids);
             this.passes.request('hint');

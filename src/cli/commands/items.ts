@@ -140,6 +140,26 @@ export function register(program: Command): void {
       await run({ command: 'conflicts-resolve', path: abs(path), keep: opts.keep as 'local' | 'remote' | 'both' }, { ...conflicts.opts<Common>(), ...opts });
     });
 
+  const trash = program.command('trash').description('What was deleted under the synced folders: the Box trash and boxsync\'s local trash');
+  common(trash.command('list').description('List what was deleted under the synced folders (or under PATH), from the Box trash and the local trash'))
+    .argument('[path]', 'only what was at or under this path')
+    .action(async (path: string | undefined, opts: Common) => run({ command: 'trash-list', ...(path === undefined ? {} : { path: abs(path) }) }, opts));
+  common(trash.command('restore').description('Bring one item back (a Box restore keeps its Box id); sync then brings it to the other side'))
+    .argument('<path-or-id>', 'where it was, or an id from `boxsync trash list`')
+    .option('--to <dir>', 'restore into this synced folder instead')
+    .option('--name <name>', 'restore under this name (e.g. when the old one is taken)')
+    .action(async (target: string, opts: Common & { to?: string; name?: string }) =>
+      run(
+        {
+          command: 'trash-restore',
+          target: /^(\d+|box:\d+|local:\d+-[0-9a-f]+|desktop:.+)$/.test(target) ? target : abs(target),
+          ...(opts.to === undefined ? {} : { to: abs(opts.to) }),
+          ...(opts.name === undefined ? {} : { name: opts.name }),
+        },
+        opts,
+      ),
+    );
+
   common(program.command('history').description('Recent operations and their reasons, from the journal (all roots, or one path and what is below it)'))
     .argument('[path]', 'a file or folder inside a sync root')
     .option('--since <duration>', 'only this recent (e.g. 30m, 12h, 7d)', parseDuration)
