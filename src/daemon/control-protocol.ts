@@ -18,7 +18,7 @@ import type { RelPath, RootId } from '../core/model.js';
 import type { StatusReport } from '../engine/types.js';
 import type { WatcherHealth } from '../ports/local-watcher.js';
 import type { StreamType } from '../ports/remote-changes.js';
-import { itemRequestSchema } from './item-protocol.js';
+import { itemRequestSchema, type LockView } from './item-protocol.js';
 
 export const controlRequestSchema = z.discriminatedUnion('verb', [
   z.strictObject({ verb: z.literal('status') }),
@@ -97,6 +97,8 @@ export interface PathStatus {
     readonly atMs: number;
   } | null;
   readonly failure: { readonly code: string; readonly message: string; readonly attempts: number; readonly nextRetryAtMs: number } | null;
+  /** The Box lock of a synced file, asked from Box when the daemon answers (absent when it could not ask). */
+  readonly lock?: LockView | null;
 }
 
 export interface VerbResult {

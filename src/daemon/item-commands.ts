@@ -78,6 +78,19 @@ export class ItemCommands {
     }
   }
 
+  /** The Box lock of a synced file (null: none, or not a synced file). For `boxsync status PATH`. */
+  async lockAt(absPath: string): Promise<LockView | null> {
+    let it: ResolvedItem;
+    try {
+      it = this.resolveItem(absPath);
+    } catch {
+      return null;
+    }
+    if (it.kind !== 'file') return null;
+    const info = await this.deps.actions.itemInfo(it.boxId, 'file');
+    return info?.lock ? this.lockView(info.lock) : null;
+  }
+
   /** The root, relative path and journal row of an absolute local path. */
   resolveItem(absPath: string): ResolvedItem {
     const p = resolve(absPath);

@@ -151,27 +151,21 @@ export class DaemonSession {
 
   async handle(req: Exclude<ControlRequest, { verb: 'status' }>): Promise<PathStatus | VerbResult | ItemResult> {
     switch (req.verb) {
-      case 'item': {
-        const { boxActions, apiUrl } = this.parts;
-        if (!boxActions || apiUrl === undefined) throw new ItemCommandError('fatal', 'this daemon was built without Box actions; item commands are not available');
-        this.items ??= new ItemCommands({
-          roots: this.parts.roots,
-          journal: this.parts.journal,
-          remote: this.parts.remote,
-          actions: boxActions,
-          apiUrl,
-          isIgnoredFor: this.parts.isIgnoredFor,
-          ...(this.parts.localTrash ? { localTrash: this.parts.localTrash } : {}),
-          trashPlaces: { mode: this.config.localTrash.mode, stateDir: this.config.stateDir, fs: nodeFs },
-          hintRemote: (ids) => {
-            this.parts.engine.hintRemote(ids);
-            this.passes.request('hint');
-          },
-        });
-        return this.items.run(req.request);
+      case 'item':
+        return this.itemCommands().run(req.request);
+      case 'status-path': {
+        const st = await pathStatus(req.path, { roots: this.parts.roots, journal: this.parts.journal, ops: this.ops, isIgnoredFor: this.parts.isIgnoredFor });
+        if (st.relPath === null || st.state === 'outside' || !this.parts.boxActions) return st;
+        // The lock lives on Box only: ask, but never let a slow Box hold up status.
+        const asked = await raceTimeout(
+          this.itemCommands()
+            .lockAt(req.path)
+            .then((lock) => ({ lock }), () => null),
+          5_000,
+        );
+        // No answer (in time): leave the field out rather than claim "no lock".
+        return asked === null ? st : { ...st, lock: asked.lock };
       }
-      case 'status-path':
-        return pathStatus(req.path, { roots: this.parts.roots, journal: this.parts.journal, ops: this.ops, isIgnoredFor: this.parts.isIgnoredFor });
       case 'pause':
         this.parts.engine.pause();
         this.log.info('paused by the user');
@@ -200,6 +194,27 @@ export class DaemonSession {
         throw new Error(`unknown verb ${JSON.stringify(never)}`);
       }
     }
+  }
+
+  private itemCommands(): ItemCommands {
+    const boxActions = this.parts.boxActions;
+    const apiUrl = this.parts.apiUrl;
+    if (!boxActions || apiUrl === undefined) throw new ItemCommandError('fatal', 'this daemon was built without Box actions; item commands are not available');
+    this.items ??= new ItemCommands({
+      roots: this.parts.roots,
+      journal: this.parts.journal,
+      remote: this.parts.remote,
+      actions: boxActions,
+      apiUrl,
+      isIgnoredFor: this.parts.isIgnoredFor,
+      ...(this.parts.localTrash ? { localTrash: this.parts.localTrash } : {}),
+      trashPlaces: { mode: this.config.localTrash.mode, stateDir: this.config.stateDir, fs: nodeFs },
+      hintRemote: (ids) => {
+        this.parts.engine.hintRemote(ids);
+        this.passes.request('hint');
+      },
+    });
+    return this.items;
   }
 
   /**

@@ -120,6 +120,7 @@ for (const mode of ['direct', 'daemon'] as const) {
       const locked = await json<ItemInfoResult>(['info', path]);
       expect(locked.lock).toMatchObject({ ours: true, expiresAtMs: new Date(2031, 0, 1).getTime() });
       expect((await ok(['info', path])).stdout).toContain('lock:          locked by you');
+      if (mode === 'daemon') expect((await ok(['status', path])).stdout).toContain('  lock: locked by you, until ');
       await ok(['unlock', path]);
       expect((await json<ItemInfoResult>(['info', path])).lock).toBeNull();
 
