@@ -138,17 +138,20 @@ describe('sync --once --dry-run', () => {
     expect(real.code, explain(real)).toBe(3);
   });
 
-  it('is refused while another boxsync holds the state dir (exit 2), naming its pid', async () => {
+  it('is refused while another boxsync holds the state dir (exit 2), naming its pid and what to do', async () => {
     e = await startSyncEnv();
     const env = e;
     const { acquireStateLock } = await import('../../src/daemon/lock.js');
-    const lock = acquireStateLock(env.stateDir, 'daemon');
-    try {
-      const r = await env.sync(['--dry-run']);
-      expect(r.code, explain(r)).toBe(2);
-      expect(r.stderr).toContain(`pid ${process.pid}`);
-    } finally {
-      lock.release();
+    for (const purpose of ['daemon', 'sync --once'] as const) {
+      const lock = acquireStateLock(env.stateDir, purpose);
+      try {
+        const r = await env.sync(['--dry-run']);
+        expect(r.code, explain(r)).toBe(2);
+        expect(r.stderr).toContain(`pid ${process.pid}`);
+        expect(r.stderr).toContain(purpose === 'daemon' ? 'boxsync status' : 'Wait for it to finish');
+      } finally {
+        lock.release();
+      }
     }
   });
 });

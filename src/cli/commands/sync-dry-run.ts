@@ -44,11 +44,16 @@ export async function runSyncDryRun(opts: DryRunOptions = {}): Promise<ExitCode>
   }
   for (const w of config.warnings) say(`warning: ${w}`);
 
-  const { acquireStateLock } = await import('../../daemon/lock.js');
+  const { acquireStateLock, StateLockedError } = await import('../../daemon/lock.js');
   let lock: ReturnType<typeof acquireStateLock>;
   try {
     lock = acquireStateLock(config.stateDir, 'sync --once');
   } catch (e) {
+    if (e instanceof StateLockedError && e.holder.purpose === 'daemon') {
+      // Its Box session is the daemon's own (a second process must not refresh the same single-use OAuth token).
+      say(`the daemon (pid ${e.holder.pid}) is syncing ${config.stateDir}: it runs each change as it comes, so there is no "next run" to plan. \`boxsync status\` shows what it is doing; stop it (\`boxsync pause\` holds transfers) to see a dry-run plan. Nothing was changed.`);
+      return 2;
+    }
     say(e instanceof Error ? e.message : String(e));
     return 2;
   }
