@@ -16,7 +16,8 @@ import { join } from 'node:path';
 import type { Config } from '../config.js';
 import type { SyncRoot, RootId } from '../core/model.js';
 import { createEngine } from '../engine/index.js';
-import type { Engine, EngineEvents } from '../engine/types.js';
+import { planDryRun, type DryRunReport } from '../engine/dry-run.js';
+import type { Engine, EngineDeps, EngineEvents } from '../engine/types.js';
 import { openJournal } from '../journal/index.js';
 import { loadIgnoreMatcher, type IgnoreMatcher } from '../local/ignore.js';
 import { createLocalFs } from '../local/local-fs.js';
@@ -43,6 +44,8 @@ export interface ComposeOptions {
    * `changes` after a fallback, decided before its first pass), so one process reads one stream.
    */
   readonly streamType?: () => StreamType;
+  /** The journal file; default `<stateDir>/journal.db`. `sync --once --dry-run` points it at a throw-away copy. */
+  readonly journalFile?: string;
 }
 
 export interface Composition {
@@ -61,6 +64,8 @@ export interface Composition {
   isIgnoredFor(root: SyncRoot): IgnoreMatcher;
   /** Why the journal was rebuilt on open, or null when it opened cleanly. */
   readonly journalRebuilt: string | null;
+  /** What the next run would do, observed into this composition's journal (a copy: see engine/dry-run.ts). */
+  planDryRun(opts?: { fullRescan?: boolean; signal?: AbortSignal }): Promise<DryRunReport>;
   /** Close the engine (checkpointing transfers), then the Box adapter and the journal. Idempotent. */
   close(): Promise<void>;
 }
@@ -71,7 +76,7 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
   const streamType = opts.streamType ?? ((): StreamType => config.streamType);
   await mkdir(config.stateDir, { recursive: true, mode: 0o700 });
 
-  const opened = openJournal(join(config.stateDir, 'journal.db'), { logger: logger.child({ component: 'journal' }) });
+  const opened = openJournal(opts.journalFile ?? join(config.stateDir, 'journal.db'), { logger: logger.child({ component: 'journal' }) });
   const journal = opened.journal;
   try {
     const box = createBoxAdapter({
@@ -117,8 +122,7 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
       return fs;
     };
 
-    const engine = createEngine(
-      {
+    const engineDeps: EngineDeps = {
         journal,
         remote: box.store,
         changes: box.changes,
@@ -135,9 +139,8 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
           maxDeletes: config.safety.maxDeletes,
           maxDeleteFraction: config.safety.maxDeleteFraction,
         },
-      },
-      opts.events ?? {},
-    );
+      };
+    const engine = createEngine(engineDeps, withHistory(journal, clock, opts.events ?? {}, logger));
 
     let closed: Promise<void> | null = null;
     return {
@@ -152,6 +155,7 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
       localFsFor,
       isIgnoredFor,
       journalRebuilt: opened.rebuilt ? opened.reason : null,
+      planDryRun: (o = {}) => planDryRun(engineDeps, o),
       close: () =>
         (closed ??= (async () => {
           try {
@@ -166,4 +170,23 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
     journal.close();
     throw e;
   }
+}
+
+/**
+ * Every operation the engine finishes or fails goes to the journal's operation history (`boxsync history`, the
+ * last operation in `boxsync info`), then to the caller's listener. A history write that fails is logged and
+ * never fails the operation.
+ */
+function withHistory(journal: Journal, clock: Clock, events: EngineEvents, logger: Logger): EngineEvents {
+  return {
+    ...events,
+    onOperation: (o) => {
+      try {
+        journal.recordOperation({ root: o.root, path: o.path, kind: o.kind, reason: o.reason, ok: o.ok, error: o.error ?? null, atMs: clock.now() });
+      } catch (e) {
+        logger.warn({ err: e }, 'could not record the operation in the history');
+      }
+      events.onOperation?.(o);
+    },
+  };
 }

@@ -12,6 +12,17 @@ export class DaemonNotRunningError extends Error {
   }
 }
 
+/** The daemon answered with an error; `code` is set for item commands (an ItemErrorKind). */
+export class ControlRequestError extends Error {
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+  ) {
+    super(message);
+    this.name = 'ControlRequestError';
+  }
+}
+
 export async function sendControl<T>(socketPath: string, req: ControlRequest, timeoutMs = 10_000): Promise<T> {
   const res = await new Promise<ControlResponse<T>>((resolve, reject) => {
     const socket = createConnection(socketPath);
@@ -40,6 +51,6 @@ export async function sendControl<T>(socketPath: string, req: ControlRequest, ti
       else reject(e);
     });
   });
-  if (!res.ok) throw new Error(res.error);
+  if (!res.ok) throw new ControlRequestError(res.error, res.code);
   return res.result;
 }

@@ -8,14 +8,17 @@
  *   ← {"ok":true,"result":{...PathStatus}}
  *   → {"verb":"pause"} | {"verb":"resume"} | {"verb":"sync-now"} | {"verb":"confirm-guard","id":"..."}
  *   ← {"ok":true,"result":{"message":"..."}}
+ *   → {"verb":"item","request":{"command":"info","path":"/home/me/Box/report.pdf"}}   (see item-protocol.ts)
+ *   ← {"ok":true,"result":{...ItemInfoResult}}
  * A malformed line, an unknown verb or a failed verb answers {"ok":false,"error":"<what happened; what next>"}
- * and leaves the connection open. Nothing on this socket ever carries a token.
+ * (item commands add "code": the ItemErrorKind that picks the CLI's exit code) and leaves the connection open. Nothing on this socket ever carries a token.
  */
 import { z } from 'zod';
 import type { RelPath, RootId } from '../core/model.js';
 import type { StatusReport } from '../engine/types.js';
 import type { WatcherHealth } from '../ports/local-watcher.js';
 import type { StreamType } from '../ports/remote-changes.js';
+import { itemRequestSchema, type LockView } from './item-protocol.js';
 
 export const controlRequestSchema = z.discriminatedUnion('verb', [
   z.strictObject({ verb: z.literal('status') }),
@@ -24,12 +27,15 @@ export const controlRequestSchema = z.discriminatedUnion('verb', [
   z.strictObject({ verb: z.literal('resume') }),
   z.strictObject({ verb: z.literal('sync-now') }),
   z.strictObject({ verb: z.literal('confirm-guard'), id: z.string().min(1) }),
+  z.strictObject({ verb: z.literal('item'), request: itemRequestSchema }),
 ]);
 
 export type ControlRequest = z.output<typeof controlRequestSchema>;
 export type ControlVerb = ControlRequest['verb'];
 
-export type ControlResponse<T = unknown> = { readonly ok: true; readonly result: T } | { readonly ok: false; readonly error: string };
+export type ControlResponse<T = unknown> =
+  | { readonly ok: true; readonly result: T }
+  | { readonly ok: false; readonly error: string; readonly code?: string };
 
 /** How the daemon hears about remote changes right now. */
 export interface RemoteStreamStatus {
@@ -91,6 +97,8 @@ export interface PathStatus {
     readonly atMs: number;
   } | null;
   readonly failure: { readonly code: string; readonly message: string; readonly attempts: number; readonly nextRetryAtMs: number } | null;
+  /** The Box lock of a synced file, asked from Box when the daemon answers (absent when it could not ask). */
+  readonly lock?: LockView | null;
 }
 
 export interface VerbResult {

@@ -14,6 +14,7 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 import { dirname } from 'node:path';
 import { SyncError } from '../core/errors.js';
 import { controlRequestSchema, type ControlRequest, type ControlResponse } from './control-protocol.js';
+import { ItemCommandError } from './item-protocol.js';
 
 export type ControlHandler = (req: ControlRequest) => Promise<unknown>;
 
@@ -113,13 +114,13 @@ async function answer(line: string, handle: ControlHandler): Promise<ControlResp
   if (!parsed.success) {
     return {
       ok: false,
-      error: 'unknown or malformed request; verbs are status, status-path {path}, pause, resume, sync-now, confirm-guard {id}',
+      error: 'unknown or malformed request; verbs are status, status-path {path}, pause, resume, sync-now, confirm-guard {id}, item {request}',
     };
   }
   try {
     return { ok: true, result: await handle(parsed.data) };
   } catch (e) {
-    return { ok: false, error: e instanceof Error ? e.message : String(e) };
+    return { ok: false, error: e instanceof Error ? e.message : String(e), ...(e instanceof ItemCommandError ? { code: e.kind } : {}) };
   }
 }
 

@@ -9,6 +9,8 @@ import type { Logger } from '../logger.js';
 import type { Journal } from '../ports/journal.js';
 import type { RemoteChanges, StreamType } from '../ports/remote-changes.js';
 import type { RemoteStore } from '../ports/remote-store.js';
+import type { BoxActions } from '../remote/box/index.js';
+import type { LocalTrash } from '../local/local-trash.js';
 import { compose } from './compose.js';
 
 export interface DaemonParts {
@@ -21,6 +23,12 @@ export interface DaemonParts {
   readonly isIgnoredFor: (root: SyncRoot) => (path: string, isDir: boolean) => boolean;
   /** Remove local-trash entries trashed more than `ageMs` ago; returns how many were removed. */
   readonly purgeLocalTrash: (ageMs: number) => Promise<number>;
+  /** Box features beyond sync, for the item commands on the control socket (absent: those commands are refused). */
+  readonly boxActions?: BoxActions;
+  /** The local trash (where `conflicts resolve` puts a copy it drops). */
+  readonly localTrash?: LocalTrash;
+  /** The configured Box API URL (web URLs of `boxsync info`). */
+  readonly apiUrl?: string;
   /** Close the journal and the HTTP client (after engine.close()). */
   close(): Promise<void>;
 }
@@ -40,6 +48,9 @@ export const composeDaemonParts: ComposeDaemonParts = async (config, logger, eve
     roots: c.roots,
     isIgnoredFor: (root) => c.isIgnoredFor(root),
     purgeLocalTrash: (ageMs) => c.localTrash.purgeOlderThan(ageMs),
+    boxActions: c.boxActions,
+    localTrash: c.localTrash,
+    apiUrl: config.remote.apiUrl,
     close: () => c.close(),
   };
 };

@@ -19,7 +19,7 @@ import { mkdirSync, linkSync, readFileSync, renameSync, unlinkSync, writeFileSyn
 import { join } from 'node:path';
 import { SyncError } from '../core/errors.js';
 
-export type LockPurpose = 'sync --once' | 'daemon' | 'demo';
+export type LockPurpose = 'sync --once' | 'daemon' | 'demo' | 'command';
 
 export interface LockInfo {
   readonly pid: number;

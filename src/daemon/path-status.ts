@@ -11,7 +11,7 @@ import type { OperationLog } from './operation-log.js';
 
 export async function pathStatus(
   absPath: string,
-  deps: { roots: readonly SyncRoot[]; journal: Journal; ops: OperationLog; isIgnoredFor: (root: SyncRoot) => (p: string, isDir: boolean) => boolean },
+  deps: { roots: readonly SyncRoot[]; journal: Journal; ops: Pick<OperationLog, 'get'>; isIgnoredFor: (root: SyncRoot) => (p: string, isDir: boolean) => boolean },
 ): Promise<PathStatus> {
   const root = deps.roots.find((r) => {
     const rel = relative(r.localPath, absPath);

@@ -7,6 +7,7 @@
  *
  * The daemon owns one session at a time and swaps it on SIGHUP.
  */
+import * as nodeFs from 'node:fs';
 import type { Config } from '../config.js';
 import { safeText } from '../core/escape.js';
 import { parseGuardId } from '../engine/guard-id.js';
@@ -18,6 +19,8 @@ import type { DaemonSettings } from './daemon-settings.js';
 import { LocalSide } from './local-side.js';
 import { cleanExpiredUploadSessions, maintainJournal } from './maintenance-jobs.js';
 import { createNotifier } from './notifier.js';
+import { ItemCommands, type ItemResult } from './item-commands.js';
+import { ItemCommandError } from './item-protocol.js';
 import { OperationLog } from './operation-log.js';
 import { PassRunner } from './pass-runner.js';
 import { pathStatus } from './path-status.js';
@@ -167,10 +170,25 @@ export class DaemonSession {
     return { ...base, configFile: this.config.file, engine, passes: this.passes.passCount, watchers, remoteStream, schedules: this.schedules.status(), notices };
   }
 
-  async handle(req: Exclude<ControlRequest, { verb: 'status' }>): Promise<PathStatus | VerbResult> {
+  private items: ItemCommands | null = null;
+
+  async handle(req: Exclude<ControlRequest, { verb: 'status' }>): Promise<PathStatus | VerbResult | ItemResult> {
     switch (req.verb) {
-      case 'status-path':
-        return pathStatus(req.path, { roots: this.parts.roots, journal: this.parts.journal, ops: this.ops, isIgnoredFor: this.parts.isIgnoredFor });
+      case 'item':
+        return this.itemCommands().run(req.request);
+      case 'status-path': {
+        const st = await pathStatus(req.path, { roots: this.parts.roots, journal: this.parts.journal, ops: this.ops, isIgnoredFor: this.parts.isIgnoredFor });
+        if (st.relPath === null || st.state === 'outside' || !this.parts.boxActions) return st;
+        // The lock lives on Box only: ask, but never let a slow Box hold up status.
+        const asked = await raceTimeout(
+          this.itemCommands()
+            .lockAt(req.path)
+            .then((lock) => ({ lock }), () => null),
+          5_000,
+        );
+        // No answer (in time): leave the field out rather than claim "no lock".
+        return asked === null ? st : { ...st, lock: asked.lock };
+      }
       case 'pause':
         this.parts.engine.pause();
         this.log.info('paused by the user');
@@ -199,6 +217,27 @@ export class DaemonSession {
         throw new Error(`unknown verb ${JSON.stringify(never)}`);
       }
     }
+  }
+
+  private itemCommands(): ItemCommands {
+    const boxActions = this.parts.boxActions;
+    const apiUrl = this.parts.apiUrl;
+    if (!boxActions || apiUrl === undefined) throw new ItemCommandError('fatal', 'this daemon was built without Box actions; item commands are not available');
+    this.items ??= new ItemCommands({
+      roots: this.parts.roots,
+      journal: this.parts.journal,
+      remote: this.parts.remote,
+      actions: boxActions,
+      apiUrl,
+      isIgnoredFor: this.parts.isIgnoredFor,
+      ...(this.parts.localTrash ? { localTrash: this.parts.localTrash } : {}),
+      trashPlaces: { mode: this.config.localTrash.mode, stateDir: this.config.stateDir, fs: nodeFs },
+      hintRemote: (ids) => {
+        this.parts.engine.hintRemote(ids);
+        this.passes.request('hint');
+      },
+    });
+    return this.items;
   }
 
   /**

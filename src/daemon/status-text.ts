@@ -1,4 +1,5 @@
 /** The readable form of DaemonStatus and PathStatus that `boxsync status` prints. */
+import { formatLock } from './item-text.js';
 import { formatBytesOneDecimal, formatWholeDuration } from '../core/format.js';
 import type { DaemonStatus, PathStatus } from './control-protocol.js';
 import type { LastExit } from './last-exit.js';
@@ -75,6 +76,7 @@ export function formatPathStatus(p: PathStatus, nowMs: number = Date.now()): str
     lines.push(`  last operation: ${o.kind} ${ago(nowMs, o.atMs)}, ${o.ok ? 'done' : `failed: ${o.error ?? 'unknown error'}`}`);
     lines.push(`  because: ${o.reason}`);
   }
+  if (p.lock !== undefined) lines.push(`  lock: ${formatLock(p.lock)}`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -17,7 +17,8 @@ export interface DeleteGuardVerdict {
 }
 
 export function checkMassDelete(args: {
-  journal: Journal;
+  /** Only these two reads (the dry run hands in its simulated merge base). */
+  journal: Pick<Journal, 'syncedUnder' | 'countSynced'>;
   root: RootId;
   localPath: string;
   ops: readonly Operation[];

@@ -52,6 +52,24 @@ CREATE TABLE upload_session_parts (
 ) STRICT, WITHOUT ROWID;
 `,
   },
+  {
+    toVersion: 3,
+    description: 'the operation history (boxsync history, boxsync info)',
+    sql: `
+CREATE TABLE operations (
+  seq    INTEGER PRIMARY KEY,
+  root   TEXT NOT NULL,
+  path   TEXT NOT NULL,
+  kind   TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  ok     INTEGER NOT NULL CHECK (ok IN (0, 1)),
+  error  TEXT,
+  at_ms  INTEGER NOT NULL
+) STRICT;
+CREATE INDEX operations_path ON operations (root, path, seq);
+CREATE INDEX operations_time ON operations (at_ms);
+`,
+  },
 ];
 
 /** Why a journal cannot be used as it is; openJournal moves such a file aside and starts fresh. */

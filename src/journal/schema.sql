@@ -1,4 +1,4 @@
--- The boxsync journal, schema version 2 (PRAGMA user_version = 2).
+-- The boxsync journal, schema version 3 (PRAGMA user_version = 3).
 --
 -- This file is the complete current schema: a fresh journal is created by running it whole. Older journals are
 -- brought up to it by the steps in migrations.ts; test/journal/migrations.test.ts checks that a migrated journal
@@ -126,3 +126,19 @@ CREATE TABLE upload_session_parts (
   sha1       TEXT NOT NULL,
   PRIMARY KEY (key, offset)
 ) STRICT, WITHOUT ROWID;
+
+-- The operation history: one row per operation the engine finished or failed, with its reason, newest by seq.
+-- Read by `boxsync history` (by time, or by path and its subtree) and `boxsync info` (the last one of a path).
+-- Bounded: the oldest rows are pruned once it holds more than 100,000.
+CREATE TABLE operations (
+  seq    INTEGER PRIMARY KEY,
+  root   TEXT NOT NULL,
+  path   TEXT NOT NULL,
+  kind   TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  ok     INTEGER NOT NULL CHECK (ok IN (0, 1)),
+  error  TEXT,
+  at_ms  INTEGER NOT NULL
+) STRICT;
+CREATE INDEX operations_path ON operations (root, path, seq);
+CREATE INDEX operations_time ON operations (at_ms);

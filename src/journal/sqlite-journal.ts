@@ -5,12 +5,13 @@
  */
 import type { Database } from 'better-sqlite3';
 import type { LocalEntry, RelPath, RemoteEntry, RemoteId, RootId, SyncedEntry } from '../core/model.js';
-import type { FailureRecord, Journal } from '../ports/journal.js';
+import type { FailureRecord, Journal, OperationQuery, OperationRecord } from '../ports/journal.js';
 import type { UploadSessionStore } from '../ports/remote-store.js';
 import { FailuresTable } from './failures-table.js';
 import { KvTables } from './kv-tables.js';
 import { LocalScanMarks } from './local-scan-marks.js';
 import { LocalTree } from './local-tree.js';
+import { OperationsTable } from './operations-table.js';
 import { RemoteTree } from './remote-tree.js';
 import { SyncedTree } from './synced-tree.js';
 import { UploadSessionTable } from './upload-session-table.js';
@@ -23,6 +24,7 @@ export class SqliteJournal implements Journal {
   readonly #synced: SyncedTree;
   readonly #failures: FailuresTable;
   readonly #kv: KvTables;
+  readonly #operations: OperationsTable;
   readonly uploadSessions: UploadSessionStore;
 
   constructor(db: Database) {
@@ -33,6 +35,7 @@ export class SqliteJournal implements Journal {
     this.#synced = new SyncedTree(db);
     this.#failures = new FailuresTable(db);
     this.#kv = new KvTables(db);
+    this.#operations = new OperationsTable(db);
     this.uploadSessions = new UploadSessionTable(db);
   }
 
@@ -149,6 +152,15 @@ export class SqliteJournal implements Journal {
   }
   failures(root?: RootId): readonly FailureRecord[] {
     return this.#failures.list(root);
+  }
+  recordOperation(op: Omit<OperationRecord, 'seq'>): void {
+    this.#operations.record(op);
+  }
+  operations(q: OperationQuery): readonly OperationRecord[] {
+    return this.#operations.query(q);
+  }
+  lastOperation(root: RootId, path: RelPath): OperationRecord | undefined {
+    return this.#operations.last(root, path);
   }
 
   /** optimize first: it may write statistics, which the checkpoint then folds into the main file. */

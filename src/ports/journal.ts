@@ -25,6 +25,29 @@ export interface FailureRecord {
   readonly disposition: 'retry' | 'skip' | 'replan';
 }
 
+/** One finished (or failed) operation of the engine, as the operation history keeps it. */
+export interface OperationRecord {
+  /** Increasing with every record; the order of the history. */
+  readonly seq: number;
+  readonly root: RootId;
+  readonly path: RelPath;
+  readonly kind: string;
+  readonly reason: string;
+  readonly ok: boolean;
+  readonly error: string | null;
+  readonly atMs: number;
+}
+
+export interface OperationQuery {
+  readonly root?: RootId;
+  /** With `under` (default true), the path and everything below it. */
+  readonly path?: RelPath;
+  readonly under?: boolean;
+  readonly sinceMs?: number;
+  /** Default 1000. */
+  readonly limit?: number;
+}
+
 export interface Journal {
   transaction<T>(fn: () => T): T;
 
@@ -84,6 +107,11 @@ export interface Journal {
   clearFailure(root: RootId, path: RelPath): void;
   getFailure(root: RootId, path: RelPath): FailureRecord | undefined;
   failures(root?: RootId): readonly FailureRecord[];
+
+  // the operation history (bounded; newest first), for `boxsync history` and `boxsync info`
+  recordOperation(op: Omit<OperationRecord, 'seq'>): void;
+  operations(q: OperationQuery): readonly OperationRecord[];
+  lastOperation(root: RootId, path: RelPath): OperationRecord | undefined;
 
   // key/value metadata (schema facts, last successful sync, account id, ...)
   getMeta(key: string): string | undefined;

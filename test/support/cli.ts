@@ -5,9 +5,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const cliEntry = join(repoRoot, 'src', 'cli', 'main.ts');
+/** tsx's loader by absolute URL, so that the CLI also starts from a cwd outside the repository (relative paths). */
+const tsxLoader = pathToFileURL(createRequire(join(repoRoot, 'package.json')).resolve('tsx')).href;
 
 export interface CliResult {
   readonly code: number | null;
@@ -17,7 +21,7 @@ export interface CliResult {
 }
 
 export function spawnCli(args: readonly string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; stdin?: 'pipe' } = {}): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', cliEntry, ...args], {
+  return spawn(process.execPath, ['--import', tsxLoader, cliEntry, ...args], {
     cwd: opts.cwd ?? repoRoot,
     env: { ...process.env, ...opts.env },
     stdio: [opts.stdin ?? 'ignore', 'pipe', 'pipe'],

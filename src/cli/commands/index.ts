@@ -16,6 +16,7 @@ import { register as registerCompletion } from './completion.js';
 import { register as registerLs } from './ls.js';
 import { register as registerConfig } from './config-cmd.js';
 import { register as registerInit } from './init.js';
+import { register as registerItems } from './items.js';
 
 export function registerCommands(program: Command): void {
   registerServer(program);
@@ -30,5 +31,6 @@ export function registerCommands(program: Command): void {
   registerInit(program);
   registerLs(program);
   registerConfig(program);
+  registerItems(program);
   registerCompletion(program);
 }

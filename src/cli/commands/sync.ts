@@ -57,8 +57,15 @@ export function register(program: Command): void {
     .option('-c, --config <file>', 'config file (default: $BOXSYNC_CONFIG, else $XDG_CONFIG_HOME/boxsync/config.json)')
     .option('--full-rescan', 'hash-check the whole local tree and list the whole remote tree instead of using the event cursor')
     .option('--bwlimit <rate>', 'cap the total transfer rate, e.g. 500K or 2M per second (overrides http.bwlimitKiBps)')
-    .action(async (opts: { once?: boolean; config?: string; fullRescan?: boolean; bwlimit?: string }) => {
+    .option('-n, --dry-run', 'print the plan (every operation and its reason, and what the safety guards would do) and change nothing (0 printed, 2 fatal, 3 a guard would stop the run)')
+    .option('--json', 'with --dry-run: print the plan as JSON')
+    .action(async (opts: { once?: boolean; config?: string; fullRescan?: boolean; bwlimit?: string; dryRun?: boolean; json?: boolean }) => {
       if (!applyBwlimit(opts.bwlimit)) return;
+      if (opts.dryRun) {
+        const { runSyncDryRun } = await import('./sync-dry-run.js');
+        process.exitCode = await runSyncDryRun({ configPath: opts.config, fullRescan: opts.fullRescan ?? false, json: opts.json === true });
+        return;
+      }
       if (!opts.once) {
         process.stderr.write('boxsync sync: add --once (one pass, then exit); for continuous sync run `boxsync daemon`. Nothing was done.\n');
         process.exitCode = 2;

@@ -1,6 +1,6 @@
 /** BoxActions over HTTP (see box-actions.ts for the contract). */
 import { asRemoteId, type RemoteEntry, type RemoteId } from '../../core/model.js';
-import type { BoxActions, FileVersionInfo, ItemInfo, ItemLock, SharedLinkAccess, SharedLinkInfo } from './box-actions.js';
+import type { BoxActions, TrashedItemInfo, FileVersionInfo, ItemInfo, ItemLock, SharedLinkAccess, SharedLinkInfo } from './box-actions.js';
 import { decodeItem, decodeSize, decodeTime, encodeTime, idString } from './decode.js';
 import { remoteError } from './error-codes.js';
 import type { BoxHttp } from './http.js';
@@ -8,7 +8,7 @@ import type { Mutations } from './mutations.js';
 import type { TreeReader } from './tree.js';
 import type { z } from 'zod';
 import { escapeText } from '../../core/escape.js';
-import { lockSchema, parseFrame, pathCollectionSchema, sharedLinkSchema, versionSchema, versionsPageSchema } from './schemas.js';
+import { lockSchema, trashPageSchema, parseFrame, pathCollectionSchema, sharedLinkSchema, versionSchema, versionsPageSchema } from './schemas.js';
 
 export function createBoxActions(deps: { http: BoxHttp; apiUrl: string; tree: TreeReader; mutations: Mutations }): BoxActions {
   const { http, apiUrl, tree, mutations } = deps;
@@ -50,6 +50,7 @@ export function createBoxActions(deps: { http: BoxHttp; apiUrl: string; tree: Tr
       if (opts.access !== undefined) link.access = opts.access satisfies SharedLinkAccess;
       if (opts.password !== undefined) link.password = opts.password;
       if (opts.unsharedAtMs !== undefined) link.unshared_at = encodeTime(opts.unsharedAtMs);
+      if (opts.canDownload !== undefined) link.permissions = { can_download: opts.canDownload };
       const w = await mutations.updateWire(kind, id, { shared_link: link }, 'shared_link');
       const decoded = decodeSharedLink(w.shared_link, `PUT /${kind}s/${id}`);
       if (!decoded) throw remoteError('server_error', `Box answered without a shared link for ${kind} ${id}`);
@@ -66,7 +67,7 @@ export function createBoxActions(deps: { http: BoxHttp; apiUrl: string; tree: Tr
         const res = await http.request<unknown>({
           method: 'GET',
           url: `${fileUrl(fileId)}/versions`,
-          searchParams: { fields: 'id,sha1,name,size,created_at,modified_at,trashed_at', offset, limit: 1000 },
+          searchParams: { fields: 'id,sha1,name,size,created_at,modified_at,trashed_at,modified_by', offset, limit: 1000 },
         });
         const page = parseFrame(versionsPageSchema, res.body, `GET /files/${fileId}/versions`);
         const entries = page.entries ?? [];
@@ -92,6 +93,31 @@ export function createBoxActions(deps: { http: BoxHttp; apiUrl: string; tree: Tr
         url: `${fileUrl(fileId)}/versions/${encodeURIComponent(versionId)}`,
         ...(ifMatch === undefined ? {} : { headers: { 'if-match': ifMatch } }),
       });
+    },
+
+    async listTrash() {
+      const out: TrashedItemInfo[] = [];
+      for (let offset = 0; ; ) {
+        const res = await http.request<unknown>({
+          method: 'GET',
+          url: `${apiUrl}/folders/trash/items`,
+          searchParams: { fields: 'type,id,name,parent,trashed_at,size', offset, limit: 1000 },
+        });
+        const page = parseFrame(trashPageSchema, res.body, 'GET /folders/trash/items');
+        const entries = page.entries ?? [];
+        for (const e of entries) {
+          out.push({
+            id: asRemoteId(idString(e.id)),
+            kind: e.type === 'web_link' ? 'weblink' : e.type,
+            name: e.name ?? '',
+            parentId: e.parent?.id === undefined ? null : asRemoteId(idString(e.parent.id)),
+            trashedAtMs: decodeTime(e.trashed_at),
+            sizeBytes: decodeSize(e.size as number | null | undefined),
+          });
+        }
+        offset += entries.length;
+        if (entries.length === 0 || offset >= (page.total_count ?? 0) || offset >= MAX_VERSIONS) return out;
+      }
     },
 
     copy: (id, kind, parentId, name): Promise<RemoteEntry> => mutations.copy(id, kind, parentId, name),
@@ -140,5 +166,12 @@ function decodeVersion(v: z.infer<typeof versionSchema>): FileVersionInfo {
     createdAtMs: decodeTime(v.created_at),
     modifiedAtMs: decodeTime(v.modified_at),
     trashedAtMs: decodeTime(v.trashed_at),
+    modifiedBy: v.modified_by
+      ? {
+          id: v.modified_by.id === undefined ? null : idString(v.modified_by.id),
+          name: typeof v.modified_by.name === 'string' ? escapeText(v.modified_by.name) : null,
+          login: typeof v.modified_by.login === 'string' ? escapeText(v.modified_by.login) : null,
+        }
+      : null,
   };
 }

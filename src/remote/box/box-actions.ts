@@ -41,6 +41,19 @@ export interface FileVersionInfo {
   readonly createdAtMs: number | null;
   readonly modifiedAtMs: number | null;
   readonly trashedAtMs: number | null;
+  /** Who uploaded this version (name and login escaped for printing), when Box says. */
+  readonly modifiedBy: { readonly id: string | null; readonly name: string | null; readonly login: string | null } | null;
+}
+
+/** An item in the Box trash (trashed itself, not with its folder). `name` is Box's, raw: escape it to print. */
+export interface TrashedItemInfo {
+  readonly id: RemoteId;
+  readonly kind: 'file' | 'folder' | 'weblink';
+  readonly name: string;
+  /** The folder it was in; null when Box does not say. */
+  readonly parentId: RemoteId | null;
+  readonly trashedAtMs: number | null;
+  readonly sizeBytes: number;
 }
 
 export type SharedLinkAccess = 'open' | 'company' | 'collaborators';
@@ -53,7 +66,7 @@ export interface BoxActions {
   createSharedLink(
     id: RemoteId,
     kind: 'file' | 'folder',
-    opts?: { readonly access?: SharedLinkAccess; readonly password?: string; readonly unsharedAtMs?: number },
+    opts?: { readonly access?: SharedLinkAccess; readonly password?: string; readonly unsharedAtMs?: number; readonly canDownload?: boolean },
   ): Promise<SharedLinkInfo>;
   removeSharedLink(id: RemoteId, kind: 'file' | 'folder'): Promise<void>;
   /** Past versions (Box lists only past ones; the current one is the item's versionId). */
@@ -62,6 +75,8 @@ export interface BoxActions {
   promoteVersion(fileId: RemoteId, versionId: string): Promise<FileVersionInfo>;
   deleteVersion(fileId: RemoteId, versionId: string, ifMatch?: string): Promise<void>;
   copy(id: RemoteId, kind: 'file' | 'folder', parentId: RemoteId, name?: string): Promise<RemoteEntry>;
+  /** Everything in the Box trash (paged through; bounded). */
+  listTrash(): Promise<readonly TrashedItemInfo[]>;
   /** Restore from the trash, optionally under a new name or into another folder. */
   restoreFromTrash(id: RemoteId, kind: 'file' | 'folder', opts?: { readonly name?: string; readonly parentId?: RemoteId }): Promise<RemoteEntry>;
 }

@@ -287,6 +287,7 @@ export const versionSchema = z
     created_at: timeText,
     modified_at: timeText,
     trashed_at: timeText,
+    modified_by: z.object({ id: idSchema.optional(), name: z.string().max(1024).nullish(), login: z.string().max(1024).nullish() }).loose().nullish(),
   })
   .loose();
 
@@ -299,3 +300,22 @@ export const versionsPageSchema = z
 
 /** The ancestors of an item (`fields=path_collection`). */
 export const pathCollectionSchema = z.object({ entries: z.array(z.object({ id: idSchema, name: z.string().max(4096).optional() }).loose()).max(10_000).optional() }).loose();
+
+/** One entry of `GET /folders/trash/items` (items trashed themselves): what `boxsync trash list` needs. */
+export const trashEntrySchema = z
+  .object({
+    type: z.enum(['file', 'folder', 'web_link']),
+    id: idSchema,
+    name: z.string().max(4096).optional(),
+    parent: z.object({ id: idSchema }).loose().nullish(),
+    trashed_at: timeText,
+    size: sizeSchema,
+  })
+  .loose();
+
+export const trashPageSchema = z
+  .object({
+    entries: z.array(trashEntrySchema).max(100_000).optional(),
+    total_count: z.number().refine((n) => Number.isSafeInteger(n) && n >= 0, 'total_count must be a whole number').optional(),
+  })
+  .loose();
