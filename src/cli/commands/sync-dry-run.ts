@@ -12,10 +12,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Config } from '../../config.js';
 import { escapeText, safeText } from '../../core/escape.js';
 import type { DryRunReport } from '../../engine/dry-run.js';
-import type { ExitCode } from './sync.js';
+import { configAndLock, type ExitCode } from './sync.js';
 
 export interface DryRunOptions {
   readonly configPath?: string | undefined;
@@ -33,30 +32,13 @@ export async function runSyncDryRun(opts: DryRunOptions = {}): Promise<ExitCode>
   const err = opts.err ?? process.stderr;
   const say = (line: string): void => void err.write(`boxsync: ${line}\n`);
 
-  const { loadConfig } = await import('../../config.js');
   const { isSyncError } = await import('../../core/errors.js');
-  let config: Config;
-  try {
-    config = await loadConfig({ path: opts.configPath, env });
-  } catch (e) {
-    say(e instanceof Error ? e.message : String(e));
-    return 2;
-  }
-  for (const w of config.warnings) say(`warning: ${w}`);
-
-  const { acquireStateLock, StateLockedError } = await import('../../daemon/lock.js');
-  let lock: ReturnType<typeof acquireStateLock>;
-  try {
-    lock = acquireStateLock(config.stateDir, 'sync --once');
-  } catch (e) {
-    if (e instanceof StateLockedError && e.holder.purpose === 'daemon') {
-      // Its Box session is the daemon's own (a second process must not refresh the same single-use OAuth token).
-      say(`the daemon (pid ${e.holder.pid}) is syncing ${config.stateDir}: it runs each change as it comes, so there is no "next run" to plan. \`boxsync status\` shows what it is doing; stop it (\`boxsync pause\` holds transfers) to see a dry-run plan. Nothing was changed.`);
-      return 2;
-    }
-    say(e instanceof Error ? e.message : String(e));
-    return 2;
-  }
+  const opened = await configAndLock(opts.configPath, env, say, (pid, stateDir) =>
+    // Its Box session is the daemon's own (a second process must not refresh the same single-use OAuth token).
+    `the daemon (pid ${pid}) is syncing ${stateDir}: it runs each change as it comes, so there is no "next run" to plan. \`boxsync status\` shows what it is doing; stop it (\`boxsync pause\` holds transfers) to see a dry-run plan. Nothing was changed.`,
+  );
+  if (opened === null) return 2;
+  const { config, lock } = opened;
   const { createLogger } = await import('../../logger.js');
   const logger = createLogger({ level: env.BOXSYNC_LOG_LEVEL || (config.log.level === 'info' ? 'warn' : config.log.level), destination: err });
   const scratch = await mkdtemp(join(tmpdir(), 'boxsync-dry-run-'));

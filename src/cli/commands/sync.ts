@@ -98,6 +98,35 @@ export function register(program: Command): void {
     });
 }
 
+/**
+ * The start of `sync --once` and its dry run: load the config (its warnings said) and take the state lock.
+ * Null after saying why (exit code 2). A lock held by the daemon gets `whenDaemon`'s words when given.
+ */
+export async function configAndLock(
+  configPath: string | undefined,
+  env: NodeJS.ProcessEnv,
+  say: (line: string) => void,
+  whenDaemon?: (pid: number, stateDir: string) => string,
+): Promise<{ config: Config; lock: import('../../daemon/lock.js').StateLock } | null> {
+  const { loadConfig } = await import('../../config.js');
+  let config: Config;
+  try {
+    config = await loadConfig({ path: configPath, env });
+  } catch (e) {
+    say(e instanceof Error ? e.message : String(e));
+    return null;
+  }
+  for (const w of config.warnings) say(`warning: ${w}`);
+  const { acquireStateLock, StateLockedError } = await import('../../daemon/lock.js');
+  try {
+    return { config, lock: acquireStateLock(config.stateDir, 'sync --once') };
+  } catch (e) {
+    if (whenDaemon && e instanceof StateLockedError && e.holder.purpose === 'daemon') say(whenDaemon(e.holder.pid, config.stateDir));
+    else say(e instanceof Error ? e.message : String(e));
+    return null;
+  }
+}
+
 export async function runSyncOnce(opts: SyncOnceOptions = {}): Promise<ExitCode> {
   const env = opts.env ?? process.env;
   const out = opts.out ?? process.stdout;
@@ -105,26 +134,10 @@ export async function runSyncOnce(opts: SyncOnceOptions = {}): Promise<ExitCode>
   const tty = opts.tty ?? Boolean(process.stderr.isTTY);
   const say = (line: string): void => void err.write(`boxsync: ${line}\n`);
 
-  const { loadConfig } = await import('../../config.js');
   const { isSyncError } = await import('../../core/errors.js');
-  let config: Config;
-  try {
-    config = await loadConfig({ path: opts.configPath, env });
-  } catch (e) {
-    say(e instanceof Error ? e.message : String(e));
-    return 2;
-  }
-
-  for (const w of config.warnings) say(`warning: ${w}`);
-
-  const { acquireStateLock } = await import('../../daemon/lock.js');
-  let lock: ReturnType<typeof acquireStateLock>;
-  try {
-    lock = acquireStateLock(config.stateDir, 'sync --once');
-  } catch (e) {
-    say(e instanceof Error ? e.message : String(e));
-    return 2;
-  }
+  const opened = await configAndLock(opts.configPath, env, say);
+  if (opened === null) return 2;
+  const { config, lock } = opened;
 
   const { createRunReporter } = await import('../progress.js');
   const reporter = createRunReporter({ tty, out, err });
