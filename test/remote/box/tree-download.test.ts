@@ -11,7 +11,7 @@ import { createLogger } from '../../../src/logger.js';
 import type { BoxAdapter } from '../../../src/remote/box/create-box-adapter.js';
 import { requestsLinkedTo } from '../../../src/remote/box/http.js';
 import { makeTempDir } from '../../support/tmp.js';
-import { adapterFor, startServer } from './harness.js';
+import { adapterFor, startServer, syncFailure } from './harness.js';
 import { startRecordingProxy, type RecordingProxy } from './recording-proxy.js';
 
 const sha1 = (b: Buffer | string): string => createHash('sha1').update(b).digest('hex');
@@ -123,6 +123,19 @@ describe('Box adapter: reading the tree and downloading', () => {
     expect(getEventListeners(run.signal, 'abort')).toHaveLength(1);
     expect(warnings).not.toContain('MaxListenersExceededWarning');
     expect(await readFile(join(tmp.dir, 'many-39'), 'utf8')).toBe('body 39');
+  });
+
+  it('refuses a download the disk has no room for, before any request, and keeps admitting ones that fit', async () => {
+    const parent = folder('room');
+    const f = server.control.as('1').uploadFile(parent, 'fits.txt', Buffer.from('it fits'));
+    server.control.clearRequests();
+    const err = await syncFailure(adapter.store.download({ id: asRemoteId(f.id), destPath: join(tmp.dir, 'huge'), expectSha1: f.sha1, expectSizeBytes: 2 ** 52 }));
+    expect(err.code).toBe('disk_full');
+    expect(err.message).toMatch(/not enough free space to download file \d+ .* will retry with backoff/);
+    expect(server.control.requests()).toEqual([]);
+    // Many small downloads into one folder: the free-space reading is reused, and each is still admitted.
+    for (let i = 0; i < 5; i++) await adapter.store.download({ id: asRemoteId(f.id), destPath: join(tmp.dir, `fits-${i}`), expectSha1: f.sha1, expectSizeBytes: 7 });
+    expect(await readFile(join(tmp.dir, 'fits-4'), 'utf8')).toBe('it fits');
   });
 
   it('waits through 202 + Retry-After before the file is ready', async () => {
