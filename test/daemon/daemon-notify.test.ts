@@ -63,7 +63,11 @@ describe('desktop notifications (real daemon, fake notify-send)', () => {
     await runCli(['sync-now', '--config', h.configFile]);
     const exit = await Promise.race([run.exited, new Promise<null>((r) => setTimeout(() => r(null), 60_000).unref())]);
     expect(exit?.code, run.output()).toBe(1);
-    const fatal = (await notify.calls()).filter((a) => a.includes('boxsync stopped syncing'));
+    // notify-send runs on its own: its record may land just after the daemon exited.
+    const fatal = await waitFor(async () => {
+      const c = (await notify.calls()).filter((a) => a.includes('boxsync stopped syncing'));
+      return c.length > 0 ? c : null;
+    }, { timeoutMs: 15_000, what: 'the fatal-error notification' });
     expect(fatal).toHaveLength(1);
     expect(fatal[0]).toContain('--urgency=critical');
     // One guard notification, not one per pass.
