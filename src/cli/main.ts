@@ -5,7 +5,7 @@
  * starts fast and `boxsync server` never loads the sync engine.
  *
  * Exit codes (shared by every command; see README):
- *   0 ok / converged, 1 some items failed and will be retried (or: no daemon running, for status),
+ *   0 ok / converged, 1 some items failed and will be retried (status: the daemon needs attention; see README),
  *   2 fatal (config, auth, journal), 3 stopped by a safety guard (for `sync --dry-run`: a guard would stop it).
  * The item commands (commands/items.ts) add 4 outside every root, 5 not synced, 6 locked by another user,
  * 7 credentials refused, 8 the daemon holds the state dir but does not answer.

@@ -220,7 +220,7 @@ export function formatSummary(s: RunSummary): string {
   const head =
     s.outcome === 'converged'
       ? `boxsync: converged in ${formatDuration(s.durationMs)} (${passes})`
-      : `boxsync: ${outcomeText(s.outcome)} (the run took ${formatDuration(s.durationMs)}, ${passes})`;
+      : `boxsync: ${s.outcome === 'failed-items' && s.failedItems + s.parkedItems === 0 ? UNFINISHED : outcomeText(s.outcome)} (the run took ${formatDuration(s.durationMs)}, ${passes})`;
   const why = whyOf(s.message);
   const tail = why === null ? '' : ` - ${why}`;
   return `${head}: ${parts.join(', ')}${tail}`;
@@ -251,6 +251,12 @@ function whyOf(message: string): string | null {
   const why = m?.[1]?.trim().replace(/\s*\n\s*/g, ' ');
   return why ? why : null;
 }
+
+/**
+ * A run that ended early with no item failing (Box unreachable, a network outage, Ctrl-C): not "items failed",
+ * which read as a lie next to "0 failed"; the reason follows the counts.
+ */
+const UNFINISHED = 'not in sync: the run could not finish; nothing is lost, the next run picks up from here';
 
 function outcomeText(o: RunSummary['outcome']): string {
   switch (o) {

@@ -154,6 +154,12 @@ describe('lines and summary', () => {
     expect(formatSummary(summary({ message: 'in sync: 1 downloaded (5 B); 1 passes, 0.0 s' }))).not.toContain(' - ');
   });
 
+  it('a run that could not finish with no item failing says so, not "items failed"', () => {
+    const line = formatSummary(summary({ outcome: 'failed-items', failedItems: 0, passes: 0, durationMs: 8800, message: 'x; 0 passes, 8.8 s (GET /2.0/events: network error ECONNRESET)' }));
+    expect(line).toBe('boxsync: not in sync: the run could not finish; nothing is lost, the next run picks up from here (the run took 8.8 s, 0 passes): 0 downloaded (0 B), 0 uploaded (0 B), 0 conflicts, 0 failed - GET /2.0/events: network error ECONNRESET');
+    expect(formatSummary(summary({ outcome: 'failed-items', failedItems: 2 }))).toMatch(/not in sync: some items failed or are parked/);
+  });
+
   it('formats bytes in binary units', () => {
     expect([formatBytes(0), formatBytes(1023), formatBytes(1536), formatBytes(25 * 1024 * 1024), formatBytes(1024 ** 3)]).toEqual([
       '0 B',
