@@ -94,8 +94,10 @@ describe('boxsync login', () => {
     const tokenFile = join(dir, 'tokens.json');
     const config = await writeConfig(tokenFile);
     const login = startLogin(['--config', config, '--port', String(port), '--headless']);
-    const url = await waitFor(() => /^(http:\/\/\S+\/api\/oauth2\/authorize\?\S+)$/m.exec(login.out())?.[1], { what: 'the authorize URL', timeoutMs: 20_000 });
-    expect(login.out()).toMatch(/copy the whole address, or just the code, and paste it here/);
+    // The instructions arrive in more than one write: wait for their last line, not only for the URL.
+    await waitFor(() => /copy the whole address, or just the code, and paste it here/.test(login.out()), { what: 'the paste instructions', timeoutMs: 20_000 });
+    const url = /^(http:\/\/\S+\/api\/oauth2\/authorize\?\S+)$/m.exec(login.out())?.[1];
+    expect(url).toBeDefined();
     // The browser, on another machine: it is sent to the loopback address, which it cannot reach.
     const grant = await fetch(`${url}&approve=1`, { redirect: 'manual' });
     const back = grant.headers.get('location')!;
