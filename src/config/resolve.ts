@@ -33,6 +33,7 @@ export interface Config {
   readonly rateLimit: Readonly<RawConfig['rateLimit']>;
   readonly http: Readonly<RawConfig['http']>;
   readonly transferConcurrency: number;
+  readonly planWindowEntries: number;
   readonly safety: Readonly<RawConfig['safety']>;
   readonly localTrash: Readonly<RawConfig['localTrash']>;
   readonly log: Readonly<RawConfig['log']>;
@@ -93,6 +94,7 @@ export function resolveConfig(raw: RawConfig, file: string, dirs: XdgDirs): Reso
       rateLimit: raw.rateLimit,
       http: raw.http,
       transferConcurrency: raw.transferConcurrency,
+      planWindowEntries: raw.planWindowEntries,
       safety: raw.safety,
       localTrash: raw.localTrash,
       log: raw.log,

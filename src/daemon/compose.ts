@@ -136,6 +136,7 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
             return streamType();
           },
           transferConcurrency: config.transferConcurrency,
+          windowEntries: config.planWindowEntries,
           maxDeletes: config.safety.maxDeletes,
           maxDeleteFraction: config.safety.maxDeleteFraction,
         },

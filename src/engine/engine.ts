@@ -254,6 +254,7 @@ class SyncEngine implements Engine {
       problems,
       conflicts: tally.conflicts,
       passes: tally.passes,
+      windows: tally.windows,
       durationMs: clock.now() - startedAtMs,
     };
     return { ...base, message: summaryMessage(base, { reported: tally.reported, why }) };

@@ -13,6 +13,7 @@
  */
 import type { SyncError } from '../core/errors.js';
 import type { RelPath, RemoteEntry, RootId, SyncRoot } from '../core/model.js';
+import { ancestorsOf } from '../core/paths.js';
 import { assertNever, opPath, pathsTouched, type Operation, type OperationKind } from '../core/operations.js';
 import { plan } from '../core/plan.js';
 import type { Clock } from '../ports/clock.js';
@@ -23,10 +24,11 @@ import type { Logger } from 'pino';
 import { commitOutcome } from './commit.js';
 import { checkMassDelete } from './delete-guard.js';
 import { execute, toSyncError, type Outcome } from './executor.js';
-import { recordOpFailure } from './failures.js';
 import type { IsIgnored } from './observe-local.js';
 import { reobserve } from './reobserve.js';
 import { buildSnapshot, type SnapshotScope } from './snapshot.js';
+import { caseTwinsOnTheWay, DEFAULT_WINDOW_ENTRIES, fitsOneWindow, planWindows } from './windows.js';
+import { deferredPaths, recordOpFailure } from './failures.js';
 import type { StatusTracker } from './status-tracker.js';
 import type { QueueTask, TransferQueue } from './transfer-queue.js';
 import type { EngineEvents, EngineOptions } from './types.js';
@@ -62,25 +64,135 @@ export interface Tally {
   downloadedBytes: number;
   conflicts: number;
   passes: number;
+  windows: number;
   reported: number;
   fatal: SyncError | null;
 }
 
 export function newTally(): Tally {
-  return { ops: {}, uploadedBytes: 0, downloadedBytes: 0, conflicts: 0, passes: 0, reported: 0, fatal: null };
+  return { ops: {}, uploadedBytes: 0, downloadedBytes: 0, conflicts: 0, passes: 0, windows: 0, reported: 0, fatal: null };
 }
 
 export type RootOutcome = 'converged' | 'guard' | 'fatal' | 'stalled';
 
 const signature = (op: Operation): string => `${op.kind}:${opPath(op)}`;
 
+/** What one run remembers across the passes and the windows of a root. */
+interface RunState {
+  readonly failedThisRun: Set<string>;
+  readonly replans: Map<string, number>;
+  readonly foundByReplans: RelPath[];
+  deletesConfirmed: boolean;
+}
+
+/** A window whose first plan deletes something waits until every window was planned (the guard sees them all). */
+type ScopeOutcome = RootOutcome | { readonly held: readonly Operation[] };
+
+const isHeld = (o: ScopeOutcome): o is { readonly held: readonly Operation[] } => typeof o === 'object';
+const isTrash = (op: Operation): boolean => op.kind === 'remote-trash' || op.kind === 'local-trash';
+
 export async function reconcileRoot(ctx: ReconcileContext, rc: RootContext, initialScope: SnapshotScope, tally: Tally): Promise<RootOutcome> {
+  const state: RunState = { failedThisRun: new Set(), replans: new Map(), foundByReplans: [], deletesConfirmed: false };
+  const windowEntries = ctx.options.windowEntries ?? DEFAULT_WINDOW_ENTRIES;
+  if (initialScope.kind === 'full' && !fitsOneWindow(ctx.journal, rc.root, windowEntries)) return reconcileWindows(ctx, rc, windowEntries, tally, state);
+  const out = await reconcileScope(ctx, rc, initialScope, tally, state, { window: false });
+  return isHeld(out) ? 'guard' : out;
+}
+
+/**
+ * A full pass over a big root, window by window (windows.ts). A window whose first plan trashes anything is
+ * held back; when every window was planned, the mass-delete guard judges all the held deletions together (as a
+ * full pass would), and only then do the held windows run.
+ */
+async function reconcileWindows(ctx: ReconcileContext, rc: RootContext, windowEntries: number, tally: Tally, state: RunState): Promise<RootOutcome> {
+  const held: { bases: RelPath[]; trash: readonly Operation[] }[] = [];
+  const outcomes: RootOutcome[] = [];
+  let windows = 0;
+  const runWindow = async (bases: RelPath[], holdDeletes: boolean): Promise<ScopeOutcome> => {
+    windows += 1;
+    tally.windows += 1;
+    return reconcileScope(ctx, rc, { kind: 'hinted', localPaths: bases, remoteIds: [], closeMoves: true }, tally, state, { window: true, holdDeletes });
+  };
+  for (const bases of planWindows(ctx.journal, rc.root, rc.isIgnored, windowEntries)) {
+    ctx.signal?.throwIfAborted();
+    const out = await runWindow(bases, true);
+    if (isHeld(out)) held.push({ bases, trash: out.held });
+    else if (out === 'fatal') return 'fatal';
+    else outcomes.push(out);
+  }
+  if (held.length > 0) {
+    const verdict = massDeleteVerdict(ctx, rc, distinctTrash(held.flatMap((h) => h.trash)));
+    if (verdict && ctx.allowedGuards.delete(verdict.id)) state.deletesConfirmed = true;
+    if (verdict && !state.deletesConfirmed) {
+      holdGuard(ctx, rc, verdict);
+      return 'guard';
+    }
+    for (const h of held) {
+      ctx.signal?.throwIfAborted();
+      const out = await runWindow(h.bases, false);
+      if (isHeld(out)) return 'guard';
+      if (out === 'fatal') return 'fatal';
+      outcomes.push(out);
+    }
+  }
+  ctx.logger.debug({ root: rc.root.id, windows, windowEntries }, 'full pass planned in windows');
+  for (const worst of ['guard', 'stalled'] as const) if (outcomes.includes(worst)) return worst;
+  clearResolvedFailures(ctx.journal, rc.root, deferredPaths(ctx.journal, rc.root.id, ctx.clock.now()));
+  return 'converged';
+}
+
+/** Two windows may hold the same deletion (a window also takes the far end of a move): count each item once. */
+function distinctTrash(ops: readonly Operation[]): Operation[] {
+  const byPath = new Map<RelPath, Operation>();
+  for (const op of ops) byPath.set(`${op.kind}:${opPath(op)}` as RelPath, op);
+  const paths = new Set([...byPath.values()].map(opPath));
+  return [...byPath.values()].filter((op) => !ancestorsOf(opPath(op)).some((a) => paths.has(a)));
+}
+
+function massDeleteVerdict(ctx: ReconcileContext, rc: RootContext, ops: readonly Operation[]) {
+  return checkMassDelete({
+    journal: ctx.journal,
+    root: rc.root.id,
+    localPath: rc.root.localPath,
+    ops,
+    maxDeletes: ctx.options.maxDeletes,
+    maxDeleteFraction: ctx.options.maxDeleteFraction,
+  });
+}
+
+function holdGuard(ctx: ReconcileContext, rc: RootContext, verdict: NonNullable<ReturnType<typeof massDeleteVerdict>>): void {
+  ctx.status.heldGuard = { id: verdict.id, message: verdict.message };
+  ctx.logger.warn({ root: rc.root.id, deletes: verdict.deletes, total: verdict.totalItems }, verdict.message);
+  ctx.status.emit(true);
+}
+
+/**
+ * The paths a window already covers: its bases, everything below them, and their ancestors (which its snapshot
+ * holds as context). What an operation touches outside them joins the window for its next pass.
+ */
+function coverage(bases: readonly RelPath[]): { covers: (p: RelPath) => boolean; add: (p: RelPath) => void } {
+  const inside = new Set<RelPath>();
+  const above = new Set<RelPath>();
+  const add = (p: RelPath): void => {
+    inside.add(p);
+    for (const a of ancestorsOf(p)) above.add(a);
+  };
+  for (const b of bases) add(b);
+  return { covers: (p) => inside.has(p) || above.has(p) || ancestorsOf(p).some((a) => inside.has(a)), add };
+}
+
+async function reconcileScope(
+  ctx: ReconcileContext,
+  rc: RootContext,
+  initialScope: SnapshotScope,
+  tally: Tally,
+  state: RunState,
+  mode: { readonly window: boolean; readonly holdDeletes?: boolean },
+): Promise<ScopeOutcome> {
   const { journal, status } = ctx;
-  const failedThisRun = new Set<string>();
-  const replans = new Map<string, number>();
-  const foundByReplans: RelPath[] = [];
+  const { failedThisRun } = state;
   let scope = initialScope;
-  let deletesConfirmed = false;
+  const covered = mode.window && scope.kind === 'hinted' ? coverage(scope.localPaths) : null;
   for (let pass = 1; pass <= MAX_PASSES; pass++) {
     ctx.signal?.throwIfAborted();
     status.setPhase('planning');
@@ -95,24 +207,17 @@ export async function reconcileRoot(ctx: ReconcileContext, rc: RootContext, init
       else work.push(op);
     }
     if (work.length === 0) {
-      clearResolvedFailures(journal, rc.root, snapshot.deferred);
+      // A window sees part of the root: the failures of the rest are cleared when every window converged.
+      if (!mode.window) clearResolvedFailures(journal, rc.root, snapshot.deferred);
       return 'converged';
     }
+    if (pass === 1 && mode.holdDeletes === true && !state.deletesConfirmed && work.some(isTrash)) return { held: work.filter(isTrash) };
 
-    const verdict = checkMassDelete({
-      journal,
-      root: rc.root.id,
-      localPath: rc.root.localPath,
-      ops: work,
-      maxDeletes: ctx.options.maxDeletes,
-      maxDeleteFraction: ctx.options.maxDeleteFraction,
-    });
+    const verdict = massDeleteVerdict(ctx, rc, work);
     // A confirmation covers the rest of this run for the root: a confirmed mass delete may take several passes.
-    if (verdict && ctx.allowedGuards.delete(verdict.id)) deletesConfirmed = true;
-    if (verdict && !deletesConfirmed) {
-      status.heldGuard = { id: verdict.id, message: verdict.message };
-      ctx.logger.warn({ root: rc.root.id, deletes: verdict.deletes, total: verdict.totalItems }, verdict.message);
-      status.emit(true);
+    if (verdict && ctx.allowedGuards.delete(verdict.id)) state.deletesConfirmed = true;
+    if (verdict && !state.deletesConfirmed) {
+      holdGuard(ctx, rc, verdict);
       return 'guard';
     }
 
@@ -122,13 +227,20 @@ export async function reconcileRoot(ctx: ReconcileContext, rc: RootContext, init
       work.map(async (op) => {
         const outcome = await ctx.queue.add(taskFor(ctx, rc, op));
         const final = outcome.status === 'done' ? commit(ctx, rc.root.id, op, outcome, tally) : outcome;
-        if (final.status === 'failed') await handleFailure(ctx, rc, op, final.error, { tally, failedThisRun, replans, found: foundByReplans });
+        if (final.status === 'failed') await handleFailure(ctx, rc, op, final.error, { tally, failedThisRun, replans: state.replans, found: state.foundByReplans });
       }),
     );
     if (tally.fatal) return 'fatal';
     if (scope.kind === 'hinted') {
-      const more = [...work.flatMap(pathsTouched), ...foundByReplans.splice(0)];
-      scope = { ...scope, localPaths: [...scope.localPaths, ...more] };
+      const more = [...work.flatMap(pathsTouched), ...state.foundByReplans.splice(0)];
+      let added = more;
+      if (covered) {
+        // A window takes what its operations touched outside it, and the twins of those (see caseTwins).
+        const outside = more.filter((p) => !covered.covers(p));
+        added = [...new Set([...outside, ...outside.flatMap((p) => caseTwinsOnTheWay(journal, rc.root, p))])].filter((p) => !covered.covers(p));
+      }
+      for (const p of added) covered?.add(p);
+      scope = { ...scope, localPaths: [...scope.localPaths, ...added] };
     }
   }
   ctx.logger.warn({ root: rc.root.id, passes: MAX_PASSES }, 'the plan did not settle; stopping this run, the next run continues');

@@ -17,12 +17,24 @@ import type { LocalEntry, RelPath, RemoteEntry, RemoteId, Snapshot, SyncRoot, Sy
 import type { Journal } from '../ports/journal.js';
 import { deferredPaths } from './failures.js';
 import type { IsIgnored } from './observe-local.js';
-import { ancestorsOf, parentOf } from '../core/paths.js';
+import { ancestorsOf, joinPath, parentOf } from '../core/paths.js';
 import { remotePathOf, walkRemote } from './remote-tree.js';
+import { caseTwinsOnTheWay } from './windows.js';
 
 export type SnapshotScope =
   | { readonly kind: 'full' }
-  | { readonly kind: 'hinted'; readonly localPaths: readonly RelPath[]; readonly remoteIds: readonly RemoteId[] };
+  | {
+      readonly kind: 'hinted';
+      readonly localPaths: readonly RelPath[];
+      readonly remoteIds: readonly RemoteId[];
+      /** A planning window of a full pass (windows.ts): also take the other end of every move seen. */
+      readonly closeMoves?: boolean;
+    };
+
+/** Rounds of "take the other end of each move" for a window: a move of a move of a move is rare. */
+const MAX_MOVE_ROUNDS = 4;
+
+type Trees = { remote: Map<RemoteId, RemoteEntry>; local: Map<RelPath, LocalEntry>; synced: Map<RelPath, SyncedEntry> };
 
 export interface SnapshotArgs {
   readonly journal: Journal;
@@ -76,18 +88,22 @@ export function buildSnapshot(args: SnapshotArgs): Snapshot {
       const was = journal.syncedByRemoteId(root.id, id);
       if (was) bases.add(was.path);
     }
-    for (const base of topmost([...bases])) {
-      if (isIgnoredAnywhere(base, false)) continue;
-      addPath(journal, root, base, { remote, local, synced }, isIgnored, isIgnoredAnywhere);
-    }
-    // The planner's partial-snapshot contract: every synced row comes with its local entry (found by inode when
-    // a local move carried it elsewhere) and its remote entry with all ancestors.
-    for (const s of synced.values()) {
-      if (!local.has(s.path)) {
-        const moved = journal.localByInode(root.id, s.inode);
-        if (moved) local.set(moved.path, moved);
+    const into = { remote, local, synced };
+    const taken: RelPath[] = [];
+    let round = topmost([...bases]);
+    // A window (closeMoves) also takes the far end of every move that starts or ends in it, and the far ends of
+    // those, a bounded number of times: a chain longer than that is finished by the window that holds its other
+    // end (the planner never deletes what it was not given).
+    for (let i = 0; round.length > 0 && i < (args.scope.closeMoves === true ? MAX_MOVE_ROUNDS : 1); i++) {
+      for (const base of round) {
+        if (isIgnoredAnywhere(base, false)) continue;
+        addPath(journal, root, base, into, isIgnored, isIgnoredAnywhere);
       }
-      addRemoteWithAncestors(journal, root, s.remoteId, remote);
+      taken.push(...round);
+      addContract(journal, root, into);
+      if (args.scope.closeMoves !== true) break;
+      const ends = notCovered(moveEnds(journal, root, into), taken);
+      round = notCovered([...ends, ...ends.flatMap((e) => caseTwinsOnTheWay(journal, root, e))], taken);
     }
   }
 
@@ -134,6 +150,79 @@ function addPath(
   if (found?.kind === 'folder') {
     for (const { entry } of walkRemote(journal, found.id, base, (p, e) => !isIgnored(p, e.kind === 'folder'))) into.remote.set(entry.id, entry);
   }
+}
+
+/**
+ * The planner's partial-snapshot contract: every synced row comes with its local entry (found by inode when a
+ * local move carried it elsewhere) and its remote entry with all ancestors.
+ */
+function addContract(journal: Journal, root: SyncRoot, into: Trees): void {
+  for (const s of into.synced.values()) {
+    if (!into.local.has(s.path)) {
+      const moved = journal.localByInode(root.id, s.inode);
+      if (moved) into.local.set(moved.path, moved);
+    }
+    addRemoteWithAncestors(journal, root, s.remoteId, into.remote);
+  }
+}
+
+/**
+ * The paths at the other end of the moves a snapshot shows: for a local entry or a remote item with no base row
+ * at its path, the path of the base row it had (same inode, same Box id); for a base row, where its local entry
+ * and its remote item are now. Remote paths come from the snapshot's own remote map where it can.
+ */
+function moveEnds(journal: Journal, root: SyncRoot, into: Trees): RelPath[] {
+  const out: RelPath[] = [];
+  const pathOf = remotePaths(journal, root, into.remote);
+  const syncedIds = new Set<RemoteId>();
+  for (const s of into.synced.values()) {
+    syncedIds.add(s.remoteId);
+    const l = into.local.get(s.path);
+    if (!l) {
+      const moved = journal.localByInode(root.id, s.inode);
+      if (moved && moved.path !== s.path && (moved.kind === 'folder') === (s.kind === 'folder')) out.push(moved.path);
+    }
+    const now = into.remote.has(s.remoteId) ? pathOf(s.remoteId) : null;
+    if (now !== null && now !== '' && now !== s.path) out.push(now);
+  }
+  for (const l of into.local.values()) {
+    if (into.synced.has(l.path)) continue;
+    const was = journal.syncedByInode(root.id, l.inode);
+    // Same inode and same kind: an inode the file system reused for a new entry of another kind is no move.
+    if (was && was.path !== l.path && (was.kind === 'folder') === (l.kind === 'folder')) out.push(was.path);
+  }
+  for (const r of into.remote.values()) {
+    if (r.id === root.remoteId || syncedIds.has(r.id)) continue;
+    const was = journal.syncedByRemoteId(root.id, r.id);
+    if (was) out.push(was.path);
+  }
+  return out;
+}
+
+/** Paths of the remote items of a map, from the map itself (memoized), else from the journal. */
+function remotePaths(journal: Journal, root: SyncRoot, remote: ReadonlyMap<RemoteId, RemoteEntry>): (id: RemoteId) => RelPath | '' | null {
+  const memo = new Map<RemoteId, RelPath | '' | null>([[root.remoteId, '']]);
+  const pathOf = (id: RemoteId, depth: number): RelPath | '' | null => {
+    const known = memo.get(id);
+    if (known !== undefined) return known;
+    const e = remote.get(id);
+    let p: RelPath | '' | null;
+    if (!e || e.parentId === null || depth > 1000) p = remotePathOf(journal, root, id);
+    else {
+      const parent = pathOf(e.parentId, depth + 1);
+      p = parent === null ? null : joinPath(parent, e.name);
+    }
+    memo.set(id, p);
+    return p;
+  };
+  return (id) => pathOf(id, 0);
+}
+
+/** The paths not inside (nor equal to) one already taken, topmost first. */
+function notCovered(paths: readonly RelPath[], taken: readonly RelPath[]): RelPath[] {
+  const have = new Set(taken);
+  const covered = (p: RelPath): boolean => have.has(p) || ancestorsOf(p).some((a) => have.has(a));
+  return topmost(paths.filter((p) => !covered(p)));
 }
 
 function addRemoteWithAncestors(journal: Journal, root: SyncRoot, id: RemoteId, into: Map<RemoteId, RemoteEntry>): void {

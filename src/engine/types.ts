@@ -30,6 +30,11 @@ export interface EngineOptions {
    */
   readonly maxDeletes: number;
   readonly maxDeleteFraction: number;
+  /**
+   * A full pass over a root bigger than this many rows is planned in windows of about this size, so its memory
+   * is bounded by the window, not the tree (windows.ts). Default DEFAULT_WINDOW_ENTRIES.
+   */
+  readonly windowEntries?: number;
 }
 
 export interface EngineDeps {
@@ -110,6 +115,8 @@ export interface RunSummary {
   readonly problems: readonly { readonly root: RootId; readonly path: string; readonly message: string; readonly parked: boolean }[];
   readonly conflicts: number;
   readonly passes: number;
+  /** Planning windows of full passes over roots too big for one snapshot (0 when every root fitted). */
+  readonly windows: number;
   readonly durationMs: number;
   readonly message: string;
 }

@@ -70,6 +70,13 @@ CREATE INDEX operations_path ON operations (root, path, seq);
 CREATE INDEX operations_time ON operations (at_ms);
 `,
   },
+  {
+    toVersion: 4,
+    description: 'the merge base indexed by inode (the windowed planner finds both ends of a local move)',
+    sql: `
+CREATE INDEX synced_entries_inode ON synced_entries (root, inode);
+`,
+  },
 ];
 
 /** Why a journal cannot be used as it is; openJournal moves such a file aside and starts fresh. */

@@ -31,6 +31,10 @@ export class PathTable<Row, Entry> {
   readonly #deleteBelow: Statement<[SubtreeParams]>;
   readonly #moveOne: Statement<[MoveParams]>;
   readonly #moveBelow: Statement<[MoveParams]>;
+  readonly #childrenAll: Statement<[string], Row>;
+  readonly #childrenUnder: Statement<[string, string, string, string], Row>;
+  readonly #countAll: Statement<[string, number], { n: number }>;
+  readonly #countUnder: Statement<[string, string, string, number], { n: number }>;
   readonly #decode: (row: Row) => Entry;
   readonly #tx: (fn: () => void) => void;
 
@@ -43,6 +47,14 @@ export class PathTable<Row, Entry> {
     this.#deleteBelow = db.prepare(sql.deleteBelow);
     this.#moveOne = db.prepare(sql.moveOne);
     this.#moveBelow = db.prepare(sql.moveBelow);
+    // Direct children: one range scan of the subtree (in SQLite, not in JS), keeping the rows without a further '/'.
+    this.#childrenAll = db.prepare(`SELECT ${opts.cols} FROM ${opts.table} WHERE root = ? AND instr(path, '/') = 0 ORDER BY path`);
+    this.#childrenUnder = db.prepare(
+      `SELECT ${opts.cols} FROM ${opts.table} WHERE root = ? AND path > ? AND path < ? AND instr(substr(path, length(?) + 1), '/') = 0 ORDER BY path`,
+    );
+    // Bounded counts: the caller only needs to know whether a subtree holds more than `limit` rows.
+    this.#countAll = db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM ${opts.table} WHERE root = ? LIMIT ?)`);
+    this.#countUnder = db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM ${opts.table} WHERE root = ? AND path > ? AND path < ? LIMIT ?)`);
     this.#decode = opts.decode;
     this.#tx = (fn) => db.transaction(fn)();
   }
@@ -63,6 +75,20 @@ export class PathTable<Row, Entry> {
       if (last === undefined || page.length < PAGE_ROWS) return;
       after = last.path;
     }
+  }
+
+  /** The rows directly below a path ('' for the root's top level), in path order. */
+  children(root: RootId, path: RelPath | ''): Entry[] {
+    if (path === '') return this.#childrenAll.all(root).map(this.#decode);
+    const { lower, upper } = descendantsRange(path);
+    return this.#childrenUnder.all(root, lower, upper, lower).map(this.#decode);
+  }
+
+  /** How many rows are below a path ('' for the whole root), counting at most `limit`. */
+  countUnder(root: RootId, path: RelPath | '', limit: number): number {
+    if (path === '') return this.#countAll.get(root, limit)?.n ?? 0;
+    const { lower, upper } = descendantsRange(path);
+    return this.#countUnder.get(root, lower, upper, limit)?.n ?? 0;
   }
 
   delete(root: RootId, path: RelPath): void {

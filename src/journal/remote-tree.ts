@@ -12,6 +12,7 @@ export class RemoteTree {
   readonly #put: Statement<[RemoteRow]>;
   readonly #delete: Statement<[string]>;
   readonly #deleteSubtree: Statement<[string]>;
+  readonly #countBelow: Statement<[string, number], { n: number }>;
 
   constructor(db: Database) {
     this.#get = db.prepare(`SELECT ${COLS} FROM remote_items WHERE id = ?`);
@@ -30,6 +31,18 @@ export class RemoteTree {
          UNION SELECT r.id FROM remote_items r JOIN below b ON r.parent_id = b.id)
        DELETE FROM remote_items WHERE id IN below`,
     );
+    // The LIMIT inside the recursive query stops the walk itself once `limit` rows were found.
+    this.#countBelow = db.prepare(
+      `WITH RECURSIVE below(id) AS (
+         SELECT id FROM remote_items WHERE parent_id = ?
+         UNION SELECT r.id FROM remote_items r JOIN below b ON r.parent_id = b.id
+         LIMIT ?)
+       SELECT count(*) AS n FROM below`,
+    );
+  }
+
+  countBelow(id: RemoteId, limit: number): number {
+    return this.#countBelow.get(id, limit)?.n ?? 0;
   }
 
   get(id: RemoteId): RemoteEntry | undefined {

@@ -1,4 +1,4 @@
--- The boxsync journal, schema version 3 (PRAGMA user_version = 3).
+-- The boxsync journal, schema version 4 (PRAGMA user_version = 4).
 --
 -- This file is the complete current schema: a fresh journal is created by running it whole. Older journals are
 -- brought up to it by the steps in migrations.ts; test/journal/migrations.test.ts checks that a migrated journal
@@ -72,6 +72,8 @@ CREATE TABLE synced_entries (
   PRIMARY KEY (root, path)
 ) STRICT, WITHOUT ROWID;
 CREATE UNIQUE INDEX synced_entries_remote_id ON synced_entries (root, remote_id);
+-- The base row a local entry had before a local move (the windowed planner finds both ends of a move by it).
+CREATE INDEX synced_entries_inode ON synced_entries (root, inode);
 
 -- Event stream cursors, one per stream type ('changes', 'sync'), as the lossless decimal string Box sent. Saved
 -- in the same transaction as the observations the events led to.

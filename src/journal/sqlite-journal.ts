@@ -53,6 +53,9 @@ export class SqliteJournal implements Journal {
   remoteChildNamed(parentId: RemoteId, name: string): RemoteEntry | undefined {
     return this.#remote.childNamed(parentId, name);
   }
+  countRemoteBelow(id: RemoteId, limit: number): number {
+    return this.#remote.countBelow(id, limit);
+  }
   putRemote(entry: RemoteEntry): void {
     this.#remote.put(entry);
   }
@@ -84,6 +87,12 @@ export class SqliteJournal implements Journal {
   localByInode(root: RootId, inode: number): LocalEntry | undefined {
     return this.#local.byInode(root, inode);
   }
+  localChildren(root: RootId, path: RelPath | ''): readonly LocalEntry[] {
+    return this.#local.children(root, path);
+  }
+  countLocalUnder(root: RootId, path: RelPath | '', limit: number): number {
+    return this.#local.countUnder(root, path, limit);
+  }
   beginLocalScan(): number {
     return this.#scanMarks.begin();
   }
@@ -103,8 +112,17 @@ export class SqliteJournal implements Journal {
   syncedByRemoteId(root: RootId, id: RemoteId): SyncedEntry | undefined {
     return this.#synced.byRemoteId(root, id);
   }
+  syncedByInode(root: RootId, inode: number): SyncedEntry | undefined {
+    return this.#synced.byInode(root, inode);
+  }
   syncedUnder(root: RootId, path: RelPath | ''): Iterable<SyncedEntry> {
     return this.#synced.under(root, path);
+  }
+  syncedChildren(root: RootId, path: RelPath | ''): readonly SyncedEntry[] {
+    return this.#synced.children(root, path);
+  }
+  countSyncedUnder(root: RootId, path: RelPath | '', limit: number): number {
+    return this.#synced.countUnder(root, path, limit);
   }
   putSynced(root: RootId, entry: SyncedEntry): void {
     this.#synced.put(root, entry);

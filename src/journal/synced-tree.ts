@@ -19,12 +19,14 @@ interface CountRow {
 
 export class SyncedTree extends PathTable<SyncedRow, SyncedEntry> {
   readonly #byRemoteId: Statement<[string, string], SyncedRow>;
+  readonly #byInode: Statement<[string, number], SyncedRow>;
   readonly #put: Statement<[Record<string, unknown>]>;
   readonly #count: Statement<[string], CountRow>;
 
   constructor(db: Database) {
     super(db, { table: 'synced_entries', cols: COLS, decode: syncedFromRow });
     this.#byRemoteId = db.prepare(`SELECT ${COLS} FROM synced_entries WHERE root = ? AND remote_id = ?`);
+    this.#byInode = db.prepare(`SELECT ${COLS} FROM synced_entries WHERE root = ? AND inode = ? ORDER BY path LIMIT 1`);
     // OR REPLACE also drops the row the same Box item had at another path (unique (root, remote_id)).
     this.#put = db.prepare(
       `INSERT OR REPLACE INTO synced_entries (root, ${COLS})
@@ -39,6 +41,11 @@ export class SyncedTree extends PathTable<SyncedRow, SyncedEntry> {
 
   byRemoteId(root: RootId, id: RemoteId): SyncedEntry | undefined {
     const r = this.#byRemoteId.get(root, id);
+    return r === undefined ? undefined : syncedFromRow(r);
+  }
+
+  byInode(root: RootId, inode: number): SyncedEntry | undefined {
+    const r = this.#byInode.get(root, inode);
     return r === undefined ? undefined : syncedFromRow(r);
   }
 

@@ -56,6 +56,8 @@ export interface Journal {
   remoteChildren(parentId: RemoteId): readonly RemoteEntry[];
   /** The child of a folder with exactly this name (the first of `remoteChildren` by that name): one index probe. */
   remoteChildNamed(parentId: RemoteId, name: string): RemoteEntry | undefined;
+  /** How many rows are below a folder (recursively), counting at most `limit`: "is this subtree bigger than N?" */
+  countRemoteBelow(id: RemoteId, limit: number): number;
   putRemote(entry: RemoteEntry): void;
   deleteRemote(id: RemoteId): void;
   /** Remove every remote row below a folder (recursively), e.g. before a fresh listing of it. */
@@ -72,6 +74,10 @@ export interface Journal {
   /** Rename a path and everything below it (one local folder move). */
   moveLocalSubtree(root: RootId, from: RelPath, to: RelPath): void;
   localByInode(root: RootId, inode: number): LocalEntry | undefined;
+  /** The entries directly below a path ('' for the top level of the root), in path order. */
+  localChildren(root: RootId, path: RelPath | ''): readonly LocalEntry[];
+  /** How many entries are below a path ('' for the whole root), counting at most `limit`. */
+  countLocalUnder(root: RootId, path: RelPath | '', limit: number): number;
   /**
    * Mark-and-sweep of one local scan, so a scan's memory does not grow with the tree: `beginLocalScan` returns a
    * fresh scan id, `markLocalSeen` records paths that scan saw (held by the journal, not the caller), and
@@ -87,7 +93,11 @@ export interface Journal {
   // synced tree (merge base, by path, indexed by remote id)
   getSynced(root: RootId, path: RelPath): SyncedEntry | undefined;
   syncedByRemoteId(root: RootId, id: RemoteId): SyncedEntry | undefined;
+  /** The base row of a local entry before a local move: the row with the same inode (the first by path). */
+  syncedByInode(root: RootId, inode: number): SyncedEntry | undefined;
   syncedUnder(root: RootId, path: RelPath | ''): Iterable<SyncedEntry>;
+  syncedChildren(root: RootId, path: RelPath | ''): readonly SyncedEntry[];
+  countSyncedUnder(root: RootId, path: RelPath | '', limit: number): number;
   putSynced(root: RootId, entry: SyncedEntry): void;
   deleteSynced(root: RootId, path: RelPath): void;
   deleteSyncedSubtree(root: RootId, path: RelPath): void;

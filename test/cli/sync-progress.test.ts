@@ -59,6 +59,7 @@ const summary = (s: Partial<RunSummary>): RunSummary => ({
   problems: [],
   conflicts: 0,
   passes: 1,
+  windows: 0,
   durationMs: 1234,
   message: 'in sync: ...; 1 passes, 1.2 s',
   ...s,

@@ -123,7 +123,7 @@ function edit(sim: Sim, side: Side, e: Edit): void {
   }
 }
 
-function assertIndependent(ops: readonly Operation[]): void {
+export function assertIndependent(ops: readonly Operation[]): void {
   const touched = ops.filter((o) => o.kind !== 'report').flatMap((o) => pathsTouched(o).map((path) => ({ o, key: p(foldKey(path)) })));
   for (let a = 0; a < touched.length; a++) {
     for (let b = a + 1; b < touched.length; b++) {
@@ -182,7 +182,22 @@ export function caseSim(c: Case, direction: SyncDirection = 'two-way'): { sim: S
  * One case to quiescence. Two-way: the trees converge. One-way: no write on the protected side. Both: the
  * run terminates and no content is lost.
  */
-export function runCase(c: Case, direction: SyncDirection = 'two-way'): { passes: number; kinds: ReadonlySet<Operation['kind']> } {
+/**
+ * One pass of the planner over a simulated root: plans (in one or more pieces), hands every batch to `apply`
+ * (which applies it to the world before the next piece is planned) and says whether the whole pass was quiescent.
+ */
+export type PlanPass = (sim: Sim, apply: (ops: readonly Operation[]) => void) => boolean;
+
+/** The production shape of a full pass: one snapshot of the whole root, one plan. */
+export const wholePass: PlanPass = (sim, apply) => {
+  const result = plan(sim.snapshot(), { nowMs: sim.clockMs });
+  assertIndependent(result.ops);
+  if (result.quiescent) return true;
+  apply(result.ops);
+  return false;
+};
+
+export function runCase(c: Case, direction: SyncDirection = 'two-way', planPass: PlanPass = wholePass): { passes: number; kinds: ReadonlySet<Operation['kind']> } {
   const { sim, baseContents } = caseSim(c, direction);
 
   const atStart = liveContents(sim);
@@ -192,16 +207,18 @@ export function runCase(c: Case, direction: SyncDirection = 'two-way'): { passes
   if (trace) console.log('local', [...tree(sim, 'local')], 'remote', [...tree(sim, 'remote')], 'base', [...sim.world.synced.keys()]);
   let passes = 0;
   const kinds = new Set<Operation['kind']>();
-  for (;;) {
-    const result = plan(sim.snapshot(), { nowMs: sim.clockMs });
-    if (trace) console.log(`pass ${passes}:`, JSON.stringify(result.ops.map((o) => [o.kind, ...pathsTouched(o), o.reason])));
-    assertIndependent(result.ops);
-    if (result.quiescent) break;
-    if (++passes > maxPasses) throw new Error(`no quiescence after ${maxPasses} passes; last batch: ${JSON.stringify(result.ops.map((o) => [o.kind, pathsTouched(o)]))}`);
-    for (const op of shuffled(result.ops, c.order)) {
+  let last: readonly Operation[] = [];
+  const apply = (ops: readonly Operation[]): void => {
+    if (trace) console.log(`pass ${passes}:`, JSON.stringify(ops.map((o) => [o.kind, ...pathsTouched(o), o.reason])));
+    last = ops;
+    for (const op of shuffled(ops, c.order)) {
       kinds.add(op.kind);
       sim.apply(op);
     }
+  };
+  for (;;) {
+    if (planPass(sim, apply)) break;
+    if (++passes > maxPasses) throw new Error(`no quiescence after ${maxPasses} passes; last batch: ${JSON.stringify(last.map((o) => [o.kind, pathsTouched(o)]))}`);
   }
 
   const live = liveContents(sim);

@@ -3,7 +3,8 @@
  * both sides at random (create, edit, delete, rename, move of files and folders), runs to quiescence, and then
  * asserts convergence (both trees equal, name for name and byte for byte) and that no edit was lost (every
  * content written this round is in a tree or in a trash). The seed is printed when a round fails; replay it
- * with ENGINE_SEED=<seed>.
+ * with ENGINE_SEED=<seed>. A third variant plans every full pass in windows of 2 or 3 rows (windows.ts), so
+ * that most moves start in one window and end in another.
  */
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -153,12 +154,13 @@ async function mutateRemote(h: Harness, rnd: () => number, fresh: () => string, 
  * hintLocal and the pass looks only at what the hints and the remote events touched. The quiet second run then
  * gets no hints, so it rescans everything and would find whatever the hinted pass missed.
  */
-async function runSeed(seed: number, rounds: number, hinted = false): Promise<void> {
-  const h = await harness();
+async function runSeed(seed: number, rounds: number, hinted = false, windowEntries?: number): Promise<void> {
+  const h = await harness(windowEntries === undefined ? {} : { windowEntries });
   const rnd = mulberry32(seed);
   let n = 0;
   const fresh = (): string => String(++n);
   let opsRun = 0;
+  let windows = 0;
   for (let round = 1; round <= rounds; round++) {
     const written = new Map<string, string>();
     const touched: string[] = [];
@@ -170,6 +172,7 @@ async function runSeed(seed: number, rounds: number, hinted = false): Promise<vo
     if (hinted && round > 1) h.engine.hintLocal(h.root.id, touched.map(asRelPath));
     const s = await h.run();
     opsRun += Object.values(s.ops).reduce((x, y) => x + (y ?? 0), 0);
+    windows += s.windows;
     const why = `seed ${seed}, round ${round}: ${s.message}`;
     expect(s.outcome, why).toBe('converged');
     const local = await localTree(h.localPath);
@@ -181,6 +184,9 @@ async function runSeed(seed: number, rounds: number, hinted = false): Promise<vo
   }
   // Nearly every round changes something that must be synced (a few may cancel out): the rounds are not idle.
   expect(opsRun).toBeGreaterThan(rounds / 2);
+  // Small windows: the full passes really were planned piecewise (a root of a few rows fits one window).
+  if (windowEntries !== undefined) expect(windows).toBeGreaterThan(rounds);
+  else expect(windows).toBe(0);
 }
 
 describe('engine: seeded random rounds', () => {
@@ -197,6 +203,10 @@ describe('engine: seeded random rounds', () => {
     });
     it(`converges through hinted daemon passes too (seed ${seed})`, async () => {
       await runSeed(seed, 12, true);
+    });
+    // Windows of 2 and 3 rows: nearly every full pass is planned piecewise, and most moves cross windows.
+    it(`converges when full passes are planned in small windows (seed ${seed})`, async () => {
+      await runSeed(seed, 12, false, 2 + (seed % 2));
     });
   }
 });
