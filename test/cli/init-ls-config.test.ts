@@ -2,10 +2,11 @@
  * Setup in one command (issue 15): `boxsync init` (developer token; OAuth with a headless login), `boxsync ls`
  * and `boxsync config path|show|check`, as real child processes against box-server on port 0.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startBoxServer, type BoxServer } from '../../src/box-server/index.js';
+import { writeBoxConfig } from '../support/box-config.js';
 import { runCli, spawnCli } from '../support/cli.js';
 import { freePort } from '../support/net.js';
 import { makeTempDir } from '../support/tmp.js';
@@ -79,6 +80,37 @@ describe('boxsync init, ls and config', () => {
     expect(broken.code).toBe(2);
     expect(broken.stdout).toMatch(/PROBLEM cannot use the account/);
     expect(broken.stdout + broken.stderr).not.toContain(TOKEN);
+  });
+
+  it('config check reports every problem of every folder, in order, and exits 2', async () => {
+    const file = join(dir, 'two.json');
+    const notAFolder = join(dir, 'a-file');
+    await writeFile(notAFolder, 'x');
+    await writeBoxConfig(file, {
+      srv,
+      token: TOKEN,
+      remoteId: reportsId,
+      localPath: notAFolder,
+      stateDir: join(dir, 'state'),
+      socketPath: join(dir, 'c.sock'),
+      extra: {
+        folders: [
+          { remoteId: reportsId, localPath: notAFolder },
+          { remoteId: '987654321', localPath: join(dir, 'Second') },
+        ],
+      },
+    });
+    const r = await runCli(['config', 'check', '--config', file]);
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines.slice(2)).toEqual([
+      `Box folder ${reportsId} "Reports" <-> ${notAFolder}`,
+      `PROBLEM ${notAFolder} exists and is not a folder`,
+      // The first folder's problem does not stop the second from being looked up on Box.
+      `PROBLEM Box folder 987654321 (for ${join(dir, 'Second')}) does not exist or this account cannot see it`,
+      `${join(dir, 'Second')} does not exist yet: the first sync creates it`,
+    ]);
+    expect(r.stderr).toBe('boxsync config check: 2 problems (above)\n');
   });
 
   it('init with OAuth logs in headless (the pasted redirect address) and writes the client and folder', async () => {
