@@ -48,18 +48,28 @@ export function redactUrl(url: string): string {
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+export interface LogLevelInputs {
+  /** Where BOXSYNC_LOG_LEVEL is read; default process.env. */
+  readonly env?: NodeJS.ProcessEnv;
+  /** The command was given `-v/--verbose`. */
+  readonly verbose?: boolean;
+  /** Told when BOXSYNC_LOG_LEVEL is not a level. */
+  readonly warn?: (m: string) => void;
+}
+
 /**
  * The level a command logs at, the same rule everywhere (daemon, sync --once, demo): BOXSYNC_LOG_LEVEL when set
- * to a level, else `debug` with `-v/--verbose` (which sets BOXSYNC_VERBOSE), else the configured level.
+ * to a level, else `debug` with `-v/--verbose`, else the configured level.
  * An unknown BOXSYNC_LOG_LEVEL is ignored with a warning rather than crashing pino.
  */
-export function logLevelFor(configured: LogLevel, env: NodeJS.ProcessEnv = process.env, warn: (m: string) => void = () => undefined): LogLevel {
+export function logLevelFor(configured: LogLevel, inputs: LogLevelInputs = {}): LogLevel {
+  const env = inputs.env ?? process.env;
   const fromEnv = env.BOXSYNC_LOG_LEVEL?.trim().toLowerCase();
   if (fromEnv) {
     if ((LOG_LEVELS as readonly string[]).includes(fromEnv)) return fromEnv as LogLevel;
-    warn(`BOXSYNC_LOG_LEVEL=${env.BOXSYNC_LOG_LEVEL} is not a log level (${LOG_LEVELS.join(', ')}); ignored`);
+    inputs.warn?.(`BOXSYNC_LOG_LEVEL=${env.BOXSYNC_LOG_LEVEL} is not a log level (${LOG_LEVELS.join(', ')}); ignored`);
   }
-  if (env.BOXSYNC_VERBOSE === '1') return 'debug';
+  if (inputs.verbose === true) return 'debug';
   return configured;
 }
 

@@ -21,11 +21,7 @@ program
   .version(versionText(), '-V, --version', 'print the version of boxsync, Node and the platform')
   .option('-v, --verbose', 'log more (debug level) in every command; BOXSYNC_LOG_LEVEL=LEVEL sets any level')
   .exitOverride();
-
-// Global: read by every command's logger through BOXSYNC_VERBOSE (src/logger.ts logLevelFor).
-program.hook('preAction', (cmd) => {
-  if (cmd.optsWithGlobals<{ verbose?: boolean }>().verbose) process.env.BOXSYNC_VERBOSE = '1';
-});
+// -v is read by each command that logs (src/cli/global-options.ts isVerbose) and passed on as an option.
 
 registerCommands(program);
 

@@ -30,7 +30,6 @@ import type { LocalFs } from '../ports/local-fs.js';
 import type { LocalWatcher } from '../ports/local-watcher.js';
 import type { RemoteChanges, StreamType } from '../ports/remote-changes.js';
 import type { RemoteStore } from '../ports/remote-store.js';
-import { parseRate } from '../remote/box/bandwidth.js';
 import { createBoxAdapter, type BoxActions } from '../remote/box/index.js';
 
 export interface ComposeOptions {
@@ -46,6 +45,11 @@ export interface ComposeOptions {
   readonly streamType?: () => StreamType;
   /** The journal file; default `<stateDir>/journal.db`. `sync --once --dry-run` points it at a throw-away copy. */
   readonly journalFile?: string;
+  /**
+   * `--bwlimit RATE` (sync, daemon), read by parseRate: the cap in bytes per second, or null for none. It wins over
+   * the config's http.bwlimitKiBps; undefined (no --bwlimit): the config's cap.
+   */
+  readonly bandwidthBytesPerSec?: number | null | undefined;
 }
 
 export interface Composition {
@@ -92,8 +96,7 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
       stallTimeoutMs: config.http.stallTimeoutSec * 1000,
       listingDeadlineMs: config.http.listingDeadlineSec * 1000,
       downloadDeadline: { baseMs: config.http.downloadDeadlineSec * 1000, minBytesPerSec: config.http.downloadMinRateKiBps * 1024 },
-      // `--bwlimit RATE` (sync, daemon) arrives as BOXSYNC_BWLIMIT and wins over the config's http.bwlimitKiBps.
-      bandwidthBytesPerSec: process.env.BOXSYNC_BWLIMIT ? parseRate(process.env.BOXSYNC_BWLIMIT) : config.http.bwlimitKiBps === null ? null : config.http.bwlimitKiBps * 1024,
+      bandwidthBytesPerSec: opts.bandwidthBytesPerSec !== undefined ? opts.bandwidthBytesPerSec : config.http.bwlimitKiBps === null ? null : config.http.bwlimitKiBps * 1024,
       uploadSessions: journal.uploadSessions,
       // The root logger: each part of the Box client names its own component (one `component` key per line).
       logger,

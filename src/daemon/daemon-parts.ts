@@ -11,7 +11,7 @@ import type { RemoteChanges, StreamType } from '../ports/remote-changes.js';
 import type { RemoteStore } from '../ports/remote-store.js';
 import type { BoxActions } from '../remote/box/index.js';
 import type { LocalTrash } from '../local/local-trash.js';
-import { compose } from './compose.js';
+import { compose, type ComposeOptions } from './compose.js';
 
 export interface DaemonParts {
   readonly engine: Engine;
@@ -36,21 +36,26 @@ export interface DaemonParts {
 /** `streamType`: the event stream the daemon reads, asked by the engine at the start of each pass (see compose). */
 export type ComposeDaemonParts = (config: Config, logger: Logger, events: EngineEvents, streamType: () => StreamType) => Promise<DaemonParts>;
 
-/** The production parts: the composition root's engine and adapters. */
-export const composeDaemonParts: ComposeDaemonParts = async (config, logger, events, streamType) => {
-  const c = await compose({ config, logger, events, streamType });
-  if (c.journalRebuilt) logger.warn(`the journal was rebuilt (${c.journalRebuilt}); the first pass scans and lists everything`);
-  return {
-    engine: c.engine,
-    journal: c.journal,
-    remote: c.remote,
-    changes: c.changes,
-    roots: c.roots,
-    isIgnoredFor: (root) => c.isIgnoredFor(root),
-    purgeLocalTrash: (ageMs) => c.localTrash.purgeOlderThan(ageMs),
-    boxActions: c.boxActions,
-    localTrash: c.localTrash,
-    apiUrl: config.remote.apiUrl,
-    close: () => c.close(),
+/** What the daemon's command line adds to every composition (the first and each one after a SIGHUP reload). */
+export type DaemonComposeOverrides = Pick<ComposeOptions, 'bandwidthBytesPerSec'>;
+
+/** The production parts: the composition root's engine and adapters, with the command line's overrides. */
+export function composeDaemonParts(overrides: DaemonComposeOverrides = {}): ComposeDaemonParts {
+  return async (config, logger, events, streamType) => {
+    const c = await compose({ ...overrides, config, logger, events, streamType });
+    if (c.journalRebuilt) logger.warn(`the journal was rebuilt (${c.journalRebuilt}); the first pass scans and lists everything`);
+    return {
+      engine: c.engine,
+      journal: c.journal,
+      remote: c.remote,
+      changes: c.changes,
+      roots: c.roots,
+      isIgnoredFor: (root) => c.isIgnoredFor(root),
+      purgeLocalTrash: (ageMs) => c.localTrash.purgeOlderThan(ageMs),
+      boxActions: c.boxActions,
+      localTrash: c.localTrash,
+      apiUrl: config.remote.apiUrl,
+      close: () => c.close(),
+    };
   };
-};
+}

@@ -30,6 +30,8 @@ import { DaemonSession } from './session.js';
 export interface RunDaemonOptions {
   readonly configPath?: string | undefined;
   readonly compose: ComposeDaemonParts;
+  /** `-v/--verbose`: log at debug level unless BOXSYNC_LOG_LEVEL says otherwise. */
+  readonly verbose?: boolean;
   /** Called once the daemon answers on its socket (tests, demo). */
   readonly onReady?: (info: { socketPath: string; config: Config }) => void;
 }
@@ -42,7 +44,7 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
     process.stderr.write(`boxsync daemon: ${e instanceof Error ? e.message : String(e)}\n`);
     return DAEMON_EXIT.config;
   }
-  const rootLogger = createLogger({ level: logLevelFor(config.log.level, process.env, (m) => process.stderr.write(`boxsync daemon: ${m}\n`)) });
+  const rootLogger = createLogger({ level: logLevelFor(config.log.level, { verbose: opts.verbose === true, warn: (m) => void process.stderr.write(`boxsync daemon: ${m}\n`) }) });
   const log = rootLogger.child({ component: 'daemon' });
   let settings: DaemonSettings;
   try {

@@ -22,14 +22,15 @@ import { chmod, mkdir, stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
-import { loadConfig } from '../config.js';
+import type { Config } from '../config.js';
 import { silentLogger } from '../logger.js';
 import { createBoxAdapter } from '../remote/box/index.js';
 
 export const DEFAULT_LOGIN_PORT = 53682;
 
 export interface LoginOptions {
-  readonly configPath?: string | undefined;
+  /** Where Box is and the OAuth client and token file to log in with (`boxsync init` passes the config it is about to write). */
+  readonly config: Pick<Config, 'remote' | 'auth'>;
   readonly port: number;
   readonly openBrowser: boolean;
   readonly timeoutMs: number;
@@ -56,13 +57,7 @@ export function codeFromPaste(text: string, state: string): { code: string } | {
 }
 
 export async function runLogin(opts: LoginOptions): Promise<number> {
-  let config;
-  try {
-    config = await loadConfig({ path: opts.configPath });
-  } catch (e) {
-    opts.out(`boxsync login: ${e instanceof Error ? e.message : String(e)}`);
-    return 2;
-  }
+  const { config } = opts;
   const auth = config.auth;
   if (!('clientId' in auth)) {
     opts.out('boxsync login: the config uses a developer token, which needs no login; set auth.clientId and auth.clientSecret to use OAuth');

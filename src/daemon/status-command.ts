@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { DaemonNotRunningError, sendControl } from './control-client.js';
 import type { ControlRequest, DaemonStatus, PathStatus, VerbResult } from './control-protocol.js';
 import { STATUS_EXIT } from './exit-codes.js';
-import { readLastExit } from './last-exit.js';
+import { readLastExit, type LastExit } from './last-exit.js';
 import { daemonLocation } from './socket-path.js';
 import { attentionReasons, formatDaemonStatus, formatNotRunning, formatPathStatus } from './status-text.js';
 
@@ -17,53 +17,72 @@ interface ClientOpts {
   readonly config?: string | undefined;
 }
 
+type DaemonLocation = Awaited<ReturnType<typeof daemonLocation>>;
+
+/** How a command says that it could not get an answer: no daemon runs, or the request failed. */
+interface FailureReport {
+  notRunning(where: DaemonLocation, e: DaemonNotRunningError): void;
+  failed(where: DaemonLocation, message: string): void;
+}
+
+const plainReport: FailureReport = {
+  notRunning: (_where, e) => void process.stderr.write(`boxsync: ${e.message}\n`),
+  failed: (_where, message) => void process.stderr.write(`boxsync: ${message}\n`),
+};
+
+const statusTextReport: FailureReport = {
+  notRunning: (where) => void process.stderr.write(`boxsync: ${formatNotRunning(where.socketPath, lastExitAt(where))}`),
+  failed: plainReport.failed,
+};
+
+const statusJsonReport: FailureReport = {
+  notRunning: (where) => printJson({ running: false, socket: where.socketPath, lastExit: lastExitAt(where) }),
+  failed: (where, message) => printJson({ running: null, socket: where.socketPath, error: message }),
+};
+
 export async function runStatus(opts: ClientOpts & { path?: string | undefined; json: boolean }): Promise<number> {
-  const where = await daemonLocation(opts);
-  const json = (v: unknown): void => void process.stdout.write(`${JSON.stringify(v, null, 2)}\n`);
-  try {
+  return withDaemon(opts, opts.json ? statusJsonReport : statusTextReport, async ({ socketPath }) => {
     if (opts.path !== undefined) {
-      const p = await sendControl<PathStatus>(where.socketPath, { verb: 'status-path', path: resolve(opts.path) });
-      if (opts.json) json({ running: true, ...p });
+      const p = await sendControl<PathStatus>(socketPath, { verb: 'status-path', path: resolve(opts.path) });
+      if (opts.json) printJson({ running: true, ...p });
       else process.stdout.write(formatPathStatus(p));
       return p.state === 'failed' ? STATUS_EXIT.attention : STATUS_EXIT.healthy;
     }
-    const s = await sendControl<DaemonStatus>(where.socketPath, { verb: 'status' });
+    const s = await sendControl<DaemonStatus>(socketPath, { verb: 'status' });
     const attention = attentionReasons(s);
-    if (opts.json) json({ running: true, healthy: attention.length === 0, attention, ...s });
+    if (opts.json) printJson({ running: true, healthy: attention.length === 0, attention, ...s });
     else process.stdout.write(formatDaemonStatus(s));
     return attention.length === 0 ? STATUS_EXIT.healthy : STATUS_EXIT.attention;
-  } catch (e) {
-    if (e instanceof DaemonNotRunningError) {
-      const last = where.stateDir === null ? null : readLastExit(where.stateDir);
-      if (opts.json) json({ running: false, socket: where.socketPath, lastExit: last });
-      else process.stderr.write(`boxsync: ${formatNotRunning(where.socketPath, last)}`);
-      return STATUS_EXIT.notRunning;
-    }
-    const message = e instanceof Error ? e.message : String(e);
-    if (opts.json) json({ running: null, socket: where.socketPath, error: message });
-    else process.stderr.write(`boxsync: ${message}\n`);
-    return STATUS_EXIT.failed;
-  }
+  });
 }
 
 export async function runControlVerb(req: Exclude<ControlRequest, { verb: 'status' | 'status-path' }>, opts: ClientOpts): Promise<number> {
-  return withDaemon(opts, async (socketPath) => {
+  return withDaemon(opts, plainReport, async ({ socketPath }) => {
     const r = await sendControl<VerbResult>(socketPath, req);
     process.stdout.write(`${r.message}\n`);
     return 0;
   });
 }
 
-async function withDaemon(opts: ClientOpts, fn: (socketPath: string) => Promise<number>): Promise<number> {
-  const { socketPath } = await daemonLocation(opts);
+/** The one place that turns "no daemon" and a failed request into a report and an exit code. */
+async function withDaemon(opts: ClientOpts, report: FailureReport, fn: (where: DaemonLocation) => Promise<number>): Promise<number> {
+  const where = await daemonLocation(opts);
   try {
-    return await fn(socketPath);
+    return await fn(where);
   } catch (e) {
     if (e instanceof DaemonNotRunningError) {
-      process.stderr.write(`boxsync: ${e.message}\n`);
+      report.notRunning(where, e);
       return STATUS_EXIT.notRunning;
     }
-    process.stderr.write(`boxsync: ${e instanceof Error ? e.message : String(e)}\n`);
+    report.failed(where, e instanceof Error ? e.message : String(e));
     return STATUS_EXIT.failed;
   }
+}
+
+function lastExitAt(where: DaemonLocation): LastExit | null {
+  return where.stateDir === null ? null : readLastExit(where.stateDir);
+}
+
+function printJson(v: unknown): void {
+  process.stdout.write(`${JSON.stringify(v, null, 2)}\n`);
 }

@@ -2,10 +2,11 @@
  * Setup in one command (issue 15): `boxsync init` (developer token; OAuth with a headless login), `boxsync ls`
  * and `boxsync config path|show|check`, as real child processes against box-server on port 0.
  */
-import { readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startBoxServer, type BoxServer } from '../../src/box-server/index.js';
+import { writeBoxConfig } from '../support/box-config.js';
 import { runCli, spawnCli } from '../support/cli.js';
 import { freePort } from '../support/net.js';
 import { makeTempDir } from '../support/tmp.js';
@@ -79,6 +80,67 @@ describe('boxsync init, ls and config', () => {
     expect(broken.code).toBe(2);
     expect(broken.stdout).toMatch(/PROBLEM cannot use the account/);
     expect(broken.stdout + broken.stderr).not.toContain(TOKEN);
+  });
+
+  it('config check reports every problem of every folder, in order, and exits 2', async () => {
+    const file = join(dir, 'two.json');
+    const notAFolder = join(dir, 'a-file');
+    await writeFile(notAFolder, 'x');
+    await writeBoxConfig(file, {
+      srv,
+      token: TOKEN,
+      remoteId: reportsId,
+      localPath: notAFolder,
+      stateDir: join(dir, 'state'),
+      socketPath: join(dir, 'c.sock'),
+      extra: {
+        folders: [
+          { remoteId: reportsId, localPath: notAFolder },
+          { remoteId: '987654321', localPath: join(dir, 'Second') },
+        ],
+      },
+    });
+    const r = await runCli(['config', 'check', '--config', file]);
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines.slice(2)).toEqual([
+      `Box folder ${reportsId} "Reports" <-> ${notAFolder}`,
+      `PROBLEM ${notAFolder} exists and is not a folder`,
+      // The first folder's problem does not stop the second from being looked up on Box.
+      `PROBLEM Box folder 987654321 (for ${join(dir, 'Second')}) does not exist or this account cannot see it`,
+      `${join(dir, 'Second')} does not exist yet: the first sync creates it`,
+    ]);
+    expect(r.stderr).toBe('boxsync config check: 2 problems (above)\n');
+  });
+
+  it('init writes the config once, at the end: during the login the old one is untouched, and a failed init leaves nothing', async () => {
+    const port = await freePort();
+    srv.control.registerOAuthClient({ clientId: 'cid', clientSecret: 'csecret', redirectUris: [`http://127.0.0.1:${port}/`] });
+    const file = join(dir, 'keep', 'config.json');
+    await mkdir(dirname(file));
+    const original = '{ "mine": "the config from before" }\n';
+    await writeFile(file, original, { mode: 0o600 });
+    const child = spawnCli(['init', '--force', '--config', file, '--client-id', 'cid', '--client-secret', 'csecret', '--api-url', srv.apiUrl, '--box-path', '/Work', '--local', join(dir, 'W'), '--state-dir', join(dir, 'st'), '--port', String(port), '--headless'], { stdin: 'pipe' });
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    const done = new Promise<number | null>((r) => child.on('close', (c) => r(c)));
+    const state = await waitFor(() => /state=([0-9a-f]{32})/.exec(out)?.[1], { what: 'the authorize URL', timeoutMs: 30_000 });
+    // While the login waits for the browser, no draft stands in for the config and none is set aside.
+    expect(await readFile(file, 'utf8')).toBe(original);
+    expect(await readdir(dirname(file))).toEqual(['config.json']);
+    await fetch(`http://127.0.0.1:${port}/?error=access_denied&state=${state}`);
+    expect(await done, out).toBe(2);
+    expect(out).toMatch(/boxsync init: the login did not complete; nothing was written/);
+    expect(await readFile(file, 'utf8')).toBe(original);
+    expect(await readdir(dirname(file))).toEqual(['config.json']);
+
+    // A fresh init that fails (no such Box folder) creates neither the file nor its folder.
+    const fresh = join(dir, 'fresh', 'config.json');
+    const r = await runCli(['init', '--config', fresh, '--developer-token', TOKEN, '--api-url', srv.apiUrl, '--box-path', '/Nope', '--local', join(dir, 'N'), '--state-dir', join(dir, 'st2')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/there is no folder "Nope".*nothing was written/);
+    await expect(stat(join(dir, 'fresh'))).rejects.toThrow(/ENOENT/);
   });
 
   it('init with OAuth logs in headless (the pasted redirect address) and writes the client and folder', async () => {

@@ -123,6 +123,12 @@ describe('boxsync login', () => {
     await expect(stat(tokenFile)).rejects.toThrow(/ENOENT/);
   });
 
+  it('says what is wrong with a config it cannot read', async () => {
+    const login = startLogin(['--config', join(dir, 'missing.json'), '--port', '0']);
+    expect(await login.done).toBe(2);
+    expect(login.out()).toMatch(/^boxsync login: config error in .*missing\.json.*file not found/m);
+  });
+
   it('refuses a developer-token config with a clear message', async () => {
     const file = join(dir, 'dev.json');
     await writeFile(file, JSON.stringify({ auth: { developerToken: 'T' }, folders: [{ remoteId: '0', localPath: join(dir, 'Box') }], stateDir: join(dir, 'state') }));

@@ -68,6 +68,30 @@ describe('boxsync status (client)', () => {
     expect(r.stderr).toMatch(/boxsync daemon/);
   });
 
+  it('reports no daemon and a failed request the same way for status, status --json and the control verbs', async () => {
+    const none = join(dir, 'none.sock');
+    const verb = await runCli(['pause', '--socket', none]);
+    expect(verb.code).toBe(3);
+    expect(verb.stderr).toBe(`boxsync: no boxsync daemon is running (nothing answers on ${none}); start it with \`boxsync daemon\` or \`systemctl --user start boxsync\`\n`);
+    const noneJson = await runCli(['status', '--json', '--socket', none]);
+    expect(noneJson.code).toBe(3);
+    expect(JSON.parse(noneJson.stdout)).toEqual({ running: false, socket: none, lastExit: null });
+
+    const socketPath = join(dir, 'c.sock');
+    server = await startControlServer(socketPath, async () => {
+      throw new Error('the daemon is shutting down');
+    });
+    const text = await runCli(['status', '--socket', socketPath]);
+    expect(text.code).toBe(2);
+    expect(text.stderr).toMatch(/^boxsync: .*the daemon is shutting down\n$/);
+    const json = await runCli(['status', '--json', '--socket', socketPath]);
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stdout)).toEqual({ running: null, socket: socketPath, error: expect.stringMatching(/the daemon is shutting down/) });
+    const refused = await runCli(['resume', '--socket', socketPath]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/^boxsync: .*the daemon is shutting down\n$/);
+  });
+
   it('prints a readable summary, and the same data as JSON with --json', async () => {
     const socketPath = join(dir, 'c.sock');
     const now = Date.now();

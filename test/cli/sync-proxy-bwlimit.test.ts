@@ -1,18 +1,22 @@
 /**
  * Enterprise networks (issue 15): every request goes through HTTPS_PROXY / HTTP_PROXY unless NO_PROXY names
- * the host; `--bwlimit` caps the total transfer rate. Real `sync --once` child processes, a real forwarding
- * proxy started here, box-server on port 0.
+ * the host; `--bwlimit` caps the total transfer rate. Real `sync --once` and `daemon` child processes (and
+ * runSyncOnce in this process), a real forwarding proxy started here, box-server on port 0.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { connect } from 'node:net';
-import type { Duplex } from 'node:stream';
+import { PassThrough, type Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Bandwidth, parseRate } from '../../src/remote/box/bandwidth.js';
-import { explain, readText, startSyncEnv, writeText, type SyncEnv } from './sync-harness.js';
+import { runSyncOnce } from '../../src/cli/commands/sync.js';
+import { createHarness } from '../daemon/daemon-harness.js';
+import { runCli } from '../support/cli.js';
+import { waitFor } from '../support/wait.js';
+import { contentRequests, explain, readText, startSyncEnv, writeText, type SyncEnv } from './sync-harness.js';
 
 const envs: SyncEnv[] = [];
 const servers: Server[] = [];
@@ -90,6 +94,47 @@ describe('proxies and the bandwidth cap', () => {
     const bad = await e.sync(['--bwlimit', 'fast']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--bwlimit: "fast" is not a rate/);
+    const badDaemon = await runCli(['daemon', '--bwlimit', 'fast', '--config', e.configFile]);
+    expect(badDaemon.code).toBe(2);
+    expect(badDaemon.stderr).toMatch(/--bwlimit: "fast" is not a rate/);
+  });
+
+  it('the cap reaches compose as an option of runSyncOnce, with nothing in the environment', async () => {
+    const e = await startSyncEnv();
+    envs.push(e);
+    const body = randomBytes(512 * 1024);
+    e.web.uploadFile(e.remoteRootId, 'capped.bin', body);
+    const err = new PassThrough();
+    let log = '';
+    err.on('data', (d: Buffer) => (log += d.toString()));
+    const code = await runSyncOnce({ configPath: e.configFile, env: {}, out: new PassThrough(), err, tty: false, bandwidthBytesPerSec: 256 * 1024 });
+    const doneMs = Date.now();
+    expect(code, log).toBe(0);
+    expect(await readFile(join(e.mirror, 'capped.bin'))).toEqual(body);
+    // Timed from the download's first request (loading the engine into this process takes a while too):
+    // 512 KiB at 256 KiB/s with a 64 KiB burst cannot take less than (512 - 64) / 256 = 1.75 s.
+    const [started] = contentRequests(e.srv).downloads;
+    expect(started).toBeDefined();
+    expect(doneMs - started!.atMs).toBeGreaterThanOrEqual(1_750);
+  });
+
+  it('daemon --bwlimit caps the downloads of the daemon', async () => {
+    const h = await createHarness();
+    try {
+      await h.start({ BOXSYNC_LOG_LEVEL: 'warn' }, ['--bwlimit', '256K']);
+      const body = randomBytes(768 * 1024);
+      h.web.uploadFile(h.rootId, 'capped.bin', body);
+      const target = join(h.mirror, 'capped.bin');
+      await waitFor(async () => (await readFile(target).catch(() => null))?.equals(body) === true, { timeoutMs: 30_000, intervalMs: 50, what: 'the capped download' });
+      const arrivedMs = Date.now();
+      // The one download: its first request (Box answers it with a redirect to the content) came before any byte.
+      const [started] = contentRequests(h.srv).downloads;
+      expect(started).toBeDefined();
+      // From that request to the file in place: at least (768 - 64) / 256 = 2.75 s.
+      expect(arrivedMs - started!.atMs).toBeGreaterThanOrEqual(2_750);
+    } finally {
+      await h.close();
+    }
   });
 
   it('parseRate reads rclone-style rates; the bucket never lets more than the rate plus one burst through', async () => {

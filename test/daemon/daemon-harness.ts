@@ -27,7 +27,8 @@ export interface Harness {
   readonly rootId: string;
   readonly socketPath: string;
   readonly configFile: string;
-  start(env?: NodeJS.ProcessEnv): Promise<DaemonRun>;
+  /** `boxsync daemon --config FILE ...args` with `env` added to this process's environment. */
+  start(env?: NodeJS.ProcessEnv, args?: readonly string[]): Promise<DaemonRun>;
   status(): Promise<DaemonStatus>;
   /** Wait until a pass finished after now and the daemon is idle. */
   settled(timeoutMs?: number): Promise<DaemonStatus>;
@@ -63,8 +64,8 @@ export async function createHarness(opts: { server?: BoxServerOptions; config?: 
     rootId,
     socketPath,
     configFile,
-    async start(env = {}) {
-      const child = spawnCli(['daemon', '--config', configFile], { env: { BOXSYNC_SYNC_CHECK_SEC: '3', ...env } });
+    async start(env = {}, args = []) {
+      const child = spawnCli(['daemon', '--config', configFile, ...args], { env: { BOXSYNC_SYNC_CHECK_SEC: '3', ...env } });
       let out = '';
       child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
       child.stderr!.on('data', (d: Buffer) => (out += d.toString()));

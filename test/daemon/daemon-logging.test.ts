@@ -4,7 +4,9 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runSyncOnce } from '../../src/cli/commands/sync.js';
 import { logLevelFor } from '../../src/logger.js';
 import { runCli } from '../support/cli.js';
 import { waitFor } from '../support/wait.js';
@@ -21,11 +23,27 @@ describe('log levels and components', () => {
 
   it('logLevelFor: the variable, then --verbose, then the config; an unknown level is ignored with a warning', () => {
     const warnings: string[] = [];
-    expect(logLevelFor('info', { BOXSYNC_LOG_LEVEL: 'trace', BOXSYNC_VERBOSE: '1' })).toBe('trace');
-    expect(logLevelFor('info', { BOXSYNC_VERBOSE: '1' })).toBe('debug');
-    expect(logLevelFor('warn', {})).toBe('warn');
-    expect(logLevelFor('warn', { BOXSYNC_LOG_LEVEL: 'loud' }, (m) => warnings.push(m))).toBe('warn');
+    expect(logLevelFor('info', { env: { BOXSYNC_LOG_LEVEL: 'trace' }, verbose: true })).toBe('trace');
+    expect(logLevelFor('info', { env: {}, verbose: true })).toBe('debug');
+    expect(logLevelFor('warn', { env: {} })).toBe('warn');
+    expect(logLevelFor('warn', { env: { BOXSYNC_LOG_LEVEL: 'loud' }, verbose: true, warn: (m) => warnings.push(m) })).toBe('debug');
     expect(warnings[0]).toMatch(/BOXSYNC_LOG_LEVEL=loud is not a log level/);
+    // -v is an option of the command, not something left in the environment for whoever reads it.
+    expect(logLevelFor('warn', { env: { BOXSYNC_VERBOSE: '1' } })).toBe('warn');
+  });
+
+  it('runSyncOnce logs debug lines when it is told verbose, with nothing in the environment', async () => {
+    h = await createHarness();
+    const run = async (verbose: boolean): Promise<string> => {
+      const err = new PassThrough();
+      let text = '';
+      err.on('data', (d: Buffer) => (text += d.toString()));
+      const code = await runSyncOnce({ configPath: h!.configFile, env: {}, out: new PassThrough(), err, tty: false, verbose });
+      expect(code, text).toBe(0);
+      return text;
+    };
+    expect(jsonLines(await run(false)).filter((l) => l.includes('"level":20'))).toEqual([]);
+    expect(jsonLines(await run(true)).some((l) => l.includes('"level":20'))).toBe(true);
   });
 
   it('the daemon honours BOXSYNC_LOG_LEVEL, and each line has one component key', async () => {
@@ -38,6 +56,17 @@ describe('log levels and components', () => {
     const repeated = lines.filter((l) => (l.match(/"component":/g) ?? []).length > 1);
     expect(repeated).toEqual([]);
     expect(lines.filter((l) => l.includes('"component":"box-http"')).length + lines.filter((l) => l.includes('"component":"engine"')).length).toBeGreaterThan(0);
+  });
+
+  it('daemon -v logs debug lines; BOXSYNC_LOG_LEVEL still wins over it', async () => {
+    h = await createHarness();
+    const verbose = await h.start({ BOXSYNC_LOG_LEVEL: '' }, ['-v']);
+    expect(jsonLines(verbose.output()).some((l) => l.includes('"level":20'))).toBe(true);
+    await h.stop(verbose);
+    const quiet = await h.start({ BOXSYNC_LOG_LEVEL: 'warn' }, ['-v']);
+    await writeFile(join(h.mirror, 'quiet.txt'), 'x');
+    await waitFor(() => h!.web.findByPath('Mirror/quiet.txt'), { timeoutMs: 30_000, what: 'the upload' });
+    expect(jsonLines(quiet.output()).filter((l) => l.includes('"level":20') || l.includes('"level":30'))).toEqual([]);
   });
 
   it('sync --once -v logs debug lines (the default shows warnings only)', async () => {

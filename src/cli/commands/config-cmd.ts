@@ -32,51 +32,73 @@ export function register(program: Command): void {
     .action(async (opts: { config?: string }) => {
       const loaded = await load(opts.config, 'check');
       if (!loaded) return;
-      const { adapterForConfig } = await import('../account-tools.js');
-      const { safeText } = await import('../../core/escape.js');
-      const { access, stat } = await import('node:fs/promises');
-      const { dirname } = await import('node:path');
-      const say = (line: string): void => void process.stdout.write(`${line}\n`);
-      let problems = 0;
-      const bad = (line: string): void => {
-        problems++;
-        process.stdout.write(`PROBLEM ${line}\n`);
-      };
-      say(`config ${loaded.file}: valid`);
-      for (const w of loaded.warnings) say(`warning: ${w}`);
-      const adapter = adapterForConfig(loaded);
-      try {
-        try {
-          const me = await adapter.store.account();
-          say(`logged in to ${new URL(loaded.remote.apiUrl).host} as ${safeText(me.name)} <${safeText(me.login)}>`);
-        } catch (e) {
-          bad(`cannot use the account: ${e instanceof Error ? e.message : String(e)}${'clientId' in loaded.auth ? '; run `boxsync login`' : ''}`);
-        }
-        for (const f of loaded.folders) {
-          // Without a working login the folders cannot be looked up on Box; the local side is still checked.
-          try {
-            const item = problems > 0 ? null : await adapter.store.getItem(f.remoteId, 'folder');
-            if (problems === 0 && item === null) bad(`Box folder ${f.remoteId} (for ${f.localPath}) does not exist or this account cannot see it`);
-            else if (item) say(`Box folder ${f.remoteId} "${safeText(item.name)}" <-> ${f.localPath}`);
-          } catch (e) {
-            bad(`Box folder ${f.remoteId}: ${e instanceof Error ? e.message : String(e)}`);
-          }
-          const local = await stat(f.localPath).catch(() => null);
-          if (local && !local.isDirectory()) bad(`${f.localPath} exists and is not a folder`);
-          else if (!local) {
-            const parentOk = await access(dirname(f.localPath)).then(() => true, () => false);
-            if (parentOk) say(`${f.localPath} does not exist yet: the first sync creates it`);
-            else bad(`${f.localPath}: its parent folder does not exist`);
-          }
-        }
-      } finally {
-        await adapter.close();
-      }
+      // Each line is printed as it is found (a slow Box answer should not hold back the lines before it).
+      const findings = await checkConfig(loaded, (f) => void process.stdout.write(f.problem ? `PROBLEM ${f.line}\n` : `${f.line}\n`));
+      const problems = findings.filter((f) => f.problem).length;
       if (problems > 0) {
         process.stderr.write(`boxsync config check: ${problems} problem${problems === 1 ? '' : 's'} (above)\n`);
         process.exitCode = 2;
-      } else say('ok: next, `boxsync sync --once` to try it, or `boxsync service install` to run it in the background');
+      } else process.stdout.write('ok: next, `boxsync sync --once` to try it, or `boxsync service install` to run it in the background\n');
     });
+}
+
+/** One line of `config check`, in the order found; a problem makes the exit code 2. */
+interface Finding {
+  readonly line: string;
+  readonly problem: boolean;
+}
+
+/**
+ * What `config check` finds, in order, each also handed to `found` as it is found: the account, then for each
+ * folder its Box folder (when logged in) and its local side.
+ */
+async function checkConfig(config: import('../../config.js').Config, found: (f: Finding) => void): Promise<Finding[]> {
+  const { adapterForConfig } = await import('../account-tools.js');
+  const { safeText } = await import('../../core/escape.js');
+  const { access, stat } = await import('node:fs/promises');
+  const { dirname } = await import('node:path');
+  const findings: Finding[] = [];
+  const add = (f: Finding): void => {
+    findings.push(f);
+    found(f);
+  };
+  const ok = (line: string): void => add({ line, problem: false });
+  const bad = (line: string): void => add({ line, problem: true });
+  ok(`config ${config.file}: valid`);
+  for (const w of config.warnings) ok(`warning: ${w}`);
+  const adapter = adapterForConfig(config);
+  try {
+    let loggedIn = false;
+    try {
+      const me = await adapter.store.account();
+      ok(`logged in to ${new URL(config.remote.apiUrl).host} as ${safeText(me.name)} <${safeText(me.login)}>`);
+      loggedIn = true;
+    } catch (e) {
+      bad(`cannot use the account: ${e instanceof Error ? e.message : String(e)}${'clientId' in config.auth ? '; run `boxsync login`' : ''}`);
+    }
+    for (const f of config.folders) {
+      // Without a working login the folders cannot be looked up on Box; the local side is still checked.
+      if (loggedIn) {
+        try {
+          const item = await adapter.store.getItem(f.remoteId, 'folder');
+          if (item === null) bad(`Box folder ${f.remoteId} (for ${f.localPath}) does not exist or this account cannot see it`);
+          else ok(`Box folder ${f.remoteId} "${safeText(item.name)}" <-> ${f.localPath}`);
+        } catch (e) {
+          bad(`Box folder ${f.remoteId}: ${e instanceof Error ? e.message : String(e)}`);
+        }
+      }
+      const local = await stat(f.localPath).catch(() => null);
+      if (local && !local.isDirectory()) bad(`${f.localPath} exists and is not a folder`);
+      else if (!local) {
+        const parentOk = await access(dirname(f.localPath)).then(() => true, () => false);
+        if (parentOk) ok(`${f.localPath} does not exist yet: the first sync creates it`);
+        else bad(`${f.localPath}: its parent folder does not exist`);
+      }
+    }
+  } finally {
+    await adapter.close();
+  }
+  return findings;
 }
 
 async function load(path: string | undefined, verb: string): Promise<import('../../config.js').Config | null> {

@@ -13,6 +13,7 @@
 import { access, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
+import { isVerbose } from '../global-options.js';
 import type { DaemonStatus } from '../../daemon/control-protocol.js';
 import { setUpDemo } from './demo-setup.js';
 
@@ -22,12 +23,12 @@ export function register(program: Command): void {
     .description('Run the daemon live on the embedded default: box-server with sample content, mirrored into a local folder')
     .option('--dir <dir>', 'where to put the mirror, config and state (default: a new temp folder)')
     .option('--check', 'show one change each way with its latency, then stop (for scripts and tests)')
-    .action(async (opts: { dir?: string; check?: boolean }) => {
-      process.exitCode = await runDemoLive({ dir: opts.dir, check: opts.check === true });
+    .action(async (opts: { dir?: string; check?: boolean }, cmd: Command) => {
+      process.exitCode = await runDemoLive({ dir: opts.dir, check: opts.check === true, verbose: isVerbose(cmd) });
     });
 }
 
-async function runDemoLive(opts: { dir?: string | undefined; check: boolean }): Promise<number> {
+async function runDemoLive(opts: { dir?: string | undefined; check: boolean; verbose: boolean }): Promise<number> {
   const say = (line = ''): void => void process.stdout.write(`${line}\n`);
   const [{ runDaemon }, { composeDaemonParts }, { sendControl }, { formatDaemonStatus }] = await Promise.all([
     import('../../daemon/daemon.js'),
@@ -90,7 +91,7 @@ async function runDemoLive(opts: { dir?: string | undefined; check: boolean }): 
   };
 
   try {
-    const code = await runDaemon({ configPath: configFile, compose: composeDaemonParts, onReady: () => void ready() });
+    const code = await runDaemon({ configPath: configFile, compose: composeDaemonParts(), verbose: opts.verbose, onReady: () => void ready() });
     return code !== 0 ? code : result;
   } finally {
     await server.close();

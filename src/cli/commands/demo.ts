@@ -15,6 +15,7 @@
 import { access, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
+import { isVerbose } from '../global-options.js';
 import { setUpDemo } from './demo-setup.js';
 import type { ExitCode } from './sync.js';
 
@@ -23,14 +24,16 @@ export interface DemoSyncContext {
   readonly round: number;
   readonly out: NodeJS.WritableStream;
   readonly err: NodeJS.WritableStream;
+  /** `-v/--verbose` was given to `boxsync demo`. */
+  readonly verbose: boolean;
 }
 
 /** One sync of the demo: converge the mirror with box-server and return the exit code. */
 export type DemoSyncStep = (ctx: DemoSyncContext) => Promise<ExitCode>;
 
-export const syncOnceStep: DemoSyncStep = async ({ configFile, out, err }) => {
+export const syncOnceStep: DemoSyncStep = async ({ configFile, out, err, verbose }) => {
   const { runSyncOnce } = await import('./sync.js');
-  return runSyncOnce({ configPath: configFile, out, err });
+  return runSyncOnce({ configPath: configFile, out, err, verbose });
 };
 
 export interface DemoOptions {
@@ -41,6 +44,8 @@ export interface DemoOptions {
   readonly syncStep?: DemoSyncStep;
   /** Resolves when a kept server should stop (default: SIGINT or SIGTERM). */
   readonly keepUntil?: Promise<void>;
+  /** `-v/--verbose`: the syncs log at debug level. */
+  readonly verbose?: boolean;
 }
 
 export function register(program: Command): void {
@@ -49,8 +54,8 @@ export function register(program: Command): void {
     .description('Run the main job on the embedded default: box-server with sample content, synced into a local folder')
     .option('--dir <dir>', 'where to put the mirror, config and state (default: a new temp folder)')
     .option('--keep', 'keep box-server running after the sync (until Ctrl-C), to try `boxsync sync --once` by hand')
-    .action(async (opts: { dir?: string; keep?: boolean }) => {
-      process.exitCode = await runDemo({ dir: opts.dir, keep: opts.keep ?? false });
+    .action(async (opts: { dir?: string; keep?: boolean }, cmd: Command) => {
+      process.exitCode = await runDemo({ dir: opts.dir, keep: opts.keep ?? false, verbose: isVerbose(cmd) });
     });
 }
 
@@ -58,6 +63,7 @@ export async function runDemo(opts: DemoOptions = {}): Promise<ExitCode> {
   const out = opts.out ?? process.stdout;
   const err = opts.err ?? process.stderr;
   const step = opts.syncStep ?? syncOnceStep;
+  const verbose = opts.verbose === true;
   const say = (line = ''): void => void out.write(`${line}\n`);
 
   const { dir, mirror, configFile, server } = await setUpDemo({ dir: opts.dir, tempPrefix: 'boxsync-demo-' });
@@ -67,7 +73,7 @@ export async function runDemo(opts: DemoOptions = {}): Promise<ExitCode> {
     say(`mirror:                         ${mirror}`);
     say();
     say('Round 1: sync the sample content down (boxsync sync --once)');
-    const first = await step({ configFile, round: 1, out, err });
+    const first = await step({ configFile, round: 1, out, err, verbose });
     if (first !== 0) {
       say(`Round 1 did not converge (exit code ${first}); see the messages above. The demo folder is kept: ${dir}`);
       return first;
@@ -80,7 +86,7 @@ export async function runDemo(opts: DemoOptions = {}): Promise<ExitCode> {
     const web = server.control.as('1');
     web.uploadFile('0', 'From the web.txt', `Written on box-server at ${new Date().toISOString()}\n`);
     await writeFile(join(mirror, 'From this machine.txt'), `Written locally at ${new Date().toISOString()}\n`);
-    const second = await step({ configFile, round: 2, out, err });
+    const second = await step({ configFile, round: 2, out, err, verbose });
     const downloaded = await access(join(mirror, 'From the web.txt')).then(
       () => true,
       () => false,

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { Config } from '../../config.js';
 
 /**
  * `boxsync init`: write a working config in one step. Interactive on a terminal (it asks for what the flags did
@@ -51,7 +52,7 @@ async function runInit(flags: InitFlags): Promise<number> {
   const { mkdir, writeFile, stat, rename } = await import('node:fs/promises');
   const { dirname, resolve, join } = await import('node:path');
   const { homedir } = await import('node:os');
-  const { configPath, loadConfig } = await import('../../config.js');
+  const { configPath, parseConfig } = await import('../../config.js');
   const { xdgDirs } = await import('../../config/xdg.js');
   const { adapterForConfig, resolveBoxPath } = await import('../account-tools.js');
   const { safeText } = await import('../../core/escape.js');
@@ -87,60 +88,43 @@ async function runInit(flags: InitFlags): Promise<number> {
     };
     const local = resolve(flags.local ?? (await ask('Local folder to mirror into', join(homedir(), 'Box'))) ?? join(homedir(), 'Box'));
     const stateDir = resolve(flags.stateDir ?? join(xdgDirs(process.env).stateHome, 'boxsync'));
-    const draft = (remoteId: string): Record<string, unknown> => ({ remote, auth, folders: [{ remoteId, localPath: local }], stateDir });
+    const configText = (remoteId: string): string => `${JSON.stringify({ remote, auth, folders: [{ remoteId, localPath: local }], stateDir }, null, 2)}\n`;
 
-    // A first file so that login and the checks read exactly what will be used; replaced below.
-    await mkdir(dirname(file), { recursive: true, mode: 0o700 });
-    const write = async (content: Record<string, unknown>): Promise<void> => {
-      const tmp = `${file}.tmp-${process.pid}`;
-      await writeFile(tmp, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 });
-      await rename(tmp, file);
-    };
-    const existing = await stat(file).catch(() => null);
-    const backup = existing ? `${file}.before-init` : null;
-    if (backup) await rename(file, backup);
-    let done = false;
+    // Log in and look the folder up with the config about to be written, validated as if read from `file`; the
+    // file is written once, at the end, when everything worked.
+    let config: Config;
+    let folder: { id: string; path: string };
     try {
-      await write(draft('0'));
-      let config = await loadConfig({ path: file });
-      if ('clientId' in config.auth) {
+      const draft = parseConfig(configText('0'), file);
+      if ('clientId' in draft.auth) {
         const { runLogin } = await import('../../daemon/login.js');
-        const code = await runLogin({ configPath: file, port: Number(flags.port), openBrowser: true, timeoutMs: 300_000, out: say, ...(flags.headless ? { headless: true } : {}) });
+        const code = await runLogin({ config: draft, port: Number(flags.port), openBrowser: true, timeoutMs: 300_000, out: say, ...(flags.headless ? { headless: true } : {}) });
         if (code !== 0) return fail('the login did not complete');
       }
-      const adapter = adapterForConfig(config);
-      let folder: { id: string; path: string };
+      const adapter = adapterForConfig(draft);
       try {
         const me = await adapter.store.account();
         say(`logged in as ${safeText(me.name)} <${safeText(me.login)}>`);
         const boxPath = flags.boxPath ?? (await ask('Box folder to sync (a path; / is everything)', '/')) ?? '/';
         folder = await resolveBoxPath(adapter, boxPath);
-      } catch (e) {
-        return fail(e instanceof Error ? e.message : String(e));
       } finally {
         await adapter.close();
       }
       const localStat = await stat(local).catch(() => null);
       if (localStat && !localStat.isDirectory()) return fail(`${local} exists and is not a folder`);
-      await write(draft(folder.id));
-      config = await loadConfig({ path: file });
-      done = true;
-      say(`wrote ${file} (mode 600): Box ${safeText(folder.path)} (folder ${folder.id}) <-> ${config.folders[0]!.localPath}`);
-      for (const w of config.warnings) say(`warning: ${w}`);
-      say('next: `boxsync sync --once` to mirror it now, then `boxsync service install` to keep it in sync in the background');
-      return 0;
+      const text = configText(folder.id);
+      config = parseConfig(text, file);
+      await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+      const tmp = `${file}.tmp-${process.pid}`;
+      await writeFile(tmp, text, { mode: 0o600 });
+      await rename(tmp, file);
     } catch (e) {
       return fail(e instanceof Error ? e.message : String(e));
-    } finally {
-      if (!done) {
-        const { rm } = await import('node:fs/promises');
-        await rm(file, { force: true });
-        if (backup) await rename(backup, file);
-      } else if (backup) {
-        const { rm } = await import('node:fs/promises');
-        await rm(backup, { force: true });
-      }
     }
+    say(`wrote ${file} (mode 600): Box ${safeText(folder.path)} (folder ${folder.id}) <-> ${config.folders[0]!.localPath}`);
+    for (const w of config.warnings) say(`warning: ${w}`);
+    say('next: `boxsync sync --once` to mirror it now, then `boxsync service install` to keep it in sync in the background');
+    return 0;
   } finally {
     rl?.close();
   }

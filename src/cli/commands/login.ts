@@ -18,14 +18,23 @@ export function register(program: Command): void {
         process.exitCode = 2;
         return;
       }
-      const { runLogin } = await import('../../daemon/login.js');
+      const out = (line: string): void => void process.stdout.write(`${line}\n`);
+      const [{ loadConfig }, { runLogin }] = await Promise.all([import('../../config.js'), import('../../daemon/login.js')]);
+      let config;
+      try {
+        config = await loadConfig({ path: opts.config });
+      } catch (e) {
+        out(`boxsync login: ${e instanceof Error ? e.message : String(e)}`);
+        process.exitCode = 2;
+        return;
+      }
       process.exitCode = await runLogin({
-        configPath: opts.config,
+        config,
         port,
         openBrowser: opts.browser,
         timeoutMs: timeoutSec * 1000,
         ...(opts.headless ? { headless: true } : {}),
-        out: (line) => process.stdout.write(`${line}\n`),
+        out,
       });
     });
 }

@@ -10,6 +10,7 @@
  */
 import type { Command } from 'commander';
 import { parseRate } from '../../remote/box/bandwidth.js';
+import { isVerbose } from '../global-options.js';
 import { assertNever } from '../../core/operations.js';
 import type { Logger } from '../../logger.js';
 import type { Config } from '../../config.js';
@@ -30,23 +31,26 @@ export interface SyncOnceOptions {
   readonly signal?: AbortSignal;
   /** Called with the summary of a run that reached the engine (the demo prints more from it). */
   readonly onSummary?: (summary: RunSummary, config: Config) => void;
+  /** `-v/--verbose`: log at debug level unless BOXSYNC_LOG_LEVEL says otherwise. */
+  readonly verbose?: boolean;
+  /** `--bwlimit RATE` read (see readBwlimit); undefined: the config's http.bwlimitKiBps. */
+  readonly bandwidthBytesPerSec?: number | null | undefined;
 }
 
 /**
- * `--bwlimit RATE` (sync, daemon): checked here, then handed to compose as BOXSYNC_BWLIMIT. False (exit code 2
- * set, message printed) when the rate cannot be read.
+ * `--bwlimit RATE` (sync, daemon), read before anything runs: `bandwidthBytesPerSec` is handed to compose, where it
+ * wins over the config's http.bwlimitKiBps (undefined without --bwlimit, or with an empty one: the config's cap;
+ * null for `off`). Null (exit code 2 set, message printed) when the rate cannot be read.
  */
-export function applyBwlimit(rate: string | undefined): boolean {
-  if (rate === undefined) return true;
+export function readBwlimit(rate: string | undefined): { readonly bandwidthBytesPerSec: number | null | undefined } | null {
+  if (rate === undefined || rate === '') return { bandwidthBytesPerSec: undefined };
   try {
-    parseRate(rate);
+    return { bandwidthBytesPerSec: parseRate(rate) };
   } catch (e) {
     process.stderr.write(`boxsync: --bwlimit: ${e instanceof Error ? e.message : String(e)}. Nothing was done.\n`);
     process.exitCode = 2;
-    return false;
+    return null;
   }
-  process.env.BOXSYNC_BWLIMIT = rate;
-  return true;
 }
 
 export function register(program: Command): void {
@@ -59,8 +63,9 @@ export function register(program: Command): void {
     .option('--bwlimit <rate>', 'cap the total transfer rate, e.g. 500K or 2M per second (overrides http.bwlimitKiBps)')
     .option('-n, --dry-run', 'print the plan (every operation and its reason, and what the safety guards would do) and change nothing (0 printed, 2 fatal, 3 a guard would stop the run)')
     .option('--json', 'with --dry-run: print the plan as JSON')
-    .action(async (opts: { once?: boolean; config?: string; fullRescan?: boolean; bwlimit?: string; dryRun?: boolean; json?: boolean }) => {
-      if (!applyBwlimit(opts.bwlimit)) return;
+    .action(async (opts: { once?: boolean; config?: string; fullRescan?: boolean; bwlimit?: string; dryRun?: boolean; json?: boolean }, cmd: Command) => {
+      const bw = readBwlimit(opts.bwlimit);
+      if (bw === null) return;
       if (opts.dryRun) {
         const { runSyncDryRun } = await import('./sync-dry-run.js');
         process.exitCode = await runSyncDryRun({ configPath: opts.config, fullRescan: opts.fullRescan ?? false, json: opts.json === true });
@@ -90,7 +95,13 @@ export function register(program: Command): void {
       process.on('SIGINT', onSignal);
       process.on('SIGTERM', onSignal);
       try {
-        process.exitCode = await runSyncOnce({ configPath: opts.config, fullRescan: opts.fullRescan ?? false, signal: ac.signal });
+        process.exitCode = await runSyncOnce({
+          configPath: opts.config,
+          fullRescan: opts.fullRescan ?? false,
+          signal: ac.signal,
+          verbose: isVerbose(cmd),
+          bandwidthBytesPerSec: bw.bandwidthBytesPerSec,
+        });
       } finally {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
@@ -141,12 +152,17 @@ export async function runSyncOnce(opts: SyncOnceOptions = {}): Promise<ExitCode>
 
   const { createRunReporter } = await import('../progress.js');
   const reporter = createRunReporter({ tty, out, err });
-  const logger = await cliLogger(config, env, err, tty, (text) => reporter.log(text));
+  const logger = await cliLogger(config, { env, verbose: opts.verbose === true }, err, tty, (text) => reporter.log(text));
   if (lock.tookOverFromPid !== null) logger.warn({ pid: lock.tookOverFromPid }, 'took over a stale lock left by a process that is gone');
   let composition: Awaited<ReturnType<typeof import('../../daemon/compose.js').compose>> | undefined;
   try {
     const { compose } = await import('../../daemon/compose.js');
-    composition = await compose({ config, logger, events: { onStatus: reporter.onStatus, onOperation: reporter.onOperation } });
+    composition = await compose({
+      config,
+      logger,
+      events: { onStatus: reporter.onStatus, onOperation: reporter.onOperation },
+      bandwidthBytesPerSec: opts.bandwidthBytesPerSec,
+    });
     if (composition.journalRebuilt !== null) {
       say(`the journal failed its integrity check (${composition.journalRebuilt}); it was set aside and is rebuilt from a fresh scan and listing. No file is touched for this.`);
     }
@@ -196,10 +212,16 @@ export function exitCodeOf(summary: RunSummary): ExitCode {
  * logged, because every operation is already shown, as a plain line or on the bar; `debug`/`trace` (or
  * BOXSYNC_LOG_LEVEL) bring the engine's own lines back.
  */
-async function cliLogger(config: Config, env: NodeJS.ProcessEnv, err: NodeJS.WritableStream, tty: boolean, aboveBar: (text: string) => void): Promise<Logger> {
+async function cliLogger(
+  config: Config,
+  asked: { readonly env: NodeJS.ProcessEnv; readonly verbose: boolean },
+  err: NodeJS.WritableStream,
+  tty: boolean,
+  aboveBar: (text: string) => void,
+): Promise<Logger> {
   const { createLogger, logLevelFor } = await import('../../logger.js');
   // 'info' is the default: the operations are already shown, so only warnings are logged unless asked for more.
-  const level = logLevelFor(config.log.level === 'info' ? 'warn' : config.log.level, env, (m) => void err.write(`boxsync: ${m}\n`));
+  const level = logLevelFor(config.log.level === 'info' ? 'warn' : config.log.level, { ...asked, warn: (m) => void err.write(`boxsync: ${m}\n`) });
   if (!tty) return createLogger({ level, destination: err });
   const { default: pretty } = await import('pino-pretty');
   // On a TTY log lines go above the progress bar, never into its line.

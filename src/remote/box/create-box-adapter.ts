@@ -18,7 +18,9 @@ import { createAuth, type BoxAuth } from './auth.js';
 import { createBoxActions } from './box-actions-impl.js';
 import type { BoxActions } from './box-actions.js';
 import { BoxStore } from './box-store.js';
+import type { DownloadDeps } from './download.js';
 import { BoxChanges } from './events.js';
+import { FreeSpace } from './free-space.js';
 import { BoxHttp } from './http.js';
 import { Mutations } from './mutations.js';
 import { trimSlash, type BoxAdapterOptions } from './options.js';
@@ -88,7 +90,15 @@ export function createBoxAdapter(opts: BoxAdapterOptions): BoxAdapter {
     sessions: opts.uploadSessions,
     bandwidth,
   };
-  const downloadDeps = { http, apiUrl, logger, bandwidth, ...(opts.downloadDeadline === undefined ? {} : { deadline: opts.downloadDeadline }) };
+  const downloadDeps: DownloadDeps = {
+    http,
+    apiUrl,
+    logger,
+    bandwidth,
+    // This adapter's own readings, aged by its clock.
+    freeSpace: new FreeSpace(clock),
+    ...(opts.downloadDeadline === undefined ? {} : { deadline: opts.downloadDeadline }),
+  };
   const store = new BoxStore(tree, mutations, downloadDeps, uploadDeps);
   const changes = new BoxChanges({ http, apiUrl, logger });
   return {

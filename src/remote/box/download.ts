@@ -9,12 +9,11 @@ import { createHash, type Hash } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
-import { statfs } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import { isSyncError, SyncError } from '../../core/errors.js';
+import { isSyncError, type SyncError } from '../../core/errors.js';
 import type { Logger } from '../../logger.js';
 import type { DownloadRequest, DownloadResult } from '../../ports/remote-store.js';
 import type { Bandwidth } from './bandwidth.js';
+import type { FreeSpace } from './free-space.js';
 import { retryAfterMs } from './classify.js';
 import { remoteError } from './error-codes.js';
 import { isTransient, type BoxHttp, type BoxStreamResponse } from './http.js';
@@ -33,16 +32,16 @@ export interface DownloadDeps {
   readonly deadline?: { readonly baseMs: number; readonly minBytesPerSec: number };
   /** The transfer bandwidth cap shared with uploads (`--bwlimit`); none: as fast as the link goes. */
   readonly bandwidth?: Bandwidth | undefined;
+  /** The adapter's free-space readings, checked before a download of a known size. */
+  readonly freeSpace: FreeSpace;
 }
 
-/** Room kept free on the disk beside a download (the journal and other files need some too). */
-const FREE_SPACE_RESERVE = 64 * 1024 * 1024;
 const DEFAULT_DEADLINE = { baseMs: 5 * 60_000, minBytesPerSec: 64 * 1024 };
 
 export async function download(deps: DownloadDeps, req: DownloadRequest): Promise<DownloadResult> {
   const log = deps.logger.child({ component: 'box-download' });
   const limit = req.expectSizeBytes;
-  if (limit !== undefined) await checkFreeSpace(req, limit);
+  if (limit !== undefined) await deps.freeSpace.admit(req.id, req.destPath, limit);
   const d = deps.deadline ?? DEFAULT_DEADLINE;
   // Under a bandwidth cap below the deadline's minimum rate, the deadline allows for the cap instead.
   const minRate = Math.min(d.minBytesPerSec, deps.bandwidth?.bytesPerSec ?? Infinity);
@@ -186,40 +185,6 @@ function oversize(id: string, what: string, limit: number): SyncError {
   return remoteError('checksum_mismatch', `download of file ${id} refused: ${what}, but Box lists the file at ${limit} bytes (the file changed, or the server misbehaves); nothing was written under its name`, {
     details: { id, expectedSize: limit },
   });
-}
-
-/**
- * Free space by folder, read with statfs at most once a second per folder and counted down by every download
- * it admits meanwhile (2,000 small downloads made 2,000 statfs calls). Read again whenever the estimate comes
- * near the reserve, so a filling disk is still seen in time.
- */
-const freeByDir = new Map<string, { atMs: number; free: number }>();
-const FREE_SPACE_TTL_MS = 1000;
-
-async function checkFreeSpace(req: DownloadRequest, bytes: number): Promise<void> {
-  const dir = dirname(req.destPath);
-  const now = Date.now();
-  let known = freeByDir.get(dir);
-  if (known === undefined || now - known.atMs > FREE_SPACE_TTL_MS || known.free < bytes + 2 * FREE_SPACE_RESERVE) {
-    try {
-      const s = await statfs(dir);
-      known = { atMs: now, free: s.bavail * s.bsize };
-    } catch {
-      return; // a file system that cannot say: the write itself reports a full disk
-    }
-    if (freeByDir.size > 1000) freeByDir.clear();
-    freeByDir.set(dir, known);
-  }
-  const free = known.free;
-  if (free < bytes + FREE_SPACE_RESERVE) {
-    throw new SyncError({
-      code: 'disk_full',
-      disposition: 'retry',
-      message: `not enough free space to download file ${req.id} (${bytes} bytes needed, ${free} free, ${FREE_SPACE_RESERVE} kept in reserve); skipped for now, will retry with backoff. Free some space`,
-      details: { id: req.id, neededBytes: bytes, freeBytes: free },
-    });
-  }
-  known.free -= bytes;
 }
 
 async function pump(
