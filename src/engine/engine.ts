@@ -17,6 +17,7 @@ import type { LocalFs } from '../ports/local-fs.js';
 import { toSyncError } from './executor.js';
 import { localRootExists, restatLocal, scanLocal, type IsIgnored } from './observe-local.js';
 import { observeRemote } from './observe-remote.js';
+import { cursorName } from './remote-hints.js';
 import { newTally, reconcileRoot, type ReconcileContext, type RootContext, type RootOutcome, type Tally } from './reconciler.js';
 import type { SnapshotScope } from './snapshot.js';
 import { StatusTracker } from './status-tracker.js';
@@ -139,6 +140,7 @@ class SyncEngine implements Engine {
       allowedGuards: this.allowedGuards,
       random: Math.random,
       signal,
+      betweenWindows: () => this.syncHintsNow(ctx, tally, signal),
     };
     try {
       this.tracker.setPhase('listing');
@@ -199,6 +201,59 @@ class SyncEngine implements Engine {
       if (consumedRemote.length > 0) this.hintRemote(consumedRemote);
     }
     return this.finish({ tally, outcomes, refusals, why, startedAtMs });
+  }
+
+  /**
+   * Between the windows of a long full pass: sync what was hinted since the pass began (a file saved here, an
+   * event from Box), so a live change waits for one window, not for the whole pass. Only roots this process
+   * has scanned take part (the others get their full pass next). What does not converge is hinted again.
+   */
+  private async syncHintsNow(ctx: ReconcileContext, tally: Tally, signal: AbortSignal): Promise<void> {
+    if (!this.hintedSinceRun) return;
+    const { journal, logger } = this.deps;
+    const roots = this.deps.roots.filter((r) => this.scanned.has(r.id));
+    if (roots.length === 0) return;
+    const extraIds = [...this.pendingRemote];
+    this.pendingRemote.clear();
+    const consumed = new Map<RootId, RelPath[]>();
+    for (const root of roots) {
+      consumed.set(root.id, [...(this.pendingLocal.get(root.id) ?? [])]);
+      this.pendingLocal.delete(root.id);
+    }
+    let remoteIds: RemoteId[] = extraIds;
+    let ok = true;
+    try {
+      // Without a stored position (a listing that did not complete) the events cannot be read: that would mean
+      // listing everything again, which is the outer pass's job.
+      if (journal.getCursor(cursorName(this.deps.options.streamType)) !== undefined) {
+        const observed = await observeRemote(
+          { journal, remote: this.deps.remote, changes: this.deps.changes, roots, streamType: this.deps.options.streamType, logger },
+          { full: false, extraIds, signal, stopAtShortPage: true },
+        );
+        remoteIds = [...observed.touchedIds];
+      }
+      for (const root of roots) {
+        const localPaths = consumed.get(root.id) ?? [];
+        if (localPaths.length === 0 && remoteIds.length === 0) continue;
+        const rc = this.rootContext(root);
+        const found = await restatLocal({ journal, root, fs: rc.fs, isIgnored: rc.isIgnored }, localPaths, signal);
+        const scope: SnapshotScope = { kind: 'hinted', localPaths: [...localPaths, ...found], remoteIds };
+        const outcome = await reconcileRoot({ ...ctx, betweenWindows: undefined }, rc, scope, tally);
+        if (outcome !== 'converged') ok = false;
+        if (tally.fatal) break;
+      }
+    } catch (e) {
+      if (signal.aborted) throw e;
+      ok = false;
+      const err = toSyncError(e);
+      logger.warn({ code: err.code }, `syncing live changes during the full pass failed (${err.message}); the next pass takes them again`);
+    }
+    if (!ok) {
+      for (const [root, paths] of consumed) if (paths.length > 0) this.hintLocal(root, paths);
+      if (remoteIds.length > 0) this.hintRemote(remoteIds);
+    }
+    // The next run stays a hinted one (cheap), not the full rescan a run without hints would be.
+    this.hintedSinceRun = true;
   }
 
   /** A missing local root is created on a first run, and refused once anything was in sync there. */

@@ -49,6 +49,12 @@ export interface ReconcileContext {
   readonly allowedGuards: Set<string>;
   readonly random: () => number;
   readonly signal?: AbortSignal;
+  /**
+   * Called between the windows of a windowed full pass (the journal is consistent then: no transfer of the pass
+   * is in flight): the engine syncs what changed meanwhile (the daemon's hints) before the next window, so a
+   * live change does not wait for the whole pass.
+   */
+  readonly betweenWindows?: () => Promise<void>;
 }
 
 export interface RootContext {
@@ -115,6 +121,10 @@ async function reconcileWindows(ctx: ReconcileContext, rc: RootContext, windowEn
   };
   for (const bases of planWindows(ctx.journal, rc.root, rc.isIgnored, windowEntries)) {
     ctx.signal?.throwIfAborted();
+    if (windows > 0) {
+      await ctx.betweenWindows?.();
+      if (tally.fatal) return 'fatal';
+    }
     const out = await runWindow(bases, true);
     if (isHeld(out)) held.push({ bases, trash: out.held });
     else if (out === 'fatal') return 'fatal';

@@ -22,8 +22,11 @@ import { ancestorsOf, basename, foldKey, joinPath, parentOf } from '../core/path
 import type { Journal } from '../ports/journal.js';
 import type { IsIgnored } from './observe-local.js';
 
-/** Rows per planning window by default: a few MB of snapshot and plan, and a short wait for live changes. */
-export const DEFAULT_WINDOW_ENTRIES = 5000;
+/**
+ * Rows per planning window by default: about a MB of snapshot and plan, and a live change waits for at most one
+ * window of transfers (the daemon syncs hints between windows).
+ */
+export const DEFAULT_WINDOW_ENTRIES = 1000;
 
 export type WindowJournal = Pick<
   Journal,

@@ -122,4 +122,39 @@ describe('engine: full passes planned in windows', () => {
     expect(h.store.childByName(h.top.id, 'd0')).toBeUndefined();
     expect(h.journal.getSynced(h.root.id, asRelPath('top1.txt'))).toBeUndefined();
   });
+
+  it('a change made while a long full pass runs is synced between two windows, not after the whole pass', async () => {
+    const h = await harness({ windowEntries: 4 });
+    seedTree(h);
+    let acted = false;
+    const record = h.opLines.push.bind(h.opLines);
+    // At the first download of the pass, change both sides and hint it, as the daemon's watcher and long poll do.
+    h.opLines.push = (...lines) => {
+      if (!acted && lines.some((l) => l.kind === 'download')) {
+        acted = true;
+        void (async () => {
+          await h.write('live-here.txt', 'saved during the pass');
+          h.engine.hintLocal(h.root.id, [asRelPath('live-here.txt')]);
+          h.store.seedFile(h.top.id, 'live-on-box.txt', 'uploaded during the pass');
+          h.engine.hintRemote([]);
+        })();
+      }
+      return record(...lines);
+    };
+    const s = expectConverged(await h.run());
+    expect(acted).toBe(true);
+    expect(s.windows).toBeGreaterThan(5);
+    const at = (kind: string, path: string): number => h.opLines.findIndex((l) => l.kind === kind && l.path === path);
+    const lastSeeded = Math.max(...h.opLines.flatMap((l, i) => (l.kind === 'download' && /^(d\d|top)/.test(l.path) ? [i] : [])));
+    expect(at('upload', 'live-here.txt')).toBeGreaterThan(-1);
+    expect(at('upload', 'live-here.txt')).toBeLessThan(lastSeeded);
+    expect(at('download', 'live-on-box.txt')).toBeGreaterThan(-1);
+    expect(at('download', 'live-on-box.txt')).toBeLessThan(lastSeeded);
+    expect(await h.read('live-on-box.txt')).toBe('uploaded during the pass');
+    expect(h.store.contentOf(h.store.childByName(h.top.id, 'live-here.txt')!.id)?.toString()).toBe('saved during the pass');
+    // The next run is a cheap hinted one with nothing to do, not a full rescan.
+    const next = expectConverged(await h.run());
+    expect(next.ops).toEqual({});
+    expect(next.windows).toBe(0);
+  });
 });
