@@ -18,6 +18,8 @@ import { toSyncError } from './executor.js';
 import { localRootExists, restatLocal, scanLocal, type IsIgnored } from './observe-local.js';
 import { observeRemote } from './observe-remote.js';
 import { cursorName } from './remote-hints.js';
+import { clearClean, isClean, markClean } from './clean-mark.js';
+import { DEFAULT_WINDOW_ENTRIES } from './windows.js';
 import { newTally, reconcileRoot, type ReconcileContext, type RootContext, type RootOutcome, type Tally } from './reconciler.js';
 import type { SnapshotScope } from './snapshot.js';
 import { StatusTracker } from './status-tracker.js';
@@ -143,6 +145,12 @@ class SyncEngine implements Engine {
       betweenWindows: () => this.syncHintsNow(ctx, tally, signal),
     };
     try {
+      // Before anything is observed: an observation written to the journal and not yet reconciled (a crash, a
+      // stop) must make the next run plan the whole root, not only what it will see change (clean-mark.ts).
+      const clean = new Set(this.deps.roots.filter((r) => isClean(journal, r, startedAtMs)).map((r) => r.id));
+      journal.transaction(() => {
+        for (const root of this.deps.roots) clearClean(journal, root);
+      });
       this.tracker.setPhase('listing');
       const extraIds = [...this.pendingRemote];
       consumedRemote = extraIds;
@@ -178,11 +186,20 @@ class SyncEngine implements Engine {
           const found = await restatLocal({ journal, root, fs: rc.fs, isIgnored: rc.isIgnored }, hinted, signal);
           scope = { kind: 'hinted', localPaths: [...hinted, ...found], remoteIds: observed.touchedIds };
         } else {
-          await scanLocal({ journal, root, fs: rc.fs, isIgnored: rc.isIgnored }, undefined, signal);
+          const limit = this.deps.options.windowEntries ?? DEFAULT_WINDOW_ENTRIES;
+          const scanned = await scanLocal({ journal, root, fs: rc.fs, isIgnored: rc.isIgnored }, undefined, signal, limit);
           this.scanned.add(root.id);
           scope = { kind: 'full' };
+          // The last run converged under the same rules: only what changed since can need work (clean-mark.ts).
+          if (opts.fullRescan !== true && !observed.full && scanned.changed !== null && clean.has(root.id)) {
+            const failed = journal.failures(root.id).map((f) => f.path);
+            scope = { kind: 'hinted', localPaths: [...hinted, ...scanned.changed, ...failed], remoteIds: observed.touchedIds };
+            logger.debug({ root: root.id, changed: scanned.changed.length, touched: observed.touchedIds.length }, 'the last run converged: planning only what changed');
+          }
         }
-        outcomes.push(await reconcileRoot(ctx, rc, scope, tally));
+        const outcome = await reconcileRoot(ctx, rc, scope, tally);
+        outcomes.push(outcome);
+        if (outcome === 'converged' && !tally.fatal && !signal.aborted) markClean(journal, root, clock.now(), scope.kind === 'full');
         if (tally.fatal) break;
       }
     } catch (e) {

@@ -35,20 +35,37 @@ export async function localRootExists(fs: LocalFs): Promise<boolean> {
   return fs.rootExists();
 }
 
-function put(journal: Journal, root: RootId, entry: LocalEntry): void {
+/**
+ * Writes the entry when it differs from the journal's row. True when that is a change the planner could act on:
+ * a folder whose mtime alone moved (something inside it changed, and that is noted for itself) is not one.
+ */
+function put(journal: Journal, root: RootId, entry: LocalEntry): boolean {
   const prev = journal.getLocal(root, entry.path);
-  if (prev && sameStat(prev, entry) && prev.sha1 === entry.sha1) return;
+  if (prev && sameStat(prev, entry) && prev.sha1 === entry.sha1) return false;
   journal.putLocal(root, entry);
   // Something the user changed gets a fresh chance even if it was parked as unsyncable.
   if (journal.getFailure(root, entry.path)?.disposition === 'skip') journal.clearFailure(root, entry.path);
+  return !(prev && prev.kind === 'folder' && entry.kind === 'folder' && prev.inode === entry.inode);
+}
+
+/** What a scan changed in the journal's local tree. */
+export interface ScanResult {
+  /** The paths written or dropped; null when there were more than `changedLimit` (then: "many"). */
+  readonly changed: readonly RelPath[] | null;
 }
 
 /**
  * Scan the whole root (or one subtree of it) and make the journal's local rows match. The paths seen are marked
  * in the journal rather than collected here, so memory stays bounded however big the tree is.
  */
-export async function scanLocal(deps: LocalObserverDeps, under?: RelPath, signal?: AbortSignal): Promise<void> {
+export async function scanLocal(deps: LocalObserverDeps, under?: RelPath, signal?: AbortSignal, changedLimit = 0): Promise<ScanResult> {
   const { journal, root, fs, isIgnored } = deps;
+  let changed: RelPath[] | null = [];
+  const note = (p: RelPath): void => {
+    if (changed === null) return;
+    if (changed.length >= changedLimit) changed = null;
+    else changed.push(p);
+  };
   const scanId = journal.beginLocalScan();
   try {
     const scan = fs.scan({
@@ -66,7 +83,7 @@ export async function scanLocal(deps: LocalObserverDeps, under?: RelPath, signal
         for (const entry of batch) {
           if (under !== undefined && (entry.path === under || !isAncestorOrSelf(under, entry.path))) continue;
           seen.push(entry.path);
-          put(journal, root.id, entry);
+          if (put(journal, root.id, entry)) note(entry.path);
         }
         journal.markLocalSeen(scanId, seen);
       });
@@ -78,6 +95,7 @@ export async function scanLocal(deps: LocalObserverDeps, under?: RelPath, signal
       stale = [];
       journal.transaction(() => {
         for (const p of paths) {
+          note(p);
           journal.deleteLocal(root.id, p);
           if (journal.getFailure(root.id, p)?.disposition === 'skip') journal.clearFailure(root.id, p);
         }
@@ -91,6 +109,7 @@ export async function scanLocal(deps: LocalObserverDeps, under?: RelPath, signal
   } finally {
     journal.endLocalScan(scanId);
   }
+  return { changed };
 }
 
 /** What re-stating one hinted path found, applied to the journal afterwards in hint order. */

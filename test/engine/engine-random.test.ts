@@ -170,7 +170,8 @@ async function runSeed(seed: number, rounds: number, hinted = false, windowEntri
       else await mutateRemote(h, rnd, fresh, written);
     }
     if (hinted && round > 1) h.engine.hintLocal(h.root.id, touched.map(asRelPath));
-    const s = await h.run();
+    // Windowed rounds rescan in full (a run after a converged one would plan only what changed, in no window).
+    const s = await h.run(windowEntries === undefined ? {} : { fullRescan: true });
     opsRun += Object.values(s.ops).reduce((x, y) => x + (y ?? 0), 0);
     windows += s.windows;
     const why = `seed ${seed}, round ${round}: ${s.message}`;

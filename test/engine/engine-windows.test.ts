@@ -31,7 +31,8 @@ describe('engine: full passes planned in windows', () => {
     expect(first.ops.download).toBe(52);
     expect(await h.read('d3/f5.txt')).toBe('d3 f5');
     await h.restart();
-    const second = expectConverged(await h.run());
+    // A full rescan plans every window again and finds nothing to do.
+    const second = expectConverged(await h.run({ fullRescan: true }));
     expect(second.ops).toEqual({});
     expect(second.windows).toBeGreaterThanOrEqual(5);
   });
@@ -156,5 +157,59 @@ describe('engine: full passes planned in windows', () => {
     const next = expectConverged(await h.run());
     expect(next.ops).toEqual({});
     expect(next.windows).toBe(0);
+  });
+});
+
+describe('engine: after a converged run, the next plans only what changed (clean-mark.ts)', () => {
+  it('a no-change run plans no window; one edit on each side is synced from a plan of just those', async () => {
+    const h = await harness({ windowEntries: 4 });
+    seedTree(h);
+    expect(expectConverged(await h.run()).windows).toBeGreaterThan(5);
+    await h.restart();
+    const quiet = expectConverged(await h.run());
+    expect(quiet.ops).toEqual({});
+    expect(quiet.windows).toBe(0);
+    expect(quiet.passes).toBe(1);
+    await h.write('d1/f2.txt', 'edited here');
+    const onBox = h.store.childByName(h.store.childByName(h.top.id, 'd4')!.id, 'f4.txt')!;
+    h.store.editRemotely(onBox.id, 'edited on Box');
+    await h.restart();
+    const s = expectConverged(await h.run());
+    expect(s.windows).toBe(0);
+    expect(s.ops).toEqual({ 'upload-version': 1, download: 1 });
+    expect(await h.read('d4/f4.txt')).toBe('edited on Box');
+    expect(h.store.contentOf(h.store.childByName(h.store.childByName(h.top.id, 'd1')!.id, 'f2.txt')!.id)?.toString()).toBe('edited here');
+  });
+
+  it('a run that did not converge leaves the mark cleared: the next run plans the whole root', async () => {
+    const h = await harness({ windowEntries: 10, maxDeletes: 5, maxDeleteFraction: 0.05 });
+    seedTree(h);
+    expectConverged(await h.run());
+    await h.remove('d0');
+    await h.restart();
+    expect((await h.run()).outcome).toBe('guard');
+    // Nothing changed on disk since the guarded run, whose scan wrote "d0 is gone" into the journal without
+    // reconciling it. Planning only what the next scan sees change would plan nothing (and forget the deletion):
+    // the whole root is planned again, and the guard holds again.
+    await h.restart();
+    const again = await h.run();
+    expect(again.windows).toBeGreaterThan(0);
+    expect(again.outcome).toBe('guard');
+  });
+
+  it('a change of the configuration (exclusions) plans the whole root again', async () => {
+    const h = await harness({ windowEntries: 4 });
+    seedTree(h);
+    expectConverged(await h.run());
+    const changedRoot = { ...h.root, exclude: ['*.tmp'] };
+    const { clearClean, isClean, markClean } = await import('../../src/engine/clean-mark.js');
+    expect(isClean(h.journal, h.root, Date.now())).toBe(true);
+    expect(isClean(h.journal, changedRoot, Date.now())).toBe(false);
+    // And a whole-root plan at least once a day.
+    expect(isClean(h.journal, h.root, Date.now() + 25 * 3600_000)).toBe(false);
+    clearClean(h.journal, h.root);
+    expect(isClean(h.journal, h.root, Date.now())).toBe(false);
+    markClean(h.journal, h.root, Date.now(), false);
+    expect(isClean(h.journal, h.root, Date.now())).toBe(true);
   });
 });

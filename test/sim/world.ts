@@ -40,7 +40,7 @@ export interface World {
   close(): Promise<void>;
 }
 
-export async function startWorld(opts: { transferConcurrency: number }): Promise<World> {
+export async function startWorld(opts: { transferConcurrency: number; planWindowEntries?: number }): Promise<World> {
   const dir = await mkdtemp(join(tmpdir(), 'boxsync-sim-'));
   const shm = '/dev/shm';
   const boxDataDir = await mkdtemp(join(existsSync(shm) ? shm : tmpdir(), 'boxsync-sim-box-'));
@@ -83,6 +83,7 @@ export async function startWorld(opts: { transferConcurrency: number }): Promise
       // Small trees: a scenario that deletes two of four files is not a mass delete.
       safety: { maxDeletes: 100_000, maxDeleteFraction: 1 },
       transferConcurrency: opts.transferConcurrency,
+      ...(opts.planWindowEntries === undefined ? {} : { planWindowEntries: opts.planWindowEntries }),
       localTrash: { mode: 'state', retentionDays: 30 },
     },
   });
