@@ -53,8 +53,8 @@ export interface FixtureOptions {
   readonly files: number;
   /** Extra config fields (top level). */
   readonly configExtra?: Readonly<Record<string, unknown>>;
-  /** Called every 100,000 files with the count so far (progress for large fixtures). */
-  readonly progress?: (what: string, done: number) => void;
+  /** Called each time another 100,000 files are in place (progress for large fixtures). */
+  readonly progress?: (files: number) => void;
 }
 
 const folderName = (d: number): string => `dir-${String(d).padStart(5, '0')}`;
@@ -77,6 +77,22 @@ function decoded(srv: BoxServer, kind: 'file' | 'folder', id: string, listedIn: 
   return listedIn === null ? { ...c.entry, parentId: null } : c.entry;
 }
 
+/** The merge base of a mirrored item: Box's side, and the local row's inode and mtime (a folder's size is 0). */
+function syncedOf(remote: RemoteEntry, local: LocalEntry): SyncedEntry {
+  return {
+    path: local.path,
+    remoteId: remote.id,
+    kind: remote.kind,
+    etag: remote.etag,
+    sha1: remote.sha1,
+    versionId: remote.versionId,
+    sizeBytes: remote.kind === 'folder' ? 0 : remote.sizeBytes,
+    inode: local.inode,
+    mtimeMs: local.mtimeMs,
+    url: remote.url,
+  };
+}
+
 async function streamPositionNow(srv: BoxServer, token: string): Promise<string> {
   const url = `${srv.apiUrl}/events?stream_type=changes&stream_position=now&limit=0`;
   const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
@@ -91,107 +107,95 @@ export async function buildSyncedFixture(o: FixtureOptions): Promise<SyncedFixtu
   const stateDir = join(o.dir, 'state');
   const journalFile = join(stateDir, 'journal.db');
   const configFile = join(o.dir, 'config.json');
-
-  // 1. box-server: the tree, then every item as the client decodes it.
-  let t0 = performance.now();
-  const boxFolderId = web.createFolder('0', `Journal bench ${o.files}`).id;
-  const folderItems: Item[] = [];
-  const fileItems: Item[] = [];
-  for (let d = 0, i = 0; d < folders; d++) {
-    const name = folderName(d);
-    const id = web.createFolder(boxFolderId, name).id;
-    for (let k = 0; k < FILES_PER_FOLDER && i < o.files; k++, i++) {
-      web.uploadFile(id, fileName(i), fileContent(i));
-      if ((i + 1) % 100_000 === 0) o.progress?.('box-server', i + 1);
+  const seconds = { server: 0, local: 0, journal: 0 };
+  const timed = <T>(part: keyof typeof seconds, fn: () => T): T => {
+    const t0 = performance.now();
+    try {
+      return fn();
+    } finally {
+      seconds[part] += (performance.now() - t0) / 1000;
     }
-  }
-  const rootEntry = decoded(o.srv, 'folder', boxFolderId, null);
-  for (const f of web.listFolder(boxFolderId)) {
-    folderItems.push({ path: f.name, remote: decoded(o.srv, 'folder', f.id, boxFolderId) });
-    for (const c of web.listFolder(f.id)) fileItems.push({ path: `${f.name}/${c.name}`, remote: decoded(o.srv, 'file', c.id, f.id) });
-  }
-  const cursor = await streamPositionNow(o.srv, o.token);
-  const serverSec = (performance.now() - t0) / 1000;
+  };
 
-  // 2. The local tree, as downloads leave it; lstat gives the rows' local side.
-  t0 = performance.now();
-  mkdirSync(mirror, { recursive: true });
-  const folderCreated = new Map<string, { inode: number; mtimeMs: number }>();
-  for (const f of folderItems) {
-    const abs = join(mirror, f.path);
-    mkdirSync(abs);
-    const st = lstatSync(abs);
-    folderCreated.set(f.path, { inode: st.ino, mtimeMs: st.mtimeMs });
-  }
-  const local = new Map<string, LocalEntry>();
-  let written = 0;
-  for (const f of fileItems) {
-    const abs = join(mirror, f.path);
-    const i = Number(/file-(\d+)\.txt$/.exec(f.path)![1]);
-    const content = fileContent(i);
-    if (createHash('sha1').update(content).digest('hex') !== f.remote.sha1) throw new Error(`box-server holds other content for ${f.path}`);
-    writeFileSync(abs, content);
-    utimesSync(abs, new Date(), new Date(f.remote.modifiedAtMs));
-    if (++written % 100_000 === 0) o.progress?.('local tree', written);
-  }
-  for (const f of fileItems) {
-    const st = lstatSync(join(mirror, f.path));
-    local.set(f.path, { path: asRelPath(f.path), kind: 'file', inode: st.ino, sizeBytes: st.size, mtimeMs: st.mtimeMs, sha1: f.remote.sha1 });
-  }
-  for (const f of folderItems) {
-    const created = folderCreated.get(f.path)!;
-    local.set(f.path, { path: asRelPath(f.path), kind: 'folder', inode: created.inode, sizeBytes: 0, mtimeMs: created.mtimeMs, sha1: null });
-  }
-  const localSec = (performance.now() - t0) / 1000;
-
-  // 3. The journal.
-  t0 = performance.now();
+  const boxFolderId = timed('server', () => web.createFolder('0', `Journal bench ${o.files}`).id);
   const root = asRootId(rootIdFor(boxFolderId, mirror));
+  mkdirSync(mirror, { recursive: true });
   const { journal } = openJournal(journalFile);
   try {
-    const synced = (item: Item): SyncedEntry => {
-      const l = local.get(item.path)!;
-      const isFolder = item.remote.kind === 'folder';
-      return {
-        path: asRelPath(item.path),
-        remoteId: item.remote.id,
-        kind: item.remote.kind,
-        etag: item.remote.etag,
-        sha1: item.remote.sha1,
-        versionId: item.remote.versionId,
-        sizeBytes: isFolder ? 0 : item.remote.sizeBytes,
-        inode: l.inode,
-        mtimeMs: l.mtimeMs,
-        url: item.remote.url,
-      };
+    // The operation history keeps the last MAX_OPERATION_ROWS operations of the mirror: every folder was
+    // created before the first download, then one download per file.
+    const firstKept = Math.max(0, folders + o.files - MAX_OPERATION_ROWS);
+    const nowMs = Date.now();
+    const recordOp = (index: number, path: string, folder: boolean): void => {
+      if (index < firstKept) return;
+      journal.recordOperation({ root, path: asRelPath(path), kind: folder ? 'create-local-folder' : 'download', reason: folder ? FOLDER_REASON : FILE_REASON, ok: true, error: null, atMs: nowMs });
     };
-    const all = [...folderItems, ...fileItems];
-    const CHUNK = 20_000;
-    journal.transaction(() => journal.putRemote(rootEntry));
-    for (let at = 0; at < all.length; at += CHUNK) {
-      journal.transaction(() => {
-        for (const item of all.slice(at, at + CHUNK)) {
-          journal.putRemote(item.remote);
-          journal.putLocal(root, local.get(item.path)!);
-          journal.putSynced(root, synced(item));
+    timed('journal', () => journal.transaction(() => {
+      for (let d = 0; d < folders; d++) recordOp(d, folderName(d), true);
+    }));
+
+    // Folder by folder (memory stays bounded by one batch): box-server, then disk, then the journal.
+    const BATCH = 200;
+    for (let d0 = 0; d0 < folders; d0 += BATCH) {
+      const batch: { folder: Item; files: Item[] }[] = timed('server', () => {
+        const out: { folder: Item; files: Item[] }[] = [];
+        for (let d = d0; d < Math.min(folders, d0 + BATCH); d++) {
+          const name = folderName(d);
+          const id = web.createFolder(boxFolderId, name).id;
+          const files: Item[] = [];
+          for (let i = d * FILES_PER_FOLDER; i < Math.min(o.files, (d + 1) * FILES_PER_FOLDER); i++) {
+            const f = web.uploadFile(id, fileName(i), fileContent(i));
+            files.push({ path: `${name}/${fileName(i)}`, remote: decoded(o.srv, 'file', f.id, id) });
+          }
+          out.push({ folder: { path: name, remote: decoded(o.srv, 'folder', id, boxFolderId) }, files });
         }
+        return out;
       });
-      o.progress?.('journal', Math.min(all.length, at + CHUNK));
+      const rows: { item: Item; local: LocalEntry }[] = timed('local', () => {
+        const out: { item: Item; local: LocalEntry }[] = [];
+        for (const { folder, files } of batch) {
+          const dir = join(mirror, folder.path);
+          mkdirSync(dir);
+          const st = lstatSync(dir);
+          out.push({ item: folder, local: { path: asRelPath(folder.path), kind: 'folder', inode: st.ino, sizeBytes: 0, mtimeMs: st.mtimeMs, sha1: null } });
+          for (const f of files) {
+            const abs = join(mirror, f.path);
+            const content = fileContent(Number(/file-(\d+)\.txt$/.exec(f.path)![1]));
+            if (createHash('sha1').update(content).digest('hex') !== f.remote.sha1) throw new Error(`box-server holds other content for ${f.path}`);
+            writeFileSync(abs, content);
+            utimesSync(abs, new Date(), new Date(f.remote.modifiedAtMs));
+          }
+          for (const f of files) {
+            const fst = lstatSync(join(mirror, f.path));
+            out.push({ item: f, local: { path: asRelPath(f.path), kind: 'file', inode: fst.ino, sizeBytes: fst.size, mtimeMs: fst.mtimeMs, sha1: f.remote.sha1 } });
+          }
+        }
+        return out;
+      });
+      timed('journal', () => journal.transaction(() => {
+        for (const { item, local } of rows) {
+          journal.putRemote(item.remote);
+          journal.putLocal(root, local);
+          journal.putSynced(root, syncedOf(item.remote, local));
+          if (item.remote.kind === 'file') recordOp(folders + Number(/file-(\d+)\.txt$/.exec(item.path)![1]), item.path, false);
+        }
+      }));
+      const done = Math.min(o.files, (d0 + BATCH) * FILES_PER_FOLDER);
+      if (Math.floor(done / 100_000) > Math.floor(Math.min(o.files, d0 * FILES_PER_FOLDER) / 100_000)) o.progress?.(done);
     }
-    journal.transaction(() => {
-      const history = all.slice(-MAX_OPERATION_ROWS);
-      const nowMs = Date.now();
-      for (const item of history) {
-        const folder = item.remote.kind === 'folder';
-        journal.recordOperation({ root, path: asRelPath(item.path), kind: folder ? 'create-local-folder' : 'download', reason: folder ? FOLDER_REASON : FILE_REASON, ok: true, error: null, atMs: nowMs });
-      }
+
+    // What a listing ends with: the root's own row (no parent), then the cursor taken before it, which no event
+    // has passed since; and the success mark.
+    const rootEntry = timed('server', () => decoded(o.srv, 'folder', boxFolderId, null));
+    const cursor = await streamPositionNow(o.srv, o.token);
+    timed('journal', () => journal.transaction(() => {
+      journal.putRemote(rootEntry);
       journal.setCursor('events:changes', cursor);
       journal.setMeta('engine.lastSuccessfulSyncAtMs', String(Date.now()));
-    });
+    }));
   } finally {
     journal.close();
   }
-  const journalSec = (performance.now() - t0) / 1000;
 
   await writeBoxConfig(configFile, {
     srv: o.srv,
@@ -202,5 +206,5 @@ export async function buildSyncedFixture(o: FixtureOptions): Promise<SyncedFixtu
     socketPath: join(o.dir, 'control.sock'),
     extra: { rateLimit: undefined, ...o.configExtra },
   });
-  return { boxFolderId, mirror, stateDir, journalFile, configFile, files: o.files, folders, seconds: { server: serverSec, local: localSec, journal: journalSec } };
+  return { boxFolderId, mirror, stateDir, journalFile, configFile, files: o.files, folders, seconds };
 }
