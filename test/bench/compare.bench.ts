@@ -24,7 +24,7 @@
  * 100,000 files on the 2-core development machine when it was otherwise quiet (box-server ~15 s, disk ~7-11 s,
  * journal ~5-8 s), several times that while other work loaded its cores; the run prints its own figures.
  *
- * Sizes: a smoke run by default (about a minute), the issue's sizes with --full (2,000 files / 400 MB; 10,000
+ * Sizes: a smoke run by default (a minute or two, the build included), the issue's sizes with --full (2,000 files / 400 MB; 10,000
  * files / 1 GiB; 20,000 small files in 400 folders; and --scale 100000 --journal-rows 1000000). --scale N adds
  * the workload "N small files / N/50 folders" (the last one: the no-change run, the 100 edits and the idle
  * daemon then run on it). --scale and --journal-rows also override what --full sets.
