@@ -1,5 +1,6 @@
 /**
- * `npm run bench -- compare [--full] [--rounds N]`: boxsync beside rclone on the same trees, in one run.
+ * `npm run bench -- compare [--full] [--rounds N] [--scale N] [--journal-rows N] [--idle-sec N]`: boxsync beside
+ * rclone on the same trees, in one run.
  *
  * For each workload the same tree is written to disk (served by `rclone serve http` on loopback) and seeded
  * into box-server (in this process, through its control API). Then, alternating which goes first each round:
@@ -9,18 +10,41 @@
  * On the last workload's mirrors it also times a no-change run of each, and 100 edits (50 on each side) synced
  * by boxsync. Each child is measured by `/usr/bin/time -v`: wall seconds, peak RSS, CPU seconds.
  *
- * The table is printed and written to bench/results.json. Sizes: a smoke run by default (seconds), the issue's
- * sizes with --full (2,000 files / 400 MB; 10,000 files / 1 GiB; 20,000 small files in 400 folders).
- * rclone comes from Debian (`apt-get install rclone`); without it the rclone columns say so.
+ * Then, on that last mirror, the idle daemon: `boxsync daemon` (bin/boxsync.js, same config) is started, waited
+ * for (its control socket's `status` says a pass of its own succeeded, the engine is idle and the watchers and
+ * the event stream are up; bounded), left idle for --idle-sec seconds (default 10), and sampled from
+ * /proc/PID/status: VmRSS (now) and VmHWM (its peak, the first pass included), with its CPU while idle; then
+ * SIGTERM, and its exit is awaited. Its "boxsync s" is the time from start to the end of its first pass.
+ *
+ * Last, a no-change `sync --once` over a large journal: --journal-rows N files (default 10,000) in N/50 folders,
+ * set up as a finished first mirror leaves them without running it (journal-fixture.ts: the same tree in a fresh
+ * box-server, on disk, and in the journal, row for row what the engine writes; checked by
+ * journal-fixture.test.ts). The run must plan nothing (its summary is checked); the table gives its wall time,
+ * peak RSS and CPU, and the journal's size on disk (journal.db + -wal) after it. Setting it up took 25-35 s per
+ * 100,000 files on the 2-core development machine when it was otherwise quiet (box-server ~15 s, disk ~7-11 s,
+ * journal ~5-8 s), several times that while other work loaded its cores; the run prints its own figures.
+ *
+ * Sizes: a smoke run by default (a minute or two, the build included), the issue's sizes with --full (2,000 files / 400 MB; 10,000
+ * files / 1 GiB; 20,000 small files in 400 folders; and --scale 100000 --journal-rows 1000000). --scale N adds
+ * the workload "N small files / N/50 folders" (the last one: the no-change run, the 100 edits and the idle
+ * daemon then run on it). --scale and --journal-rows also override what --full sets.
+ * box-server keeps every event in memory (about 3.6 KB per file seeded), hence `npm run bench`'s
+ * --max-old-space-size for a 1,000,000-file journal.
+ * The table is printed and written to bench/results.json (`notes` and `detail` per row hold what the columns
+ * do not). rclone comes from Debian (`apt-get install rclone`); without it the rclone columns say so.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdir, writeFile, appendFile, rm } from 'node:fs/promises';
+import { mkdir, writeFile, appendFile, readFile, rm, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { getHeapStatistics } from 'node:v8';
 import { startBoxServer, type BoxServer } from '../../src/box-server/index.js';
+import { sendControl } from '../../src/daemon/control-client.js';
+import type { DaemonStatus } from '../../src/daemon/control-protocol.js';
 import { writeBoxConfig } from '../support/box-config.js';
 import { repoRoot } from '../support/cli.js';
 import { makeTempDir } from '../support/tmp.js';
+import { buildSyncedFixture, FILES_PER_FOLDER } from './journal-fixture.js';
 import { content, fileSizes, measureCommand, measureSync, prng, treeStats, type Measured } from './sync.bench.js';
 
 interface Workload {
@@ -33,19 +57,41 @@ interface Workload {
 const MiB = 1024 * 1024;
 const args = process.argv.slice(3);
 const full = args.includes('--full');
-const roundsArg = args.indexOf('--rounds');
-const ROUNDS = roundsArg >= 0 ? Math.max(1, Number(args[roundsArg + 1])) : 1;
 
-const WORKLOADS: readonly Workload[] = full
-  ? [
-      { name: '2,000 files / 400 MB', files: 2000, totalBytes: 400 * 1000 * 1000, folders: 20 },
-      { name: '10,000 files / 1 GiB', files: 10_000, totalBytes: 1024 * MiB, folders: 100 },
-      { name: '20,000 small files / 400 folders', files: 20_000, totalBytes: 2 * MiB, folders: 400 },
-    ]
-  : [
-      { name: '200 files / 40 MB (smoke)', files: 200, totalBytes: 40 * 1000 * 1000, folders: 4 },
-      { name: '2,000 small files / 40 folders (smoke)', files: 2000, totalBytes: 256 * 1024, folders: 40 },
-    ];
+/** `--name N`: a whole number >= min, or the default; anything else stops the run before it starts. */
+function numberArg(name: string, fallback: number | null, min: number): number | null {
+  const at = args.indexOf(name);
+  if (at < 0) return fallback;
+  const n = Number(args[at + 1]);
+  if (!Number.isSafeInteger(n) || n < min) throw new Error(`${name} takes a whole number of at least ${min} (got ${args[at + 1] ?? 'nothing'})`);
+  return n;
+}
+
+const ROUNDS = numberArg('--rounds', 1, 1)!;
+/** Files of the extra "N small files / N/50 folders" workload (none by default). */
+const SCALE = numberArg('--scale', full ? 100_000 : null, FILES_PER_FOLDER);
+/** Files of the synthetic journal of the no-change run over a large journal. */
+const JOURNAL_FILES = numberArg('--journal-rows', full ? 1_000_000 : 10_000, 1)!;
+/** How long the daemon is left idle before its RSS is sampled. */
+const IDLE_SEC = numberArg('--idle-sec', 10, 1)!;
+
+const fmt = (n: number): string => n.toLocaleString('en');
+const folderCount = (files: number): number => Math.ceil(files / FILES_PER_FOLDER);
+
+const WORKLOADS: readonly Workload[] = [
+  ...(full
+    ? [
+        { name: '2,000 files / 400 MB', files: 2000, totalBytes: 400 * 1000 * 1000, folders: 20 },
+        { name: '10,000 files / 1 GiB', files: 10_000, totalBytes: 1024 * MiB, folders: 100 },
+        { name: '20,000 small files / 400 folders', files: 20_000, totalBytes: 2 * MiB, folders: 400 },
+      ]
+    : [
+        { name: '200 files / 40 MB (smoke)', files: 200, totalBytes: 40 * 1000 * 1000, folders: 4 },
+        { name: '2,000 small files / 40 folders (smoke)', files: 2000, totalBytes: 256 * 1024, folders: 40 },
+      ]),
+  // About 128 bytes a file, like the small-file workloads above.
+  ...(SCALE === null ? [] : [{ name: `${fmt(SCALE)} small files / ${fmt(folderCount(SCALE))} folders`, files: SCALE, totalBytes: SCALE * 128, folders: folderCount(SCALE) }]),
+];
 
 const TOKEN = 'COMPARE-BENCH';
 const hasRclone = spawnSync('rclone', ['version'], { stdio: 'ignore' }).status === 0;
@@ -56,6 +102,10 @@ interface Row {
   readonly boxsync: Measured | null;
   readonly rclone: Measured | null;
   readonly cp: Measured | null;
+  /** What the columns do not say (the table's last column). */
+  readonly notes?: string;
+  /** The same, as numbers, for results.json. */
+  readonly detail?: Readonly<Record<string, number | string | boolean | null>>;
 }
 
 const sec = (m: Measured | null): string => (m === null ? 'n/a' : (m.wallMs / 1000).toFixed(2));
@@ -120,6 +170,155 @@ async function seed(srv: BoxServer, src: string, w: Workload): Promise<string> {
   return root.id;
 }
 
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** VmRSS and VmHWM of a live process, in KiB. */
+async function procMemory(pid: number): Promise<{ rssKiB: number; hwmKiB: number }> {
+  const s = await readFile(`/proc/${pid}/status`, 'utf8');
+  return { rssKiB: Number(/VmRSS:\s+(\d+) kB/.exec(s)?.[1] ?? NaN), hwmKiB: Number(/VmHWM:\s+(\d+) kB/.exec(s)?.[1] ?? NaN) };
+}
+
+/** User + system CPU seconds of a live process (clock ticks of 1/100 s). */
+async function cpuSeconds(pid: number): Promise<number> {
+  const s = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
+}
+
+/**
+ * `boxsync daemon` on a mirror `sync --once` just finished: waits (bounded) until its own first pass succeeded and
+ * it is idle with its watchers and event stream up, leaves it idle IDLE_SEC seconds, samples VmRSS / VmHWM, then
+ * SIGTERM and waits for it to exit.
+ */
+async function idleDaemon(w: Workload, configFile: string, socketPath: string): Promise<Row> {
+  const boundMs = 60_000 + 5 * w.files;
+  const started = performance.now();
+  const child = spawn(process.execPath, [join(repoRoot, 'bin', 'boxsync.js'), 'daemon', '--config', configFile], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, BOXSYNC_LOG_LEVEL: 'warn' },
+  });
+  let out = '';
+  const keep = (d: Buffer): void => void (out = (out + d.toString()).slice(-4000));
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+  const row = (boxsync: Measured | null, notes: string, detail: Row['detail'] = {}): Row => ({ workload: w.name, measurement: 'idle daemon', boxsync, rclone: null, cp: null, notes, detail });
+  try {
+    let last: DaemonStatus | null = null;
+    let ready = false;
+    while (!ready && performance.now() - started < boundMs && child.exitCode === null && child.signalCode === null) {
+      last = await sendControl<DaemonStatus>(socketPath, { verb: 'status' }, 5000).catch(() => null);
+      ready =
+        last !== null &&
+        last.passes > 0 &&
+        last.engine.phase === 'idle' &&
+        last.engine.lastSuccessfulSyncAtMs !== null &&
+        last.engine.lastSuccessfulSyncAtMs >= last.startedAtMs &&
+        last.watchers.every((x) => x.health.state !== 'starting') &&
+        last.remoteStream.state !== 'starting';
+      if (!ready) await sleep(200);
+    }
+    const firstPassMs = performance.now() - started;
+    if (!ready) {
+      const why = child.exitCode !== null || child.signalCode !== null ? `exited (${child.exitCode ?? child.signalCode})` : `was not idle after a first pass of its own within ${boundMs / 1000} s`;
+      console.log(`  idle daemon: it ${why}; last status: ${JSON.stringify(last?.engine ?? null)}\n${out}`);
+      return row(null, `the daemon ${why}`);
+    }
+    const pid = child.pid!;
+    const cpu0 = await cpuSeconds(pid);
+    await sleep(IDLE_SEC * 1000);
+    const cpu1 = await cpuSeconds(pid);
+    const mem = await procMemory(pid);
+    const idleCpuPercent = ((cpu1 - cpu0) / IDLE_SEC) * 100;
+    child.kill('SIGTERM');
+    const end = await Promise.race([exited, sleep(30_000).then(() => null)]);
+    if (end === null) {
+      child.kill('SIGKILL');
+      await exited;
+    }
+    const exit = end === null ? 'did not exit within 30 s of SIGTERM (killed)' : `exit ${end.code ?? end.signal} after SIGTERM`;
+    if (end?.code !== 0) console.log(`  idle daemon: ${exit}\n${out}`);
+    const inSync = last!.engine.roots.reduce((n, r) => n + r.inSync.files, 0);
+    return row(
+      { code: end?.code ?? null, wallMs: firstPassMs, peakRssKiB: mem.hwmKiB, cpuSeconds: cpu1, summary: `${last!.passes} pass(es), ${inSync} files in sync` },
+      `s = start to first pass done (${fmt(inSync)} files in sync); peak RSS = VmHWM; VmRSS ${Math.round(mem.rssKiB / 1024)} MiB ` +
+        `after ${IDLE_SEC} s idle, ${idleCpuPercent.toFixed(1)} % CPU idle; ${exit}`,
+      { vmRssKiB: mem.rssKiB, vmHwmKiB: mem.hwmKiB, idleSeconds: IDLE_SEC, idleCpuPercent, firstPassSeconds: firstPassMs / 1000, filesInSync: inSync, exitCode: end?.code ?? null },
+    );
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await exited;
+    }
+  }
+}
+
+async function sizeOf(path: string): Promise<number> {
+  return stat(path).then((s) => s.size, () => 0);
+}
+
+/** A no-change `sync --once` over a journal of JOURNAL_FILES files (journal-fixture.ts), in a box-server of its own. */
+async function largeJournal(dir: string): Promise<Row> {
+  const files = JOURNAL_FILES;
+  const folders = folderCount(files);
+  const entries = files + folders;
+  const workload = `${fmt(files)} files / ${fmt(folders)} folders (synthetic journal)`;
+  const measurement = `no-change run (journal of ${fmt(entries)} entries)`;
+  const heapMiB = getHeapStatistics().heap_size_limit / MiB;
+  const needMiB = (files * 3.6 * 1024) / MiB + 300;
+  if (needMiB > heapMiB) {
+    console.log(`\n${workload}: skipped: box-server needs about ${Math.round(needMiB)} MiB of heap for it and this process has ${Math.round(heapMiB)} MiB; run through \`npm run bench\` (which raises it) or with node --max-old-space-size`);
+    return { workload, measurement, boxsync: null, rclone: null, cp: null, notes: 'skipped: not enough heap for box-server' };
+  }
+  const srv = await startBoxServer({ port: 0, tokens: [TOKEN] });
+  try {
+    const t0 = performance.now();
+    const fx = await buildSyncedFixture({
+      srv,
+      token: TOKEN,
+      dir,
+      files,
+      progress: (n) => console.log(`  journal fixture: ${fmt(n)} files in place after ${((performance.now() - t0) / 1000).toFixed(0)} s`),
+    });
+    const setup = fx.seconds.server + fx.seconds.local + fx.seconds.journal;
+    const before = (await sizeOf(fx.journalFile)) + (await sizeOf(`${fx.journalFile}-wal`));
+    console.log(
+      `\n${workload}: set up in ${setup.toFixed(1)} s (box-server ${fx.seconds.server.toFixed(1)} s, disk ${fx.seconds.local.toFixed(1)} s, ` +
+        `journal ${fx.seconds.journal.toFixed(1)} s; ${(setup / (files / 100_000)).toFixed(1)} s per 100,000 files), journal ${(before / 1e6).toFixed(1)} MB`,
+    );
+    const m = await measureSync(fx.configFile);
+    const db = await sizeOf(fx.journalFile);
+    const wal = await sizeOf(`${fx.journalFile}-wal`);
+    // A no-change pass: one pass, nothing transferred, nothing else planned (any other operation is named in the summary).
+    const noChange = m.code === 0 && /converged in [^(]*\(1 pass\): 0 downloaded \(0 B\), 0 uploaded \(0 B\), 0 conflicts, 0 failed$/.test(m.summary);
+    if (!noChange) console.log(`  NOT a no-change pass (exit ${m.code}): ${m.summary}`);
+    return {
+      workload,
+      measurement,
+      boxsync: m,
+      rclone: null,
+      cp: null,
+      notes: `journal.db + -wal ${((db + wal) / 1e6).toFixed(1)} MB after the run (${(before / 1e6).toFixed(1)} MB before); ${noChange ? 'nothing planned' : `NOT a no-change pass: ${m.summary}`}`,
+      detail: {
+        files,
+        folders,
+        entries,
+        journalBytes: db,
+        walBytes: wal,
+        journalBytesBefore: before,
+        noChange,
+        setupServerSeconds: fx.seconds.server,
+        setupDiskSeconds: fx.seconds.local,
+        setupJournalSeconds: fx.seconds.journal,
+      },
+    };
+  } finally {
+    await srv.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 /** 50 edits on Box and 50 in the mirror, then one timed `sync --once`. */
 async function hundredEdits(srv: BoxServer, rootId: string, mirror: string, configFile: string): Promise<Measured> {
   const web = srv.control.as('1');
@@ -158,6 +357,7 @@ export async function run(): Promise<void> {
         const keepBest = (a: Measured | null, b: Measured): Measured => (a === null || b.wallMs < a.wallMs ? b : a);
         let lastMirror = '';
         let lastConfig = '';
+        let lastSocket = '';
         let lastRcloneDest = '';
         for (let round = 0; round < ROUNDS; round++) {
           const mirror = join(base, `mirror-${round}`);
@@ -196,6 +396,7 @@ export async function run(): Promise<void> {
           await rm(cpDest, { recursive: true, force: true });
           lastMirror = mirror;
           lastConfig = configFile;
+          lastSocket = join(base, `control-${round}.sock`);
           lastRcloneDest = rdest;
         }
         rows.push({ workload: w.name, measurement: 'initial mirror', ...best });
@@ -204,28 +405,32 @@ export async function run(): Promise<void> {
           const rcloneNoChange = served ? await rcloneCopy(served.url, lastRcloneDest, rcloneConfig) : null;
           rows.push({ workload: w.name, measurement: 'no-change run', boxsync: noChange, rclone: rcloneNoChange, cp: null });
           rows.push({ workload: w.name, measurement: '100 edits (50 each side)', boxsync: await hundredEdits(srv, rootId, lastMirror, lastConfig), rclone: null, cp: null });
+          rows.push(await idleDaemon(w, lastConfig, lastSocket));
         }
       } finally {
         served?.child.kill('SIGTERM');
       }
       await rm(base, { recursive: true, force: true });
     }
+    // In a box-server of its own: the workloads' items and events are gone from memory by then.
+    await srv.close();
+    rows.push(await largeJournal(join(tmp.dir, 'journal')));
   } finally {
     await srv.close();
     await tmp.cleanup();
   }
 
-  console.log('\n| workload | measurement | boxsync s | rclone s | ratio | cp -r s | boxsync peak RSS MiB | rclone peak RSS MiB | boxsync CPU s | rclone CPU s |');
-  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  console.log('\n| workload | measurement | boxsync s | rclone s | ratio | cp -r s | boxsync peak RSS MiB | rclone peak RSS MiB | boxsync CPU s | rclone CPU s | notes |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
     const ratio = r.boxsync && r.rclone ? (r.boxsync.wallMs / r.rclone.wallMs).toFixed(2) : 'n/a';
-    console.log(`| ${r.workload} | ${r.measurement} | ${sec(r.boxsync)} | ${sec(r.rclone)} | ${ratio} | ${sec(r.cp)} | ${rss(r.boxsync)} | ${rss(r.rclone)} | ${cpu(r.boxsync)} | ${cpu(r.rclone)} |`);
+    console.log(`| ${r.workload} | ${r.measurement} | ${sec(r.boxsync)} | ${sec(r.rclone)} | ${ratio} | ${sec(r.cp)} | ${rss(r.boxsync)} | ${rss(r.rclone)} | ${cpu(r.boxsync)} | ${cpu(r.rclone)} | ${r.notes ?? ''} |`);
   }
   const outDir = join(repoRoot, 'bench');
   await mkdir(outDir, { recursive: true });
   await writeFile(
     join(outDir, 'results.json'),
-    `${JSON.stringify({ when: new Date().toISOString(), full, rounds: ROUNDS, node: process.version, rows }, null, 2)}\n`,
+    `${JSON.stringify({ when: new Date().toISOString(), full, rounds: ROUNDS, scale: SCALE, journalFiles: JOURNAL_FILES, idleSeconds: IDLE_SEC, node: process.version, rows }, null, 2)}\n`,
   );
   console.log(`\nwritten: bench/results.json`);
 }
