@@ -33,6 +33,7 @@
  * The table is printed and written to bench/results.json (`notes` and `detail` per row hold what the columns
  * do not). rclone comes from Debian (`apt-get install rclone`); without it the rclone columns say so.
  */
+import Database from 'better-sqlite3';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdir, writeFile, appendFile, readFile, rm, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -259,17 +260,18 @@ async function sizeOf(path: string): Promise<number> {
 }
 
 /** A no-change `sync --once` over a journal of JOURNAL_FILES files (journal-fixture.ts), in a box-server of its own. */
-async function largeJournal(dir: string): Promise<Row> {
+async function largeJournal(dir: string): Promise<Row[]> {
   const files = JOURNAL_FILES;
   const folders = folderCount(files);
   const entries = files + folders;
   const workload = `${fmt(files)} files / ${fmt(folders)} folders (synthetic journal)`;
   const measurement = `no-change run (journal of ${fmt(entries)} entries)`;
+  const wholeMeasurement = `no-change run planned whole (journal of ${fmt(entries)} entries)`;
   const heapMiB = getHeapStatistics().heap_size_limit / MiB;
   const needMiB = (files * 3.6 * 1024) / MiB + 300;
   if (needMiB > heapMiB) {
     console.log(`\n${workload}: skipped: box-server needs about ${Math.round(needMiB)} MiB of heap for it and this process has ${Math.round(heapMiB)} MiB; run through \`npm run bench\` (which raises it) or with node --max-old-space-size`);
-    return { workload, measurement, boxsync: null, rclone: null, cp: null, notes: 'skipped: not enough heap for box-server' };
+    return [{ workload, measurement, boxsync: null, rclone: null, cp: null, notes: 'skipped: not enough heap for box-server' }];
   }
   const srv = await startBoxServer({ port: 0, tokens: [TOKEN] });
   try {
@@ -287,35 +289,56 @@ async function largeJournal(dir: string): Promise<Row> {
       `\n${workload}: set up in ${setup.toFixed(1)} s (box-server ${fx.seconds.server.toFixed(1)} s, disk ${fx.seconds.local.toFixed(1)} s, ` +
         `journal ${fx.seconds.journal.toFixed(1)} s; ${(setup / (files / 100_000)).toFixed(1)} s per 100,000 files), journal ${(before / 1e6).toFixed(1)} MB`,
     );
-    const m = await measureSync(fx.configFile);
-    const db = await sizeOf(fx.journalFile);
-    const wal = await sizeOf(`${fx.journalFile}-wal`);
-    // A no-change pass: one pass, nothing transferred, nothing else planned (any other operation is named in the summary).
-    const noChange = m.code === 0 && /converged in [^(]*\(1 pass\): 0 downloaded \(0 B\), 0 uploaded \(0 B\), 0 conflicts, 0 failed$/.test(m.summary);
-    if (!noChange) console.log(`  NOT a no-change pass (exit ${m.code}): ${m.summary}`);
-    return {
-      workload,
-      measurement,
-      boxsync: m,
-      rclone: null,
-      cp: null,
-      notes: `journal.db + -wal ${((db + wal) / 1e6).toFixed(1)} MB after the run (${(before / 1e6).toFixed(1)} MB before); ${noChange ? 'nothing planned' : `NOT a no-change pass: ${m.summary}`}`,
-      detail: {
-        files,
-        folders,
-        entries,
-        journalBytes: db,
-        walBytes: wal,
-        journalBytesBefore: before,
-        noChange,
-        setupServerSeconds: fx.seconds.server,
-        setupDiskSeconds: fx.seconds.local,
-        setupJournalSeconds: fx.seconds.journal,
-      },
-    };
+    const rows: Row[] = [];
+    // 1. The usual case: the last run converged, so this one plans only what changed (nothing). 2. The same with
+    // the clean mark cleared (the first run after an upgrade or a crash, or the daily whole-root plan): every
+    // window of the root is planned, and still nothing is done.
+    for (const whole of [false, true]) {
+      if (whole) clearAllCleanMarks(fx.journalFile);
+      const m = await measureSync(fx.configFile);
+      const db = await sizeOf(fx.journalFile);
+      const wal = await sizeOf(`${fx.journalFile}-wal`);
+      // A no-change pass: nothing transferred, nothing else planned (any other operation is named in the
+      // summary); planning only what changed takes one pass, a whole-root plan one or more per window.
+      const passes = whole ? '\\d+ pass(?:es)?' : '1 pass';
+      const noChange = m.code === 0 && new RegExp(`converged in [^(]*\\(${passes}\\): 0 downloaded \\(0 B\\), 0 uploaded \\(0 B\\), 0 conflicts, 0 failed$`).test(m.summary);
+      if (!noChange) console.log(`  NOT a no-change pass (exit ${m.code}): ${m.summary}`);
+      rows.push({
+        workload,
+        measurement: whole ? wholeMeasurement : measurement,
+        boxsync: m,
+        rclone: null,
+        cp: null,
+        notes: `journal.db + -wal ${((db + wal) / 1e6).toFixed(1)} MB after the run (${(before / 1e6).toFixed(1)} MB before); ${noChange ? 'nothing planned' : `NOT a no-change pass: ${m.summary}`}`,
+        detail: {
+          files,
+          folders,
+          entries,
+          journalBytes: db,
+          walBytes: wal,
+          journalBytesBefore: before,
+          noChange,
+          wholeRootPlan: whole,
+          setupServerSeconds: fx.seconds.server,
+          setupDiskSeconds: fx.seconds.local,
+          setupJournalSeconds: fx.seconds.journal,
+        },
+      });
+    }
+    return rows;
   } finally {
     await srv.close();
     await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Drops every root's clean mark, as a crash between observing and converging leaves it. */
+function clearAllCleanMarks(journalFile: string): void {
+  const db = new Database(journalFile);
+  try {
+    db.prepare(`DELETE FROM meta WHERE key LIKE 'clean:%'`).run();
+  } finally {
+    db.close();
   }
 }
 
@@ -414,7 +437,7 @@ export async function run(): Promise<void> {
     }
     // In a box-server of its own: the workloads' items and events are gone from memory by then.
     await srv.close();
-    rows.push(await largeJournal(join(tmp.dir, 'journal')));
+    rows.push(...(await largeJournal(join(tmp.dir, 'journal'))));
   } finally {
     await srv.close();
     await tmp.cleanup();

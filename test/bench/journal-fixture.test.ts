@@ -23,7 +23,8 @@ function dump(journalFile: string): Dump {
   try {
     const all = (sql: string): Row[] => db.prepare(sql).all() as Row[];
     return {
-      meta: all('SELECT key FROM meta ORDER BY key'),
+      // Per-root keys (the clean mark) end in the root id, which differs between the two folders.
+      meta: all('SELECT key FROM meta ORDER BY key').map((r) => ({ key: String(r.key).replace(/:[0-9a-f]{16}$/, ':<root>') })),
       remote: all('SELECT * FROM remote_items ORDER BY id'),
       local: all('SELECT * FROM local_entries ORDER BY path'),
       synced: all('SELECT * FROM synced_entries ORDER BY path'),

@@ -25,7 +25,8 @@ import { createHash } from 'node:crypto';
 import { lstatSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BoxServer, ServerActor } from '../../src/box-server/index.js';
-import { asRelPath, asRootId, type LocalEntry, type RemoteEntry, type SyncedEntry } from '../../src/core/model.js';
+import { markClean } from '../../src/engine/clean-mark.js';
+import { asRelPath, asRemoteId, asRootId, type LocalEntry, type RemoteEntry, type SyncedEntry } from '../../src/core/model.js';
 import { rootIdFor } from '../../src/config/root-id.js';
 import { MAX_OPERATION_ROWS } from '../../src/journal/operations-table.js';
 import { openJournal } from '../../src/journal/open-journal.js';
@@ -193,6 +194,9 @@ export async function buildSyncedFixture(o: FixtureOptions): Promise<SyncedFixtu
       journal.putRemote(rootEntry);
       journal.setCursor('events:changes', cursor);
       journal.setMeta('engine.lastSuccessfulSyncAtMs', String(Date.now()));
+      // A run that converged leaves the root's clean mark (src/engine/clean-mark.ts): the next run plans only
+      // what changed.
+      markClean(journal, { id: root, remoteId: asRemoteId(boxFolderId), localPath: mirror, direction: 'two-way', exclude: [] }, Date.now(), true);
     }));
   } finally {
     journal.close();
