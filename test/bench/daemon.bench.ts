@@ -5,30 +5,55 @@
  * 2. the real daemon process on a mirror of that size (created directly on disk and in box-server, then
  *    reconciled by the daemon's first pass): change latency both ways, p50 and p99 over BENCH_CHANGES changes
  *    (default 100) each way;
- * 3. idle CPU and RSS of the daemon watching that mirror, and its inotify watches.
- * BENCH_DAEMON=0 skips 2 and 3. The first pass is bounded by BENCH_INITIAL_MAX_SEC (default 900).
+ * 3. idle CPU and RSS of the daemon watching that mirror, and its inotify watches;
+ * 4. latency while the first mirror runs: box-server holds BENCH_BUSY_FILES small files (default 10,000) in
+ *    BENCH_BUSY_FILES/50 folders and the local folder is empty; while the daemon's first pass downloads them,
+ *    BENCH_BUSY_PROBES probes each way (default 10), alternately a new file created on Box (box-server's control
+ *    API, in the synced folder's root) and a new file written in the local mirror's root. A probe has arrived when
+ *    the other side holds it with its exact content (the local file reads back the same; box-server's store has a
+ *    file of that name under the synced folder whose content is the same). Prints p50 and max each way, how many
+ *    probes were sent and how many landed before the first mirror was complete (every seeded file present
+ *    locally, counted by name; downloads are renamed into place, so present means complete), and the first
+ *    mirror's duration. Probes start once 5% of the files are local (the first pass is running and far from
+ *    done); the gap before each next probe is 30% of the estimated time left (from the rate files arrived
+ *    locally in the last 5 s) shared among the probes left, so that all are sent well before the mirror is complete
+ *    (BENCH_BUSY_PROBE_EVERY_MS sets a fixed gap instead). A probe that does not arrive within
+ *    BENCH_BUSY_WAIT_SEC (default 120) is reported as lost. After the first mirror, the idle latency both ways
+ *    (as in 2, BENCH_CHANGES edits each way) on that same daemon.
+ * The daemons run from the build (bin/boxsync.js over dist/, which `npm run bench` builds first), with
+ * transferConcurrency 8. BENCH_DAEMON=0 runs 1 only; BENCH_BUSY=0 skips 4; BENCH_BUSY_ONLY=1 runs 4 only. The
+ * first pass is bounded by BENCH_INITIAL_MAX_SEC (default 900).
  */
-import { createHash } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startBoxServer } from '../../src/box-server/index.js';
+import { startBoxServer, type BoxServer, type ServerActor } from '../../src/box-server/index.js';
 import { sendControl } from '../../src/daemon/control-client.js';
 import type { DaemonStatus } from '../../src/daemon/control-protocol.js';
 import { createWatcher } from '../../src/local/watcher-factory.js';
 import { countInotifyWatches, inotifyWatchLimit } from '../../src/local/watcher-inotify-usage.js';
 import type { WatcherKind } from '../../src/local/watcher-options.js';
 import { writeBoxConfig } from '../support/box-config.js';
-import { spawnCli } from '../support/cli.js';
+import { repoRoot } from '../support/cli.js';
 import { makeTempDir } from '../support/tmp.js';
 
 const FILES = Number(process.env.BENCH_FILES ?? 100_000);
 const FOLDERS = Number(process.env.BENCH_FOLDERS ?? 5_000);
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 100);
 const INITIAL_MAX_MS = 1000 * Number(process.env.BENCH_INITIAL_MAX_SEC ?? 900);
+const BUSY_FILES = Number(process.env.BENCH_BUSY_FILES ?? 10_000);
+const BUSY_PER_FOLDER = 50;
+const BUSY_PROBES = Number(process.env.BENCH_BUSY_PROBES ?? 10);
+const BUSY_WAIT_MS = 1000 * Number(process.env.BENCH_BUSY_WAIT_SEC ?? 120);
+const BUSY_PROBE_EVERY_MS = process.env.BENCH_BUSY_PROBE_EVERY_MS ? Number(process.env.BENCH_BUSY_PROBE_EVERY_MS) : null;
 
 const folderName = (d: number): string => `d${String(d).padStart(4, '0')}`;
 const fileName = (i: number): string => `f${i}.txt`;
 const content = (d: number, i: number): string => `file ${d}/${i}\n`;
+const sec = (ms: number): string => (ms / 1000).toFixed(1);
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 async function makeTree(root: string): Promise<void> {
   const perFolder = Math.ceil(FILES / FOLDERS);
@@ -40,6 +65,24 @@ async function makeTree(root: string): Promise<void> {
     await Promise.all(Array.from({ length: n }, (_, i) => writeFile(join(dir, fileName(i)), content(d, i))));
     made += n;
   }
+}
+
+/** box-server gets `files` files, `perFolder` to a folder, under a new folder `name` at the top; returns its id and the files. */
+function seedBox(web: ServerActor, name: string, files: number, perFolder: number): { rootId: string; seeded: SeededFile[] } {
+  const rootId = web.createFolder('0', name).id;
+  const seeded: SeededFile[] = [];
+  for (let d = 0; seeded.length < files; d++) {
+    const folderId = web.createFolder(rootId, folderName(d)).id;
+    const n = Math.min(perFolder, files - seeded.length);
+    for (let i = 0; i < n; i++) seeded.push({ id: web.uploadFile(folderId, fileName(i), content(d, i)).id, rel: join(folderName(d), fileName(i)) });
+  }
+  return { rootId, seeded };
+}
+
+interface SeededFile {
+  readonly id: string;
+  /** Path under the mirror. */
+  readonly rel: string;
 }
 
 async function measureWatcher(kind: WatcherKind, root: string): Promise<string> {
@@ -70,7 +113,7 @@ async function until(probe: () => boolean | Promise<boolean>, timeoutMs: number,
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await probe()) return true;
-    await new Promise((r) => setTimeout(r, intervalMs));
+    await sleep(intervalMs);
   }
   return false;
 }
@@ -87,107 +130,322 @@ async function rssMb(pid: number): Promise<number> {
   return Number(/VmRSS:\s+(\d+)/.exec(s)?.[1] ?? 0) / 1024;
 }
 
+/** A daemon child process as a user runs it: bin/boxsync.js over the build (the sources through tsx when there is none). */
+interface DaemonChild {
+  readonly child: ChildProcess;
+  readonly status: () => Promise<DaemonStatus>;
+  /** The last of what it printed. */
+  readonly output: () => string;
+  readonly stop: () => Promise<void>;
+}
+
+const runsFrom = (): string => (existsSync(join(repoRoot, 'dist', 'cli', 'main.js')) ? 'the build (dist/)' : 'the sources through tsx (no dist/)');
+
+async function startDaemon(o: { srv: BoxServer; dir: string; remoteId: string; mirror: string }): Promise<DaemonChild> {
+  const socketPath = join(o.dir, 'c.sock');
+  const configFile = join(o.dir, 'config.json');
+  await mkdir(o.dir, { recursive: true });
+  await writeBoxConfig(configFile, {
+    srv: o.srv,
+    token: 'T',
+    remoteId: o.remoteId,
+    localPath: o.mirror,
+    stateDir: join(o.dir, 'state'),
+    socketPath,
+    extra: { transferConcurrency: 8, log: { level: 'warn' } },
+  });
+  const env = { ...process.env };
+  delete env['BOXSYNC_FROM_SOURCE'];
+  const child = spawn(process.execPath, [join(repoRoot, 'bin', 'boxsync.js'), 'daemon', '--config', configFile], {
+    cwd: repoRoot,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const keep = (d: Buffer): void => {
+    out = (out + d.toString()).slice(-20_000);
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  const closed = new Promise<void>((r) => child.once('close', () => r()));
+  return {
+    child,
+    status: () => sendControl<DaemonStatus>(socketPath, { verb: 'status' }),
+    output: () => out.slice(-2000),
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      await closed;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** The daemon has finished a pass and settled: idle, watchers running. */
+async function settled(d: DaemonChild): Promise<boolean> {
+  const s = await d.status().catch(() => null);
+  return s !== null && s.engine.lastSuccessfulSyncAtMs !== null && s.engine.phase === 'idle' && s.watchers.every((w) => w.health.state !== 'starting');
+}
+
+/** Change latency both ways on an idle daemon: `changes` Box edits of seeded files, then `changes` local edits. */
+async function idleLatency(web: ServerActor, mirror: string, files: readonly SeededFile[], changes: number, label: string): Promise<void> {
+  const down: number[] = [];
+  for (let k = 0; k < changes; k++) {
+    const f = files[(k * 7919) % files.length]!;
+    const text = `remote edit ${k} ${Date.now()}\n`;
+    const start = Date.now();
+    web.uploadVersion(f.id, text);
+    const ok = await until(async () => (await readFile(join(mirror, f.rel), 'utf8').catch(() => '')) === text, 30_000);
+    down.push(ok ? Date.now() - start : Number.POSITIVE_INFINITY);
+  }
+  const up: number[] = [];
+  for (let k = 0; k < changes; k++) {
+    const f = files[(k * 104_729 + 13) % files.length]!;
+    const text = `local edit ${k} ${Date.now()}\n`;
+    const sha1 = createHash('sha1').update(text).digest('hex');
+    const start = Date.now();
+    await writeFile(join(mirror, f.rel), text);
+    const ok = await until(() => web.getItem('file', f.id)?.['sha1'] === sha1, 30_000);
+    up.push(ok ? Date.now() - start : Number.POSITIVE_INFINITY);
+  }
+  for (const [name, xs] of [['remote -> local', down], ['local -> remote', up]] as const) {
+    const sorted = [...xs].sort((a, b) => a - b);
+    const lost = sorted.filter((x) => !Number.isFinite(x)).length;
+    console.log(`latency ${label}, ${name}: p50 ${percentile(sorted, 50)} ms, p99 ${percentile(sorted, 99)} ms over ${xs.length} changes${lost ? ` (${lost} did not arrive within 30 s)` : ''}`);
+  }
+}
+
+/** Parts 2 and 3: the daemon on a mirror that exists on both sides. */
+async function runIdle(dir: string, mirror: string): Promise<void> {
+  const srv = await startBoxServer({ port: 0, tokens: ['T'], longPollTimeoutMs: 30_000 });
+  const web = srv.control.as('1');
+  let daemon: DaemonChild | null = null;
+  try {
+    let t0 = Date.now();
+    const { rootId, seeded } = seedBox(web, 'Mirror', FILES, Math.ceil(FILES / FOLDERS));
+    console.log(`box-server: the same tree created in ${sec(Date.now() - t0)} s`);
+
+    t0 = Date.now();
+    daemon = await startDaemon({ srv, dir: join(dir, 'idle'), remoteId: rootId, mirror });
+    if (!(await until(() => settled(daemon!), INITIAL_MAX_MS, 500))) {
+      console.log(`daemon: first pass did not finish within ${INITIAL_MAX_MS / 1000} s; no latency figures. Last output:\n${daemon.output()}`);
+      return;
+    }
+    const first = await daemon.status();
+    console.log(`daemon, run from ${runsFrom()}: first pass (list + scan + link ${FILES} files) took ${sec(Date.now() - t0)} s; ${first.engine.roots[0]!.inSync.files} files in sync`);
+
+    await idleLatency(web, mirror, seeded, CHANGES, 'when idle');
+
+    const pid = daemon.child.pid!;
+    await until(async () => (await daemon!.status()).engine.phase === 'idle', 30_000, 200);
+    const idleSec = 20;
+    const c0 = await cpuTicks(pid);
+    await sleep(idleSec * 1000);
+    const c1 = await cpuTicks(pid);
+    console.log(
+      `daemon idle: ${(((c1 - c0) / 100 / idleSec) * 100).toFixed(2)} % CPU over ${idleSec} s, RSS ${(await rssMb(pid)).toFixed(0)} MB, ` +
+        `${await countInotifyWatches(pid)} inotify watches`,
+    );
+  } finally {
+    await daemon?.stop();
+    await srv.close();
+  }
+}
+
+interface Probe {
+  readonly way: 'remote -> local' | 'local -> remote';
+  readonly name: string;
+  readonly text: string;
+  readonly sentAtMs: number;
+  /** Sent before every seeded file was local. */
+  readonly duringFirstMirror: boolean;
+  arrivedAtMs: number | null;
+  lost: boolean;
+}
+
+/** How many of the seeded files are in the mirror, by name (folders found complete are not read again). */
+function mirrorCounter(mirror: string, seeded: readonly SeededFile[]): () => Promise<number> {
+  const expected = new Map<string, Set<string>>();
+  for (const f of seeded) {
+    const [folder, name] = f.rel.split('/') as [string, string];
+    let names = expected.get(folder);
+    if (!names) expected.set(folder, (names = new Set()));
+    names.add(name);
+  }
+  const complete = new Set<string>();
+  let completeFiles = 0;
+  return async () => {
+    let n = completeFiles;
+    await Promise.all(
+      [...expected].filter(([folder]) => !complete.has(folder)).map(async ([folder, names]) => {
+        const present = (await readdir(join(mirror, folder)).catch(() => [] as string[])).filter((x) => names.has(x)).length;
+        if (present === names.size) {
+          complete.add(folder);
+          completeFiles += present;
+        }
+        n += present;
+      }),
+    );
+    return n;
+  };
+}
+
+/** Part 4: latency of live changes while the first mirror of BENCH_BUSY_FILES files runs, then when idle. */
+async function runBusy(dir: string): Promise<void> {
+  const srv = await startBoxServer({ port: 0, tokens: ['T'], longPollTimeoutMs: 30_000 });
+  const web = srv.control.as('1');
+  let daemon: DaemonChild | null = null;
+  try {
+    let t0 = Date.now();
+    const { rootId, seeded } = seedBox(web, 'Busy', BUSY_FILES, BUSY_PER_FOLDER);
+    const folders = Math.ceil(BUSY_FILES / BUSY_PER_FOLDER);
+    console.log(`busy: box-server seeded with ${BUSY_FILES} files in ${folders} folders in ${sec(Date.now() - t0)} s; the local folder is empty`);
+    const mirror = join(dir, 'Busy');
+    await mkdir(mirror, { recursive: true });
+    const mirrored = mirrorCounter(mirror, seeded);
+
+    t0 = Date.now();
+    daemon = await startDaemon({ srv, dir: join(dir, 'busy'), remoteId: rootId, mirror });
+    let firstMirrorAtMs: number | null = null;
+    let count = 0;
+    const samples: { ms: number; n: number }[] = [];
+    const countNow = async (): Promise<number> => {
+      count = await mirrored();
+      samples.push({ ms: Date.now(), n: count });
+      while (samples.length > 2 && samples[1]!.ms < Date.now() - 5000) samples.shift();
+      if (count === BUSY_FILES && firstMirrorAtMs === null) firstMirrorAtMs = Date.now();
+      return count;
+    };
+    // The first pass is running and far from done: 2% of the files are local; the rate from 2% to 5% spaces the probes.
+    const from = Math.max(1, Math.ceil(BUSY_FILES * 0.02));
+    const to = Math.max(from + 1, Math.ceil(BUSY_FILES * 0.05));
+    const begun = await until(async () => (await countNow()) >= from, INITIAL_MAX_MS, 50);
+    const fromAt = { ms: Date.now(), n: count };
+    const going = begun && (await until(async () => (await countNow()) >= to, INITIAL_MAX_MS - (Date.now() - t0), 50));
+    if (!going) {
+      console.log(`busy: the daemon mirrored only ${count} of ${BUSY_FILES} files within ${INITIAL_MAX_MS / 1000} s; no figures. Last output:\n${daemon.output()}`);
+      return;
+    }
+    const toAt = { ms: Date.now(), n: count };
+    const total = 2 * BUSY_PROBES;
+    const probesFromMs = Date.now();
+    // The gap before the next probe: 30% of the estimated time left, shared among the probes left, with the rate
+    // of the last 5 s (so the estimate follows the daemon as it speeds up or slows down). With a steady rate the
+    // last probe goes out with a third of the mirror still to do or more, a margin for a rate that varies.
+    const gapMs = (left: number): number => {
+      if (BUSY_PROBE_EVERY_MS !== null) return BUSY_PROBE_EVERY_MS;
+      const a = samples[0]!;
+      const b = samples[samples.length - 1]!;
+      const ratePerMs = (b.n - a.n) / Math.max(1, b.ms - a.ms);
+      const remainingMs = ratePerMs > 0 ? (BUSY_FILES - count) / ratePerMs : 60_000;
+      return Math.round(Math.min(30_000, Math.max(50, (0.3 * remainingMs) / left)));
+    };
+    const rate = (toAt.n - fromAt.n) / Math.max(1, toAt.ms - fromAt.ms);
+    console.log(
+      `busy: daemon run from ${runsFrom()}; ${toAt.n} of ${BUSY_FILES} files local after ${sec(probesFromMs - t0)} s ` +
+        `(${Math.round(rate * 1000)} files/s, about ${sec((BUSY_FILES - toAt.n) / rate)} s to go); ${total} probes start, ` +
+        (BUSY_PROBE_EVERY_MS === null ? 'spread over the first part of the time left' : `one every ${BUSY_PROBE_EVERY_MS} ms`),
+    );
+
+    const probes: Probe[] = [];
+    const send = async (k: number): Promise<void> => {
+      const n = Math.floor(k / 2);
+      const way = k % 2 === 0 ? 'remote -> local' : 'local -> remote';
+      const name = `probe-${way === 'remote -> local' ? 'down' : 'up'}-${String(n).padStart(3, '0')}.txt`;
+      const text = `probe ${way} ${n} ${randomBytes(8).toString('hex')}\n`;
+      const sentAtMs = Date.now();
+      if (way === 'remote -> local') web.uploadFile(rootId, name, text);
+      else await writeFile(join(mirror, name), text);
+      probes.push({ way, name, text, sentAtMs, duringFirstMirror: firstMirrorAtMs === null, arrivedAtMs: null, lost: false });
+    };
+    const arrived = async (p: Probe): Promise<boolean> => {
+      if (p.way === 'remote -> local') return (await readFile(join(mirror, p.name), 'utf8').catch(() => null)) === p.text;
+      const item = web.findByPath(`Busy/${p.name}`);
+      return item?.type === 'file' && web.readFile(item.id).toString('utf8') === p.text;
+    };
+    let sent = 0;
+    let nextAtMs = probesFromMs;
+    let lastCountMs = 0;
+    // The daemon's own word: when it first recorded a successful pass (a later pass overwrites the value).
+    let firstSuccessAtMs: number | null = null;
+    let lastStatusMs = 0;
+    for (;;) {
+      const now = Date.now();
+      if (sent < total && now >= nextAtMs) {
+        await send(sent++);
+        if (sent < total) nextAtMs = now + gapMs(total - sent);
+      }
+      await Promise.all(
+        probes
+          .filter((p) => p.arrivedAtMs === null && !p.lost)
+          .map(async (p) => {
+            if (await arrived(p)) p.arrivedAtMs = Date.now();
+            else if (Date.now() - p.sentAtMs > BUSY_WAIT_MS) p.lost = true;
+          }),
+      );
+      if (firstMirrorAtMs === null && now - lastCountMs >= 250) {
+        lastCountMs = now;
+        await countNow();
+      }
+      if (firstSuccessAtMs === null && now - lastStatusMs >= 500) {
+        lastStatusMs = now;
+        firstSuccessAtMs = (await daemon.status().catch(() => null))?.engine.lastSuccessfulSyncAtMs ?? null;
+      }
+      const probesDone = sent === total && probes.every((p) => p.arrivedAtMs !== null || p.lost);
+      if (probesDone && (firstMirrorAtMs !== null || Date.now() - t0 > INITIAL_MAX_MS)) break;
+      await sleep(20);
+    }
+    await until(async () => {
+      firstSuccessAtMs ??= (await daemon!.status().catch(() => null))?.engine.lastSuccessfulSyncAtMs ?? null;
+      return firstSuccessAtMs !== null;
+    }, 120_000, 100);
+
+    console.log(
+      firstMirrorAtMs === null
+        ? `busy: first mirror not complete after ${INITIAL_MAX_MS / 1000} s (${count} of ${BUSY_FILES} files local)`
+        : `busy: first mirror of ${BUSY_FILES} files took ${sec(firstMirrorAtMs - t0)} s (every file local, counted every 250 ms)` +
+            `${firstSuccessAtMs === null ? '' : `; the daemon first reported a successful pass at ${sec(firstSuccessAtMs - t0)} s (its status polled)`}`,
+    );
+    const sentAt = probes.map((p) => p.sentAtMs - t0);
+    if (probes.length > 0) console.log(`busy: probes sent from ${sec(Math.min(...sentAt))} s to ${sec(Math.max(...sentAt))} s after the daemon started`);
+    const before = (p: Probe): boolean => firstMirrorAtMs === null || (p.arrivedAtMs !== null && p.arrivedAtMs < firstMirrorAtMs);
+    for (const way of ['remote -> local', 'local -> remote'] as const) {
+      const mine = probes.filter((p) => p.way === way);
+      const ms = mine.map((p) => (p.arrivedAtMs === null ? Number.POSITIVE_INFINITY : p.arrivedAtMs - p.sentAtMs)).sort((a, b) => a - b);
+      const lost = mine.filter((p) => p.lost).length;
+      const show = (x: number): string => (Number.isFinite(x) ? `${x} ms` : `lost (> ${BUSY_WAIT_MS / 1000} s)`);
+      console.log(
+        `latency while the first mirror runs, ${way}: p50 ${show(percentile(ms, 50))}, max ${show(ms[ms.length - 1] ?? NaN)} over ${mine.length} probes; ` +
+          `${mine.filter((p) => p.duringFirstMirror).length} sent and ${mine.filter((p) => p.arrivedAtMs !== null && before(p)).length} landed before the first mirror was complete` +
+          `${lost ? `; ${lost} lost` : ''}`,
+      );
+    }
+
+    if (!(await until(() => settled(daemon!), 120_000, 200))) {
+      console.log(`busy: the daemon did not settle after the first mirror; no idle figures. Last output:\n${daemon.output()}`);
+      return;
+    }
+    await idleLatency(web, mirror, seeded, CHANGES, `when idle after that mirror (${BUSY_FILES} files)`);
+  } finally {
+    await daemon?.stop();
+    await srv.close();
+  }
+}
+
 export async function run(): Promise<void> {
   const { dir, cleanup } = await makeTempDir('boxsync-bench-daemon-');
   try {
-    const mirror = join(dir, 'Box');
-    let t0 = Date.now();
-    await makeTree(mirror);
-    console.log(`tree: ${FILES} files in ${FOLDERS} folders, created in ${((Date.now() - t0) / 1000).toFixed(1)} s; fs.inotify.max_user_watches = ${await inotifyWatchLimit()}`);
-    for (const kind of ['dirs', 'chokidar'] as const) console.log(await measureWatcher(kind, mirror));
-
-    if (process.env.BENCH_DAEMON === '0') return;
-    const srv = await startBoxServer({ port: 0, tokens: ['T'], longPollTimeoutMs: 30_000 });
-    const web = srv.control.as('1');
-    let child: ReturnType<typeof spawnCli> | null = null;
-    try {
-      t0 = Date.now();
-      const rootId = web.createFolder('0', 'Mirror').id;
-      const perFolder = Math.ceil(FILES / FOLDERS);
-      const fileIds: string[] = [];
-      let made = 0;
-      for (let d = 0; d < FOLDERS; d++) {
-        const folderId = web.createFolder(rootId, folderName(d)).id;
-        const n = Math.min(perFolder, FILES - made);
-        for (let i = 0; i < n; i++) fileIds.push(web.uploadFile(folderId, fileName(i), content(d, i)).id);
-        made += n;
-      }
-      console.log(`box-server: the same tree created in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-
-      const socketPath = join(dir, 'c.sock');
-      const configFile = join(dir, 'config.json');
-      await writeBoxConfig(configFile, {
-        srv,
-        token: 'T',
-        remoteId: rootId,
-        localPath: mirror,
-        stateDir: join(dir, 'state'),
-        socketPath,
-        extra: { transferConcurrency: 8, log: { level: 'warn' } },
-      });
-      t0 = Date.now();
-      child = spawnCli(['daemon', '--config', configFile]);
-      let out = '';
-      child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-      child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-      const status = (): Promise<DaemonStatus> => sendControl<DaemonStatus>(socketPath, { verb: 'status' });
-      const ready = await until(async () => {
-        const s = await status().catch(() => null);
-        return s !== null && s.engine.lastSuccessfulSyncAtMs !== null && s.engine.phase === 'idle' && s.watchers.every((w) => w.health.state !== 'starting');
-      }, INITIAL_MAX_MS, 500);
-      if (!ready) {
-        console.log(`daemon: first pass did not finish within ${INITIAL_MAX_MS / 1000} s; no latency figures. Last output:\n${out.slice(-2000)}`);
-        return;
-      }
-      const first = await status();
-      console.log(`daemon: first pass (list + scan + link ${FILES} files) took ${((Date.now() - t0) / 1000).toFixed(1)} s; ${first.engine.roots[0]!.inSync.files} files in sync`);
-
-      const down: number[] = [];
-      for (let k = 0; k < CHANGES; k++) {
-        const idx = (k * 7919) % fileIds.length;
-        const d = Math.floor(idx / perFolder);
-        const i = idx % perFolder;
-        const text = `remote edit ${k} ${Date.now()}\n`;
-        const start = Date.now();
-        web.uploadVersion(fileIds[idx]!, text);
-        const ok = await until(async () => (await readFile(join(mirror, folderName(d), fileName(i)), 'utf8').catch(() => '')) === text, 30_000);
-        down.push(ok ? Date.now() - start : Number.POSITIVE_INFINITY);
-      }
-      const up: number[] = [];
-      for (let k = 0; k < CHANGES; k++) {
-        const idx = (k * 104_729 + 13) % fileIds.length;
-        const d = Math.floor(idx / perFolder);
-        const i = idx % perFolder;
-        const text = `local edit ${k} ${Date.now()}\n`;
-        const sha1 = createHash('sha1').update(text).digest('hex');
-        const start = Date.now();
-        await writeFile(join(mirror, folderName(d), fileName(i)), text);
-        const ok = await until(() => web.getItem('file', fileIds[idx]!)?.['sha1'] === sha1, 30_000);
-        up.push(ok ? Date.now() - start : Number.POSITIVE_INFINITY);
-      }
-      for (const [name, xs] of [['remote -> local', down], ['local -> remote', up]] as const) {
-        const sorted = [...xs].sort((a, b) => a - b);
-        const lost = sorted.filter((x) => !Number.isFinite(x)).length;
-        console.log(`latency ${name}: p50 ${percentile(sorted, 50)} ms, p99 ${percentile(sorted, 99)} ms over ${xs.length} changes${lost ? ` (${lost} did not arrive within 30 s)` : ''}`);
-      }
-
-      const pid = child.pid!;
-      await until(async () => (await status()).engine.phase === 'idle', 30_000, 200);
-      const idleSec = 20;
-      const c0 = await cpuTicks(pid);
-      await new Promise((r) => setTimeout(r, idleSec * 1000));
-      const c1 = await cpuTicks(pid);
-      console.log(
-        `daemon idle: ${(((c1 - c0) / 100 / idleSec) * 100).toFixed(2)} % CPU over ${idleSec} s, RSS ${(await rssMb(pid)).toFixed(0)} MB, ` +
-          `${await countInotifyWatches(pid)} inotify watches (node + tsx; a built dist/ would be a little lighter)`,
-      );
-    } finally {
-      if (child && child.exitCode === null) {
-        child.kill('SIGTERM');
-        await new Promise((r) => child!.once('close', r));
-      }
-      await srv.close();
+    if (process.env.BENCH_BUSY_ONLY !== '1') {
+      const mirror = join(dir, 'Box');
+      const t0 = Date.now();
+      await makeTree(mirror);
+      console.log(`tree: ${FILES} files in ${FOLDERS} folders, created in ${sec(Date.now() - t0)} s; fs.inotify.max_user_watches = ${await inotifyWatchLimit()}`);
+      for (const kind of ['dirs', 'chokidar'] as const) console.log(await measureWatcher(kind, mirror));
+      if (process.env.BENCH_DAEMON === '0') return;
+      await runIdle(dir, mirror);
     }
+    if (process.env.BENCH_BUSY !== '0' && process.env.BENCH_DAEMON !== '0') await runBusy(dir);
   } finally {
     await cleanup();
   }
