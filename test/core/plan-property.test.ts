@@ -9,7 +9,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { caseArb, maxPasses, runCase } from './plan-random.js';
+import { caseArb, maxPasses, runCase, throwOnFailure } from './plan-random.js';
 
 describe('planner property: random correlated trees converge without losing content', () => {
   it('terminates, converges, keeps every content, never batches an ancestor with a descendant', () => {
@@ -26,11 +26,7 @@ describe('planner property: random correlated trees converge without losing cont
       }),
       { seed, numRuns, ...(path ? { path } : {}) },
     );
-    if (details.failed) {
-      const msg = fc.defaultReportMessage(details) ?? 'property failed';
-      const cause = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
-      throw new Error(`${msg}\nCause: ${cause}\nReplay: BOXSYNC_PROPERTY_SEED=${seed} BOXSYNC_PROPERTY_PATH=${details.counterexamplePath ?? ''}`);
-    }
+    throwOnFailure(details, seed);
     expect(details.numRuns).toBeGreaterThan(0);
     expect(maxSeen).toBeLessThanOrEqual(maxPasses);
     if (!path) {
@@ -50,10 +46,7 @@ describe('planner property: random correlated trees converge without losing cont
         }),
         { seed, numRuns: Number(process.env.BOXSYNC_PROPERTY_RUNS ?? 1000) / 4 },
       );
-      if (details.failed) {
-        const cause = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
-        throw new Error(`${fc.defaultReportMessage(details) ?? 'property failed'}\nCause: ${cause}\nReplay: BOXSYNC_PROPERTY_SEED=${seed}`);
-      }
+      throwOnFailure(details, seed);
       expect(details.numRuns).toBeGreaterThan(0);
     });
   }

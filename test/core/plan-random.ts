@@ -137,6 +137,14 @@ export function assertIndependent(ops: readonly Operation[]): void {
   }
 }
 
+/** A failed fast-check run as one error that says how to replay it. */
+export function throwOnFailure<T>(details: fc.RunDetails<T>, seed: number): void {
+  if (!details.failed) return;
+  const msg = fc.defaultReportMessage(details) ?? 'property failed';
+  const cause = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
+  throw new Error(`${msg}\nCause: ${cause}\nReplay: BOXSYNC_PROPERTY_SEED=${seed} BOXSYNC_PROPERTY_PATH=${details.counterexamplePath ?? ''}`);
+}
+
 export function shuffled<T>(xs: readonly T[], order: readonly number[]): T[] {
   const out = [...xs];
   for (let i = out.length - 1; i > 0; i--) {

@@ -17,7 +17,7 @@ import { planWindows } from '../../src/engine/windows.js';
 import { migrate } from '../../src/journal/migrations.js';
 import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
 import { createIgnoreMatcher } from '../../src/local/ignore.js';
-import { assertIndependent, caseArb, maxPasses, runCase, type PlanPass } from './plan-random.js';
+import { assertIndependent, caseArb, maxPasses, runCase, throwOnFailure, type PlanPass } from './plan-random.js';
 import type { Sim } from './plan-sim.js';
 
 const isIgnored = createIgnoreMatcher([]);
@@ -87,11 +87,7 @@ describe('planner property, planned in small windows: moves across windows keep 
       }),
       { seed, numRuns, ...(path ? { path } : {}) },
     );
-    if (details.failed) {
-      const msg = fc.defaultReportMessage(details) ?? 'property failed';
-      const cause = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
-      throw new Error(`${msg}\nCause: ${cause}\nReplay: BOXSYNC_PROPERTY_SEED=${seed} BOXSYNC_PROPERTY_PATH=${details.counterexamplePath ?? ''}`);
-    }
+    throwOnFailure(details, seed);
     expect(details.numRuns).toBeGreaterThan(0);
     if (!path) {
       // Not vacuous: the cases were cut into many windows, and many of them moved things.
