@@ -154,7 +154,7 @@ export const rawConfigSchema = z.strictObject({
     .prefault({}),
   transferConcurrency: z.int().min(1).max(32).default(4),
   /** Rows a full pass plans at a time (bigger roots are planned in windows of about this size). */
-  planWindowEntries: z.int().min(1).max(10_000_000).default(1000),
+  planWindowEntries: z.int().min(1).max(10_000_000).default(300),
   safety: z
     .strictObject({
       maxDeletes: z.int().min(0).default(100),

@@ -23,10 +23,12 @@ import type { Journal } from '../ports/journal.js';
 import type { IsIgnored } from './observe-local.js';
 
 /**
- * Rows per planning window by default: about a MB of snapshot and plan, and a live change waits for at most one
- * window of transfers (the daemon syncs hints between windows).
+ * Rows per planning window by default: a small snapshot and plan, and a live change waits for at most one window
+ * of transfers (the daemon syncs hints between windows). Measured while the daemon mirrored 10,000 small files:
+ * windows of 1,000 gave a p50 of about 2 s for a live change either way, windows of 300 about 0.7-1 s, for a
+ * first mirror 4 s (13 %) longer.
  */
-export const DEFAULT_WINDOW_ENTRIES = 1000;
+export const DEFAULT_WINDOW_ENTRIES = 300;
 
 export type WindowJournal = Pick<
   Journal,

@@ -17,7 +17,7 @@ import { asRelPath, type RelPath } from '../core/model.js';
 import type { WatchHint } from '../ports/local-watcher.js';
 
 export interface HintBatcherOptions {
-  /** Quiet time after the last event on a path before it is hinted (default 300 ms). */
+  /** Quiet time after the last event on a path before it is hinted (default 150 ms). */
   readonly settleMs?: number;
   /** How long a delete waits for its matching create (default 600 ms). */
   readonly deleteHoldMs?: number;
@@ -25,7 +25,12 @@ export interface HintBatcherOptions {
   readonly minBatchIntervalMs?: number;
 }
 
-export const DEFAULT_SETTLE_MS = 300;
+/**
+ * 150 ms: most of a saved file's local -> Box latency when idle. A file still being written keeps re-arming it;
+ * one written with longer pauses may be uploaded early and again when done (the upload re-checks its source, so
+ * a file that changes during the upload is never recorded as synced with the wrong content).
+ */
+export const DEFAULT_SETTLE_MS = 150;
 export const DEFAULT_DELETE_HOLD_MS = 600;
 export const DEFAULT_MIN_BATCH_INTERVAL_MS = 100;
 

@@ -152,7 +152,7 @@ async function startDaemon(o: { srv: BoxServer; dir: string; remoteId: string; m
     localPath: o.mirror,
     stateDir: join(o.dir, 'state'),
     socketPath,
-    extra: { transferConcurrency: 8, log: { level: 'warn' } },
+    extra: { transferConcurrency: 8, log: { level: 'warn' }, ...(process.env.BENCH_WINDOW_ENTRIES ? { planWindowEntries: Number(process.env.BENCH_WINDOW_ENTRIES) } : {}) },
   });
   const env = { ...process.env };
   delete env['BOXSYNC_FROM_SOURCE'];
