@@ -1,7 +1,7 @@
 /**
  * Journal micro-benchmark: bulk insert of 100,000 local rows (one transaction), a 10,000-row subtree move and
  * delete (indexed range statements), a full keyset iteration, the same move in a 1,000-row folder, and the
- * reopen cost (integrity_check runs on every open).
+ * reopen cost (quick_check runs on every open).
  * Prints figures; asserts nothing about speed.
  */
 import { join } from 'node:path';
@@ -55,7 +55,7 @@ export async function run(): Promise<void> {
 
     t0 = process.hrtime.bigint();
     const reopened = openJournal(join(tmp.dir, 'journal.db'));
-    console.log(`reopen with integrity_check, ${n.toLocaleString('en')} rows: ${ms(t0)}`);
+    console.log(`reopen with quick_check, ${n.toLocaleString('en')} rows: ${ms(t0)}`);
     reopened.journal.close();
   } finally {
     await tmp.cleanup();

@@ -1,7 +1,8 @@
 /**
  * `node --import tsx test/bench/profile-mirror.ts [FILES] [FOLDERS] [BYTES]`: seeds box-server (in this process) with a tree
  * and runs one `boxsync sync --once` (the compiled CLI when built) under `node --cpu-prof`, writing the profile
- * to $PROFILE_DIR (default /tmp/boxsync-prof). With BOXSERVER_PROF=1 this process profiles box-server too.
+ * to $PROFILE_DIR (default /tmp/boxsync-prof). With BOXSERVER_PROF=1 this process profiles box-server too. With
+ * PROFILE_NO_CHANGE=1 the first run mirrors unprofiled and a second, no-change run is profiled.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -40,9 +41,14 @@ if (session) {
   await session.post('Profiler.enable');
   await session.post('Profiler.start');
 }
-const t0 = performance.now();
-const code = await new Promise<number | null>((resolve) => {
-  const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profDir}`, ...entry, 'sync', '--once', '--config', configFile], {
+// PROFILE_NO_CHANGE=1: mirror first without the profiler, then profile a second, no-change run.
+const runs = process.env.PROFILE_NO_CHANGE === '1' ? [false, true] : [true];
+let code: number | null = null;
+let t0 = performance.now();
+for (const profiled of runs) {
+t0 = performance.now();
+code = await new Promise<number | null>((resolve) => {
+  const child = spawn(process.execPath, [...(profiled ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []), ...entry, 'sync', '--once', '--config', configFile], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, BOXSYNC_LOG_LEVEL: 'warn' },
   });
@@ -53,7 +59,8 @@ const code = await new Promise<number | null>((resolve) => {
     resolve(c);
   });
 });
-console.log(`sync --once: exit ${code}, ${((performance.now() - t0) / 1000).toFixed(2)} s`);
+console.log(`sync --once${profiled ? ' (profiled)' : ''}: exit ${code}, ${((performance.now() - t0) / 1000).toFixed(2)} s`);
+}
 if (session) {
   const { profile } = await session.post('Profiler.stop');
   await writeFile(join(profDir, 'box-server.cpuprofile'), JSON.stringify(profile));
