@@ -211,6 +211,9 @@ async function listOneFolder(
   if (stale.length > 0) {
     journal.transaction(() => {
       for (const x of stale) {
+        // Still below this folder? A folder listed meanwhile (several are listed at once) may have found it moved
+        // there: that row, and the subtree below it, are the truth now.
+        if (journal.getRemote(x)?.parentId !== id) continue;
         journal.deleteRemoteSubtree(x);
         journal.deleteRemote(x);
       }

@@ -124,4 +124,20 @@ describe('listSubtree', () => {
     expect((await listSubtree(deps, top.id, undefined, { refuseEmpty: true })).refused).toBe(true);
     expect(idsBelow(journal, top.id)).toEqual(before);
   });
+
+  it('a folder moved between two folders listed at the same time keeps its row and its subtree', async () => {
+    const { journal, store, top } = await setup();
+    const deps = { journal, remote: store, logger: silentLogger };
+    const [a0, a1] = store.allEntries().filter((e) => e.parentId === top.id).sort((x, y) => x.name.localeCompare(y.name));
+    // a0 takes many pages to list, a1 one: a1 is done while a0 is still paging.
+    for (let f = 0; f < 12; f++) store.seedFile(a0!.id, `more${f}.txt`, `more ${f}`);
+    await listSubtree(deps, top.id);
+    const b1 = journal.remoteChildren(a0!.id).find((c) => c.name === 'b1')!;
+    await store.move({ id: b1.id, kind: 'folder', parentId: a1!.id, name: 'b1-from-a0' });
+    // a0's listing starts while the row still hangs below a0; a1's puts it below a1; a0's then no longer sees it.
+    const r = await listSubtree(deps, top.id);
+    expect(r.problems).toEqual({ rejected: [], incomplete: [] });
+    expect(journal.getRemote(b1.id)?.parentId).toBe(a1!.id);
+    expect(journal.remoteChildren(b1.id)).toHaveLength(4);
+  });
 });
