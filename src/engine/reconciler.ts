@@ -153,8 +153,8 @@ async function reconcileWindows(ctx: ReconcileContext, rc: RootContext, windowEn
 
 /** Two windows may hold the same deletion (a window also takes the far end of a move): count each item once. */
 function distinctTrash(ops: readonly Operation[]): Operation[] {
-  const byPath = new Map<RelPath, Operation>();
-  for (const op of ops) byPath.set(`${op.kind}:${opPath(op)}` as RelPath, op);
+  const byPath = new Map<string, Operation>();
+  for (const op of ops) byPath.set(signature(op), op);
   const paths = new Set([...byPath.values()].map(opPath));
   return [...byPath.values()].filter((op) => !ancestorsOf(opPath(op)).some((a) => paths.has(a)));
 }

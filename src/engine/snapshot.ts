@@ -94,7 +94,7 @@ export function buildSnapshot(args: SnapshotArgs): Snapshot {
     // A window (closeMoves) also takes the far end of every move that starts or ends in it, and the far ends of
     // those, a bounded number of times: a chain longer than that is finished by the window that holds its other
     // end (the planner never deletes what it was not given).
-    for (let i = 0; round.length > 0 && i < (args.scope.closeMoves === true ? MAX_MOVE_ROUNDS : 1); i++) {
+    for (let i = 0; round.length > 0 && i < MAX_MOVE_ROUNDS; i++) {
       for (const base of round) {
         if (isIgnoredAnywhere(base, false)) continue;
         addPath(journal, root, base, into, isIgnored, isIgnoredAnywhere);

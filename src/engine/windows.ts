@@ -84,9 +84,8 @@ export function* planWindows(journal: WindowJournal, root: SyncRoot, isIgnored: 
       if (!child) group.set(name, (child = {}));
       return child;
     };
-    const nameOf = (p: RelPath): string => p.slice(path === '' ? 0 : path.length + 1);
-    for (const l of journal.localChildren(root.id, path)) at(nameOf(l.path)).local = l;
-    for (const s of journal.syncedChildren(root.id, path)) at(nameOf(s.path)).synced = s;
+    for (const l of journal.localChildren(root.id, path)) at(basename(l.path)).local = l;
+    for (const s of journal.syncedChildren(root.id, path)) at(basename(s.path)).synced = s;
     if (remoteId !== undefined) for (const r of journal.remoteChildren(remoteId)) at(r.name).remote ??= r;
     const descend: { path: RelPath; remoteId: RemoteId | undefined }[] = [];
     for (const key of [...groups.keys()].sort()) {
@@ -153,9 +152,8 @@ export function caseTwins(journal: TwinJournal, root: SyncRoot, path: RelPath): 
   const consider = (childName: string): void => {
     if (childName !== name && foldKey(childName) === key) out.add(joinPath(parent, childName));
   };
-  const nameOf = (p: RelPath): string => basename(p);
-  for (const l of journal.localChildren(root.id, parent)) consider(nameOf(l.path));
-  for (const s of journal.syncedChildren(root.id, parent)) consider(nameOf(s.path));
+  for (const l of journal.localChildren(root.id, parent)) consider(basename(l.path));
+  for (const s of journal.syncedChildren(root.id, parent)) consider(basename(s.path));
   let folder: RemoteId | undefined = root.remoteId;
   if (parent !== '') for (const seg of parent.split('/')) folder = folder === undefined ? undefined : journal.remoteChildNamed(folder, seg)?.id;
   if (folder !== undefined) for (const r of journal.remoteChildren(folder)) consider(r.name);
