@@ -122,6 +122,9 @@ export class DirWatcher implements LocalWatcher {
       this.batcher.touch(rel);
       return;
     }
+    // A rename is pending from the moment it is seen, not from when its lstat answers: the two halves of a move
+    // are two events whose lstats finish in any order (HintBatcher.probe).
+    this.batcher.probe(rel);
     void this.onRename(rel);
   }
 
@@ -135,7 +138,10 @@ export class DirWatcher implements LocalWatcher {
       return;
     }
     if (this.closed) return;
-    if (isDir && this.opts.isIgnored(rel, true)) return;
+    if (isDir && this.opts.isIgnored(rel, true)) {
+      this.batcher?.drop(rel);
+      return;
+    }
     this.batcher?.touch(rel);
     if (isDir && !this.watchers.has(rel)) await this.addTree(rel, true);
   }

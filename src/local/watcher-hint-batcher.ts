@@ -8,7 +8,7 @@
  *   hinted as stable).
  * - `remove(path)` records a delete or a move-away. It is held for `deleteHoldMs` (>= settleMs) so that the
  *   create half of a move lands in the same batch; whenever a batch carries a write, every pending delete rides
- *   along with it, which pairs the two halves of a rename.
+ *   along with it when no other write is still settling, which pairs the two halves of a rename.
  * - `rescan(path)` asks for a re-walk of a subtree ('' = the whole root); it is emitted with the next batch.
  * - Batches are emitted at most every `minBatchIntervalMs`, so a burst of 10,000 creates becomes a handful of
  *   arrays, not 10,000 callbacks. Duplicate events for one path collapse into one hint.
@@ -34,9 +34,14 @@ export const DEFAULT_SETTLE_MS = 150;
 export const DEFAULT_DELETE_HOLD_MS = 600;
 export const DEFAULT_MIN_BATCH_INTERVAL_MS = 100;
 
+/** How long an unanswered probe holds its own hint, and the most a delete waits past its hold for its create half. */
+const PROBE_BOUND_MS = 5_000;
+
 interface Pending {
-  readonly kind: 'write' | 'delete';
+  readonly kind: 'write' | 'delete' | 'probe';
   readonly lastEventAtMs: number;
+  /** When this path was first seen while pending: a probe that turns out a write keeps its probe's time. */
+  readonly firstAtMs: number;
 }
 
 export class HintBatcher {
@@ -46,6 +51,7 @@ export class HintBatcher {
   private readonly pending = new Map<string, Pending>();
   private readonly rescans = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
+  private timerAtMs = 0;
   private lastFlushAtMs = 0;
   private closed = false;
 
@@ -64,6 +70,22 @@ export class HintBatcher {
 
   remove(path: string): void {
     this.record(path, 'delete');
+  }
+
+  /**
+   * An event whose kind is not known yet (a rename: created or gone, its lstat will say). Until `touch`, `remove`
+   * or `drop` settles it, it is not hinted and no delete is sent: the two halves of a move are two events whose
+   * lstats answer in any order, and a batch sent in between would carry a delete without its create half. Bounded:
+   * a probe never settled is hinted (as a change to look at) after PROBE_BOUND_MS.
+   */
+  probe(path: string): void {
+    if (this.pending.get(path)?.kind === 'delete') return;
+    this.record(path, 'probe');
+  }
+
+  /** Forget a probed path (its event turned out to be for an ignored folder). */
+  drop(path: string): void {
+    if (this.pending.get(path)?.kind === 'probe') this.pending.delete(path);
   }
 
   rescan(path: string): void {
@@ -93,21 +115,48 @@ export class HintBatcher {
   private record(path: string, kind: Pending['kind']): void {
     if (this.closed) return;
     const now = Date.now();
-    this.pending.set(path, { kind, lastEventAtMs: now });
+    const prev = this.pending.get(path);
+    // A probe's time carries over to the kind its lstat finds; a write turned delete (or back) starts again.
+    const firstAtMs = prev && (prev.kind === 'probe' || (prev.kind === 'delete') === (kind === 'delete')) ? prev.firstAtMs : now;
+    this.pending.set(path, { kind, lastEventAtMs: now, firstAtMs });
     this.schedule(now);
   }
 
+  /**
+   * Could a pending create be the other half of this delete? A probe (kind not known yet), or a write first seen
+   * about when the delete was (a rename's two events come together; a file written since long before is no
+   * candidate). Then the delete waits for it, up to PROBE_BOUND_MS past its hold.
+   */
+  private mayPair(d: Pending): boolean {
+    for (const p of this.pending.values()) {
+      if (p.kind === 'probe') return true;
+      if (p.kind === 'write' && p.firstAtMs >= d.firstAtMs - this.settleMs && p.firstAtMs <= d.lastEventAtMs + this.deleteHoldMs) return true;
+    }
+    return false;
+  }
+
+  /** When a delete goes on its own: at the end of its hold, or later while a create may pair with it (bounded). */
+  private deleteDueAt(d: Pending): number {
+    return this.mayPair(d) ? d.lastEventAtMs + this.deleteHoldMs + PROBE_BOUND_MS : this.dueAt(d);
+  }
+
   private dueAt(p: Pending): number {
-    return p.lastEventAtMs + (p.kind === 'write' ? this.settleMs : this.deleteHoldMs);
+    return p.lastEventAtMs + (p.kind === 'write' ? this.settleMs : p.kind === 'delete' ? this.deleteHoldMs : PROBE_BOUND_MS);
   }
 
   private schedule(now: number): void {
-    if (this.timer || this.closed) return;
+    if (this.closed) return;
     let next = Number.POSITIVE_INFINITY;
     if (this.rescans.size > 0) next = now;
-    for (const p of this.pending.values()) next = Math.min(next, this.dueAt(p));
+    for (const p of this.pending.values()) next = Math.min(next, p.kind === 'delete' ? this.deleteDueAt(p) : this.dueAt(p));
     if (next === Number.POSITIVE_INFINITY) return;
     const at = Math.max(next, this.lastFlushAtMs + this.minBatchIntervalMs);
+    // A timer already set for no later than that stays; one set for later (a probe's bound) is brought forward.
+    if (this.timer) {
+      if (this.timerAtMs <= at) return;
+      clearTimeout(this.timer);
+    }
+    this.timerAtMs = at;
     this.timer = setTimeout(() => {
       this.timer = null;
       this.flush(Date.now());
@@ -119,14 +168,19 @@ export class HintBatcher {
     const hints: WatchHint[] = [];
     let carriesWrite = false;
     for (const [path, p] of this.pending) {
-      if (p.kind === 'write' && this.dueAt(p) <= now) {
+      if (p.kind !== 'delete' && this.dueAt(p) <= now) {
         hints.push({ path: asRelPath(path), type: 'change' });
         this.pending.delete(path);
         carriesWrite = true;
       }
     }
+    // A delete rides along with a write batch only when no write or probe is left pending: the create half of
+    // its move may be one still settling (a folder moved just after an unrelated file was saved), and a delete
+    // hinted without its create half reads as a deletion. On its own, a delete goes at the end of its hold, or
+    // once nothing pending may be its create half (bounded: deleteDueAt).
+    const ride = carriesWrite && ![...this.pending.values()].some((p) => p.kind !== 'delete');
     for (const [path, p] of this.pending) {
-      if (p.kind === 'delete' && (carriesWrite || this.dueAt(p) <= now)) {
+      if (p.kind === 'delete' && (ride || this.deleteDueAt(p) <= now)) {
         hints.push({ path: asRelPath(path), type: 'change' });
         this.pending.delete(path);
       }

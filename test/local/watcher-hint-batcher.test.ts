@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { HintBatcher } from '../../src/local/watcher-hint-batcher.js';
 import type { WatchHint } from '../../src/ports/local-watcher.js';
 import { waitFor } from '../support/wait.js';
@@ -37,6 +37,76 @@ describe('HintBatcher', () => {
     await waitFor(() => out.length > 0);
     expect(out[0]!.map((h) => h.path).sort()).toEqual(['new.txt', 'old.txt']);
     b.close();
+  });
+
+  it('does not let a delete ride with an unrelated write while its own create half is still settling', () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    try {
+      const out: (readonly WatchHint[])[] = [];
+      const b = new HintBatcher((h) => out.push(h), { settleMs: 150, deleteHoldMs: 600, minBatchIntervalMs: 0 });
+      b.touch('dir/saved.txt'); // an unrelated save
+      vi.advanceTimersByTime(50);
+      b.remove('dir'); // the folder is moved...
+      b.touch('other/dir'); // ...and its new name settles 50 ms after the save does
+      vi.advanceTimersByTime(100);
+      // The save settled: it goes alone, the delete waits for its create half.
+      expect(out.map((h) => h.map((x) => x.path).sort())).toEqual([['dir/saved.txt']]);
+      vi.advanceTimersByTime(60);
+      expect(out.map((h) => h.map((x) => x.path).sort())).toEqual([['dir/saved.txt'], ['dir', 'other/dir']]);
+      // A delete with no create half still goes at the end of its hold while a file written since before it
+      // keeps being written (no candidate for its other half).
+      for (let i = 0; i < 3; i++) {
+        b.touch('busy.log');
+        vi.advanceTimersByTime(100);
+      }
+      b.remove('gone.txt');
+      for (let i = 0; i < 7; i++) {
+        b.touch('busy.log');
+        vi.advanceTimersByTime(100);
+      }
+      expect(out.flat().map((x) => x.path)).toContain('gone.txt');
+      expect(out.flat().map((x) => x.path)).not.toContain('busy.log');
+      // A create that appears with a delete holds it past its hold while it settles, within a bound.
+      b.remove('moved-away');
+      b.touch('arrived');
+      for (let i = 0; i < 10; i++) {
+        b.touch('arrived'); // still being written
+        vi.advanceTimersByTime(100);
+      }
+      expect(out.flat().map((x) => x.path)).not.toContain('moved-away');
+      vi.advanceTimersByTime(5_000);
+      expect(out.flat().map((x) => x.path)).toContain('moved-away');
+      b.close();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('holds deletes while a rename event is not yet known to be a create or a delete (a probe), within a bound', () => {
+    vi.useFakeTimers({ now: 2_000_000 });
+    try {
+      const out: (readonly WatchHint[])[] = [];
+      const b = new HintBatcher((h) => out.push(h), { settleMs: 150, deleteHoldMs: 600, minBatchIntervalMs: 0 });
+      b.remove('dir');
+      b.probe('other/dir'); // its lstat has not answered yet
+      vi.advanceTimersByTime(1_000);
+      expect(out).toEqual([]); // the delete's hold is over, but its create half may be the probe
+      b.touch('other/dir'); // the lstat answered: it exists
+      vi.advanceTimersByTime(200);
+      expect(out.map((h) => h.map((x) => x.path).sort())).toEqual([['dir', 'other/dir']]);
+      // A probe whose lstat turns out to be an ignored folder is dropped; one never answered is hinted at its bound.
+      b.probe('ignored-dir');
+      b.drop('ignored-dir');
+      b.probe('never-answered');
+      vi.advanceTimersByTime(4_900);
+      expect(out.flat().map((x) => x.path)).not.toContain('never-answered');
+      vi.advanceTimersByTime(200);
+      expect(out.flat().map((x) => x.path)).toContain('never-answered');
+      expect(out.flat().map((x) => x.path)).not.toContain('ignored-dir');
+      b.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('emits a lone delete after its hold', async () => {
