@@ -130,7 +130,7 @@ export class LocalSide {
     const paths = await dropEchoes(this.deps.journal, root, hints.map((h) => h.path));
     if (paths.length === 0 || this.closed) return;
     if (paths.length >= BURST_HINTS) paths.push(...parentFolders(paths));
-    this.deps.log.debug({ root: root.localPath, count: paths.length }, 'local change hints');
+    this.deps.log.debug({ root: root.localPath, count: paths.length, paths: paths.slice(0, 20) }, 'local change hints');
     this.deps.engine.hintLocal(root.id, paths);
     this.deps.passes.request('hint');
   }

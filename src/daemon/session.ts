@@ -26,12 +26,16 @@ import { PassRunner } from './pass-runner.js';
 import { pathStatus } from './path-status.js';
 import { RemoteSide } from './remote-side.js';
 import { Schedules } from './schedules.js';
+import { SETTLE_GONE_MS } from '../engine/hinted-scope.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** Just past the time a hinted pass defers a path found gone with no move in sight (hinted-scope.ts). */
+const UNSETTLED_REHINT_MS = SETTLE_GONE_MS + 200;
 
 export class DaemonSession {
   private fatalMessage: string | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
+  private readonly unsettledTimers = new Set<NodeJS.Timeout>();
   private closing = false;
 
   private constructor(
@@ -84,6 +88,7 @@ export class DaemonSession {
         }
         if (s.outcome !== 'converged' || s.passes > 1 || s.durationMs > 1000) log.info({ summary: s }, `pass ${s.outcome}: ${s.message}`);
         session?.scheduleRetries();
+        session?.scheduleUnsettled();
       },
     });
     const local = new LocalSide({
@@ -254,6 +259,7 @@ export class DaemonSession {
     const left = (reserveMs = 0): number => Math.max(100, deadline - Date.now() - reserveMs);
     this.closing = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
+    for (const t of this.unsettledTimers) clearTimeout(t);
     this.parts.engine.pause();
     await raceTimeout(Promise.all([this.schedules.stop(), this.local.close(), this.remote.close()]), left(1_000));
     const drained = await raceTimeout(
@@ -278,6 +284,24 @@ export class DaemonSession {
    * Items that failed with a retry disposition wait in the failures table until their nextRetryAtMs; nothing
    * else would wake the daemon then, so a timer hints those paths when the earliest backoff elapses.
    */
+  /**
+   * Paths a hinted pass found gone with no move in sight (engine.takeUnsettled) are hinted again once they
+   * have settled: by then the watcher's hints for where they went have been taken, or they were deleted.
+   */
+  private scheduleUnsettled(): void {
+    const unsettled = this.parts.engine.takeUnsettled();
+    if (unsettled.local.length === 0 || this.closing) return;
+    const t = setTimeout(() => {
+      this.unsettledTimers.delete(t);
+      if (this.closing) return;
+      for (const u of unsettled.local) this.parts.engine.hintLocal(u.root, u.paths);
+      if (unsettled.remoteIds.length > 0) this.parts.engine.hintRemote(unsettled.remoteIds);
+      this.passes.request('hint');
+    }, UNSETTLED_REHINT_MS);
+    t.unref();
+    this.unsettledTimers.add(t);
+  }
+
   private scheduleRetries(): void {
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = null;

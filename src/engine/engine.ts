@@ -15,7 +15,8 @@ import { escapeText, safeText } from '../core/escape.js';
 import type { RelPath, RemoteId, RootId, SyncRoot } from '../core/model.js';
 import type { LocalFs } from '../ports/local-fs.js';
 import { toSyncError } from './executor.js';
-import { localRootExists, restatLocal, scanLocal, type IsIgnored } from './observe-local.js';
+import { localRootExists, scanLocal, type IsIgnored } from './observe-local.js';
+import { hintedScope, SETTLE_GONE_MS, type GoneSince } from './hinted-scope.js';
 import { observeRemote } from './observe-remote.js';
 import { cursorName } from './remote-hints.js';
 import { clearClean, isClean, markClean } from './clean-mark.js';
@@ -26,7 +27,7 @@ import { StatusTracker } from './status-tracker.js';
 import { guardIdText } from './guard-id.js';
 import { summaryMessage } from './summary.js';
 import { TransferQueue } from './transfer-queue.js';
-import type { Engine, EngineDeps, EngineEvents, RunSummary, StatusReport } from './types.js';
+import type { Engine, EngineDeps, EngineEvents, RunSummary, StatusReport, Unsettled } from './types.js';
 
 export function createEngine(deps: EngineDeps, events: EngineEvents = {}): Engine {
   return new SyncEngine(deps, events);
@@ -37,6 +38,10 @@ class SyncEngine implements Engine {
   private readonly tracker: StatusTracker;
   private readonly rootContexts = new Map<RootId, RootContext>();
   private readonly pendingLocal = new Map<RootId, Set<RelPath>>();
+  private readonly unsettled = new Map<RootId, Set<RelPath>>();
+  private readonly unsettledRemote = new Set<RemoteId>();
+  /** Per root: paths hinted passes found gone, and since when (hinted-scope.ts). */
+  private readonly goneSince = new Map<RootId, GoneSince>();
   private readonly pendingRemote = new Set<RemoteId>();
   /** Roots fully scanned by this process: later passes may re-stat only hinted paths. */
   private readonly scanned = new Set<RootId>();
@@ -67,6 +72,14 @@ class SyncEngine implements Engine {
     for (const p of paths) set.add(p);
     this.pendingLocal.set(root, set);
     this.hintedSinceRun = true;
+  }
+
+  /** Folders that hinted passes found gone without a hint of their own, since the last call (hintedScope). */
+  takeUnsettled(): Unsettled {
+    const out = { local: [...this.unsettled].map(([root, paths]) => ({ root, paths: [...paths] })), remoteIds: [...this.unsettledRemote] };
+    this.unsettled.clear();
+    this.unsettledRemote.clear();
+    return out;
   }
 
   hintRemote(ids: readonly RemoteId[]): void {
@@ -183,8 +196,7 @@ class SyncEngine implements Engine {
         this.pendingLocal.delete(root.id);
         let scope: SnapshotScope;
         if (hintedPass && !observed.full && this.scanned.has(root.id)) {
-          const found = await restatLocal({ journal, root, fs: rc.fs, isIgnored: rc.isIgnored }, hinted, signal);
-          scope = { kind: 'hinted', localPaths: [...hinted, ...found], remoteIds: observed.touchedIds };
+          scope = await this.hintedScope(rc, hinted, observed.touchedIds, signal);
         } else {
           const limit = this.deps.options.windowEntries ?? DEFAULT_WINDOW_ENTRIES;
           const scanned = await scanLocal({ journal, root, fs: rc.fs, isIgnored: rc.isIgnored }, undefined, signal, limit);
@@ -253,8 +265,7 @@ class SyncEngine implements Engine {
         const localPaths = consumed.get(root.id) ?? [];
         if (localPaths.length === 0 && remoteIds.length === 0) continue;
         const rc = this.rootContext(root);
-        const found = await restatLocal({ journal, root, fs: rc.fs, isIgnored: rc.isIgnored }, localPaths, signal);
-        const scope: SnapshotScope = { kind: 'hinted', localPaths: [...localPaths, ...found], remoteIds };
+        const scope = await this.hintedScope(rc, localPaths, remoteIds, signal);
         const outcome = await reconcileRoot({ ...ctx, betweenWindows: undefined }, rc, scope, tally);
         if (outcome !== 'converged') ok = false;
         if (tally.fatal) break;
@@ -271,6 +282,28 @@ class SyncEngine implements Engine {
     }
     // The next run stays a hinted one (cheap), not the full rescan a run without hints would be.
     this.hintedSinceRun = true;
+  }
+
+  /**
+   * The scope of a hinted pass (hinted-scope.ts). Paths found gone with no move in sight are deferred by this
+   * pass and kept for `takeUnsettled`: the daemon hints them again once the watcher has had time to say where
+   * they went.
+   */
+  private async hintedScope(rc: RootContext, localPaths: readonly RelPath[], remoteIds: readonly RemoteId[], signal: AbortSignal): Promise<SnapshotScope> {
+    const goneSince = this.goneSince.get(rc.root.id) ?? new Map<RelPath, number>();
+    this.goneSince.set(rc.root.id, goneSince);
+    const deps = { journal: this.deps.journal, root: rc.root, fs: rc.fs, isIgnored: rc.isIgnored };
+    const scope = await hintedScope(deps, localPaths, remoteIds, { signal, goneSince, nowMs: this.deps.clock.now(), settleMs: this.deps.options.settleGoneMs ?? SETTLE_GONE_MS });
+    if (scope.kind === 'hinted' && scope.unsettled !== undefined) {
+      this.deps.logger.debug({ root: rc.root.id, unsettled: scope.unsettled.slice(0, 20) }, 'gone with no move in sight yet: left for the pass that has the watcher\'s word on where they went');
+      const set = this.unsettled.get(rc.root.id) ?? new Set<RelPath>();
+      for (const p of scope.unsettled) set.add(p);
+      this.unsettled.set(rc.root.id, set);
+      // This pass consumed the stream's news about them (a folder deleted here and renamed on Box): the pass
+      // that takes them up again must see both ends of those items too.
+      for (const id of remoteIds) this.unsettledRemote.add(id);
+    }
+    return scope;
   }
 
   /** A missing local root is created on a first run, and refused once anything was in sync there. */

@@ -29,6 +29,8 @@ export type SnapshotScope =
       readonly remoteIds: readonly RemoteId[];
       /** A planning window of a full pass (windows.ts): also take the other end of every move seen. */
       readonly closeMoves?: boolean;
+      /** Folders that vanished from the disk without a hint yet (hinted-scope.ts): deferred for this pass. */
+      readonly unsettled?: readonly RelPath[];
     };
 
 /** Rounds of "take the other end of each move" for a window: a move of a move of a move is rare. */
@@ -109,7 +111,9 @@ export function buildSnapshot(args: SnapshotArgs): Snapshot {
 
   const remoteTrashed = new Set<RemoteId>();
   for (const s of synced.values()) if (!remote.has(s.remoteId) && journal.isTrashed(s.remoteId)) remoteTrashed.add(s.remoteId);
-  return { root, remote, local, synced, remoteTrashed, deferred: deferredPaths(journal, root.id, args.nowMs) };
+  const deferred = deferredPaths(journal, root.id, args.nowMs);
+  if (args.scope.kind === 'hinted') for (const p of args.scope.unsettled ?? []) deferred.add(p);
+  return { root, remote, local, synced, remoteTrashed, deferred };
 }
 
 /** The paths that have no ancestor among the others: a set lookup per ancestor, not a scan of the kept ones. */

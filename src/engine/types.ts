@@ -35,6 +35,12 @@ export interface EngineOptions {
    * is bounded by the window, not the tree (windows.ts). Default DEFAULT_WINDOW_ENTRIES.
    */
   readonly windowEntries?: number;
+  /**
+   * A hinted pass defers a synced path it finds gone with no move in sight for this long, so the watcher can
+   * report where it went (hinted-scope.ts); the caller hints it again after (takeUnsettled). 0 turns this off.
+   * Default SETTLE_GONE_MS.
+   */
+  readonly settleGoneMs?: number;
 }
 
 export interface EngineDeps {
@@ -128,6 +134,12 @@ export interface EngineEvents {
   onOperation?: (o: { root: RootId; kind: OperationKind; path: RelPath; reason: string; ok: boolean; error?: string }) => void;
 }
 
+/** Engine.takeUnsettled: local paths per root, and remote ids, to hint again. Empty when `local` is. */
+export interface Unsettled {
+  readonly local: readonly { readonly root: RootId; readonly paths: readonly RelPath[] }[];
+  readonly remoteIds: readonly RemoteId[];
+}
+
 export interface Engine {
   /**
    * Observe (first run: take the stream position BEFORE the full listing, then list + scan; later runs: fetch
@@ -137,6 +149,12 @@ export interface Engine {
   /** Daemon entry points: feed hints, then `runPass` handles only what they touched (cost grows with the change). */
   hintLocal(root: RootId, paths: readonly RelPath[]): void;
   hintRemote(ids: readonly RemoteId[]): void;
+  /**
+   * What hinted passes deferred since the last call because they found it gone with no move in sight
+   * (hinted-scope.ts): the caller hints it again (local paths and the remote ids those passes consumed) once
+   * the watcher has had time to report where it went.
+   */
+  takeUnsettled(): Unsettled;
   status(): StatusReport;
   pause(): void;
   resume(): void;

@@ -2,7 +2,7 @@
  * The daemon's way of driving the engine: hints in, then a pass that looks only at what the hints touched;
  * pause and resume; status pushed to listeners while it works.
  */
-import { rename } from 'node:fs/promises';
+import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { asRelPath } from '../../src/core/model.js';
@@ -62,9 +62,81 @@ describe('engine: hinted passes', () => {
   });
 });
 
+/** Settle time for paths found gone in these tests (the daemon's is SETTLE_GONE_MS). */
+const SETTLE_MS = 50;
+
+describe('engine: a hinted pass sees a local move whole, even hinted from one end (hinted-scope.ts)', () => {
+  it('a folder move hinted only at the new parent is one Box move (the old end is re-stat\'ed)', async () => {
+    const h = await harness({ settleGoneMs: SETTLE_MS });
+    await h.write('dir/a.txt', 'a');
+    await h.write('other/keep.txt', 'k');
+    expectConverged(await h.run());
+    const dirId = h.store.childByName(h.top.id, 'dir')!.id;
+    await rename(join(h.localPath, 'dir'), join(h.localPath, 'other/dir'));
+    h.engine.hintLocal(h.root.id, [asRelPath('other')]); // the watcher told of `other` first (its mtime moved)
+    const mark = h.mark();
+    const s = expectConverged(await h.run());
+    expect(s.ops['remote-move']).toBe(1);
+    expect(s.ops['create-remote-folder']).toBeUndefined();
+    expect(h.callsOf('uploadNew', mark)).toBe(0);
+    expect(h.store.childByName(h.store.childByName(h.top.id, 'other')!.id, 'dir')?.id).toBe(dirId);
+    expect(h.engine.takeUnsettled().local).toEqual([]);
+  });
+
+  it('a file found gone inside a folder that vanished unhinted is left alone until the move is known', async () => {
+    const h = await harness({ settleGoneMs: SETTLE_MS });
+    await h.write('dir/v1.2.bin', 'one');
+    await h.write('other/keep.txt', 'k');
+    expectConverged(await h.run());
+    const fileId = h.store.childByName(h.store.childByName(h.top.id, 'dir')!.id, 'v1.2.bin')!.id;
+    // A case-only rename, then the folder moves before the pass looks: the hints name only the rename's ends.
+    await rename(join(h.localPath, 'dir/v1.2.bin'), join(h.localPath, 'dir/V1.2.BIN'));
+    await rename(join(h.localPath, 'dir'), join(h.localPath, 'other/dir'));
+    h.engine.hintLocal(h.root.id, [asRelPath('dir/v1.2.bin'), asRelPath('dir/V1.2.BIN')]);
+    const first = expectConverged(await h.run());
+    expect(first.ops).toEqual({}); // nothing trashed, nothing forgotten
+    const unsettled = h.engine.takeUnsettled();
+    expect(unsettled.local).toEqual([{ root: h.root.id, paths: ['dir'] }]);
+    // The watcher's hints for the move arrive; the pass that takes them sees it whole.
+    h.engine.hintLocal(h.root.id, [asRelPath('dir'), asRelPath('other/dir')]);
+    const second = expectConverged(await h.run());
+    expect(second.ops['remote-trash']).toBeUndefined();
+    expect(second.ops['remote-move']).toBeGreaterThanOrEqual(1);
+    const moved = h.store.allEntries().find((e) => e.id === fileId)!;
+    expect(moved.status).toBe('active');
+    expect(moved.name).toBe('V1.2.BIN');
+    expect(h.store.childByName(h.store.childByName(h.top.id, 'other')!.id, 'dir')?.id).toBe(moved.parentId);
+  });
+
+  it('a folder hinted gone with no move in sight waits for its settle time, then goes to the Box trash', async () => {
+    const h = await harness({ settleGoneMs: SETTLE_MS });
+    await h.write('dir/a.txt', 'a');
+    expectConverged(await h.run());
+    const dirId = h.store.childByName(h.top.id, 'dir')!.id;
+    await rm(join(h.localPath, 'dir'), { recursive: true });
+    h.engine.hintLocal(h.root.id, [asRelPath('dir')]);
+    const t0 = Date.now();
+    expect(expectConverged(await h.run()).ops).toEqual({});
+    expect(h.store.allEntries().find((e) => e.id === dirId)?.status).toBe('active');
+    // A pass for a Box event in the meantime does not act below it either.
+    const other = h.store.seedFile(h.top.id, 'news.txt', 'n');
+    expect(expectConverged(await h.run()).ops).toEqual({ download: 1 });
+    expect(h.store.allEntries().find((e) => e.id === dirId)?.status).toBe('active');
+    // As the daemon does: hint it again once its settle time has passed.
+    const u = h.engine.takeUnsettled();
+    expect(u.local.flatMap((x) => x.paths)).toEqual(['dir']);
+    await waitFor(() => Date.now() - t0 > SETTLE_MS, { timeoutMs: 5_000, what: 'the settle time' });
+    for (const x of u.local) h.engine.hintLocal(x.root, x.paths);
+    expect(expectConverged(await h.run()).ops['remote-trash']).toBe(1);
+    expect(h.store.allEntries().find((e) => e.id === dirId)?.status).toBe('trashed');
+    expect(h.store.allEntries().find((e) => e.id === other.id)?.status).toBe('active');
+  });
+});
+
 describe('engine: hinted passes and guards', () => {
   it('a guarded hinted pass keeps its hints: once confirmed, the next pass performs the deletes', async () => {
-    const h = await harness({ maxDeletes: 2, maxDeleteFraction: 0.5 });
+    // No settle time for paths found gone: the deletes are planned by the first hinted pass (hinted-scope.ts).
+    const h = await harness({ maxDeletes: 2, maxDeleteFraction: 0.5, settleGoneMs: 0 });
     for (let i = 0; i < 5; i++) await h.write(`f${i}.txt`, `content ${i}`);
     expectConverged(await h.run());
     const gone = [0, 1, 2, 3, 4].map((i) => `f${i}.txt`);

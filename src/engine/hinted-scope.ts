@@ -1,0 +1,180 @@
+/**
+ * The scope of a hinted pass (a daemon pass, or syncing live changes between the windows of a full pass).
+ *
+ * The hinted paths are re-stat'ed (observe-local.ts restatLocal). The pass looks at the disk a little after the
+ * watcher did, and sees a local move from one end only more often than one would think:
+ * - a folder moved from `dir` to `other/dir` is hinted as `other` (its mtime moved) before `dir` is: a pass that
+ *   sees `other/dir` but still holds the old row for `dir` would create a new folder on Box instead of moving
+ *   the old one. So the far end of every local move that starts or ends in the scope (same inode, same kind) is
+ *   re-stat'ed too and joins the scope, a bounded number of rounds.
+ * - a file renamed in `dir` just before `dir` itself was moved (or `dir` hinted for an mtime change just before
+ *   it was moved) is found gone, with nothing in the journal saying where it went: the watcher has not reported
+ *   the move's other end yet. A pass acting on that would trash on Box what was only moved.
+ * So a synced path found gone with no move end in sight (it reads as a deletion), and a folder above a hinted
+ * path that vanished without a hint, are "settling": this pass defers them (the planner plans nothing at, below,
+ * from or to them) until SETTLE_GONE_MS after they were first found gone, by when the watcher has reported where
+ * they went (its delete hold is shorter), and the engine's caller hints them again then (takeUnsettled). A real
+ * deletion reaches Box that much later; a move is planned as a move.
+ */
+import type { RelPath, RemoteId } from '../core/model.js';
+import { ancestorsOf } from '../core/paths.js';
+import type { Journal } from '../ports/journal.js';
+import { restatLocal, type LocalObserverDeps } from './observe-local.js';
+import type { SnapshotScope } from './snapshot.js';
+
+/** Rounds of "re-stat the other end of each local move". */
+const MAX_MOVE_ROUNDS = 4;
+
+/**
+ * How long a path found gone without a move end in sight is deferred: past the watcher's delete hold
+ * (watcher-hint-batcher.ts, 600 ms) with room for a loaded machine.
+ */
+export const SETTLE_GONE_MS = 1_500;
+
+/** Paths first found gone, per root (RelPath -> when), kept by the engine between passes. */
+export type GoneSince = Map<RelPath, number>;
+
+/** A settled entry is dropped this many settle times after it was first found gone. */
+const KEEP_SETTLED_FACTOR = 4;
+
+export async function hintedScope(
+  deps: LocalObserverDeps,
+  localPaths: readonly RelPath[],
+  remoteIds: readonly RemoteId[],
+  opts: { signal?: AbortSignal; goneSince?: GoneSince; nowMs?: number; settleMs?: number } = {},
+): Promise<SnapshotScope> {
+  const { signal } = opts;
+  const found = await restatLocal(deps, localPaths, signal);
+  const taken: RelPath[] = [...localPaths, ...found];
+  let round: RelPath[] = taken;
+  for (let i = 0; i < MAX_MOVE_ROUNDS && round.length > 0; i++) {
+    const ends = notCovered(localMoveEnds(deps.journal, deps, round), taken);
+    if (ends.length === 0) break;
+    const more = await restatLocal(deps, ends, signal);
+    taken.push(...ends, ...more);
+    round = [...ends, ...more];
+  }
+  const settleMs = opts.settleMs ?? SETTLE_GONE_MS;
+  if (opts.goneSince === undefined || settleMs <= 0) return { kind: 'hinted', localPaths: taken, remoteIds };
+  // A folder that vanished unhinted is re-stat'ed too, so the journal says it is gone like the rest.
+  const vanished = await vanishedAncestors(deps, taken);
+  if (vanished.length > 0) taken.push(...vanished, ...(await restatLocal(deps, vanished, signal)));
+  const unsettled = settling(opts.goneSince, (p) => readsAsDeleted(deps.journal, deps, p), taken, opts.nowMs ?? Date.now(), settleMs);
+  return { kind: 'hinted', localPaths: taken, remoteIds, ...(unsettled.length > 0 ? { unsettled } : {}) };
+}
+
+/**
+ * Updates the record of paths found gone (this pass's scope and those already recorded, looked at again): a
+ * path that reads as deleted is recorded with the time it was first found so; one that is back, or whose move
+ * is now in sight, is dropped. Returns every path still settling (found gone less than `settleMs` ago),
+ * hinted in this pass or not: a pass run for a Box event must not act below a folder that is settling either.
+ * An entry stays a while after it settled (and is no longer returned), so that the pass that takes it up again
+ * acts on it rather than starting its wait over.
+ */
+function settling(goneSince: GoneSince, deleted: (p: RelPath) => boolean, scope: readonly RelPath[], nowMs: number, settleMs: number): RelPath[] {
+  for (const [p, t] of goneSince) if (nowMs - t > KEEP_SETTLED_FACTOR * settleMs) goneSince.delete(p);
+  // Shallowest first: below a path that reads as deleted, the rest is deferred with it and not looked at.
+  const candidates = [...new Set([...scope, ...goneSince.keys()])].sort((a, b) => depth(a) - depth(b));
+  const gone = new Set<RelPath>();
+  for (const p of candidates) {
+    if (ancestorsOf(p).some((a) => gone.has(a))) continue;
+    if (!deleted(p)) {
+      goneSince.delete(p);
+      continue;
+    }
+    gone.add(p);
+    if (!goneSince.has(p)) goneSince.set(p, nowMs);
+  }
+  return [...goneSince].filter(([, t]) => nowMs - t < settleMs).map(([p]) => p);
+}
+
+/**
+ * A path gone from the disk (no local row after the re-stat) that holds synced rows none of which the journal
+ * sees anywhere else (same inode): to the planner it reads as a deletion.
+ */
+function readsAsDeleted(journal: Journal, deps: Pick<LocalObserverDeps, 'root'>, p: RelPath): boolean {
+  const root = deps.root.id;
+  if (journal.getLocal(root, p) !== undefined) return false;
+  const here = journal.getSynced(root, p);
+  let synced = false;
+  for (const s of here ? [here, ...journal.syncedUnder(root, p)] : journal.syncedUnder(root, p)) {
+    synced = true;
+    const now = journal.localByInode(root, s.inode);
+    if (now && now.path !== s.path) return false;
+  }
+  return synced;
+}
+
+/**
+ * Folders that vanished without being hinted, above hinted paths found gone: the topmost one the journal still
+ * holds (same inode) that the disk no longer has.
+ */
+async function vanishedAncestors(deps: LocalObserverDeps, paths: readonly RelPath[]): Promise<RelPath[]> {
+  const { journal, root, fs } = deps;
+  const hinted = new Set(paths);
+  const checked = new Map<RelPath, boolean>();
+  const out = new Set<RelPath>();
+  for (const p of hinted) {
+    if (journal.getLocal(root.id, p) !== undefined) continue;
+    for (const a of ancestorsOf(p).reverse()) {
+      if (hinted.has(a)) break;
+      let gone = checked.get(a);
+      if (gone === undefined) {
+        const row = journal.getLocal(root.id, a);
+        const now = row ? await fs.stat(a) : undefined;
+        gone = row !== undefined && (now === undefined || now.kind !== 'folder' || now.inode !== row.inode);
+        checked.set(a, gone);
+      }
+      if (gone) {
+        out.add(a);
+        break;
+      }
+    }
+  }
+  return [...out];
+}
+
+/**
+ * The other ends of the local moves the journal shows at or below `paths`: for a local entry whose inode a
+ * synced row at another path has, that path (where it came from); for a synced row whose local entry is gone
+ * or is another inode, where the journal saw its inode last (where it went).
+ */
+export function localMoveEnds(journal: Journal, deps: Pick<LocalObserverDeps, 'root'>, paths: readonly RelPath[]): RelPath[] {
+  const root = deps.root.id;
+  const out: RelPath[] = [];
+  for (const base of topmost(paths)) {
+    const here = journal.getLocal(root, base);
+    for (const l of here ? [here, ...journal.localUnder(root, base)] : journal.localUnder(root, base)) {
+      const s = journal.getSynced(root, l.path);
+      if (s && s.inode === l.inode) continue;
+      const was = journal.syncedByInode(root, l.inode);
+      if (was && was.path !== l.path && (was.kind === 'folder') === (l.kind === 'folder')) out.push(was.path);
+    }
+    const synced = journal.getSynced(root, base);
+    for (const s of synced ? [synced, ...journal.syncedUnder(root, base)] : journal.syncedUnder(root, base)) {
+      const l = journal.getLocal(root, s.path);
+      if (l && l.inode === s.inode) continue;
+      const now = journal.localByInode(root, s.inode);
+      if (now && now.path !== s.path && (now.kind === 'folder') === (s.kind === 'folder')) out.push(now.path);
+    }
+  }
+  return out;
+}
+
+function depth(p: RelPath): number {
+  return p.split('/').length;
+}
+
+/** Each path once, leaving out those below another one. */
+function topmost(paths: readonly RelPath[]): RelPath[] {
+  const all = new Set(paths);
+  return [...all].filter((p) => !ancestorsOf(p).some((a) => all.has(a)));
+}
+
+/** The paths not inside (nor equal to) one already taken, each once. */
+function notCovered(paths: readonly RelPath[], taken: readonly RelPath[]): RelPath[] {
+  const have = new Set(taken);
+  const out = new Set<RelPath>();
+  for (const p of paths) if (!have.has(p) && !ancestorsOf(p).some((a) => have.has(a))) out.add(p);
+  return [...out];
+}
