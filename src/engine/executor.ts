@@ -103,7 +103,16 @@ async function run(op: Operation, ctx: ExecContext): Promise<OpResult> {
     case 'local-trash':
       return { trashedTo: await fs.trash(op.path, op.guard), bytes: 0 };
     case 'remote-restore': {
-      const restored = await remote.restore({ id: op.remoteId, kind: op.itemKind, parentId: op.parentId, name: op.name });
+      let restored;
+      try {
+        restored = await remote.restore({ id: op.remoteId, kind: op.itemKind, parentId: op.parentId, name: op.name });
+      } catch (e) {
+        // Box says it is not in the trash: it went with a trashed folder (only that folder is in the trash), or
+        // the trash was emptied. It cannot be restored by itself: the next plan forgets it, and the local
+        // version is uploaded as a new item rather than restoring the whole folder someone deleted on Box.
+        if ((e as { code?: string }).code === 'not_found') ctx.journal.markTrashed(op.remoteId, false);
+        throw e;
+      }
       if (restored.kind === 'folder') {
         ctx.journal.putRemote(restored);
         await listSubtree(ctx, restored.id, signal);

@@ -43,6 +43,27 @@ describe('engine: type changes and case-only renames', () => {
     expect(await h.read('thing/inside.txt')).toBe('folder content');
   });
 
+  it('a file renamed here while Box moved it into a folder that was then trashed: uploaded again, not restored forever', async () => {
+    // Box keeps only the trashed folder in the trash: the file cannot be restored by itself (404 not_trashed).
+    // Found by the seeded engine rounds (seed 905792): the restore was planned again on every pass.
+    const h = await harness();
+    await h.write('doc.txt', 'my text');
+    expectConverged(await h.run());
+    const f = h.store.childByName(h.top.id, 'doc.txt')!;
+    const box = h.store.seedFolder(h.top.id, 'box-folder');
+    await h.store.move({ id: f.id, kind: 'file', parentId: box.id, name: 'moved.txt' });
+    await h.store.trash(box.id, 'folder');
+    await rename(join(h.localPath, 'doc.txt'), join(h.localPath, 'renamed.txt'));
+    expectConverged(await h.run());
+    expect(await h.read('renamed.txt')).toBe('my text');
+    const now = h.store.childByName(h.top.id, 'renamed.txt');
+    expect(now).toBeDefined();
+    expect(h.store.contentOf(now!.id)?.toString()).toBe('my text');
+    // The folder deleted on Box stays deleted.
+    expect(h.store.allEntries().find((e) => e.id === box.id)?.status).toBe('trashed');
+    expect((await h.run()).ops).toEqual({});
+  });
+
   it('a case-only local rename renames the Box item, keeping its id', async () => {
     const h = await harness();
     await h.write('readme.md', 'hello');
