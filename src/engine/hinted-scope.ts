@@ -59,7 +59,9 @@ export async function hintedScope(
   // A folder that vanished unhinted is re-stat'ed too, so the journal says it is gone like the rest.
   const vanished = await vanishedAncestors(deps, taken);
   if (vanished.length > 0) taken.push(...vanished, ...(await restatLocal(deps, vanished, signal)));
-  const unsettled = settling(opts.goneSince, (p) => readsAsDeleted(deps.journal, deps, p), taken, opts.nowMs ?? Date.now(), settleMs);
+  // Below a hinted folder, the re-scan may have listed a name just before it was renamed: gone too.
+  const candidates = [...taken, ...goneBelow(deps.journal, deps, taken)];
+  const unsettled = settling(opts.goneSince, (p) => readsAsDeleted(deps.journal, deps, p), candidates, opts.nowMs ?? Date.now(), settleMs);
   return { kind: 'hinted', localPaths: taken, remoteIds, ...(unsettled.length > 0 ? { unsettled } : {}) };
 }
 
@@ -103,6 +105,17 @@ function readsAsDeleted(journal: Journal, deps: Pick<LocalObserverDeps, 'root'>,
     if (now && now.path !== s.path) return false;
   }
   return synced;
+}
+
+/** Synced paths below the scope's folders that have no local row (any longer). */
+function goneBelow(journal: Journal, deps: Pick<LocalObserverDeps, 'root'>, paths: readonly RelPath[]): RelPath[] {
+  const root = deps.root.id;
+  const out: RelPath[] = [];
+  for (const base of topmost(paths)) {
+    if (journal.getLocal(root, base)?.kind !== 'folder') continue;
+    for (const s of journal.syncedUnder(root, base)) if (journal.getLocal(root, s.path) === undefined) out.push(s.path);
+  }
+  return out;
 }
 
 /**

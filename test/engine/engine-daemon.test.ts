@@ -108,6 +108,26 @@ describe('engine: a hinted pass sees a local move whole, even hinted from one en
     expect(h.store.childByName(h.store.childByName(h.top.id, 'other')!.id, 'dir')?.id).toBe(moved.parentId);
   });
 
+  it('a file gone below a hinted folder (its own hint not in yet) waits for its settle time too', async () => {
+    const h = await harness({ settleGoneMs: SETTLE_MS });
+    await h.write('dir/a.txt', 'a');
+    await h.write('dir/b.txt', 'b');
+    expectConverged(await h.run());
+    const a = h.store.childByName(h.store.childByName(h.top.id, 'dir')!.id, 'a.txt')!;
+    await rm(join(h.localPath, 'dir/a.txt'));
+    await h.write('dir/c.txt', 'c');
+    h.engine.hintLocal(h.root.id, [asRelPath('dir')]); // the folder's hint came first
+    const t0 = Date.now();
+    expect(expectConverged(await h.run()).ops).toEqual({ upload: 1 }); // c.txt; a.txt waits
+    expect(h.store.allEntries().find((e) => e.id === a.id)?.status).toBe('active');
+    const u = h.engine.takeUnsettled();
+    expect(u.local.flatMap((x) => x.paths)).toEqual(['dir/a.txt']);
+    await waitFor(() => Date.now() - t0 > SETTLE_MS, { timeoutMs: 5_000, what: 'the settle time' });
+    for (const x of u.local) h.engine.hintLocal(x.root, x.paths);
+    expect(expectConverged(await h.run()).ops).toEqual({ 'remote-trash': 1 });
+    expect(h.store.allEntries().find((e) => e.id === a.id)?.status).toBe('trashed');
+  });
+
   it('a folder hinted gone with no move in sight waits for its settle time, then goes to the Box trash', async () => {
     const h = await harness({ settleGoneMs: SETTLE_MS });
     await h.write('dir/a.txt', 'a');
