@@ -16,7 +16,7 @@
  * they went (its delete hold is shorter), and the engine's caller hints them again then (takeUnsettled). A real
  * deletion reaches Box that much later; a move is planned as a move.
  */
-import type { RelPath, RemoteId } from '../core/model.js';
+import type { LocalEntry, RelPath, RemoteId, SyncedEntry } from '../core/model.js';
 import { ancestorsOf } from '../core/paths.js';
 import type { Journal } from '../ports/journal.js';
 import { restatLocal, type LocalObserverDeps } from './observe-local.js';
@@ -102,7 +102,7 @@ function readsAsDeleted(journal: Journal, deps: Pick<LocalObserverDeps, 'root'>,
   for (const s of here ? [here, ...journal.syncedUnder(root, p)] : journal.syncedUnder(root, p)) {
     synced = true;
     const now = journal.localByInode(root, s.inode);
-    if (now && now.path !== s.path) return false;
+    if (now && now.path !== s.path && sameItem(s, now)) return false;
   }
   return synced;
 }
@@ -116,6 +116,16 @@ function goneBelow(journal: Journal, deps: Pick<LocalObserverDeps, 'root'>, path
     for (const s of journal.syncedUnder(root, base)) if (journal.getLocal(root, s.path) === undefined) out.push(s.path);
   }
   return out;
+}
+
+/**
+ * Is the local entry at another path with a synced row's inode that item, moved? The file system reuses a freed
+ * inode at once (a file deleted, another written): a file must also have the content or the size and mtime it
+ * had, a folder be a folder. A moved file that was also edited reads as deleted, and merely waits.
+ */
+function sameItem(s: SyncedEntry, l: LocalEntry): boolean {
+  if (s.kind === 'folder' || l.kind === 'folder') return s.kind === l.kind;
+  return (l.sha1 !== null && l.sha1 === s.sha1) || (l.sizeBytes === s.sizeBytes && Math.trunc(l.mtimeMs) === Math.trunc(s.mtimeMs));
 }
 
 /**
