@@ -4,7 +4,7 @@
  */
 import type { Database, Statement } from 'better-sqlite3';
 import type { LocalEntry, RootId } from '../core/model.js';
-import { PathTable, subtreeSql } from './path-table.js';
+import { byInodeSql, PathTable, subtreeSql } from './path-table.js';
 import { localFromRow, localToRow, type LocalRow } from './rows.js';
 
 const COLS = 'path, kind, inode, size_bytes, mtime_ms, sha1';
@@ -17,7 +17,7 @@ export class LocalTree extends PathTable<LocalRow, LocalEntry> {
 
   constructor(db: Database) {
     super(db, { table: 'local_entries', cols: COLS, decode: localFromRow });
-    this.#byInode = db.prepare(`SELECT ${COLS} FROM local_entries WHERE root = ? AND inode = ? ORDER BY path LIMIT 1`);
+    this.#byInode = db.prepare(byInodeSql('local_entries', COLS));
     this.#put = db.prepare(
       `INSERT OR REPLACE INTO local_entries (root, ${COLS}) VALUES (@root, @path, @kind, @inode, @size_bytes, @mtime_ms, @sha1)`,
     );

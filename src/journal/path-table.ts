@@ -21,6 +21,15 @@ export function subtreeSql(table: string, cols: string) {
   } as const;
 }
 
+/**
+ * The row of a tree with this inode (the lowest path when several share it). `INDEXED BY`: without statistics
+ * SQLite satisfies the ORDER BY with the primary key and reads every row of the root (12 ms a lookup at 100,000
+ * rows, and a hinted pass makes one per new file), where the inode index answers in microseconds.
+ */
+export function byInodeSql(table: 'local_entries' | 'synced_entries', cols: string): string {
+  return `SELECT ${cols} FROM ${table} INDEXED BY ${table}_inode WHERE root = ? AND inode = ? ORDER BY path LIMIT 1`;
+}
+
 type MoveParams = SubtreeParams & { readonly to: string };
 
 export class PathTable<Row, Entry> {

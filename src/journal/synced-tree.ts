@@ -4,7 +4,7 @@
  */
 import type { Database, Statement } from 'better-sqlite3';
 import type { RemoteId, RootId, SyncedEntry } from '../core/model.js';
-import { PathTable, subtreeSql } from './path-table.js';
+import { byInodeSql, PathTable, subtreeSql } from './path-table.js';
 import { syncedFromRow, syncedToRow, type SyncedRow } from './rows.js';
 
 const COLS = 'path, remote_id, kind, etag, sha1, version_id, size_bytes, inode, mtime_ms, url';
@@ -26,7 +26,7 @@ export class SyncedTree extends PathTable<SyncedRow, SyncedEntry> {
   constructor(db: Database) {
     super(db, { table: 'synced_entries', cols: COLS, decode: syncedFromRow });
     this.#byRemoteId = db.prepare(`SELECT ${COLS} FROM synced_entries WHERE root = ? AND remote_id = ?`);
-    this.#byInode = db.prepare(`SELECT ${COLS} FROM synced_entries WHERE root = ? AND inode = ? ORDER BY path LIMIT 1`);
+    this.#byInode = db.prepare(byInodeSql('synced_entries', COLS));
     // OR REPLACE also drops the row the same Box item had at another path (unique (root, remote_id)).
     this.#put = db.prepare(
       `INSERT OR REPLACE INTO synced_entries (root, ${COLS})

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { asRelPath as p, asRemoteId as rid, asRootId } from '../../src/core/model.js';
 import { openJournal } from '../../src/journal/open-journal.js';
 import { LOCAL_TREE_SQL } from '../../src/journal/local-tree.js';
+import { byInodeSql } from '../../src/journal/path-table.js';
 import { SYNCED_TREE_SQL } from '../../src/journal/synced-tree.js';
 import type { Journal } from '../../src/ports/journal.js';
 import { makeTempDir } from '../support/tmp.js';
@@ -248,6 +249,27 @@ describe('query plans', () => {
     raw.close();
     expect(plans.length).toBeGreaterThanOrEqual(8);
     for (const d of plans) expect(d).toMatch(/^SEARCH \w+ USING PRIMARY KEY \(root=\? AND path[=>]/);
+  });
+});
+
+describe('lookups by inode', () => {
+  it('search the inode index (not every row of the root) and answer the lowest path with that inode', () => {
+    j.transaction(() => {
+      for (let i = 0; i < 300; i++) {
+        j.putLocal(R, { ...localFile(`n/${i}`), inode: 10_000 + i });
+        j.putSynced(R, { ...synced(`n/${i}`, `id${i}`), inode: 10_000 + i });
+      }
+      j.putLocal(R, { ...localFile('a/twin'), inode: 10_007 });
+    });
+    expect(j.localByInode(R, 10_007)?.path).toBe('a/twin');
+    expect(j.syncedByInode(R, 10_299)?.path).toBe('n/299');
+    expect(j.syncedByInode(R, 99)).toBeUndefined();
+    const raw = new BetterSqlite3(dbPath, { readonly: true });
+    for (const table of ['local_entries', 'synced_entries'] as const) {
+      const plan = (raw.prepare(`EXPLAIN QUERY PLAN ${byInodeSql(table, '*')}`).all('r', 1) as { detail: string }[]).map((r) => r.detail);
+      expect(plan).toEqual([`SEARCH ${table} USING INDEX ${table}_inode (root=? AND inode=?)`]);
+    }
+    raw.close();
   });
 });
 
