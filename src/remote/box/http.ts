@@ -10,6 +10,10 @@
  *   its turn comes, whatever its method (a 429 means Box did not act on it). got never retries a 429;
  * - a 401: one token refresh (shared across concurrent calls) and one replay;
  * - streamed downloads: the status line is not retried here; download.ts owns a download's retries and resumes.
+ * - a request sent on a kept-alive connection that the server had just closed (ECONNRESET or EPIPE on a reused
+ *   socket, no answer): sent again at once, once, whatever its method. A server closes an idle connection when
+ *   its keep-alive timeout ends, and a client whose event loop was busy reuses it before it sees the close; the
+ *   server never read that request (Node's documentation of `request.reusedSocket` advises the same);
  * Any other failed POST is never repeated blindly. Every failure leaves as a SyncError from classify().
  */
 import type { IncomingHttpHeaders } from 'node:http';
@@ -209,6 +213,7 @@ export class BoxHttp {
     const idempotent = req.retry ?? req.method !== 'POST';
     let token = useAuth ? await this.o.auth.accessToken() : undefined;
     let refreshed = false;
+    let replayedStale = false;
     for (let sent = 1; ; sent++) {
       const headers: Record<string, string> = { ...this.commonHeaders(), ...req.headers };
       if (token !== undefined) headers.authorization = `Bearer ${token}`;
@@ -237,6 +242,11 @@ export class BoxHttp {
         const cause = (e as { cause?: unknown }).cause;
         // calculateDelay refused the wait (a Retry-After beyond the maximum): got wraps that error.
         if (isSyncError(cause)) throw cause;
+        if (!replayedStale && closedWhileIdle(e)) {
+          replayedStale = true;
+          this.log.debug({ what, errno: netCodeOf(e) }, 'kept-alive connection was closed by the server; sending again');
+          continue;
+        }
         this.log.debug({ what, errno: netCodeOf(e) }, 'network error');
         throw this.classifyNetwork(what, e);
       }
@@ -363,6 +373,16 @@ export class BoxHttp {
 function netCodeOf(e: unknown): string | undefined {
   const err = e as NodeJS.ErrnoException;
   return err.code === 'ERR_GOT_REQUEST_ERROR' ? ((err.cause as NodeJS.ErrnoException | undefined)?.code ?? err.code) : err.code;
+}
+
+/**
+ * Did the request fail because it went out on a kept-alive connection the server had already closed? A reset or
+ * broken pipe on a reused socket, before any answer.
+ */
+function closedWhileIdle(e: unknown): boolean {
+  const err = e as Partial<RequestError>;
+  const code = netCodeOf(e);
+  return (code === 'ECONNRESET' || code === 'EPIPE') && err.response === undefined && err.request?.reusedSocket === true;
 }
 
 /** Failures worth another attempt of the same request: 5xx, network, a temporarily blocked operation. */

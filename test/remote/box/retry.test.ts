@@ -98,13 +98,38 @@ describe('Box adapter: retries and rate limits', () => {
     expect(await failure(a.store.account())).toEqual({ code: 'server_error', disposition: 'retry' });
   });
 
-  it('never repeats a POST after a 5xx or a reset: the outcome is unknown, the engine re-observes', async () => {
+  it('never repeats a POST after a 5xx, nor after a reset on a new connection: the outcome is unknown, the engine re-observes', async () => {
     const a = adapterFor(server);
     server.control.failNext({ method: 'POST', path: '/2.0/folders', status: 500 });
     server.control.clearRequests();
     expect(await failure(a.store.createFolder(asRemoteId('0'), 'never-twice'))).toEqual({ code: 'server_error', disposition: 'retry' });
+    expect(server.control.requests().filter((r) => r.method === 'POST')).toHaveLength(1);
+    // A server of its own: no kept-alive connection to it yet, so the POST goes out on a new one.
+    const fresh = await startServer();
+    try {
+      const b = adapterFor(fresh);
+      fresh.control.failNext({ method: 'POST', path: '/2.0/folders', reset: 'before-response' });
+      expect(await failure(b.store.createFolder(asRemoteId('0'), 'never-twice'))).toEqual({ code: 'network', disposition: 'retry' });
+      expect(fresh.control.requests().filter((r) => r.method === 'POST')).toHaveLength(1);
+      await b.close();
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('sends a request again, once, when the kept-alive connection it went out on turns out closed (ECONNRESET on a reused socket)', async () => {
+    const a = adapterFor(server);
+    await a.store.account(); // leaves a kept-alive connection to reuse
     server.control.failNext({ method: 'POST', path: '/2.0/folders', reset: 'before-response' });
-    expect(await failure(a.store.createFolder(asRemoteId('0'), 'never-twice'))).toEqual({ code: 'network', disposition: 'retry' });
+    server.control.clearRequests();
+    const f = await a.store.createFolder(asRemoteId('0'), 'after-stale-connection');
+    expect(f.name).toBe('after-stale-connection');
+    expect(server.control.requests().filter((r) => r.method === 'POST')).toHaveLength(2);
+    // Once only: a second reset is reported (the replay went out on a new connection).
+    await a.store.account();
+    server.control.failNext({ method: 'POST', path: '/2.0/folders', reset: 'before-response', count: 2 });
+    server.control.clearRequests();
+    expect(await failure(a.store.createFolder(asRemoteId('0'), 'reset-twice'))).toEqual({ code: 'network', disposition: 'retry' });
     expect(server.control.requests().filter((r) => r.method === 'POST')).toHaveLength(2);
   });
 
