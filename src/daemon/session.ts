@@ -281,10 +281,6 @@ export class DaemonSession {
   }
 
   /**
-   * Items that failed with a retry disposition wait in the failures table until their nextRetryAtMs; nothing
-   * else would wake the daemon then, so a timer hints those paths when the earliest backoff elapses.
-   */
-  /**
    * Paths a hinted pass found gone with no move in sight (engine.takeUnsettled) are hinted again once they
    * have settled: by then the watcher's hints for where they went have been taken, or they were deleted.
    */
@@ -302,6 +298,10 @@ export class DaemonSession {
     this.unsettledTimers.add(t);
   }
 
+  /**
+   * Items that failed with a retry disposition wait in the failures table until their nextRetryAtMs; nothing
+   * else would wake the daemon then, so a timer hints those paths when the earliest backoff elapses.
+   */
   private scheduleRetries(): void {
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = null;

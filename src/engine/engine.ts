@@ -74,7 +74,7 @@ class SyncEngine implements Engine {
     this.hintedSinceRun = true;
   }
 
-  /** Folders that hinted passes found gone without a hint of their own, since the last call (hintedScope). */
+  /** What hinted passes deferred as still settling since the last call, and the Box ids they consumed (hintedScope). */
   takeUnsettled(): Unsettled {
     const out = { local: [...this.unsettled].map(([root, paths]) => ({ root, paths: [...paths] })), remoteIds: [...this.unsettledRemote] };
     this.unsettled.clear();

@@ -17,10 +17,10 @@
  * deletion reaches Box that much later; a move is planned as a move.
  */
 import type { LocalEntry, RelPath, RemoteId, SyncedEntry } from '../core/model.js';
-import { ancestorsOf } from '../core/paths.js';
+import { ancestorsOf, depth } from '../core/paths.js';
 import type { Journal } from '../ports/journal.js';
 import { restatLocal, type LocalObserverDeps } from './observe-local.js';
-import type { SnapshotScope } from './snapshot.js';
+import { notCovered, topmost, type SnapshotScope } from './snapshot.js';
 
 /** Rounds of "re-stat the other end of each local move". */
 const MAX_MOVE_ROUNDS = 4;
@@ -97,9 +97,8 @@ function settling(goneSince: GoneSince, deleted: (p: RelPath) => boolean, scope:
 function readsAsDeleted(journal: Journal, deps: Pick<LocalObserverDeps, 'root'>, p: RelPath): boolean {
   const root = deps.root.id;
   if (journal.getLocal(root, p) !== undefined) return false;
-  const here = journal.getSynced(root, p);
   let synced = false;
-  for (const s of here ? [here, ...journal.syncedUnder(root, p)] : journal.syncedUnder(root, p)) {
+  for (const s of selfAndBelow(journal.getSynced(root, p), journal.syncedUnder(root, p))) {
     synced = true;
     const now = journal.localByInode(root, s.inode);
     if (now && now.path !== s.path && sameItem(s, now)) return false;
@@ -166,15 +165,13 @@ export function localMoveEnds(journal: Journal, deps: Pick<LocalObserverDeps, 'r
   const root = deps.root.id;
   const out: RelPath[] = [];
   for (const base of topmost(paths)) {
-    const here = journal.getLocal(root, base);
-    for (const l of here ? [here, ...journal.localUnder(root, base)] : journal.localUnder(root, base)) {
+    for (const l of selfAndBelow(journal.getLocal(root, base), journal.localUnder(root, base))) {
       const s = journal.getSynced(root, l.path);
       if (s && s.inode === l.inode) continue;
       const was = journal.syncedByInode(root, l.inode);
       if (was && was.path !== l.path && (was.kind === 'folder') === (l.kind === 'folder')) out.push(was.path);
     }
-    const synced = journal.getSynced(root, base);
-    for (const s of synced ? [synced, ...journal.syncedUnder(root, base)] : journal.syncedUnder(root, base)) {
+    for (const s of selfAndBelow(journal.getSynced(root, base), journal.syncedUnder(root, base))) {
       const l = journal.getLocal(root, s.path);
       if (l && l.inode === s.inode) continue;
       const now = journal.localByInode(root, s.inode);
@@ -184,20 +181,8 @@ export function localMoveEnds(journal: Journal, deps: Pick<LocalObserverDeps, 'r
   return out;
 }
 
-function depth(p: RelPath): number {
-  return p.split('/').length;
-}
-
-/** Each path once, leaving out those below another one. */
-function topmost(paths: readonly RelPath[]): RelPath[] {
-  const all = new Set(paths);
-  return [...all].filter((p) => !ancestorsOf(p).some((a) => all.has(a)));
-}
-
-/** The paths not inside (nor equal to) one already taken, each once. */
-function notCovered(paths: readonly RelPath[], taken: readonly RelPath[]): RelPath[] {
-  const have = new Set(taken);
-  const out = new Set<RelPath>();
-  for (const p of paths) if (!have.has(p) && !ancestorsOf(p).some((a) => have.has(a))) out.add(p);
-  return [...out];
+/** An entry (when there is one) and then the entries below it. */
+function* selfAndBelow<T>(self: T | undefined, below: Iterable<T>): Iterable<T> {
+  if (self !== undefined) yield self;
+  yield* below;
 }

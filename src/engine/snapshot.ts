@@ -29,7 +29,7 @@ export type SnapshotScope =
       readonly remoteIds: readonly RemoteId[];
       /** A planning window of a full pass (windows.ts): also take the other end of every move seen. */
       readonly closeMoves?: boolean;
-      /** Folders that vanished from the disk without a hint yet (hinted-scope.ts): deferred for this pass. */
+      /** Paths found gone with no move in sight, still settling (hinted-scope.ts): deferred for this pass. */
       readonly unsettled?: readonly RelPath[];
     };
 
@@ -117,7 +117,7 @@ export function buildSnapshot(args: SnapshotArgs): Snapshot {
 }
 
 /** The paths that have no ancestor among the others: a set lookup per ancestor, not a scan of the kept ones. */
-function topmost(paths: RelPath[]): RelPath[] {
+export function topmost(paths: readonly RelPath[]): RelPath[] {
   const all = new Set(paths);
   return [...all].filter((p) => !ancestorsOf(p).some((a) => all.has(a))).sort();
 }
@@ -223,7 +223,7 @@ function remotePaths(journal: Journal, root: SyncRoot, remote: ReadonlyMap<Remot
 }
 
 /** The paths not inside (nor equal to) one already taken, topmost first. */
-function notCovered(paths: readonly RelPath[], taken: readonly RelPath[]): RelPath[] {
+export function notCovered(paths: readonly RelPath[], taken: readonly RelPath[]): RelPath[] {
   const have = new Set(taken);
   const covered = (p: RelPath): boolean => have.has(p) || ancestorsOf(p).some((a) => have.has(a));
   return topmost(paths.filter((p) => !covered(p)));

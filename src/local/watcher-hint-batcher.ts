@@ -8,7 +8,8 @@
  *   hinted as stable).
  * - `remove(path)` records a delete or a move-away. It is held for `deleteHoldMs` (>= settleMs) so that the
  *   create half of a move lands in the same batch; whenever a batch carries a write, every pending delete rides
- *   along with it when no other write is still settling, which pairs the two halves of a rename.
+ *   along with it when no other write or probe is still pending, which pairs the two halves of a rename.
+ * - `probe(path)` records a rename event whose lstat has not answered yet (created or gone); deletes wait for it.
  * - `rescan(path)` asks for a re-walk of a subtree ('' = the whole root); it is emitted with the next batch.
  * - Batches are emitted at most every `minBatchIntervalMs`, so a burst of 10,000 creates becomes a handful of
  *   arrays, not 10,000 callbacks. Duplicate events for one path collapse into one hint.
