@@ -69,11 +69,16 @@ export async function scanLocal(deps: LocalObserverDeps, under?: RelPath, signal
   // The row the scan looked up for an entry (to skip hashing an unchanged file) is the one its write compares
   // with: one journal read per entry, not two. Dropped batch by batch.
   let looked = new Map<RelPath, LocalEntry | undefined>();
+  // The walk observes one folder at a time: its rows come in one range read, not one lookup per file (a
+  // no-change pass over 100,000 files spent about a fifth of its time in those lookups).
+  let folder: { readonly path: RelPath | ''; readonly rows: ReadonlyMap<RelPath, LocalEntry> } | null = null;
   try {
     const scan = fs.scan({
       isIgnored,
       known: (p) => {
-        const row = journal.getLocal(root.id, p);
+        const dir = parentOf(p);
+        if (folder?.path !== dir) folder = { path: dir, rows: new Map(journal.localChildren(root.id, dir).map((e) => [e.path, e])) };
+        const row = folder.rows.get(p);
         looked.set(p, row);
         return row;
       },
