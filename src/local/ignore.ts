@@ -31,11 +31,25 @@ export const IGNORE_FILE_NAME = '.boxsyncignore';
 
 export type IgnoreMatcher = (path: RelPath | string, isDir: boolean) => boolean;
 
+/**
+ * The `ignore` package remembers the answer for every path it was asked about, for the life of the instance: in
+ * a daemon that runs for months, every name ever seen (editors' temp files with fresh names included). The
+ * matcher starts a fresh instance after this many questions, so that memory stays bounded; a folder's answer
+ * is simply worked out again.
+ */
+export const IGNORE_CACHE_QUESTIONS = 20_000;
+
 export function createIgnoreMatcher(userPatterns: readonly string[]): IgnoreMatcher {
-  const ig = ignore().add([...DEFAULT_IGNORE_PATTERNS]).add([...userPatterns]);
+  const build = () => ignore().add([...DEFAULT_IGNORE_PATTERNS]).add([...userPatterns]);
+  let ig = build();
+  let asked = 0;
   return (path, isDir) => {
     const name = path.slice(path.lastIndexOf('/') + 1);
     if (isTempName(name)) return true;
+    if (++asked > IGNORE_CACHE_QUESTIONS) {
+      ig = build();
+      asked = 1;
+    }
     return ig.ignores(isDir ? `${path}/` : path);
   };
 }

@@ -1,7 +1,7 @@
 import { Volume, createFsFromVolume } from 'memfs';
 import { describe, expect, it } from 'vitest';
 import type { FsModule } from '../../src/local/fs-module.js';
-import { createIgnoreMatcher, DEFAULT_IGNORE_PATTERNS, loadIgnoreMatcher } from '../../src/local/ignore.js';
+import { createIgnoreMatcher, DEFAULT_IGNORE_PATTERNS, IGNORE_CACHE_QUESTIONS, loadIgnoreMatcher } from '../../src/local/ignore.js';
 import { newTempName, TEMP_PREFIX } from '../../src/local/temp-name.js';
 
 describe('createIgnoreMatcher', () => {
@@ -47,6 +47,23 @@ describe('createIgnoreMatcher', () => {
   it('never lets a user pattern re-include our temp files', () => {
     const u = createIgnoreMatcher([`!${TEMP_PREFIX}*`]);
     expect(u(`a/${TEMP_PREFIX}x`, false)).toBe(true);
+  });
+
+  it('answers the same across the fresh starts that keep its memory bounded (more questions than it remembers)', () => {
+    const u = createIgnoreMatcher(['node_modules/', '*.log', '!keep.log']);
+    const wrong: string[] = [];
+    for (let i = 0; i < IGNORE_CACHE_QUESTIONS * 2 + 10; i++) {
+      const d = `d${i % 97}`;
+      const cases: [string, boolean, boolean][] = [
+        [`${d}/node_modules/f${i}.js`, false, true],
+        [`${d}/f${i}.log`, false, true],
+        [`${d}/keep.log`, false, false],
+        [`${d}/f${i}.txt`, false, false],
+      ];
+      const [path, isDir, expected] = cases[i % cases.length]!;
+      if (u(path, isDir) !== expected) wrong.push(path);
+    }
+    expect(wrong).toEqual([]);
   });
 
   it('exports the defaults it applies', () => {
