@@ -14,6 +14,14 @@ import { PARKED_MS } from './failures.js';
 const LAST_SUCCESS_KEY = 'engine.lastSuccessfulSyncAtMs';
 const PROGRESS_THROTTLE_MS = 250;
 const MAX_CONFLICTS_SHOWN = 200;
+/**
+ * The in-sync counts are an aggregate over every synced row of a root (30 ms at 100,000 rows, ten times that at a
+ * million). Reports sent to listeners during a pass (progress every 250 ms, each window's phases) reuse the last
+ * count while it is younger than 1 s or 20 times what counting took, so counting costs at most about 5 % of the
+ * time; the end of a pass and a status query count afresh.
+ */
+const COUNT_MIN_AGE_MS = 1_000;
+const COUNT_COST_FACTOR = 20;
 
 export class StatusTracker {
   private phaseNow: Phase = 'starting';
@@ -21,6 +29,8 @@ export class StatusTracker {
   heldGuard: { readonly id: string; readonly message: string } | null = null;
   fatal: { readonly code: string; readonly message: string } | null = null;
   private lastEmitMs = 0;
+  private readonly counted = new Map<RootId, { readonly value: ReturnType<Journal['countSynced']>; readonly atMs: number }>();
+  private countCostMs = 0;
 
   constructor(
     private readonly deps: {
@@ -36,7 +46,8 @@ export class StatusTracker {
   setPhase(phase: Phase): void {
     if (phase === this.phaseNow) return;
     this.phaseNow = phase;
-    this.emit(true);
+    // The end of a pass counts afresh; the phases within one (a window's planning and transfers) may reuse a count.
+    this.emit(true, phase === 'idle' || phase === 'error');
   }
 
   addConflict(c: { root: RootId; path: RelPath; copy: RelPath; atMs: number }): void {
@@ -49,15 +60,16 @@ export class StatusTracker {
   }
 
   /** Tell listeners; progress updates are throttled, phase changes are not. */
-  emit(force = false): void {
+  emit(force = false, fresh = false): void {
     if (!this.deps.onStatus) return;
     const now = this.deps.clock.now();
     if (!force && now - this.lastEmitMs < PROGRESS_THROTTLE_MS) return;
     this.lastEmitMs = now;
-    this.deps.onStatus(this.report());
+    this.deps.onStatus(this.report(fresh));
   }
 
-  report(): StatusReport {
+  /** The report; `fresh` counts the in-sync rows again instead of using a recent count (see COUNT_MIN_AGE_MS). */
+  report(fresh = true): StatusReport {
     const { journal, roots, clock } = this.deps;
     const queue = this.deps.queue();
     const rate = queue.rateBytesPerSec();
@@ -67,7 +79,7 @@ export class StatusTracker {
         root: root.id,
         localPath: root.localPath,
         remoteId: root.remoteId,
-        inSync: journal.countSynced(root.id),
+        inSync: this.inSync(root.id, fresh),
         queued,
         inFlight: queue.inFlight(root.id),
         rateBytesPerSec: rate,
@@ -92,5 +104,16 @@ export class StatusTracker {
       lastSuccessfulSyncAtMs: last === undefined ? null : Number(last),
       fatal: this.fatal,
     };
+  }
+
+  private inSync(root: RootId, fresh: boolean): ReturnType<Journal['countSynced']> {
+    const now = this.deps.clock.now();
+    const last = this.counted.get(root);
+    if (!fresh && last !== undefined && now - last.atMs < Math.max(COUNT_MIN_AGE_MS, COUNT_COST_FACTOR * this.countCostMs)) return last.value;
+    const t0 = performance.now();
+    const value = this.deps.journal.countSynced(root);
+    this.countCostMs = performance.now() - t0;
+    this.counted.set(root, { value, atMs: now });
+    return value;
   }
 }

@@ -1,0 +1,68 @@
+/**
+ * The status tracker's in-sync counts: an aggregate over every synced row, so reports pushed during a pass may
+ * reuse a recent count, while the end of a pass and a status query count afresh. Real SQLite journal.
+ */
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { asRemoteId, asRootId, type SyncRoot } from '../../src/core/model.js';
+import { StatusTracker } from '../../src/engine/status-tracker.js';
+import { TransferQueue } from '../../src/engine/transfer-queue.js';
+import type { StatusReport } from '../../src/engine/types.js';
+import { openJournal } from '../../src/journal/open-journal.js';
+import { systemClock, type Clock } from '../../src/ports/clock.js';
+import type { Journal } from '../../src/ports/journal.js';
+import { synced } from '../journal/entries.js';
+import { makeTempDir } from '../support/tmp.js';
+
+const R = asRootId('r');
+const root: SyncRoot = { id: R, localPath: '/nowhere', remoteId: asRemoteId('0') } as SyncRoot;
+
+describe('status tracker: in-sync counts', () => {
+  let tmp: Awaited<ReturnType<typeof makeTempDir>>;
+  let j: Journal;
+  let pushed: StatusReport[];
+  let tracker: StatusTracker;
+  let nowMs: number;
+
+  beforeEach(async () => {
+    tmp = await makeTempDir('boxsync-status-');
+    j = openJournal(join(tmp.dir, 'journal.db')).journal;
+    pushed = [];
+    nowMs = 1_800_000_000_000;
+    const clock: Clock = { now: () => nowMs, sleep: systemClock.sleep };
+    const queue = new TransferQueue({ concurrency: 1, clock: systemClock });
+    tracker = new StatusTracker({ journal: j, roots: [root], clock, queue: () => queue, onStatus: (s) => pushed.push(s) });
+  });
+  afterEach(async () => {
+    j.close();
+    await tmp.cleanup();
+  });
+
+  const add = (from: number, n: number): void =>
+    j.transaction(() => {
+      for (let i = from; i < from + n; i++) j.putSynced(R, synced(`f${i}`, `id${i}`));
+    });
+  const lastFiles = (): number => pushed.at(-1)!.roots[0]!.inSync.files;
+
+  it('reuses a recent count within a pass, and counts afresh at its end and for a status query', () => {
+    add(0, 3);
+    tracker.setPhase('scanning');
+    expect(lastFiles()).toBe(3);
+    add(3, 4);
+    // Within the pass and less than a second later, the pushed reports reuse that count...
+    nowMs += 900;
+    tracker.setPhase('planning');
+    tracker.emit(true);
+    expect(pushed.slice(-2).map((s) => s.roots[0]!.inSync.files)).toEqual([3, 3]);
+    // ...and count again once it is older.
+    nowMs += 200;
+    tracker.setPhase('transferring');
+    expect(lastFiles()).toBe(7);
+    // A status query, and the end of the pass, are exact at once.
+    add(7, 2);
+    expect(tracker.report().roots[0]!.inSync.files).toBe(9);
+    add(9, 1);
+    tracker.setPhase('idle');
+    expect(lastFiles()).toBe(10);
+  });
+});
