@@ -38,11 +38,25 @@ function wantedFrom(journal: Journal, roots: readonly SyncRoot[], hints: readonl
       (h.parentId !== null && (rootIds.has(h.parentId) || journal.getRemote(h.parentId) !== undefined));
     if (!relevant) continue;
     const prev = byId.get(h.id);
+    // The echo of a change this client made (or one already fetched): the journal holds the item as the event
+    // shows it. Skipped unless another event of the item asked for a fetch already.
+    if (prev === undefined && isEcho(journal, h)) continue;
     // The last event of an item decides whether it went to the trash (a restore after a trash is not trashed).
     byId.set(h.id, { id: h.id, kind: h.kind, trashedHint: h.change === 'trashed' || (prev?.trashedHint === true && h.change !== 'restored') });
   }
   for (const id of extraIds) if (!byId.has(id)) byId.set(id, { id, kind: journal.getRemote(id)?.kind ?? null, trashedHint: false });
   return [...byId.values()];
+}
+
+/**
+ * Does the event show the item exactly as the journal holds it (same kind, etag, parent and name, and active)?
+ * Box changes an item's etag with every change of it, so the journal is already up to date for this event: an
+ * upload, move or folder create of boxsync's own costs no second request. A later change has its own event.
+ */
+function isEcho(journal: Journal, h: RemoteHint): boolean {
+  if (h.change !== 'changed' || h.etag === null || h.name === null || h.parentId === null) return false;
+  const known = journal.getRemote(h.id);
+  return known !== undefined && known.status === 'active' && known.kind === h.kind && known.etag === h.etag && known.parentId === h.parentId && known.name === h.name;
 }
 
 async function fetchItem(remote: RemoteStore, w: Wanted): Promise<RemoteEntry | null> {

@@ -30,6 +30,13 @@ export interface RemoteHint {
   /** The parent id the event names, if any (lets the engine filter to its roots cheaply). */
   readonly parentId: RemoteId | null;
   readonly sequenceId: string | null;
+  /**
+   * The item's etag and name as the event shows them, when it does. An event whose item the journal already
+   * holds in that very state (same etag, parent and name: typically the echo of boxsync's own upload, move or
+   * folder create) needs no fetch.
+   */
+  readonly etag: string | null;
+  readonly name: string | null;
 }
 
 export interface ChangeBatch {

@@ -1,9 +1,10 @@
 /**
  * Issue 11: Box's change stream has one reader. With the real daemon against box-server: a local edit of a file
  * trashed on Box keeps its Box id (restore + new version), a web link created on Box appears as a .url file
- * within seconds, and one change on Box costs one GET /events.
+ * within seconds, and one change on Box costs one GET /events. The events of boxsync's own changes cost nothing
+ * more: the journal already holds those items as the events show them.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../support/wait.js';
@@ -38,6 +39,29 @@ describe('one reader of the event stream (daemon)', () => {
     await waitFor(async () => (await readFile(join(h.mirror, 'one.txt'), 'utf8').catch(() => '')) === 'one change', { ...BOUND, what: 'one.txt' });
     await idle();
     expect(h.srv.control.requests().filter((r) => r.method === 'GET' && r.path === '/2.0/events')).toHaveLength(1);
+  });
+
+  it("the events of boxsync's own uploads and folder create are not fetched again; a later change on Box is", async () => {
+    await idle();
+    h.srv.control.clearRequests();
+    await mkdir(join(h.mirror, 'echo-dir'));
+    await writeFile(join(h.mirror, 'echo-dir', 'a.txt'), 'a from here');
+    await writeFile(join(h.mirror, 'echo-b.txt'), 'b from here');
+    const [dir, a, b] = await waitFor(() => {
+      const found = ['Mirror/echo-dir', 'Mirror/echo-dir/a.txt', 'Mirror/echo-b.txt'].map((p) => h.web.findByPath(p));
+      return found.every((f) => f !== undefined && f !== null) ? found.map((f) => f!.id) : null;
+    }, { ...BOUND, what: 'the three items on Box' });
+    const lastWrite = Math.max(...h.srv.control.requests().filter((r) => r.method === 'POST').map((r) => r.atMs));
+    // The events of those changes reach the daemon (its long poll wakes, a pass reads them), and it goes idle.
+    await waitFor(() => h.srv.control.requests().some((r) => r.method === 'GET' && r.path === '/2.0/events' && r.atMs > lastWrite), {
+      ...BOUND,
+      what: 'a GET /events after the uploads',
+    });
+    await idle();
+    const refetched = h.srv.control.requests().filter((r) => r.method === 'GET' && [`/2.0/folders/${dir}`, `/2.0/files/${a}`, `/2.0/files/${b}`].includes(r.path));
+    expect(refetched).toEqual([]);
+    h.web.uploadVersion(b!, 'b changed on Box');
+    await waitFor(async () => (await readFile(join(h.mirror, 'echo-b.txt'), 'utf8').catch(() => '')) === 'b changed on Box', { ...BOUND, what: 'the change on Box' });
   });
 
   it('a web link created on Box appears as a .url file within seconds', async () => {

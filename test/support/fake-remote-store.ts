@@ -415,6 +415,8 @@ export class FakeRemoteStore implements RemoteStore {
       syncStateSet: eventType === 'ITEM_SYNC',
       parentId: item.parentId,
       sequenceId: String(item.sequenceId),
+      etag: String(item.etag),
+      name: item.name,
     });
     for (const wake of [...this.waiters]) wake();
   }

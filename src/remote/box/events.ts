@@ -242,6 +242,8 @@ export class BoxChanges implements RemoteChanges {
       syncStateSet: type === 'ITEM_SYNC',
       parentId: e.parentId,
       sequenceId: e.sequenceId === '' ? null : e.sequenceId,
+      etag: e.etag === '' ? null : e.etag,
+      name: e.name === '' ? null : e.name,
     };
   }
 }

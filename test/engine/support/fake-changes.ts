@@ -50,6 +50,8 @@ export class FakeChanges implements RemoteChanges {
         syncStateSet: false,
         parentId: e.parentId,
         sequenceId: e.sequenceId,
+        etag: e.etag,
+        name: e.name,
       });
     }
     return { hints, nextPosition: this.take() };

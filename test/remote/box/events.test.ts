@@ -35,7 +35,7 @@ describe('Box adapter: event stream', () => {
       ]),
     );
     const up = batch.hints.find((h) => h.id === file.id)!;
-    expect(up).toMatchObject({ parentId: folder.id, change: 'changed', syncStateSet: false });
+    expect(up).toMatchObject({ parentId: folder.id, change: 'changed', syncStateSet: false, name: 'a.txt', etag: actor().getItem('file', file.id)!.etag });
     expect((await adapter.changes.fetch('changes', batch.nextPosition)).hints).toEqual([]);
   });
 
