@@ -32,15 +32,16 @@ function wantedFrom(journal: Journal, roots: readonly SyncRoot[], hints: readonl
   for (const h of hints) {
     // Worth a fetch only when it is (or was) ours: known, a root, or named as a child of a folder we know. The
     // `changes` stream covers the whole account; everything else is someone else's business.
+    const known = journal.getRemote(h.id);
     const relevant =
-      journal.getRemote(h.id) !== undefined ||
+      known !== undefined ||
       rootIds.has(h.id) ||
       (h.parentId !== null && (rootIds.has(h.parentId) || journal.getRemote(h.parentId) !== undefined));
     if (!relevant) continue;
     const prev = byId.get(h.id);
     // The echo of a change this client made (or one already fetched): the journal holds the item as the event
     // shows it. Skipped unless another event of the item asked for a fetch already.
-    if (prev === undefined && isEcho(journal, h)) continue;
+    if (prev === undefined && isEcho(known, h)) continue;
     // The last event of an item decides whether it went to the trash (a restore after a trash is not trashed).
     byId.set(h.id, { id: h.id, kind: h.kind, trashedHint: h.change === 'trashed' || (prev?.trashedHint === true && h.change !== 'restored') });
   }
@@ -53,9 +54,8 @@ function wantedFrom(journal: Journal, roots: readonly SyncRoot[], hints: readonl
  * Box changes an item's etag with every change of it, so the journal is already up to date for this event: an
  * upload, move or folder create of boxsync's own costs no second request. A later change has its own event.
  */
-function isEcho(journal: Journal, h: RemoteHint): boolean {
+function isEcho(known: RemoteEntry | undefined, h: RemoteHint): boolean {
   if (h.change !== 'changed' || h.etag === null || h.name === null || h.parentId === null) return false;
-  const known = journal.getRemote(h.id);
   return known !== undefined && known.status === 'active' && known.kind === h.kind && known.etag === h.etag && known.parentId === h.parentId && known.name === h.name;
 }
 
