@@ -17,6 +17,10 @@ export interface PassRunnerOptions {
   readonly maxBackoffMs?: number;
   readonly onSummary?: (s: RunSummary) => void;
   readonly onFatal?: (message: string) => void;
+  /** A pass is about to be gathered and run (the runner was idle). */
+  readonly onBusy?: () => void;
+  /** The runner has run every pass asked for and waits for the next request. */
+  readonly onIdle?: () => void;
 }
 
 export class PassRunner {
@@ -48,7 +52,18 @@ export class PassRunner {
   request(kind: 'hint' | 'full'): void {
     if (this.stopped) return;
     if (kind === 'full' || this.wanted === 'none') this.wanted = kind;
-    if (!this.running) this.running = this.loop().finally(() => (this.running = null));
+    if (!this.running) this.start();
+  }
+
+  private start(): void {
+    this.opts.onBusy?.();
+    this.running = this.loop().finally(() => {
+      this.running = null;
+      if (this.stopped) return;
+      // A request that came between the loop's last check and this point still gets its pass.
+      if (this.wanted !== 'none') this.start();
+      else this.opts.onIdle?.();
+    });
   }
 
   /** Resolves when no pass is running or wanted. */

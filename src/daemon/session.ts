@@ -23,6 +23,7 @@ import { ItemCommands, type ItemResult } from './item-commands.js';
 import { ItemCommandError } from './item-protocol.js';
 import { OperationLog } from './operation-log.js';
 import { PassRunner } from './pass-runner.js';
+import { IdleReclaimer, obtainGc } from './idle-reclaim.js';
 import { pathStatus } from './path-status.js';
 import { RemoteSide } from './remote-side.js';
 import { Schedules } from './schedules.js';
@@ -48,6 +49,7 @@ export class DaemonSession {
     private readonly ops: OperationLog,
     private readonly log: Logger,
     private readonly fatalHook: (message: string) => void,
+    private readonly reclaimer: IdleReclaimer,
   ) {}
 
   /** `rootLogger` has no component yet: compose and each loop add their own, this session logs as 'daemon'. */
@@ -74,7 +76,15 @@ export class DaemonSession {
     let session: DaemonSession | null = null;
     // The engine reads the stream the long poll settled on (prepare() below runs before the first pass).
     const parts = await compose(config, rootLogger, events, () => session?.remote.status().effective ?? settings.streamType);
-    const passes = new PassRunner(parts.engine, log, {
+    const reclaimer = new IdleReclaimer({
+      gc: obtainGc(),
+      busy: () => passes.busy,
+      onCollected: (before, after) =>
+        log.debug({ heapBeforeBytes: before.totalBytes, heapAfterBytes: after.totalBytes, liveBytes: after.usedBytes }, 'idle: unused heap returned'),
+    });
+    const passes: PassRunner = new PassRunner(parts.engine, log, {
+      onBusy: () => reclaimer.busy(),
+      onIdle: () => reclaimer.idle(),
       onFatal: (message) => {
         notifier.notify('fatal', 'boxsync stopped syncing', message);
         session?.onFatal(message);
@@ -138,7 +148,7 @@ export class DaemonSession {
       },
       rootLogger.child({ component: 'schedules' }),
     );
-    session = new DaemonSession(config, parts, passes, local, remote, schedules, ops, log, hooks.onFatal ?? (() => undefined));
+    session = new DaemonSession(config, parts, passes, local, remote, schedules, ops, log, hooks.onFatal ?? (() => undefined), reclaimer);
     try {
       await remote.prepare();
     } catch (e) {
@@ -258,6 +268,7 @@ export class DaemonSession {
     const deadline = Date.now() + timeoutMs;
     const left = (reserveMs = 0): number => Math.max(100, deadline - Date.now() - reserveMs);
     this.closing = true;
+    this.reclaimer.stop();
     if (this.retryTimer) clearTimeout(this.retryTimer);
     for (const t of this.unsettledTimers) clearTimeout(t);
     this.parts.engine.pause();

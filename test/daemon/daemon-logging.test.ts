@@ -56,6 +56,11 @@ describe('log levels and components', () => {
     const repeated = lines.filter((l) => (l.match(/"component":/g) ?? []).length > 1);
     expect(repeated).toEqual([]);
     expect(lines.filter((l) => l.includes('"component":"box-http"')).length + lines.filter((l) => l.includes('"component":"engine"')).length).toBeGreaterThan(0);
+    // Idle after its passes, the daemon hands unused heap back (idle-reclaim.ts), and says so at debug.
+    const reclaimed = await waitFor(() => jsonLines(run.output()).find((l) => l.includes('idle: unused heap returned')), { timeoutMs: 30_000, what: 'the idle collection' });
+    const r = JSON.parse(reclaimed) as { heapBeforeBytes: number; heapAfterBytes: number; liveBytes: number };
+    expect(r.liveBytes).toBeGreaterThan(0);
+    expect(r.heapAfterBytes).toBeLessThanOrEqual(r.heapBeforeBytes);
   });
 
   it('daemon -v logs debug lines; BOXSYNC_LOG_LEVEL still wins over it', async () => {

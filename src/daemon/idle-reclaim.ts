@@ -1,0 +1,126 @@
+/**
+ * Give memory back once the daemon goes idle.
+ *
+ * A pass over a big tree allocates a lot (the scan, the snapshot, the plan), and V8 collects garbage only when
+ * JavaScript allocates. A daemon that goes quiet after its first pass therefore keeps every heap page that pass
+ * grew: measured at 100,000 files, 99 MB of heap in use (23 MB of it live) and 228 MB of resident memory, for as
+ * long as nothing changes. Node gives V8 no idle notifications, so its memory reducer never starts either.
+ *
+ * So: when the pass runner has nothing left to do, wait a little (more hints often follow a pass), then run a
+ * full collection if the heap holds clearly more than was live after the last one; a second, later collection
+ * lets V8 shrink the young generation once the allocation rate has dropped. A pass that starts cancels both.
+ * At 100,000 files this brings the idle daemon to 141 MB (see the README's Performance section). A collection
+ * of a 25 MB heap takes tens of milliseconds, and the heap-growth test keeps a daemon that runs a small pass every
+ * few seconds from collecting after each one.
+ */
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+/** After the runner goes idle: the first collection, then the one that lets the young generation shrink. */
+export const IDLE_RECLAIM_DELAYS_MS: readonly number[] = [2_000, 8_000];
+/** Collect only when the heap's committed size is this much above what was live after the last collection. */
+export const RECLAIM_MIN_GROWTH_BYTES = 16 * 1024 * 1024;
+
+export type CollectGarbage = () => void;
+
+/**
+ * V8's full collection, reachable without starting node with --expose-gc: the flag set at run time exposes
+ * `gc` to contexts created afterwards (the `expose-gc` package does the same). Null when it is not available
+ * (another engine, or a V8 that refuses the flag), and the daemon then simply keeps its pages.
+ */
+export function obtainGc(): CollectGarbage | null {
+  const existing = (globalThis as { gc?: unknown }).gc;
+  if (typeof existing === 'function') return existing as CollectGarbage;
+  try {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as unknown;
+    return typeof gc === 'function' ? (gc as CollectGarbage) : null;
+  } catch {
+    return null;
+  }
+}
+
+export interface HeapFigures {
+  /** Bytes V8 holds for the heap (committed pages). */
+  readonly totalBytes: number;
+  /** Bytes in use (live and not yet collected). */
+  readonly usedBytes: number;
+}
+
+export interface IdleReclaimOptions {
+  readonly gc: CollectGarbage | null;
+  /** True while a pass runs or is wanted: a timer that fires then does nothing. */
+  readonly busy: () => boolean;
+  readonly delaysMs?: readonly number[];
+  readonly minGrowthBytes?: number;
+  readonly heap?: () => HeapFigures;
+  /** Called after each collection with the heap before and after (for the debug log). */
+  readonly onCollected?: (before: HeapFigures, after: HeapFigures) => void;
+}
+
+const v8Heap = (): HeapFigures => {
+  const s = getHeapStatistics();
+  return { totalBytes: s.total_heap_size, usedBytes: s.used_heap_size };
+};
+
+export class IdleReclaimer {
+  private readonly timers = new Set<NodeJS.Timeout>();
+  /** Heap in use right after the last collection (0 before the first: the first idle always collects). */
+  private liveAfterLast = 0;
+  private stopped = false;
+  collections = 0;
+
+  constructor(private readonly opts: IdleReclaimOptions) {}
+
+  /** The pass runner has nothing left to do: schedule the collections (replacing any pending ones). */
+  idle(): void {
+    if (!this.opts.gc || this.stopped) return;
+    this.cancel();
+    const delays = this.opts.delaysMs ?? IDLE_RECLAIM_DELAYS_MS;
+    delays.forEach((ms, i) => {
+      const t = setTimeout(() => {
+        this.timers.delete(t);
+        // The second collection is for the young generation: it runs whenever the first one did.
+        this.collect(i > 0);
+      }, ms);
+      t.unref();
+      this.timers.add(t);
+    });
+  }
+
+  /** A pass starts: pending collections are dropped (the pass's end schedules new ones). */
+  busy(): void {
+    this.cancel();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.cancel();
+  }
+
+  private cancel(): void {
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+  }
+
+  private collect(followUp: boolean): void {
+    const gc = this.opts.gc;
+    if (!gc || this.stopped || this.opts.busy()) {
+      this.cancel();
+      return;
+    }
+    const heap = this.opts.heap ?? v8Heap;
+    const before = heap();
+    const grown = before.totalBytes - this.liveAfterLast >= (this.opts.minGrowthBytes ?? RECLAIM_MIN_GROWTH_BYTES);
+    if (!grown && !followUp) {
+      // Nothing worth a collection now; skip the follow-up too.
+      this.cancel();
+      return;
+    }
+    gc();
+    this.collections += 1;
+    const after = heap();
+    this.liveAfterLast = after.usedBytes;
+    this.opts.onCollected?.(before, after);
+  }
+}
