@@ -2,7 +2,7 @@
  * The file system the local adapter works on, injected: `node:fs` in production (pass the module itself), memfs
  * in unit tests of the adapter's logic. Only what the adapter uses; every path is absolute.
  */
-import type { createReadStream } from 'node:fs';
+import type { createReadStream, lstat } from 'node:fs';
 import type * as fsp from 'node:fs/promises';
 
 export interface FsModule {
@@ -27,4 +27,10 @@ export interface FsModule {
     | 'symlink'
   >;
   readonly createReadStream: typeof createReadStream;
+  /**
+   * The callback lstat, when the module has one: the tree walk stats every entry, and the promise form costs
+   * about three times as much per call on the main thread (100,000 cached entries: 1.8-2.6 s against 0.6 s).
+   * Without it (a wrapper that only forwards `promises`) the walk uses `promises.lstat`.
+   */
+  readonly lstat?: typeof lstat;
 }

@@ -16,11 +16,13 @@ import { isTempName } from './temp-name.js';
 
 export const SCAN_BATCH_ENTRIES = 500;
 /**
- * Entries of one folder observed at once (lstat, and hash when needed). One at a time, each tiny file waits for
+ * Entries of one folder hashed (when needed) at once, after their lstats (LSTAT_WINDOW). One at a time, each tiny file waits for
  * several round trips to the libuv pool in turn; a bounded window keeps the pool busy while memory stays bounded
  * (at most this many small-file buffers, see hash.ts). Entries are still reported in name order.
  */
 export const OBSERVE_CONCURRENCY = 16;
+/** Entries of one folder lstat-ed at once (no buffers involved: only the pool's queue grows). */
+export const LSTAT_WINDOW = 64;
 
 export function kindOf(st: Stats): LocalKind {
   if (st.isSymbolicLink()) return 'symlink';
@@ -69,10 +71,8 @@ export async function* scanTree(ctx: ScanContext): AsyncGenerator<readonly Local
     const dir = stack.pop() as RelPath | '';
     const names = await listFolder(ctx, dir);
     const subdirs: RelPath[] = [];
-    for (let i = 0; i < names.length; i += OBSERVE_CONCURRENCY) {
-      const chunk = names.slice(i, i + OBSERVE_CONCURRENCY);
-      const entries = await Promise.all(chunk.map((name) => observeName(ctx, dir, name)));
-      for (const entry of entries) {
+    for (let i = 0; i < names.length; i += LSTAT_WINDOW) {
+      for (const entry of await observeNames(ctx, dir, names.slice(i, i + LSTAT_WINDOW))) {
         if (entry === undefined) continue;
         batch.push(entry);
         if (entry.kind === 'folder') subdirs.push(entry.path);
@@ -87,12 +87,43 @@ export async function* scanTree(ctx: ScanContext): AsyncGenerator<readonly Local
   if (batch.length > 0) yield batch;
 }
 
-async function observeName(ctx: ScanContext, dir: RelPath | '', name: string): Promise<LocalEntry | undefined> {
-  if (isTempName(name)) {
-    if (ctx.opts.removeTemps === true) await removeTemp(ctx, dir === '' ? name : `${dir}/${name}`);
-    return undefined;
+/**
+ * Observe some entries of one folder, in name order: every lstat at once (cheap, and the pool stays busy), then
+ * the rest of each observation (ignore rules, the hash when one is needed) at most OBSERVE_CONCURRENCY at a time.
+ */
+async function observeNames(ctx: ScanContext, dir: RelPath | '', names: readonly string[]): Promise<(LocalEntry | undefined)[]> {
+  const paths = names.map((name) => (isTempName(name) ? null : asRelPath(dir === '' ? name : `${dir}/${name}`)));
+  const stats = await Promise.all(paths.map((path) => (path === null ? undefined : statEntry(ctx, path))));
+  const out: (LocalEntry | undefined)[] = new Array(names.length);
+  for (let i = 0; i < names.length; i += OBSERVE_CONCURRENCY) {
+    const part = await Promise.all(
+      names.slice(i, i + OBSERVE_CONCURRENCY).map(async (name, k) => {
+        const path = paths[i + k];
+        if (path === null || path === undefined) {
+          if (ctx.opts.removeTemps === true) await removeTemp(ctx, dir === '' ? name : `${dir}/${name}`);
+          return undefined;
+        }
+        const st = stats[i + k];
+        return st === undefined ? undefined : observeStat(ctx, path, st);
+      }),
+    );
+    for (let k = 0; k < part.length; k++) out[i + k] = part[k];
   }
-  return observe(ctx, asRelPath(dir === '' ? name : `${dir}/${name}`));
+  return out;
+}
+
+/** lstat through the callback form when the module has it (see FsModule.lstat); undefined when gone. */
+function statEntry(ctx: ScanContext, path: RelPath): Promise<Stats | undefined> {
+  const absPath = ctx.abs(path);
+  const lstat = ctx.fs.lstat;
+  if (lstat === undefined) return lstatOrUndefined(ctx.fs, absPath);
+  return new Promise((resolve, reject) => {
+    lstat(absPath, (err, st) => {
+      if (err === null) return resolve(st);
+      if (errnoOf(err) === 'ENOENT' || errnoOf(err) === 'ENOTDIR') return resolve(undefined);
+      reject(err);
+    });
+  });
 }
 
 async function listFolder(ctx: ScanContext, dir: RelPath | ''): Promise<string[]> {
@@ -110,9 +141,12 @@ async function listFolder(ctx: ScanContext, dir: RelPath | ''): Promise<string[]
 
 /** lstat, ignore rules, and the SHA-1 (kept from `known` when size, mtime and inode match). */
 async function observe(ctx: ScanContext, path: RelPath): Promise<LocalEntry | undefined> {
+  const st = await statEntry(ctx, path);
+  return st === undefined ? undefined : observeStat(ctx, path, st);
+}
+
+async function observeStat(ctx: ScanContext, path: RelPath, st: Stats): Promise<LocalEntry | undefined> {
   const { fs, abs, opts } = ctx;
-  const st = await lstatOrUndefined(fs, abs(path));
-  if (st === undefined) return undefined;
   const kind = kindOf(st);
   if (opts.isIgnored(path, kind === 'folder')) return undefined;
   if (kind !== 'file') return entryFromStats(path, st, null);

@@ -68,6 +68,28 @@ describe('scan (memfs)', () => {
     expect(Math.max(...batches)).toBeLessThanOrEqual(500);
   });
 
+  it('stats through the callback lstat when the module has one, in name order across windows; an entry gone meanwhile is skipped', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 150; i++) files[`/r/w/f${String(i).padStart(3, '0')}`] = String(i);
+    let callbackStats = 0;
+    const { local } = setup(files, (mem) => ({
+      promises: mem.promises,
+      createReadStream: mem.createReadStream,
+      lstat: ((path: string, cb: (err: NodeJS.ErrnoException | null, st?: unknown) => void) => {
+        callbackStats += 1;
+        // Deleted between the folder listing and its lstat.
+        if (path === '/r/w/f070') return cb(Object.assign(new Error('ENOENT: gone'), { code: 'ENOENT' }));
+        (mem.lstat as (p: string, c: typeof cb) => void)(path, cb);
+      }) as FsModule['lstat'],
+    }));
+    const { entries } = await collect(local.scan(base));
+    const names = entries.map((e) => e.path as string).filter((x) => x.startsWith('w/'));
+    expect(names).toHaveLength(149);
+    expect(names).toEqual([...names].sort());
+    expect(names).not.toContain('w/f070');
+    expect(callbackStats).toBe(151);
+  });
+
   it('keeps the known SHA-1 of an unchanged file and hashes a changed one only when asked', async () => {
     const { fs, local } = setup({ '/r/same.txt': 'same', '/r/changed.txt': 'new content' });
     const sameSt = await fs.promises.lstat('/r/same.txt');
