@@ -9,6 +9,7 @@
  */
 import * as nodeFs from 'node:fs';
 import type { Config } from '../config.js';
+import { isSyncError } from '../core/errors.js';
 import { safeText } from '../core/escape.js';
 import { parseGuardId } from '../engine/guard-id.js';
 import type { EngineEvents } from '../engine/types.js';
@@ -132,7 +133,17 @@ export class DaemonSession {
         },
         journalMaintenance: async () => {
           await passes.idle();
-          return maintainJournal(parts.journal);
+          try {
+            return maintainJournal(parts.journal);
+          } catch (e) {
+            // A journal that fails its check: stop as a fatal pass would (systemd restarts the daemon, and the
+            // next open sets the file aside and rebuilds it).
+            if (isSyncError(e) && e.disposition === 'fatal') {
+              notifier.notify('fatal', 'boxsync stopped syncing', e.message);
+              session?.onFatal(e.message);
+            }
+            throw e;
+          }
         },
         tokenRefresh: async () => {
           // Any authenticated call refreshes an access token that expired or is about to (single-use refresh

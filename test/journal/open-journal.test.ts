@@ -1,10 +1,10 @@
-import { chmodSync, closeSync, existsSync, openSync, readFileSync, readdirSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, openSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { asRelPath, asRootId } from '../../src/core/model.js';
 import { isSyncError } from '../../src/core/errors.js';
-import { openJournal } from '../../src/journal/open-journal.js';
+import { INTEGRITY_CHECK_EVERY_MS, openJournal } from '../../src/journal/open-journal.js';
 import { SCHEMA_VERSION } from '../../src/journal/schema.js';
 import { makeTempDir } from '../support/tmp.js';
 import { localFile } from './entries.js';
@@ -67,18 +67,32 @@ describe('openJournal', () => {
     expect(asideFiles()).toHaveLength(1);
   });
 
-  it('moves aside a real database damaged in the middle', () => {
+  /** A journal of 3000 rows, closed cleanly, then 3 pages in the middle overwritten; returns the damaged bytes. */
+  const damageInTheMiddle = (opts: { keepMtime: boolean }): Buffer => {
     const { journal } = openJournal(dbPath);
     journal.transaction(() => {
       for (let i = 0; i < 3000; i++) journal.putLocal(R, localFile(`folder-${i % 17}/file-${i}.txt`, { inode: i }));
     });
     journal.close();
-    const sizeBytes = statSync(dbPath).size;
+    const before = statSync(dbPath);
+    const sizeBytes = before.size;
     expect(sizeBytes).toBeGreaterThan(20 * 4096);
     const fd = openSync(dbPath, 'r+');
     writeSync(fd, Buffer.alloc(4096 * 3, 0xa5), 0, 4096 * 3, Math.floor(sizeBytes / 2 / 4096) * 4096);
     closeSync(fd);
-    const damaged = readFileSync(dbPath);
+    // Another program's write moves the mtime (a second on, whatever the file system's clock tick). A bad sector
+    // does not: the clean mark is made to match the file as it is now.
+    if (opts.keepMtime) {
+      const mark = JSON.parse(readFileSync(`${dbPath}.clean`, 'utf8')) as Record<string, number>;
+      writeFileSync(`${dbPath}.clean`, JSON.stringify({ ...mark, mtimeMs: statSync(dbPath).mtimeMs }), { mode: 0o600 });
+    } else {
+      utimesSync(dbPath, before.atime, new Date(before.mtimeMs + 1000));
+    }
+    return readFileSync(dbPath);
+  };
+
+  it('moves aside a real database damaged in the middle (changed since its clean close: checked at open)', () => {
+    const damaged = damageInTheMiddle({ keepMtime: false });
     const res = openJournal(dbPath);
     expect(res.rebuilt).toBe(true);
     if (!res.rebuilt) return;
@@ -87,6 +101,78 @@ describe('openJournal', () => {
     expect([...res.journal.localUnder(R, '')]).toEqual([]);
     res.journal.close();
     expect(openJournal(dbPath).rebuilt).toBe(false);
+  });
+
+  it('checks at open when the last run did not close cleanly (no clean mark)', () => {
+    damageInTheMiddle({ keepMtime: true });
+    rmSync(`${dbPath}.clean`);
+    const res = openJournal(dbPath);
+    expect(res.rebuilt).toBe(true);
+    res.journal.close();
+  });
+
+  it('checks at open when the last check is a day old, even after a clean close', () => {
+    damageInTheMiddle({ keepMtime: true });
+    const mark = JSON.parse(readFileSync(`${dbPath}.clean`, 'utf8')) as { checkedAtMs: number };
+    writeFileSync(`${dbPath}.clean`, JSON.stringify({ ...mark, checkedAtMs: Date.now() - INTEGRITY_CHECK_EVERY_MS - 1 }));
+    const res = openJournal(dbPath);
+    expect(res.rebuilt).toBe(true);
+    res.journal.close();
+  });
+
+  it('after a clean close the next open skips the check; damage met later stops the run, and the next open sets the file aside', () => {
+    const damaged = damageInTheMiddle({ keepMtime: true });
+    expect(statSync(`${dbPath}.clean`).mode & 0o777).toBe(0o600);
+    const first = openJournal(dbPath);
+    // Not checked: the damage is only met when a query reads the bad pages.
+    expect(first.rebuilt).toBe(false);
+    expect(existsSync(`${dbPath}.clean`)).toBe(false);
+    let caught: unknown;
+    try {
+      for (let i = 0; i < 3000; i++) first.journal.localByInode(R, i);
+      void [...first.journal.localUnder(R, '')];
+    } catch (e) {
+      caught = e;
+    }
+    expect(isSyncError(caught) && caught.code === 'journal_damaged' && caught.disposition === 'fatal').toBe(true);
+    expect((caught as Error).message).toMatch(/next start sets the damaged file aside/);
+    first.journal.close();
+    // Damage seen: no clean mark, so the next open checks.
+    expect(existsSync(`${dbPath}.clean`)).toBe(false);
+    const second = openJournal(dbPath);
+    expect(second.rebuilt).toBe(true);
+    if (second.rebuilt) expect(readFileSync(second.movedTo).equals(damaged)).toBe(true);
+    second.journal.close();
+  });
+
+  it('maintain() checks the journal too, and a damaged one is reported and not marked clean', () => {
+    damageInTheMiddle({ keepMtime: true });
+    const { journal, rebuilt } = openJournal(dbPath);
+    expect(rebuilt).toBe(false);
+    let caught: unknown;
+    try {
+      journal.maintain?.();
+    } catch (e) {
+      caught = e;
+    }
+    expect(isSyncError(caught) && caught.code === 'journal_damaged').toBe(true);
+    journal.close();
+    expect(existsSync(`${dbPath}.clean`)).toBe(false);
+    expect(openJournal(dbPath).rebuilt).toBe(true);
+  });
+
+  it('a healthy journal: maintain() passes, and a clean close leaves the mark the next open trusts', () => {
+    const { journal } = openJournal(dbPath);
+    journal.setMeta('k', 'v');
+    journal.maintain?.();
+    journal.close();
+    const mark = JSON.parse(readFileSync(`${dbPath}.clean`, 'utf8')) as { checkedAtMs: number; sizeBytes: number; mtimeMs: number };
+    expect(mark.sizeBytes).toBe(statSync(dbPath).size);
+    expect(Date.now() - mark.checkedAtMs).toBeLessThan(60_000);
+    const again = openJournal(dbPath);
+    expect(again.rebuilt).toBe(false);
+    expect(again.journal.getMeta('k')).toBe('v');
+    again.journal.close();
   });
 
   it('moves aside a database cut short (a truncated copy)', () => {
