@@ -18,7 +18,11 @@ import { runInNewContext } from 'node:vm';
 
 /** After the runner goes idle: the first collection, then the one that lets the young generation shrink. */
 export const IDLE_RECLAIM_DELAYS_MS: readonly number[] = [2_000, 8_000];
-/** Collect only when the heap's committed size is this much above what was live after the last collection. */
+/**
+ * Collect only when the heap in use is this much above what was live after the last collection: what a pass
+ * left in the old generation (the young one is swept by V8's scavenges as it goes), so that a daemon running a
+ * small pass every few seconds does not pay for two full collections after each.
+ */
 export const RECLAIM_MIN_GROWTH_BYTES = 16 * 1024 * 1024;
 
 export type CollectGarbage = () => void;
@@ -65,8 +69,8 @@ const v8Heap = (): HeapFigures => {
 
 export class IdleReclaimer {
   private readonly timers = new Set<NodeJS.Timeout>();
-  /** Heap in use right after the last collection (0 before the first: the first idle always collects). */
-  private liveAfterLast = 0;
+  /** Heap in use right after the last collection (null before the first: the first idle always collects). */
+  private liveAfterLast: number | null = null;
   private stopped = false;
   collections = 0;
 
@@ -111,7 +115,7 @@ export class IdleReclaimer {
     }
     const heap = this.opts.heap ?? v8Heap;
     const before = heap();
-    const grown = before.totalBytes - this.liveAfterLast >= (this.opts.minGrowthBytes ?? RECLAIM_MIN_GROWTH_BYTES);
+    const grown = this.liveAfterLast === null || before.usedBytes - this.liveAfterLast >= (this.opts.minGrowthBytes ?? RECLAIM_MIN_GROWTH_BYTES);
     if (!grown && !followUp) {
       // Nothing worth a collection now; skip the follow-up too.
       this.cancel();

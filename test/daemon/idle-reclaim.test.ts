@@ -90,14 +90,15 @@ describe('IdleReclaimer', () => {
     });
     r.idle();
     await waitFor(() => collections === 2, { timeoutMs: 5_000, what: 'the first idle collections' });
-    // A small pass grows the heap by 10 MB over the 20 MB live after the last collection: not worth one.
-    heap.set({ totalBytes: 30 * MB, usedBytes: 28 * MB });
+    // A small pass leaves 8 MB more in use than the 20 MB live after the last collection: not worth one, however
+    // much the young generation has committed meanwhile.
+    heap.set({ totalBytes: 60 * MB, usedBytes: 28 * MB });
     const readsBefore = heap.reads;
     r.idle();
     await waitFor(() => heap.reads > readsBefore, { timeoutMs: 5_000, what: 'the growth check' });
     await new Promise((res) => setTimeout(res, 40));
     expect(collections).toBe(2);
-    // A big pass grows it by 60 MB: collected again.
+    // A big pass leaves 50 MB more: collected again.
     heap.set({ totalBytes: 80 * MB, usedBytes: 70 * MB });
     r.idle();
     await waitFor(() => collections === 4, { timeoutMs: 5_000, what: 'the collections after a big pass' });
