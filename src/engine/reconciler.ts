@@ -293,6 +293,9 @@ function commit(ctx: ReconcileContext, root: RootId, op: Operation, outcome: Ext
       commitOutcome(ctx.journal, root, op, outcome.result);
       ctx.journal.clearFailure(root, opPath(op));
       if (op.kind === 'local-move' || op.kind === 'remote-move') ctx.journal.clearFailure(root, op.from);
+      // Inside the transaction: the history row the listener writes (compose.ts) commits with the operation,
+      // one commit per operation instead of two (10,000 small downloads spent 1.5 s in the second ones).
+      tell(ctx, { root, kind: op.kind, path: opPath(op), reason: op.reason, ok: true });
     });
   } catch (e) {
     return { status: 'failed', error: toSyncError(e) };
@@ -305,8 +308,16 @@ function commit(ctx: ReconcileContext, root: RootId, op: Operation, outcome: Ext
     ctx.status.addConflict({ root, path: op.path, copy: op.to, atMs: ctx.clock.now() });
   }
   ctx.logger.info({ root, op: op.kind, path: opPath(op), reason: op.reason }, `${op.kind} ${opPath(op)}`);
-  ctx.events.onOperation?.({ root, kind: op.kind, path: opPath(op), reason: op.reason, ok: true });
   return outcome;
+}
+
+/** Tell the listeners about an operation; a listener that throws must not undo the commit it is called in. */
+function tell(ctx: ReconcileContext, o: Parameters<NonNullable<ReconcileContext['events']['onOperation']>>[0]): void {
+  try {
+    ctx.events.onOperation?.(o);
+  } catch (e) {
+    ctx.logger.warn({ err: e }, `an operation listener failed: ${e instanceof Error ? e.message : String(e)}`);
+  }
 }
 
 function report(ctx: ReconcileContext, root: SyncRoot, op: Extract<Operation, { kind: 'report' }>, tally: Tally, failedThisRun: Set<string>): void {

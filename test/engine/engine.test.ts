@@ -53,6 +53,27 @@ describe('engine: first run', () => {
   });
 });
 
+describe('engine: operation listeners', () => {
+  it('a listener that writes history gets every operation, and one that throws undoes no commit', async () => {
+    const h = await harness({}, {}, (o, journal) => {
+      journal.recordOperation({ root: o.root, path: o.path, kind: o.kind, reason: o.reason, ok: o.ok, error: o.error ?? null, atMs: Date.now() });
+      if (o.path === 'b.txt') throw new Error('listener broke');
+    });
+    h.store.seedFile(h.top.id, 'a.txt', 'aaa');
+    h.store.seedFile(h.top.id, 'b.txt', 'bbb');
+    const first = expectConverged(await h.run());
+    expect(first.ops.download).toBe(2);
+    expect(await h.read('b.txt')).toBe('bbb');
+    expect(h.journal.lastOperation(h.root.id, 'b.txt' as never)).toMatchObject({ kind: 'download', ok: true });
+    expect(h.journal.lastOperation(h.root.id, 'a.txt' as never)).toMatchObject({ kind: 'download', ok: true });
+    // The throw did not roll the download's commit back: nothing is downloaded again.
+    const mark = h.mark();
+    const second = expectConverged(await h.run());
+    expect(second.ops).toEqual({});
+    expect(h.callsOf('download', mark)).toBe(0);
+  });
+});
+
 describe('engine: moves', () => {
   it('a remote folder rename with many files inside is one local rename and zero downloads', async () => {
     const h = await harness();

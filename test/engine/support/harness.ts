@@ -46,7 +46,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function makeHarness(overrides: Partial<EngineOptions> = {}, rootExtra: Partial<SyncRoot> = {}): Promise<Harness> {
+export async function makeHarness(overrides: Partial<EngineOptions> = {}, rootExtra: Partial<SyncRoot> = {}, onOperation?: (o: OpLine, journal: Journal) => void): Promise<Harness> {
   const ws = await makeEngineWorkspace('boxsync-engine-');
   const { localPath, stateDir, journalPath, localFs } = ws;
   const store = new FakeRemoteStore({ pageSize: 50 });
@@ -59,7 +59,13 @@ export async function makeHarness(overrides: Partial<EngineOptions> = {}, rootEx
   const build = (journal: Journal): Engine =>
     createEngine(
       { journal, remote: store, changes, roots: [root], localFsFor: () => localFs, isIgnoredFor: ignoreFor, logger: silentLogger, clock: systemClock, options },
-      { onOperation: (o) => opLines.push(o), onStatus: (st) => statuses.push(st) },
+      {
+        onOperation: (o) => {
+          opLines.push(o);
+          onOperation?.(o, journal);
+        },
+        onStatus: (st) => statuses.push(st),
+      },
     );
   const journal = openJournal(journalPath).journal;
   const h: Harness = {
