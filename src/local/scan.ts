@@ -93,7 +93,7 @@ export async function* scanTree(ctx: ScanContext): AsyncGenerator<readonly Local
  */
 async function observeNames(ctx: ScanContext, dir: RelPath | '', names: readonly string[]): Promise<(LocalEntry | undefined)[]> {
   const paths = names.map((name) => (isTempName(name) ? null : asRelPath(dir === '' ? name : `${dir}/${name}`)));
-  const stats = await Promise.all(paths.map((path) => (path === null ? undefined : statEntry(ctx, path))));
+  const stats = await Promise.all(paths.map((path) => (path === null ? undefined : lstatOrUndefined(ctx.fs, ctx.abs(path)))));
   const out: (LocalEntry | undefined)[] = new Array(names.length);
   for (let i = 0; i < names.length; i += OBSERVE_CONCURRENCY) {
     const part = await Promise.all(
@@ -112,20 +112,6 @@ async function observeNames(ctx: ScanContext, dir: RelPath | '', names: readonly
   return out;
 }
 
-/** lstat through the callback form when the module has it (see FsModule.lstat); undefined when gone. */
-function statEntry(ctx: ScanContext, path: RelPath): Promise<Stats | undefined> {
-  const absPath = ctx.abs(path);
-  const lstat = ctx.fs.lstat;
-  if (lstat === undefined) return lstatOrUndefined(ctx.fs, absPath);
-  return new Promise((resolve, reject) => {
-    lstat(absPath, (err, st) => {
-      if (err === null) return resolve(st);
-      if (errnoOf(err) === 'ENOENT' || errnoOf(err) === 'ENOTDIR') return resolve(undefined);
-      reject(err);
-    });
-  });
-}
-
 async function listFolder(ctx: ScanContext, dir: RelPath | ''): Promise<string[]> {
   try {
     return (await ctx.fs.promises.readdir(ctx.abs(dir))).map(String).sort();
@@ -141,7 +127,7 @@ async function listFolder(ctx: ScanContext, dir: RelPath | ''): Promise<string[]
 
 /** lstat, ignore rules, and the SHA-1 (kept from `known` when size, mtime and inode match). */
 async function observe(ctx: ScanContext, path: RelPath): Promise<LocalEntry | undefined> {
-  const st = await statEntry(ctx, path);
+  const st = await lstatOrUndefined(ctx.fs, ctx.abs(path));
   return st === undefined ? undefined : observeStat(ctx, path, st);
 }
 
