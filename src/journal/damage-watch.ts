@@ -18,17 +18,20 @@ export function damageCode(e: unknown): string | undefined {
   return typeof code === 'string' && DAMAGED_CODES.has(code) ? code : undefined;
 }
 
-export function journalDamaged(path: string, e: unknown): SyncError {
+/** The fatal error for a journal found damaged while in use; `finding` says how ("is damaged (SQLITE_CORRUPT: ...)"). */
+export function journalDamaged(path: string, finding: string, cause: unknown): SyncError {
   return new SyncError({
     code: 'journal_damaged',
     disposition: 'fatal',
     message:
-      `the journal ${path} is damaged (${damageCode(e)}: ${e instanceof Error ? e.message : String(e)}); syncing stops without touching any files. ` +
+      `the journal ${path} ${finding}; syncing stops without touching any files. ` +
       'The next start sets the damaged file aside and rebuilds the journal with a full rescan and listing (the daemon under systemd restarts by itself)',
     details: { path },
-    cause: e,
+    cause,
   });
 }
+
+const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 type AnyFn = (...args: unknown[]) => unknown;
 
@@ -45,7 +48,7 @@ export function watchDamage<T extends object>(target: T, path: string, onDamage:
   const fail = (e: unknown): never => {
     if (e instanceof SyncError || damageCode(e) === undefined) throw e;
     onDamage(e);
-    throw journalDamaged(path, e);
+    throw journalDamaged(path, `is damaged (${damageCode(e)}: ${messageOf(e)})`, e);
   };
   const iterate = (it: IterableIterator<unknown>): IterableIterator<unknown> => {
     const wrapped: IterableIterator<unknown> = {

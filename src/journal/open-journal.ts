@@ -26,7 +26,7 @@ import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
 import { SyncError } from '../core/errors.js';
 import type { Journal } from '../ports/journal.js';
-import { damageCode, watchDamage } from './damage-watch.js';
+import { damageCode, journalDamaged, watchDamage } from './damage-watch.js';
 import { migrate, UnusableJournalError } from './migrations.js';
 import { SqliteJournal } from './sqlite-journal.js';
 
@@ -112,13 +112,7 @@ function guarded(path: string, db: Database, checkedAtMs: number): Journal {
         quickCheck(db);
       } catch (e) {
         damaged = true;
-        throw new SyncError({
-          code: 'journal_damaged',
-          disposition: 'fatal',
-          message: `the journal ${path} failed its integrity check (${e instanceof Error ? e.message : String(e)}); the next start sets it aside and rebuilds it with a full rescan and listing`,
-          details: { path },
-          cause: e,
-        });
+        throw journalDamaged(path, `failed its integrity check (${e instanceof Error ? e.message : String(e)})`, e);
       }
       lastCheckMs = Date.now();
       inner.maintain();
