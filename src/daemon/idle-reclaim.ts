@@ -9,7 +9,7 @@
  * So: when the pass runner has nothing left to do, wait a little (more hints often follow a pass), then run a
  * full collection if the heap holds clearly more than was live after the last one; a second, later collection
  * lets V8 shrink the young generation once the allocation rate has dropped. A pass that starts cancels both.
- * At 100,000 files this brings the idle daemon to 141 MB (see the README's Performance section). A collection
+ * At 100,000 files this brings the idle daemon to 128-142 MiB (see the README's Performance section). A collection
  * of a 25 MB heap takes tens of milliseconds, and the heap-growth test keeps a daemon that runs a small pass every
  * few seconds from collecting after each one.
  */

@@ -4,7 +4,7 @@
  * collection is reachable without --expose-gc.
  */
 import { describe, expect, it } from 'vitest';
-import { IdleReclaimer, obtainGc, type HeapFigures } from '../../src/daemon/idle-reclaim.js';
+import { IdleReclaimer, obtainGc, type HeapFigures, type IdleReclaimOptions } from '../../src/daemon/idle-reclaim.js';
 import { PassRunner } from '../../src/daemon/pass-runner.js';
 import type { Engine, RunSummary } from '../../src/engine/types.js';
 import { silentLogger } from '../../src/logger.js';
@@ -29,22 +29,18 @@ function fakeHeap(initial: HeapFigures) {
   };
 }
 
+/** A reclaimer over a fake heap, never busy, whose collection leaves `after` on the heap. */
+function reclaimerOn(heap: ReturnType<typeof fakeHeap>, after: HeapFigures, opts: Partial<IdleReclaimOptions>): IdleReclaimer {
+  return new IdleReclaimer({ gc: () => heap.set(after), busy: () => false, heap: heap.read, ...opts });
+}
+
 describe('IdleReclaimer', () => {
   it('collects after the runner goes idle, then once more for the young generation', async () => {
-    let collections = 0;
     const heap = fakeHeap({ totalBytes: 120 * MB, usedBytes: 99 * MB });
-    const r = new IdleReclaimer({
-      gc: () => {
-        collections += 1;
-        heap.set({ totalBytes: 30 * MB, usedBytes: 23 * MB });
-      },
-      busy: () => false,
-      delaysMs: [10, 30],
-      heap: heap.read,
-    });
+    const r = reclaimerOn(heap, { totalBytes: 30 * MB, usedBytes: 23 * MB }, { delaysMs: [10, 30] });
     r.idle();
-    await waitFor(() => collections === 2, { timeoutMs: 5_000, what: 'two collections' });
-    expect(r.collections).toBe(2);
+    await waitFor(() => r.collections === 2, { timeoutMs: 5_000, what: 'two collections' });
+    expect(heap.read()).toEqual({ totalBytes: 30 * MB, usedBytes: 23 * MB });
   });
 
   it('drops the pending collections when a pass starts, and does nothing while one runs', async () => {
@@ -76,20 +72,10 @@ describe('IdleReclaimer', () => {
   });
 
   it('skips a collection when the heap has not grown since the last one', async () => {
-    let collections = 0;
     const heap = fakeHeap({ totalBytes: 100 * MB, usedBytes: 80 * MB });
-    const r = new IdleReclaimer({
-      gc: () => {
-        collections += 1;
-        heap.set({ totalBytes: 30 * MB, usedBytes: 20 * MB });
-      },
-      busy: () => false,
-      delaysMs: [5, 10],
-      minGrowthBytes: 16 * MB,
-      heap: heap.read,
-    });
+    const r = reclaimerOn(heap, { totalBytes: 30 * MB, usedBytes: 20 * MB }, { delaysMs: [5, 10], minGrowthBytes: 16 * MB });
     r.idle();
-    await waitFor(() => collections === 2, { timeoutMs: 5_000, what: 'the first idle collections' });
+    await waitFor(() => r.collections === 2, { timeoutMs: 5_000, what: 'the first idle collections' });
     // A small pass leaves 8 MB more in use than the 20 MB live after the last collection: not worth one, however
     // much the young generation has committed meanwhile.
     heap.set({ totalBytes: 60 * MB, usedBytes: 28 * MB });
@@ -97,11 +83,11 @@ describe('IdleReclaimer', () => {
     r.idle();
     await waitFor(() => heap.reads > readsBefore, { timeoutMs: 5_000, what: 'the growth check' });
     await new Promise((res) => setTimeout(res, 40));
-    expect(collections).toBe(2);
+    expect(r.collections).toBe(2);
     // A big pass leaves 50 MB more: collected again.
     heap.set({ totalBytes: 80 * MB, usedBytes: 70 * MB });
     r.idle();
-    await waitFor(() => collections === 4, { timeoutMs: 5_000, what: 'the collections after a big pass' });
+    await waitFor(() => r.collections === 4, { timeoutMs: 5_000, what: 'the collections after a big pass' });
   });
 
   it('does nothing without a gc function or after stop()', async () => {
