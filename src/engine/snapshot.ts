@@ -8,7 +8,9 @@
  *   with the change rather than with the tree. A touched path contributes its own subtree on all three trees
  *   and the chain of ancestors up to the root; a touched remote id contributes its current subtree and the old
  *   path its synced row had, so a move is seen from both ends. The planner never plans deletions for entries
- *   it was not given, so a partial snapshot is safe.
+ *   it was not given, so a partial snapshot is safe, with one rule to keep it so: a folder the planner could
+ *   delete, move or replace as a whole (a synced folder gone, moved or of another kind on either side) is never
+ *   given without its subtree. A path below such a folder is taken from the folder (wholeFolderAbove).
  *
  * In both scopes ignored paths are left out of all three trees: an exclusion added later "re-baselines"
  * (stops syncing) rather than reading as a deletion on either side.
@@ -17,7 +19,7 @@ import type { LocalEntry, RelPath, RemoteEntry, RemoteId, Snapshot, SyncRoot, Sy
 import type { Journal } from '../ports/journal.js';
 import { deferredPaths } from './failures.js';
 import type { IsIgnored } from './observe-local.js';
-import { ancestorsOf, joinPath, parentOf } from '../core/paths.js';
+import { ancestorsOf, basename, joinPath, parentOf } from '../core/paths.js';
 import { remotePathOf, walkRemote } from './remote-tree.js';
 import { caseTwinsOnTheWay } from './windows.js';
 
@@ -92,7 +94,8 @@ export function buildSnapshot(args: SnapshotArgs): Snapshot {
     }
     const into = { remote, local, synced };
     const taken: RelPath[] = [];
-    let round = topmost([...bases]);
+    const wholeFrom = wholeFolderAbove(journal, root);
+    let round = topmost([...bases].map(wholeFrom));
     // A window (closeMoves) also takes the far end of every move that starts or ends in it, and the far ends of
     // those, a bounded number of times: a chain longer than that is finished by the window that holds its other
     // end (the planner never deletes what it was not given).
@@ -105,7 +108,7 @@ export function buildSnapshot(args: SnapshotArgs): Snapshot {
       addContract(journal, root, into);
       if (args.scope.closeMoves !== true) break;
       const ends = notCovered(moveEnds(journal, root, into), taken);
-      round = notCovered([...ends, ...ends.flatMap((e) => caseTwinsOnTheWay(journal, root, e))], taken);
+      round = notCovered([...ends, ...ends.flatMap((e) => caseTwinsOnTheWay(journal, root, e))].map(wholeFrom), taken);
     }
   }
 
@@ -114,6 +117,39 @@ export function buildSnapshot(args: SnapshotArgs): Snapshot {
   const deferred = deferredPaths(journal, root.id, args.nowMs);
   if (args.scope.kind === 'hinted') for (const p of args.scope.unsettled ?? []) deferred.add(p);
   return { root, remote, local, synced, remoteTrashed, deferred };
+}
+
+/**
+ * Where a base must be taken from so that the planner never deletes more than it sees: the topmost ancestor that
+ * is a synced folder no longer the same on all three trees (gone, moved, or another kind on either side), with
+ * its whole subtree, else the base itself. The planner would delete, move or replace such a folder as a whole, so
+ * it must see everything below it: a window that held only the far end of a move (`e/a`) and its gone parent `e`
+ * would trash `e` on Box with an edit of `e/e` it was not given. planWindows never splits such a folder either.
+ * Answers are remembered per ancestor for one snapshot.
+ */
+function wholeFolderAbove(journal: Journal, root: SyncRoot): (base: RelPath) => RelPath {
+  // Per folder: its remote item found by name (undefined when there is none), and whether it is whole-only.
+  const seen = new Map<RelPath, { remoteId: RemoteId | undefined; whole: boolean }>();
+  const look = (folder: RelPath): { remoteId: RemoteId | undefined; whole: boolean } => {
+    let known = seen.get(folder);
+    if (known) return known;
+    const parent = parentOf(folder);
+    const parentId = parent === '' ? root.remoteId : look(parent).remoteId;
+    const r = parentId === undefined ? undefined : journal.remoteChildNamed(parentId, basename(folder));
+    const s = journal.getSynced(root.id, folder);
+    let whole = false;
+    if (s) {
+      const l = journal.getLocal(root.id, folder);
+      whole = s.kind !== 'folder' || l?.kind !== 'folder' || l.inode !== s.inode || r?.id !== s.remoteId;
+    }
+    known = { remoteId: r?.kind === 'folder' ? r.id : undefined, whole };
+    seen.set(folder, known);
+    return known;
+  };
+  return (base) => {
+    for (const a of ancestorsOf(base).reverse()) if (look(a).whole) return a;
+    return base;
+  };
 }
 
 /** The paths that have no ancestor among the others: a set lookup per ancestor, not a scan of the kept ones. */

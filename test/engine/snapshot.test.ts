@@ -4,6 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { asRelPath, asRemoteId, asRootId, type LocalEntry, type RemoteEntry, type SyncRoot, type SyncedEntry } from '../../src/core/model.js';
+import { plan } from '../../src/core/plan.js';
 import { buildSnapshot } from '../../src/engine/snapshot.js';
 import type { Journal } from '../../src/ports/journal.js';
 import { tempJournal } from './support/journal.js';
@@ -104,5 +105,38 @@ describe('buildSnapshot', () => {
     const s = buildSnapshot({ journal, root, isIgnored: noIgnore, nowMs: 2000, scope: { kind: 'full' } });
     expect([...s.remoteTrashed]).toEqual(['14']);
     expect([...s.deferred]).toEqual(['a/x.txt']);
+  });
+
+  // A planning window (closeMoves) that reaches a folder only as the far end of a move, or as an ancestor of one,
+  // must take that folder whole when it is gone or moved on either side: the planner deletes a folder as a whole,
+  // and would otherwise delete changes below it that it was not given. Found by the windowed planner property test.
+  it('window: a folder deleted here, reached only through a move out of it, comes whole: the Box edit below it is kept', async () => {
+    const journal = await seeded();
+    journal.transaction(() => {
+      journal.moveLocalSubtree(root.id, asRelPath('b/y.txt'), asRelPath('c.txt'));
+      journal.deleteLocalSubtree(root.id, asRelPath('b'));
+      journal.putRemote({ ...remote('16', '15', 'z.txt'), etag: '2', sha1: 'bb' });
+    });
+    const s = buildSnapshot({ journal, root, isIgnored: noIgnore, nowMs: 0, scope: { kind: 'hinted', localPaths: [asRelPath('c.txt')], remoteIds: [], closeMoves: true } });
+    expect([...s.synced.keys()].sort()).toEqual(['b', 'b/deep', 'b/deep/z.txt', 'b/y.txt']);
+    expect(s.remote.get(asRemoteId('16'))?.sha1).toBe('bb');
+    const ops = plan(s, { nowMs: 0 }).ops.map((o) => `${o.kind} ${'from' in o ? `${o.from} -> ${o.to}` : o.path}`);
+    // Not `remote-trash b`. The move out of `b` is planned by the next pass, once `b` is settled.
+    expect(ops).toEqual(['forget b']);
+  });
+
+  it('window: a folder trashed on Box, reached only through a Box move out of it, comes whole: the local edit below it is kept', async () => {
+    const journal = await seeded();
+    journal.transaction(() => {
+      journal.putRemote(remote('14', '10', 'c.txt'));
+      for (const id of ['16', '15', '13']) journal.deleteRemote(asRemoteId(id));
+      journal.markTrashed(asRemoteId('13'), true);
+      journal.putLocal(root.id, { ...local('b/deep/z.txt', 6), sha1: 'cc', mtimeMs: 5 });
+    });
+    const s = buildSnapshot({ journal, root, isIgnored: noIgnore, nowMs: 0, scope: { kind: 'hinted', localPaths: [asRelPath('c.txt')], remoteIds: [], closeMoves: true } });
+    expect([...s.local.keys()].sort()).toEqual(['b', 'b/deep', 'b/deep/z.txt', 'b/y.txt']);
+    const ops = plan(s, { nowMs: 0 }).ops.map((o) => `${o.kind} ${'from' in o ? `${o.from} -> ${o.to}` : o.path}`);
+    // Not `local-trash b`. The move out of `b` is planned by the next pass, once `b` is back.
+    expect(ops).toEqual(['remote-restore b']);
   });
 });
