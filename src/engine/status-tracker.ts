@@ -75,11 +75,17 @@ export class StatusTracker {
     const rate = queue.rateBytesPerSec();
     const rootStatus: RootStatus[] = roots.map((root) => {
       const queued = queue.queued(root.id);
+      // Counted when first read, once: the progress display of `sync --once` never reads it, and a count of
+      // 100,000 rows at the end of a no-change run cost 0.14 s. A status query (JSON) reads it at once.
+      let inSync: ReturnType<Journal['countSynced']> | undefined;
+      const count = (): ReturnType<Journal['countSynced']> => (inSync ??= this.inSync(root.id, fresh));
       return {
         root: root.id,
         localPath: root.localPath,
         remoteId: root.remoteId,
-        inSync: this.inSync(root.id, fresh),
+        get inSync() {
+          return count();
+        },
         queued,
         inFlight: queue.inFlight(root.id),
         rateBytesPerSec: rate,

@@ -65,4 +65,28 @@ describe('status tracker: in-sync counts', () => {
     tracker.setPhase('idle');
     expect(lastFiles()).toBe(10);
   });
+
+  it('counts only when a report is read, once per report: a pushed report nobody reads costs no count', () => {
+    add(0, 3);
+    let counts = 0;
+    const counting = Object.create(j) as Journal;
+    counting.countSynced = (root) => {
+      counts += 1;
+      return j.countSynced(root);
+    };
+    const seen: StatusReport[] = [];
+    const queue = new TransferQueue({ concurrency: 1, clock: systemClock });
+    const t = new StatusTracker({ journal: counting, roots: [root], clock: { now: () => nowMs, sleep: systemClock.sleep }, queue: () => queue, onStatus: (s) => seen.push(s) });
+    t.setPhase('scanning');
+    t.setPhase('idle');
+    expect(seen).toHaveLength(2);
+    expect(counts).toBe(0);
+    const last = seen.at(-1)!.roots[0]!;
+    expect(last.inSync.files).toBe(3);
+    expect(last.inSync.folders).toBe(0);
+    expect(counts).toBe(1);
+    // A status query is serialized at once: the count is in the JSON.
+    expect(JSON.parse(JSON.stringify(t.report())).roots[0].inSync.files).toBe(3);
+    expect(counts).toBe(2);
+  });
 });
