@@ -32,39 +32,50 @@ export function byInodeSql(table: 'local_entries' | 'synced_entries', cols: stri
 
 type MoveParams = SubtreeParams & { readonly to: string };
 
-export class PathTable<Row, Entry> {
+export class PathTable<Row, Entry, Tuple extends readonly unknown[] = readonly unknown[]> {
   readonly #get: Statement<[string, string], Row>;
-  readonly #pageAll: Statement<[string, string, number], Row>;
-  readonly #pageUnder: Statement<[string, string, string, number], Row>;
+  readonly #pageAll: Statement<[string, string, number], Tuple>;
+  readonly #pageUnder: Statement<[string, string, string, number], Tuple>;
   readonly #delete: Statement<[string, string]>;
   readonly #deleteBelow: Statement<[SubtreeParams]>;
   readonly #moveOne: Statement<[MoveParams]>;
   readonly #moveBelow: Statement<[MoveParams]>;
-  readonly #childrenAll: Statement<[string], Row>;
-  readonly #childrenUnder: Statement<[string, string, string, string], Row>;
+  readonly #childrenAll: Statement<[string], Tuple>;
+  readonly #childrenUnder: Statement<[string, string, string, string], Tuple>;
   readonly #countAll: Statement<[string, number], { n: number }>;
   readonly #countUnder: Statement<[string, string, string, number], { n: number }>;
   readonly #decode: (row: Row) => Entry;
+  readonly #decodeTuple: (tuple: Tuple) => Entry;
   readonly #tx: (fn: () => void) => void;
 
-  constructor(db: Database, opts: { readonly table: string; readonly cols: string; readonly decode: (row: Row) => Entry }) {
+  /**
+   * `decode` turns a row object into an entry; `decodeTuple` the same row read as an array (columns in `cols`
+   * order), which the statements that return many rows (pages, children) use.
+   */
+  constructor(
+    db: Database,
+    opts: { readonly table: string; readonly cols: string; readonly decode: (row: Row) => Entry; readonly decodeTuple: (tuple: Tuple) => Entry },
+  ) {
     const sql = subtreeSql(opts.table, opts.cols);
     this.#get = db.prepare(`SELECT ${opts.cols} FROM ${opts.table} WHERE root = ? AND path = ?`);
-    this.#pageAll = db.prepare(`SELECT ${opts.cols} FROM ${opts.table} WHERE root = ? AND path > ? ORDER BY path LIMIT ?`);
-    this.#pageUnder = db.prepare(sql.pageUnder);
+    this.#pageAll = db.prepare<[string, string, number], Tuple>(`SELECT ${opts.cols} FROM ${opts.table} WHERE root = ? AND path > ? ORDER BY path LIMIT ?`).raw(true);
+    this.#pageUnder = db.prepare<[string, string, string, number], Tuple>(sql.pageUnder).raw(true);
     this.#delete = db.prepare(`DELETE FROM ${opts.table} WHERE root = ? AND path = ?`);
     this.#deleteBelow = db.prepare(sql.deleteBelow);
     this.#moveOne = db.prepare(sql.moveOne);
     this.#moveBelow = db.prepare(sql.moveBelow);
     // Direct children: one range scan of the subtree (in SQLite, not in JS), keeping the rows without a further '/'.
-    this.#childrenAll = db.prepare(`SELECT ${opts.cols} FROM ${opts.table} WHERE root = ? AND instr(path, '/') = 0 ORDER BY path`);
-    this.#childrenUnder = db.prepare(
-      `SELECT ${opts.cols} FROM ${opts.table} WHERE root = ? AND path > ? AND path < ? AND instr(substr(path, length(?) + 1), '/') = 0 ORDER BY path`,
-    );
+    this.#childrenAll = db.prepare<[string], Tuple>(`SELECT ${opts.cols} FROM ${opts.table} WHERE root = ? AND instr(path, '/') = 0 ORDER BY path`).raw(true);
+    this.#childrenUnder = db
+      .prepare<[string, string, string, string], Tuple>(
+        `SELECT ${opts.cols} FROM ${opts.table} WHERE root = ? AND path > ? AND path < ? AND instr(substr(path, length(?) + 1), '/') = 0 ORDER BY path`,
+      )
+      .raw(true);
     // Bounded counts: the caller only needs to know whether a subtree holds more than `limit` rows.
     this.#countAll = db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM ${opts.table} WHERE root = ? LIMIT ?)`);
     this.#countUnder = db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM ${opts.table} WHERE root = ? AND path > ? AND path < ? LIMIT ?)`);
     this.#decode = opts.decode;
+    this.#decodeTuple = opts.decodeTuple;
     this.#tx = (fn) => db.transaction(fn)();
   }
 
@@ -79,18 +90,19 @@ export class PathTable<Row, Entry> {
     let after = range === undefined ? '' : range.lower;
     for (;;) {
       const page = range === undefined ? this.#pageAll.all(root, after, PAGE_ROWS) : this.#pageUnder.all(root, after, range.upper, PAGE_ROWS);
-      for (const r of page) yield this.#decode(r);
-      const last = page[page.length - 1] as { readonly path: string } | undefined;
+      for (const r of page) yield this.#decodeTuple(r);
+      const last = page[page.length - 1];
       if (last === undefined || page.length < PAGE_ROWS) return;
-      after = last.path;
+      // `path` is the first column of every tree's COLS.
+      after = last[0] as string;
     }
   }
 
   /** The rows directly below a path ('' for the root's top level), in path order. */
   children(root: RootId, path: RelPath | ''): Entry[] {
-    if (path === '') return this.#childrenAll.all(root).map(this.#decode);
+    if (path === '') return this.#childrenAll.all(root).map(this.#decodeTuple);
     const { lower, upper } = descendantsRange(path);
-    return this.#childrenUnder.all(root, lower, upper, lower).map(this.#decode);
+    return this.#childrenUnder.all(root, lower, upper, lower).map(this.#decodeTuple);
   }
 
   /** How many rows are below a path ('' for the whole root), counting at most `limit`. */

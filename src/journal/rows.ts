@@ -80,6 +80,13 @@ export const localFromRow = (r: LocalRow): LocalEntry => ({
   sha1: r.sha1,
 });
 
+/**
+ * A row read as an array (better-sqlite3's `raw` mode), columns in the order of the table's COLS: building arrays
+ * costs it about a third less than building objects, and a no-change scan reads every local row once.
+ */
+export type LocalTuple = readonly [string, LocalKind, number, number, number, string | null];
+export const localFromTuple = (t: LocalTuple): LocalEntry => ({ path: asRelPath(t[0]), kind: t[1], inode: t[2], sizeBytes: t[3], mtimeMs: t[4], sha1: t[5] });
+
 export const localToRow = (e: LocalEntry): LocalRow => ({
   path: e.path,
   kind: e.kind,
@@ -100,6 +107,21 @@ export const syncedFromRow = (r: SyncedRow): SyncedEntry => ({
   inode: r.inode,
   mtimeMs: r.mtime_ms,
   url: r.url,
+});
+
+/** A synced row read as an array, columns in the order of synced-tree.ts COLS (see LocalTuple). */
+export type SyncedTuple = readonly [string, string, RemoteKind, string, string | null, string | null, number, number, number, string | null];
+export const syncedFromTuple = (t: SyncedTuple): SyncedEntry => ({
+  path: asRelPath(t[0]),
+  remoteId: asRemoteId(t[1]),
+  kind: t[2],
+  etag: t[3],
+  sha1: t[4],
+  versionId: t[5],
+  sizeBytes: t[6],
+  inode: t[7],
+  mtimeMs: t[8],
+  url: t[9],
 });
 
 export const syncedToRow = (e: SyncedEntry): SyncedRow => ({

@@ -5,7 +5,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { RemoteId, RootId, SyncedEntry } from '../core/model.js';
 import { byInodeSql, PathTable, subtreeSql } from './path-table.js';
-import { syncedFromRow, syncedToRow, type SyncedRow } from './rows.js';
+import { syncedFromRow, syncedFromTuple, syncedToRow, type SyncedRow, type SyncedTuple } from './rows.js';
 
 const COLS = 'path, remote_id, kind, etag, sha1, version_id, size_bytes, inode, mtime_ms, url';
 
@@ -17,14 +17,14 @@ interface CountRow {
   readonly bytes: number;
 }
 
-export class SyncedTree extends PathTable<SyncedRow, SyncedEntry> {
+export class SyncedTree extends PathTable<SyncedRow, SyncedEntry, SyncedTuple> {
   readonly #byRemoteId: Statement<[string, string], SyncedRow>;
   readonly #byInode: Statement<[string, number], SyncedRow>;
   readonly #put: Statement<[Record<string, unknown>]>;
   readonly #count: Statement<[string], CountRow>;
 
   constructor(db: Database) {
-    super(db, { table: 'synced_entries', cols: COLS, decode: syncedFromRow });
+    super(db, { table: 'synced_entries', cols: COLS, decode: syncedFromRow, decodeTuple: syncedFromTuple });
     this.#byRemoteId = db.prepare(`SELECT ${COLS} FROM synced_entries WHERE root = ? AND remote_id = ?`);
     this.#byInode = db.prepare(byInodeSql('synced_entries', COLS));
     // OR REPLACE also drops the row the same Box item had at another path (unique (root, remote_id)).

@@ -30,6 +30,26 @@ afterEach(async () => {
 
 const paths = (it: Iterable<{ path: string }>): string[] => [...it].map((e) => e.path);
 
+describe('rows read as arrays (pages, children) decode field for field like rows read one at a time', () => {
+  it('local and synced trees, every field set', () => {
+    const l = localFile('d/f.txt', { inode: 77, sizeBytes: 123, mtimeMs: 1_700_000_000_456.25, sha1: 'ab'.repeat(20) });
+    const s = synced('d/f.txt', '9', { kind: 'file', etag: '3', sha1: 'cd'.repeat(20), versionId: 'v5', sizeBytes: 456, inode: 78, mtimeMs: 1_700_000_001_000.5, url: null });
+    const w = synced('d/w.url', '10', { kind: 'weblink', etag: '1', sha1: null, versionId: null, sizeBytes: 0, inode: 79, mtimeMs: 2, url: 'https://example.com/x' });
+    j.transaction(() => {
+      j.putLocal(R, localFolder('d', 5));
+      j.putLocal(R, l);
+      j.putSynced(R, s);
+      j.putSynced(R, w);
+    });
+    expect(j.getLocal(R, p('d/f.txt'))).toEqual(l);
+    expect(j.localChildren(R, p('d'))).toEqual([l]);
+    expect([...j.localUnder(R, '')]).toEqual([localFolder('d', 5), l]);
+    expect(j.getSynced(R, p('d/f.txt'))).toEqual(s);
+    expect(j.syncedChildren(R, p('d'))).toEqual([s, w]);
+    expect([...j.syncedUnder(R, p('d'))]).toEqual([s, w]);
+  });
+});
+
 describe('local tree', () => {
   it('round-trips an entry exactly, per root', () => {
     const e = localFile('a/b.txt', { inode: 77, sizeBytes: 123, mtimeMs: 1_700_000_000_456.25, sha1: 'ab'.repeat(20) });
