@@ -3,8 +3,8 @@
  *
  * A full scan (sync --once, the daemon's scheduled rescan) walks the root through LocalFs.scan with `known`
  * taken from the journal, so unchanged files (same size, mtime and inode) keep their SHA-1 and only new or
- * changed files are hashed. Rows the scan did not see are dropped afterwards, found through the journal's scan
- * marks rather than a set of every path held here, so memory does not grow with the tree. Daemon hints instead
+ * changed files are hashed. Rows the scan did not see are dropped folder by folder as the walk lists each one
+ * (scanLocal), never through a set of every path, so memory does not grow with the tree. Daemon hints instead
  * re-stat just the hinted paths (and scan a hinted folder's subtree), so the cost grows with the change.
  */
 import type { LocalEntry, RelPath, RootId, SyncRoot } from '../core/model.js';
@@ -54,8 +54,13 @@ export interface ScanResult {
 }
 
 /**
- * Scan the whole root (or one subtree of it) and make the journal's local rows match. The paths seen are marked
- * in the journal rather than collected here, so memory stays bounded however big the tree is.
+ * Scan the whole root (or one subtree of it) and make the journal's local rows match, in memory bounded by one
+ * folder's listing:
+ * - each folder the walk lists is compared with its rows in the journal as soon as it is listed: a row with no
+ *   entry on disk goes with its subtree, and so do the rows below a folder that is now a file;
+ * - rows no folder of the walk reaches (below a path the journal lost the row of, left by an older version or a
+ *   damaged journal) are found by a count: when the journal holds more rows in the scope than the walk reported,
+ *   one pass in path order drops the rows whose parent row is missing or not a folder.
  */
 export async function scanLocal(deps: LocalObserverDeps, under?: RelPath, signal?: AbortSignal, changedLimit = 0): Promise<ScanResult> {
   const { journal, root, fs, isIgnored } = deps;
@@ -65,65 +70,104 @@ export async function scanLocal(deps: LocalObserverDeps, under?: RelPath, signal
     if (changed.length >= changedLimit) changed = null;
     else changed.push(p);
   };
-  const scanId = journal.beginLocalScan();
   // The row the scan looked up for an entry (to skip hashing an unchanged file) is the one its write compares
   // with: one journal read per entry, not two. Dropped batch by batch.
   let looked = new Map<RelPath, LocalEntry | undefined>();
   // The walk observes one folder at a time: its rows come in one range read, not one lookup per file (a
   // no-change pass over 100,000 files spent about a fifth of its time in those lookups).
   let folder: { readonly path: RelPath | ''; readonly rows: ReadonlyMap<RelPath, LocalEntry> } | null = null;
-  try {
-    const scan = fs.scan({
-      isIgnored,
-      known: (p) => {
-        const dir = parentOf(p);
-        if (folder?.path !== dir) folder = { path: dir, rows: new Map(journal.localChildren(root.id, dir).map((e) => [e.path, e])) };
-        const row = folder.rows.get(p);
-        looked.set(p, row);
-        return row;
-      },
-      hash: true,
-      // A whole-root scan runs at the start of a pass with nothing in flight: partial downloads of a killed run go.
-      removeTemps: under === undefined,
-      ...(under === undefined ? {} : { under }),
+  const rowsOf = (dir: RelPath | ''): ReadonlyMap<RelPath, LocalEntry> => {
+    if (folder?.path !== dir) folder = { path: dir, rows: new Map(journal.localChildren(root.id, dir).map((e) => [e.path, e])) };
+    return folder.rows;
+  };
+  const drop = (p: RelPath): void => {
+    note(p);
+    journal.deleteLocal(root.id, p);
+    if (journal.getFailure(root.id, p)?.disposition === 'skip') journal.clearFailure(root.id, p);
+  };
+  const dropBelow = (p: RelPath): void => dropInChunks(journal, pathsBelow(journal, root.id, p), drop);
+  let listedUnder = under === undefined;
+  const onListed = (dir: RelPath | '', entries: readonly LocalEntry[]): void => {
+    if (dir === under) listedUnder = true;
+    const kinds = new Map<RelPath, LocalEntry['kind']>();
+    for (const e of entries) kinds.set(e.path, e.kind);
+    for (const row of rowsOf(dir).values()) {
+      const kind = kinds.get(row.path);
+      if (kind === undefined) {
+        journal.transaction(() => drop(row.path));
+        if (row.kind === 'folder') dropBelow(row.path);
+      } else if (row.kind === 'folder' && kind !== 'folder') {
+        dropBelow(row.path);
+      }
+    }
+  };
+  let reported = 0;
+  const scan = fs.scan({
+    isIgnored,
+    known: (p) => {
+      const row = rowsOf(parentOf(p)).get(p);
+      looked.set(p, row);
+      return row;
+    },
+    hash: true,
+    onListed,
+    // A whole-root scan runs at the start of a pass with nothing in flight: partial downloads of a killed run go.
+    removeTemps: under === undefined,
+    ...(under === undefined ? {} : { under }),
+  });
+  for await (const batch of scan) {
+    signal?.throwIfAborted();
+    const rows = looked;
+    looked = new Map();
+    journal.transaction(() => {
+      for (const entry of batch) {
+        if (under !== undefined && (entry.path === under || !isAncestorOrSelf(under, entry.path))) continue;
+        reported += 1;
+        const written = rows.has(entry.path) ? put(journal, root.id, entry, rows.get(entry.path)) : put(journal, root.id, entry);
+        if (written) note(entry.path);
+      }
     });
-    for await (const batch of scan) {
-      signal?.throwIfAborted();
-      const rows = looked;
-      looked = new Map();
-      journal.transaction(() => {
-        const seen: RelPath[] = [];
-        for (const entry of batch) {
-          if (under !== undefined && (entry.path === under || !isAncestorOrSelf(under, entry.path))) continue;
-          seen.push(entry.path);
-          const written = rows.has(entry.path) ? put(journal, root.id, entry, rows.get(entry.path)) : put(journal, root.id, entry);
-          if (written) note(entry.path);
-        }
-        journal.markLocalSeen(scanId, seen);
-      });
-    }
-    // Deleting in chunks as the pages go by: the unseen rows are never all held at once either.
-    let stale: RelPath[] = [];
-    const sweep = (): void => {
-      const paths = stale;
-      stale = [];
-      journal.transaction(() => {
-        for (const p of paths) {
-          note(p);
-          journal.deleteLocal(root.id, p);
-          if (journal.getFailure(root.id, p)?.disposition === 'skip') journal.clearFailure(root.id, p);
-        }
-      });
-    };
-    for (const e of journal.localUnseen(scanId, root.id, under ?? '')) {
-      stale.push(e.path);
-      if (stale.length >= SWEEP_CHUNK_ROWS) sweep();
-    }
-    if (stale.length > 0) sweep();
-  } finally {
-    journal.endLocalScan(scanId);
   }
+  const scope = under ?? '';
+  // `under` gone, or no longer a folder: nothing below it is left.
+  if (under !== undefined && !listedUnder) dropBelow(under);
+  else if (journal.countLocalUnder(root.id, scope, reported + 1) > reported) dropInChunks(journal, orphans(journal, root.id, scope), drop);
   return { changed };
+}
+
+/** Drops paths as a source yields them, SWEEP_CHUNK_ROWS per transaction (a keyset pager may be the source). */
+function dropInChunks(journal: Journal, paths: Iterable<RelPath>, drop: (p: RelPath) => void): void {
+  let chunk: RelPath[] = [];
+  const flush = (): void => {
+    const these = chunk;
+    chunk = [];
+    journal.transaction(() => these.forEach(drop));
+  };
+  for (const p of paths) {
+    chunk.push(p);
+    if (chunk.length >= SWEEP_CHUNK_ROWS) flush();
+  }
+  if (chunk.length > 0) flush();
+}
+
+function* pathsBelow(journal: Journal, root: RootId, path: RelPath): Generator<RelPath> {
+  for (const e of journal.localUnder(root, path)) yield e.path;
+}
+
+/**
+ * Rows below `scope` whose parent row is missing or is not a folder, in path order (a parent sorts before its
+ * children, so a chain of them goes in one pass: the folders found are remembered, as they may not be dropped
+ * yet). The children of `scope` itself were compared with its listing.
+ */
+function* orphans(journal: Journal, root: RootId, scope: RelPath | ''): Generator<RelPath> {
+  const found = new Set<RelPath>();
+  for (const e of journal.localUnder(root, scope)) {
+    const parent = parentOf(e.path);
+    if (parent === scope || parent === '') continue;
+    if (!found.has(parent) && journal.getLocal(root, parent)?.kind === 'folder') continue;
+    if (e.kind === 'folder') found.add(e.path);
+    yield e.path;
+  }
 }
 
 /** What re-stating one hinted path found, applied to the journal afterwards in hint order. */

@@ -9,7 +9,6 @@ import type { FailureRecord, Journal, OperationQuery, OperationRecord } from '..
 import type { UploadSessionStore } from '../ports/remote-store.js';
 import { FailuresTable } from './failures-table.js';
 import { KvTables } from './kv-tables.js';
-import { LocalScanMarks } from './local-scan-marks.js';
 import { LocalTree } from './local-tree.js';
 import { OperationsTable } from './operations-table.js';
 import { RemoteTree } from './remote-tree.js';
@@ -20,7 +19,6 @@ export class SqliteJournal implements Journal {
   readonly #db: Database;
   readonly #remote: RemoteTree;
   readonly #local: LocalTree;
-  readonly #scanMarks: LocalScanMarks;
   readonly #synced: SyncedTree;
   readonly #failures: FailuresTable;
   readonly #kv: KvTables;
@@ -31,7 +29,6 @@ export class SqliteJournal implements Journal {
     this.#db = db;
     this.#remote = new RemoteTree(db);
     this.#local = new LocalTree(db);
-    this.#scanMarks = new LocalScanMarks(db);
     this.#synced = new SyncedTree(db);
     this.#failures = new FailuresTable(db);
     this.#kv = new KvTables(db);
@@ -92,18 +89,6 @@ export class SqliteJournal implements Journal {
   }
   countLocalUnder(root: RootId, path: RelPath | '', limit: number): number {
     return this.#local.countUnder(root, path, limit);
-  }
-  beginLocalScan(): number {
-    return this.#scanMarks.begin();
-  }
-  markLocalSeen(scan: number, paths: readonly RelPath[]): void {
-    this.#scanMarks.mark(scan, paths);
-  }
-  localUnseen(scan: number, root: RootId, under: RelPath | ''): Iterable<LocalEntry> {
-    return this.#scanMarks.unseen(scan, root, under);
-  }
-  endLocalScan(scan: number): void {
-    this.#scanMarks.end(scan);
   }
 
   getSynced(root: RootId, path: RelPath): SyncedEntry | undefined {

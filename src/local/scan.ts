@@ -70,11 +70,14 @@ export async function* scanTree(ctx: ScanContext): AsyncGenerator<readonly Local
   while (stack.length > 0) {
     const dir = stack.pop() as RelPath | '';
     const names = await listFolder(ctx, dir);
+    if (names === null) continue;
     const subdirs: RelPath[] = [];
+    const listed: LocalEntry[] | undefined = opts.onListed === undefined ? undefined : [];
     for (let i = 0; i < names.length; i += LSTAT_WINDOW) {
       for (const entry of await observeNames(ctx, dir, names.slice(i, i + LSTAT_WINDOW))) {
         if (entry === undefined) continue;
         batch.push(entry);
+        listed?.push(entry);
         if (entry.kind === 'folder') subdirs.push(entry.path);
         if (batch.length >= SCAN_BATCH_ENTRIES) {
           yield batch;
@@ -82,6 +85,7 @@ export async function* scanTree(ctx: ScanContext): AsyncGenerator<readonly Local
         }
       }
     }
+    if (listed !== undefined) opts.onListed?.(dir, listed);
     for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i] as RelPath);
   }
   if (batch.length > 0) yield batch;
@@ -112,7 +116,8 @@ async function observeNames(ctx: ScanContext, dir: RelPath | '', names: readonly
   return out;
 }
 
-async function listFolder(ctx: ScanContext, dir: RelPath | ''): Promise<string[]> {
+/** The names in a folder, sorted; [] when it is gone; null when it cannot be read (after onUnreadable). */
+async function listFolder(ctx: ScanContext, dir: RelPath | ''): Promise<string[] | null> {
   try {
     return (await ctx.fs.promises.readdir(ctx.abs(dir))).map(String).sort();
   } catch (e) {
@@ -121,7 +126,7 @@ async function listFolder(ctx: ScanContext, dir: RelPath | ''): Promise<string[]
     const err = classifyFsError(e, { action: 'reading the folder', path: dir === '' ? ctx.abs('') : dir });
     if (dir === '' || ctx.opts.onUnreadable === undefined) throw err;
     ctx.opts.onUnreadable(asRelPath(dir), err);
-    return [];
+    return null;
   }
 }
 

@@ -78,17 +78,6 @@ export interface Journal {
   localChildren(root: RootId, path: RelPath | ''): readonly LocalEntry[];
   /** How many entries are below a path ('' for the whole root), counting at most `limit`. */
   countLocalUnder(root: RootId, path: RelPath | '', limit: number): number;
-  /**
-   * Mark-and-sweep of one local scan, so a scan's memory does not grow with the tree: `beginLocalScan` returns a
-   * fresh scan id, `markLocalSeen` records paths that scan saw (held by the journal, not the caller), and
-   * `localUnseen` yields the rows strictly below a path ('' for the whole root) that it did not mark, in path
-   * order and in pages (the caller may delete rows while iterating). `endLocalScan` forgets the marks; ids are
-   * per connection and never reused, so overlapping scans do not interfere.
-   */
-  beginLocalScan(): number;
-  markLocalSeen(scan: number, paths: readonly RelPath[]): void;
-  localUnseen(scan: number, root: RootId, under: RelPath | ''): Iterable<LocalEntry>;
-  endLocalScan(scan: number): void;
 
   // synced tree (merge base, by path, indexed by remote id)
   getSynced(root: RootId, path: RelPath): SyncedEntry | undefined;

@@ -36,6 +36,13 @@ export interface ScanOptions {
    * when it is renamed into place.
    */
   readonly removeTemps?: boolean;
+  /**
+   * Called once for every folder whose listing the scan read (the root, `under`, and every folder reported
+   * below), after all its entries were observed, with the entries reported for it in name order (ignored names,
+   * our temp files and names gone before their lstat are not among them). Never called for a folder that could
+   * not be read: its contents are unknown, not gone. A folder gone since it was reported is called with none.
+   */
+  readonly onListed?: (dir: RelPath | '', entries: readonly LocalEntry[]) => void;
 }
 
 export interface LocalFs {

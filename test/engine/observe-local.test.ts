@@ -1,4 +1,4 @@
-/** Local observation over a real temp dir and a real journal: mark-and-sweep scans and batched re-stats. */
+/** Local observation over a real temp dir and a real journal: scans swept folder by folder, and batched re-stats. */
 import * as nodeFs from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -62,6 +62,76 @@ describe('scanLocal', () => {
     await rm(join(dir, 'b', 'x'));
     await scanLocal(deps, p('a'));
     expect(rows(deps)).toEqual(['a', 'b', 'b/x']);
+  });
+});
+
+describe('scanLocal: the sweep, folder by folder', () => {
+  it('a folder replaced by a file of the same name: its row becomes the file, and the rows below it go', async () => {
+    const { deps, dir } = await setup();
+    await mkdir(join(dir, 'd', 'e'), { recursive: true });
+    await writeFile(join(dir, 'd', 'e', 'x'), 'x');
+    await writeFile(join(dir, 'd', 'y'), 'y');
+    await scanLocal(deps);
+    expect(rows(deps)).toEqual(['d', 'd/e', 'd/e/x', 'd/y']);
+    await rm(join(dir, 'd'), { recursive: true });
+    await writeFile(join(dir, 'd'), 'now a file');
+    const { changed } = await scanLocal(deps, undefined, undefined, 100);
+    expect(rows(deps)).toEqual(['d']);
+    expect(deps.journal.getLocal(deps.root.id, p('d'))?.kind).toBe('file');
+    expect([...(changed ?? [])].sort()).toEqual(['d', 'd/e', 'd/e/x', 'd/y']);
+  });
+
+  it('rows no listed folder reaches (their parent row lost) are found by the count and dropped; the rest stay', async () => {
+    const { deps, dir } = await setup();
+    await mkdir(join(dir, 'kept'));
+    await writeFile(join(dir, 'kept', 'k'), 'k');
+    await scanLocal(deps);
+    // Rows below a path with no row and nothing on disk: no listing of the walk ever sees them.
+    const orphan = { kind: 'file' as const, inode: 99, sizeBytes: 1, mtimeMs: 1, sha1: null };
+    deps.journal.transaction(() => {
+      for (const path of ['lost/a', 'lost/b/c', 'kept/k/under-a-file']) deps.journal.putLocal(deps.root.id, { ...orphan, path: p(path) });
+      deps.journal.putLocal(deps.root.id, { ...orphan, path: p('lost/b'), kind: 'folder' });
+    });
+    await scanLocal(deps);
+    expect(rows(deps)).toEqual(['kept', 'kept/k']);
+    // The same below a subtree scan's base.
+    deps.journal.putLocal(deps.root.id, { ...orphan, path: p('kept/gone/x') });
+    await scanLocal(deps, p('kept'));
+    expect(rows(deps)).toEqual(['kept', 'kept/k']);
+  });
+
+  it('a subtree scan of a folder gone from disk drops every row below it', async () => {
+    const { deps, dir } = await setup();
+    await mkdir(join(dir, 'a', 'b'), { recursive: true });
+    await writeFile(join(dir, 'a', 'b', 'x'), 'x');
+    await writeFile(join(dir, 'z'), 'z');
+    await scanLocal(deps);
+    await rm(join(dir, 'a'), { recursive: true });
+    await scanLocal(deps, p('a'));
+    // The base's own row is the caller's (restatLocal); everything below it is gone.
+    expect(rows(deps)).toEqual(['a', 'z']);
+  });
+
+  it('an unreadable folder is never swept: its rows stay until it can be read', async () => {
+    const { deps, dir } = await setup();
+    await mkdir(join(dir, 'locked'));
+    await writeFile(join(dir, 'locked', 'x'), 'x');
+    await scanLocal(deps);
+    const unreadable: string[] = [];
+    const listed: string[] = [];
+    const seen: string[] = [];
+    const failingReaddir = { ...nodeFs, promises: { ...nodeFs.promises, readdir: async (path: nodeFs.PathLike) => {
+      if (String(path).endsWith('/locked')) throw Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
+      return nodeFs.promises.readdir(path);
+    } } } as typeof nodeFs;
+    const fs = createLocalFs({ rootPath: dir, fs: failingReaddir, trash: createLocalTrash({ mode: 'state', stateDir: join(dir, '..', 'state2'), fs: nodeFs, logger: silentLogger }), logger: silentLogger });
+    for await (const batch of fs.scan({ isIgnored: () => false, onUnreadable: (path) => unreadable.push(path), onListed: (d) => listed.push(d) })) seen.push(...batch.map((e) => e.path));
+    expect(unreadable).toEqual(['locked']);
+    expect(listed).toEqual(['']);
+    expect(seen).toEqual(['locked']);
+    // scanLocal asks for no onUnreadable: an unreadable folder fails the scan, and no row is dropped.
+    await expect(scanLocal({ ...deps, fs })).rejects.toThrow(/permission denied/i);
+    expect(rows(deps)).toEqual(['locked', 'locked/x']);
   });
 });
 
