@@ -40,17 +40,65 @@ export type IgnoreMatcher = (path: RelPath | string, isDir: boolean) => boolean;
 export const IGNORE_CACHE_QUESTIONS = 20_000;
 
 export function createIgnoreMatcher(userPatterns: readonly string[]): IgnoreMatcher {
-  const build = () => ignore().add([...DEFAULT_IGNORE_PATTERNS]).add([...userPatterns]);
+  const patterns = [...DEFAULT_IGNORE_PATTERNS, ...userPatterns];
+  const build = () => ignore().add(patterns);
+  const mayMatch = namePrefilter(patterns);
   let ig = build();
   let asked = 0;
   return (path, isDir) => {
     const name = path.slice(path.lastIndexOf('/') + 1);
     if (isTempName(name)) return true;
+    if (mayMatch !== null && !mayMatch(path)) return false;
     if (++asked > IGNORE_CACHE_QUESTIONS) {
       ig = build();
       asked = 1;
     }
     return ig.ignores(isDir ? `${path}/` : path);
+  };
+}
+
+/**
+ * A quick "certainly not ignored" answer, so that most paths skip the `ignore` package (it tests every pattern's
+ * regex against every path: 2.7 us a path with the defaults, 0.2-0.4 s of a no-change scan of 100,000 files).
+ *
+ * Only when every pattern that can ignore something (not a `!` re-include) is about names: no '/' but a trailing
+ * one. Such a pattern matches a path when it matches one of its segments (a folder's or the entry's own name),
+ * and a name it matches starts with the literal text before its first wildcard and ends with the literal text
+ * after its last one (compared in lower case: `ignore` is case-insensitive). A path none of whose segments could
+ * match any of them is not ignored, whatever the `!` patterns say. Conservative everywhere else: a pattern with a
+ * backslash or non-ASCII text in its ends, or a name with non-ASCII letters, always goes to `ignore`. null when
+ * some pattern is not about names.
+ */
+export function namePrefilter(patterns: readonly string[]): ((path: string) => boolean) | null {
+  const ends: { prefix: string; suffix: string }[] = [];
+  for (const raw of patterns) {
+    if (raw.trim() === '' || raw.startsWith('#') || raw.startsWith('!')) continue;
+    const body = raw.endsWith('/') ? raw.slice(0, -1) : raw;
+    if (body.includes('/')) return null;
+    const first = body.search(/[*?[\]\\]/);
+    let prefix = first < 0 ? body : body.slice(0, first);
+    const lastWild = Math.max(...['*', '?', '[', ']', '\\'].map((c) => body.lastIndexOf(c)));
+    let suffix = lastWild < 0 ? body : body.slice(lastWild + 1);
+    // Spaces at either end may be dropped (trailing ones unless escaped): no claim about that end.
+    if (/^\s/.test(body)) prefix = '';
+    if (/\s$/.test(body)) suffix = '';
+    const ascii = (t: string): string => (/^[\x20-\x7e]*$/.test(t) ? t.toLowerCase() : '');
+    ends.push({ prefix: ascii(prefix), suffix: ascii(suffix) });
+  }
+  const segmentMay = (seg: string): boolean => {
+    if (!/^[\x00-\x7f]*$/.test(seg)) return true;
+    const lower = seg.toLowerCase();
+    for (const e of ends) if (lower.startsWith(e.prefix) && lower.endsWith(e.suffix)) return true;
+    return false;
+  };
+  return (path) => {
+    let from = 0;
+    for (;;) {
+      const slash = path.indexOf('/', from);
+      if (segmentMay(slash < 0 ? path.slice(from) : path.slice(from, slash))) return true;
+      if (slash < 0) return false;
+      from = slash + 1;
+    }
   };
 }
 

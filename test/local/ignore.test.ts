@@ -1,8 +1,10 @@
+import fc from 'fast-check';
+import ignore from 'ignore';
 import { Volume, createFsFromVolume } from 'memfs';
 import { describe, expect, it } from 'vitest';
 import type { FsModule } from '../../src/local/fs-module.js';
-import { createIgnoreMatcher, DEFAULT_IGNORE_PATTERNS, IGNORE_CACHE_QUESTIONS, loadIgnoreMatcher } from '../../src/local/ignore.js';
-import { newTempName, TEMP_PREFIX } from '../../src/local/temp-name.js';
+import { createIgnoreMatcher, DEFAULT_IGNORE_PATTERNS, IGNORE_CACHE_QUESTIONS, loadIgnoreMatcher, namePrefilter } from '../../src/local/ignore.js';
+import { isTempName, newTempName, TEMP_PREFIX } from '../../src/local/temp-name.js';
 
 describe('createIgnoreMatcher', () => {
   const m = createIgnoreMatcher([]);
@@ -90,3 +92,55 @@ describe('loadIgnoreMatcher', () => {
     expect(m('a~', false)).toBe(true);
   });
 });
+
+describe('the name prefilter (a quick "not ignored" before the ignore package)', () => {
+  // Letters that patterns and names share, so that matches are frequent: wildcards, escapes, classes, spaces,
+  // case, non-ASCII letters (the Kelvin sign folds to k), and the litter the defaults name.
+  const chars = ['a', 'B', 'k', 'K', '\u212a', 'é', '.', '#', '~', '$', ' ', '*', '?', '[', ']', '!', '\\', '-', 's', 'w', 'p'];
+  const word = fc.array(fc.constantFrom(...chars), { minLength: 1, maxLength: 6 }).map((cs) => cs.join(''));
+  const pattern = fc.tuple(fc.constantFrom('', '!', '#', '\\#'), word, fc.constantFrom('', '/', ' ', '*', '~')).map(([a, b, c]) => a + b + c);
+  const path = fc
+    .array(fc.array(fc.constantFrom(...chars.filter((c) => c !== '/')), { minLength: 1, maxLength: 6 }).map((cs) => cs.join('')), { minLength: 1, maxLength: 3 })
+    .map((segs) => segs.join('/'))
+    .filter((p) => !p.split('/').some((s) => s === '.' || s === '..' || s.trim() === ''));
+
+  it('never says "not ignored" for a path the ignore package ignores (property, name-only patterns)', () => {
+    let skipped = 0;
+    let ignoredSeen = 0;
+    fc.assert(
+      fc.property(fc.array(pattern, { maxLength: 4 }), path, fc.boolean(), (userPatterns, p, isDir) => {
+        const m = createIgnoreMatcher(userPatterns);
+        let expected: boolean;
+        try {
+          expected = isTempName(p.slice(p.lastIndexOf('/') + 1)) || ignore().add([...DEFAULT_IGNORE_PATTERNS, ...userPatterns]).ignores(isDir ? `${p}/` : p);
+        } catch {
+          return; // a path the ignore package refuses: not a question the scan asks
+        }
+        if (expected) ignoredSeen += 1;
+        if (namePrefilter([...DEFAULT_IGNORE_PATTERNS, ...userPatterns])?.(p) === false) skipped += 1;
+        expect(m(p, isDir)).toBe(expected);
+      }),
+      { numRuns: 3000 },
+    );
+    // Not vacuous: the prefilter answered many questions by itself, and many paths were ignored.
+    expect(skipped).toBeGreaterThan(300);
+    expect(ignoredSeen).toBeGreaterThan(300);
+  });
+
+  it('is off when a pattern that ignores is about paths, not names', () => {
+    expect(namePrefilter(['docs/*.tmp'])).toBeNull();
+    expect(namePrefilter(['/build'])).toBeNull();
+    expect(namePrefilter(['!keep/this', 'build/', '*.o'])).not.toBeNull();
+  });
+
+  it('answers for ordinary names without the ignore package, and lets litter through to it', () => {
+    const may = namePrefilter(DEFAULT_IGNORE_PATTERNS)!;
+    expect(may('dir-00012/file-000123.bin')).toBe(false);
+    expect(may('Docs/Report FINAL.docx')).toBe(false);
+    expect(may('a/.DS_Store')).toBe(true);
+    expect(may('.ds_store')).toBe(true);
+    expect(may('b/notes.txt.SWP')).toBe(true);
+    expect(may('café/x')).toBe(true);
+  });
+});
+
