@@ -122,9 +122,10 @@ describe('the name prefilter (a quick "not ignored" before the ignore package)',
       }),
       { numRuns: 3000 },
     );
-    // Not vacuous: the prefilter answered many questions by itself, and many paths were ignored.
-    expect(skipped).toBeGreaterThan(300);
-    expect(ignoredSeen).toBeGreaterThan(300);
+    // Not vacuous: the prefilter answered many questions by itself, and many paths were ignored (seen over runs:
+    // about 800-860 and 290-340 of 3,000).
+    expect(skipped).toBeGreaterThan(400);
+    expect(ignoredSeen).toBeGreaterThan(150);
   });
 
   it('is off when a pattern that ignores is about paths, not names', () => {
