@@ -79,9 +79,16 @@ export function namePrefilter(patterns: readonly string[]): ((path: string) => b
     let prefix = first < 0 ? body : body.slice(0, first);
     const lastWild = Math.max(...['*', '?', '[', ']', '\\'].map((c) => body.lastIndexOf(c)));
     let suffix = lastWild < 0 ? body : body.slice(lastWild + 1);
-    // Spaces at either end may be dropped (trailing ones unless escaped): no claim about that end.
-    if (/^\s/.test(body)) prefix = '';
-    if (/\s$/.test(body)) suffix = '';
+    // Spaces at either end may be dropped (trailing ones unless escaped): no claim about them. A pattern with no
+    // wildcard is its own prefix and suffix, so both lose them (`a ` matches `a`).
+    if (/^\s/.test(body)) {
+      prefix = '';
+      suffix = suffix.replace(/^\s+/, '');
+    }
+    if (/\s$/.test(body)) {
+      suffix = '';
+      prefix = prefix.replace(/\s+$/, '');
+    }
     const ascii = (t: string): string => (/^[\x20-\x7e]*$/.test(t) ? t.toLowerCase() : '');
     ends.push({ prefix: ascii(prefix), suffix: ascii(suffix) });
   }
