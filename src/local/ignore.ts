@@ -69,15 +69,18 @@ export function createIgnoreMatcher(userPatterns: readonly string[]): IgnoreMatc
  * backslash or non-ASCII text in its ends, or a name with non-ASCII letters, always goes to `ignore`. null when
  * some pattern is not about names.
  */
+/** The characters after which a pattern's text is no longer literal (wildcards, classes, escapes). */
+const WILDCARDS = ['*', '?', '[', ']', '\\'];
+
 export function namePrefilter(patterns: readonly string[]): ((path: string) => boolean) | null {
   const ends: { prefix: string; suffix: string }[] = [];
   for (const raw of patterns) {
     if (raw.trim() === '' || raw.startsWith('#') || raw.startsWith('!')) continue;
     const body = raw.endsWith('/') ? raw.slice(0, -1) : raw;
     if (body.includes('/')) return null;
-    const first = body.search(/[*?[\]\\]/);
-    let prefix = first < 0 ? body : body.slice(0, first);
-    const lastWild = Math.max(...['*', '?', '[', ']', '\\'].map((c) => body.lastIndexOf(c)));
+    const wild = WILDCARDS.map((c) => body.indexOf(c)).filter((i) => i >= 0);
+    let prefix = wild.length === 0 ? body : body.slice(0, Math.min(...wild));
+    const lastWild = Math.max(...WILDCARDS.map((c) => body.lastIndexOf(c)));
     let suffix = lastWild < 0 ? body : body.slice(lastWild + 1);
     // Spaces at either end may be dropped (trailing ones unless escaped): no claim about them. A pattern with no
     // wildcard is its own prefix and suffix, so both lose them (`a ` matches `a`).
