@@ -10,7 +10,7 @@
 import type { LocalEntry, RelPath, RootId, SyncRoot } from '../core/model.js';
 import type { Journal } from '../ports/journal.js';
 import type { LocalFs } from '../ports/local-fs.js';
-import { ancestorsOf, foldKey, isAncestorOrSelf } from '../core/paths.js';
+import { ancestorsOf, basename, foldKey, isAncestorOrSelf, parentOf } from '../core/paths.js';
 import PQueue from 'p-queue';
 import { assertNever } from '../core/operations.js';
 
@@ -211,7 +211,7 @@ export async function restatLocal(deps: LocalObserverDeps, paths: readonly RelPa
   const folders = new Map<RelPath | '', { keys: Set<string>; gone: boolean }>();
   for (const p of paths) {
     const f = folders.get(parentOf(p)) ?? { keys: new Set<string>(), gone: false };
-    f.keys.add(foldKey(baseName(p)));
+    f.keys.add(foldKey(basename(p)));
     f.gone ||= gone.has(p);
     folders.set(parentOf(p), f);
   }
@@ -225,15 +225,6 @@ export async function restatLocal(deps: LocalObserverDeps, paths: readonly RelPa
   }
   if (extra.length > 0) await restatBatch(deps, extra, signal);
   return extra;
-}
-
-function baseName(path: RelPath): string {
-  return path.slice(path.lastIndexOf('/') + 1);
-}
-
-function parentOf(path: RelPath): RelPath | '' {
-  const i = path.lastIndexOf('/');
-  return i < 0 ? '' : (path.slice(0, i) as RelPath);
 }
 
 /**
