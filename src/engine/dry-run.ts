@@ -91,6 +91,8 @@ export function readOnlyLocalFs(fs: LocalFs): LocalFs {
     move: refuse('move'),
     trash: refuse('trash'),
     writeSmallFile: refuse('write a file'),
+    // Nothing was written: nothing to make durable.
+    durable: async () => undefined,
   };
 }
 

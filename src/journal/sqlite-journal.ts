@@ -41,6 +41,24 @@ export class SqliteJournal implements Journal {
     return this.#db.transaction(fn)();
   }
 
+  transactionEach(writes: readonly (() => void)[]): (unknown | undefined)[] {
+    return this.#db.transaction(() => {
+      const errors: (unknown | undefined)[] = [];
+      for (const write of writes) {
+        try {
+          this.#db.transaction(write)();
+          errors.push(undefined);
+        } catch (e) {
+          // Some errors (a full disk, I/O) make SQLite roll back the whole transaction, not just the savepoint:
+          // going on would write the rest outside any transaction.
+          if (!this.#db.inTransaction) throw e;
+          errors.push(e);
+        }
+      }
+      return errors;
+    })();
+  }
+
   getRemote(id: RemoteId): RemoteEntry | undefined {
     return this.#remote.get(id);
   }

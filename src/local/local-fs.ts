@@ -10,7 +10,9 @@
  * - guard 'file': re-check size, mtime and inode, then rename(2) over it. The window between the check and the
  *   rename is a few microseconds; it cannot be closed on Linux without kernel help.
  * - guard 'folder': refused (a folder is never replaced by a file; the planner trashes it first).
- * On any failure the temp file is removed and the target is left as it was.
+ * On any failure the temp file is removed and the target is left as it was. The folders of those renames (and of
+ * moves) are fsynced by durable(), each once however many renames it saw: the engine calls it before the journal
+ * records the renames as synced (engine/commit-batch.ts).
  */
 import { basename, dirname, join } from 'node:path';
 import type { Logger } from 'pino';
@@ -45,6 +47,8 @@ export class DiskLocalFs implements LocalFs {
   readonly #trash: LocalTrash;
   readonly #logger: Logger | undefined;
   readonly #twins: NameTwins;
+  /** Folders with a rename of ours not yet fsynced (see durable()). */
+  readonly #unsynced = new Set<string>();
 
   constructor(opts: LocalFsOptions) {
     if (!opts.rootPath.startsWith('/')) throw new Error(`the sync root must be an absolute path, got "${opts.rootPath}"`);
@@ -147,7 +151,7 @@ export class DiskLocalFs implements LocalFs {
       if (guard.state === 'absent') await this.#refuseTwin(path);
       await this.#putInPlace(tempAbs, target, path, guard);
       if (guard.state === 'absent') this.#twins.noteChanged(dirname(target), basename(target), null);
-      await this.#fsyncDir(dirname(target));
+      this.#unsynced.add(dirname(target));
       return await this.#entry(path);
     } catch (e) {
       await this.#fs.promises.unlink(tempAbs).catch(() => undefined);
@@ -175,8 +179,8 @@ export class DiskLocalFs implements LocalFs {
       }
       this.#twins.noteChanged(dirname(dst), basename(dst), null);
       this.#twins.noteChanged(dirname(src), null, basename(src));
-      await this.#fsyncDir(dirname(dst));
-      if (dirname(src) !== dirname(dst)) await this.#fsyncDir(dirname(src));
+      this.#unsynced.add(dirname(dst));
+      this.#unsynced.add(dirname(src));
       return await this.#entry(to);
     } catch (e) {
       throw classifyFsError(e, { action: `moving ${from} to`, path: to });
@@ -252,6 +256,12 @@ export class DiskLocalFs implements LocalFs {
       if (errno === undefined || !NO_HARDLINKS.has(errno)) throw e;
       await fallback();
     }
+  }
+
+  async durable(): Promise<void> {
+    const dirs = [...this.#unsynced];
+    this.#unsynced.clear();
+    await Promise.all(dirs.map((d) => this.#fsyncDir(d)));
   }
 
   async #fsync(absPath: string): Promise<void> {

@@ -72,13 +72,19 @@ export interface LocalFs {
   createRoot(): Promise<void>;
   /**
    * Rename an absolute temp file (from tempPathFor) into place after checking the guard on `path`; sets mtime when
-   * given and fsyncs. On any failure the temp file is removed and the target is left as it was.
+   * given and fsyncs the file. The rename itself is durable after the next `durable()`. On any failure the temp
+   * file is removed and the target is left as it was.
    */
   commitTemp(tempAbs: string, path: RelPath, guard: LocalGuard, mtimeMs?: number): Promise<LocalEntry>;
-  /** Rename `from` to `to` (guard checked on `from`; `to` must be absent). */
+  /** Rename `from` to `to` (guard checked on `from`; `to` must be absent); durable after the next `durable()`. */
   move(from: RelPath, to: RelPath, guard: LocalGuard): Promise<LocalEntry>;
   /** Move into the local trash (never unlink user data). Returns where it went. */
   trash(path: RelPath, guard: LocalGuard): Promise<string>;
   /** Write a small file atomically (web link files). */
   writeSmallFile(path: RelPath, content: string, guard: LocalGuard, mtimeMs?: number): Promise<LocalEntry>;
+  /**
+   * Make every rename done by commitTemp, move and writeSmallFile so far survive a power cut (fsync their
+   * folders, each once). The engine calls it before the journal records any of them as synced.
+   */
+  durable(): Promise<void>;
 }

@@ -62,6 +62,24 @@ describe('guarded writes (memfs)', () => {
     expect(await exists(fs, tmp)).toBe(false);
   });
 
+  it('fsyncs the folders of its renames at durable(), each once, and nothing more at the next call', async () => {
+    const { fs, local } = setup({ '/r/d/x': '', '/r/e/y': '' }, () => undefined);
+    const calls = (fs as unknown as { calls: { method: string; args: readonly unknown[] }[] }).calls;
+    const dirOpens = () => calls.filter((c) => c.method === 'open' && ['/r/d', '/r/e', '/r'].includes(String(c.args[0]))).map((c) => String(c.args[0]));
+    for (const name of ['d/a', 'd/b', 'd/c']) {
+      const tmp = local.tempPathFor(p(name));
+      await fs.promises.writeFile(tmp, name);
+      await local.commitTemp(tmp, p(name), { state: 'absent' });
+    }
+    const g = await fileGuard(fs, '/r/e/y');
+    await local.move(p('e/y'), p('z'), g);
+    expect(dirOpens()).toEqual([]);
+    await local.durable();
+    expect(dirOpens().sort()).toEqual(['/r', '/r/d', '/r/e']);
+    await local.durable();
+    expect(dirOpens()).toHaveLength(3);
+  });
+
   it('does not replace a file edited since planning: local_changed, target untouched, temp removed', async () => {
     const { fs, local } = setup({ '/r/f.txt': 'old' });
     const g = await fileGuard(fs, '/r/f.txt');

@@ -1,0 +1,69 @@
+/**
+ * Group commit of finished operations.
+ *
+ * Each operation's outcome is written to the journal as soon as it ends (progress survives a crash mid-batch),
+ * but a journal commit per operation cost more than many of the operations (a small download's commit wrote its
+ * pages to the WAL by itself). Outcomes that end while a commit is being prepared wait for the next one, so one
+ * transaction holds every outcome that ended meanwhile, each in its own savepoint: a write that fails is rolled
+ * back alone and fails only its operation.
+ *
+ * Before each commit `beforeCommit` runs: the local adapter makes the renames of those operations durable (it
+ * fsyncs their folders once per commit instead of once per file), so the journal never records as synced a file
+ * a power cut could still take away. Nothing waits for a timer: a lone outcome commits on the next turn of the
+ * event loop.
+ */
+export interface CommitBatchOptions {
+  readonly transactionEach: (writes: readonly (() => void)[]) => (unknown | undefined)[];
+  readonly beforeCommit: () => Promise<void>;
+  /** The most outcomes one transaction holds (default 256). */
+  readonly maxPerCommit?: number;
+}
+
+interface Pending {
+  readonly write: () => void;
+  readonly resolve: () => void;
+  readonly reject: (e: unknown) => void;
+}
+
+export class CommitBatch {
+  readonly #o: CommitBatchOptions;
+  #pending: Pending[] = [];
+  #draining = false;
+  /** Commits made so far (for tests and the debug log). */
+  commits = 0;
+
+  constructor(o: CommitBatchOptions) {
+    this.#o = o;
+  }
+
+  /** Resolves when `write` is committed; rejects with its error (or the whole commit's) when it is not. */
+  add(write: () => void): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.#pending.push({ write, resolve, reject });
+      if (!this.#draining) {
+        this.#draining = true;
+        setImmediate(() => void this.#drain());
+      }
+    });
+  }
+
+  async #drain(): Promise<void> {
+    try {
+      while (this.#pending.length > 0) {
+        const items = this.#pending.splice(0, this.#o.maxPerCommit ?? 256);
+        let errors: (unknown | undefined)[];
+        try {
+          await this.#o.beforeCommit();
+          errors = this.#o.transactionEach(items.map((i) => i.write));
+          this.commits += 1;
+        } catch (e) {
+          for (const i of items) i.reject(e);
+          continue;
+        }
+        items.forEach((item, k) => (errors[k] === undefined ? item.resolve() : item.reject(errors[k])));
+      }
+    } finally {
+      this.#draining = false;
+    }
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * Group commit (engine/commit-batch.ts) on a real journal: outcomes that end together commit in one transaction,
+ * each in its own savepoint; a failing write fails alone; nothing is committed before `beforeCommit` (the local
+ * adapter's fsync of the renamed files' folders) is over, and nothing at all when it fails.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { asRelPath as p, asRemoteId as id, asRootId, type SyncedEntry } from '../../src/core/model.js';
+import { CommitBatch } from '../../src/engine/commit-batch.js';
+import type { Journal } from '../../src/ports/journal.js';
+import { tempJournal } from './support/journal.js';
+
+const root = asRootId('r1');
+let j: { journal: Journal; cleanup: () => Promise<void> };
+beforeEach(async () => {
+  j = await tempJournal();
+});
+afterEach(() => j.cleanup());
+
+function base(path: string, remoteId: string): SyncedEntry {
+  return { path: p(path), remoteId: id(remoteId), kind: 'file', etag: '1', sha1: 'a'.repeat(40), versionId: null, sizeBytes: 1, inode: 7, mtimeMs: 1000, url: null };
+}
+
+const settle = (ps: Promise<void>[]) => Promise.allSettled(ps).then((rs) => rs.map((r) => (r.status === 'fulfilled' ? 'ok' : String((r.reason as Error).message))));
+
+describe('Journal.transactionEach', () => {
+  it('rolls back a failing write alone, with its partial changes, and reports its error at its index', () => {
+    const { journal } = j;
+    const errors = journal.transactionEach([
+      () => journal.putSynced(root, base('a', '1')),
+      () => {
+        journal.putSynced(root, base('b', '2'));
+        throw new Error('boom');
+      },
+      () => journal.putSynced(root, base('c', '3')),
+    ]);
+    expect(errors.map((e) => (e === undefined ? 'ok' : (e as Error).message))).toEqual(['ok', 'boom', 'ok']);
+    expect(journal.getSynced(root, p('a'))?.remoteId).toBe('1');
+    expect(journal.getSynced(root, p('b'))).toBeUndefined();
+    expect(journal.getSynced(root, p('c'))?.remoteId).toBe('3');
+  });
+});
+
+describe('CommitBatch', () => {
+  it('commits outcomes that end together in one transaction, after beforeCommit', async () => {
+    const { journal } = j;
+    const order: string[] = [];
+    const batch = new CommitBatch({
+      transactionEach: (w) => {
+        order.push(`commit ${w.length}`);
+        return journal.transactionEach(w);
+      },
+      beforeCommit: async () => {
+        order.push('durable');
+        await new Promise((r) => setTimeout(r, 5));
+      },
+    });
+    const results = await settle(['a', 'b', 'c', 'd'].map((name, k) => batch.add(() => journal.putSynced(root, base(name, String(k))))));
+    expect(results).toEqual(['ok', 'ok', 'ok', 'ok']);
+    expect(order).toEqual(['durable', 'commit 4']);
+    expect(batch.commits).toBe(1);
+    for (const name of ['a', 'b', 'c', 'd']) expect(journal.getSynced(root, p(name))).toBeDefined();
+  });
+
+  it('fails only the write that throws; the others of its commit are written', async () => {
+    const { journal } = j;
+    const batch = new CommitBatch({ transactionEach: (w) => journal.transactionEach(w), beforeCommit: async () => undefined });
+    const results = await settle([
+      batch.add(() => journal.putSynced(root, base('a', '1'))),
+      batch.add(() => {
+        journal.putSynced(root, base('b', '2'));
+        throw new Error('constraint');
+      }),
+      batch.add(() => journal.putSynced(root, base('c', '3'))),
+    ]);
+    expect(results).toEqual(['ok', 'constraint', 'ok']);
+    expect(batch.commits).toBe(1);
+    expect(journal.getSynced(root, p('b'))).toBeUndefined();
+    expect(journal.getSynced(root, p('c'))).toBeDefined();
+  });
+
+  it('commits nothing when beforeCommit fails, and fails every outcome waiting for it', async () => {
+    const { journal } = j;
+    const batch = new CommitBatch({ transactionEach: (w) => journal.transactionEach(w), beforeCommit: async () => Promise.reject(new Error('fsync failed')) });
+    const results = await settle([batch.add(() => journal.putSynced(root, base('a', '1'))), batch.add(() => journal.putSynced(root, base('b', '2')))]);
+    expect(results).toEqual(['fsync failed', 'fsync failed']);
+    expect(journal.getSynced(root, p('a'))).toBeUndefined();
+    expect(batch.commits).toBe(0);
+  });
+
+  it('an outcome that ends while a commit is prepared waits for the next one, and the one after that', async () => {
+    const { journal } = j;
+    let late: Promise<void> | undefined;
+    let calls = 0;
+    const batch = new CommitBatch({
+      transactionEach: (w) => journal.transactionEach(w),
+      beforeCommit: async () => {
+        calls += 1;
+        if (calls === 1) late = batch.add(() => journal.putSynced(root, base('late', '9')));
+        await new Promise((r) => setTimeout(r, 1));
+      },
+    });
+    await batch.add(() => journal.putSynced(root, base('first', '1')));
+    expect(late).toBeDefined();
+    await late;
+    expect(batch.commits).toBe(2);
+    expect(journal.getSynced(root, p('late'))).toBeDefined();
+    // Drained: a new outcome starts a new commit by itself.
+    await batch.add(() => journal.putSynced(root, base('again', '2')));
+    expect(batch.commits).toBe(3);
+  });
+
+  it('holds at most maxPerCommit outcomes in one transaction', async () => {
+    const { journal } = j;
+    const sizes: number[] = [];
+    const batch = new CommitBatch({
+      transactionEach: (w) => {
+        sizes.push(w.length);
+        return journal.transactionEach(w);
+      },
+      beforeCommit: async () => undefined,
+      maxPerCommit: 3,
+    });
+    await Promise.all(Array.from({ length: 7 }, (_, k) => batch.add(() => journal.putSynced(root, base(`f${k}`, String(k))))));
+    expect(sizes).toEqual([3, 3, 1]);
+  });
+});
