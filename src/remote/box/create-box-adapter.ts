@@ -21,7 +21,7 @@ import { BoxStore } from './box-store.js';
 import type { DownloadDeps } from './download.js';
 import { BoxChanges } from './events.js';
 import { FreeSpace } from './free-space.js';
-import { BoxHttp } from './http.js';
+import { BoxHttp, USER_AGENT } from './http.js';
 import { Mutations } from './mutations.js';
 import { trimSlash, type BoxAdapterOptions } from './options.js';
 import { RateLimiter } from './rate-limiter.js';
@@ -50,7 +50,7 @@ export function createBoxAdapter(opts: BoxAdapterOptions): BoxAdapter {
   // HTTPS_PROXY / HTTP_PROXY / NO_PROXY apply to every request of this client (remote/box/proxy.ts).
   const proxies = new ProxyAgents();
   const client = got.extend({
-    headers: { 'user-agent': 'boxsync/0.1' },
+    headers: { 'user-agent': USER_AGENT },
     handlers: [
       (options, next) => {
         const agent = options.url === undefined ? undefined : proxies.for(options.url);
@@ -73,6 +73,7 @@ export function createBoxAdapter(opts: BoxAdapterOptions): BoxAdapter {
     ...(opts.maxRetryAfterMs === undefined ? {} : { maxRetryAfterMs: opts.maxRetryAfterMs }),
     ...(opts.stallTimeoutMs === undefined ? {} : { stallTimeoutMs: opts.stallTimeoutMs }),
     trustedUrls: [apiUrl, uploadUrl, opts.tokenUrl],
+    agentsFor: (url) => proxies.for(url),
   });
   const tree = new TreeReader(http, apiUrl, Math.min(1000, Math.max(1, opts.listPageSize ?? 1000)), {
     ...defaultListingLimits,

@@ -147,7 +147,7 @@ async function openBody(deps: DownloadDeps, req: DownloadRequest, offset: number
   for (let notReady = 0; ; notReady++) {
     const res = await deps.http.stream({ url, headers: range, accept: [200, 206, 202, 302, 303, 307], ...signal });
     if (res.status === 200 || res.status === 206) return res;
-    res.body.destroy();
+    res.discard();
     if (res.status === 202) {
       if (notReady >= (deps.maxNotReady ?? 30)) throw remoteError('server_error', `file ${req.id} is still not ready for download`);
       const wait = retryAfterMs(res.headers, deps.http.clock.now()) ?? 1000;

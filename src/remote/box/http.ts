@@ -16,9 +16,9 @@
  *   server never read that request (Node's documentation of `request.reusedSocket` advises the same);
  * Any other failed POST is never repeated blindly. Every failure leaves as a SyncError from classify().
  */
-import type { IncomingHttpHeaders } from 'node:http';
+import type { Agent as HttpAgent, IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
-import type { Got, Method, OptionsInit, RequestError, RetryOptions } from 'got';
+import type { Agents, Got, Method, OptionsInit, RequestError, RetryOptions } from 'got';
 import { isSyncError, SyncError } from '../../core/errors.js';
 import { backoffDelayMs, httpBackoff } from '../../core/retry.js';
 import { redactUrl, type Logger } from '../../logger.js';
@@ -28,6 +28,7 @@ import { classify } from './classify.js';
 import { remoteError } from './error-codes.js';
 import { parseBoxJson } from './json.js';
 import type { Lane, RateLimiter } from './rate-limiter.js';
+import { discardBody, rawGet } from './raw-get.js';
 
 export type BoxMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'OPTIONS';
 
@@ -62,6 +63,8 @@ export interface BoxStreamResponse {
   readonly status: number;
   readonly headers: IncomingHttpHeaders;
   readonly body: Readable;
+  /** Drop the body unread (a redirect's, a 202's), keeping the connection for the next request when it is small. */
+  readonly discard: () => void;
 }
 
 export interface BoxHttpOptions {
@@ -82,12 +85,18 @@ export interface BoxHttpOptions {
   readonly maxRetryAfterMs?: number;
   /** A request that receives no byte for this long is aborted as a network error (default 60 s). */
   readonly stallTimeoutMs?: number;
+  /** The agents for a URL (a proxy's, proxy.ts), or undefined for Node's global ones; got's own requests get them from its handler. */
+  readonly agentsFor?: (url: URL) => Agents | undefined;
   /**
    * Hosts the bearer token may be sent to (besides those of `trustedUrls`). A URL from an answer (upload URL,
    * long-poll URL) on any other host gets no token: `trusts()` says no and the caller refuses or goes without.
    */
   readonly trustedUrls?: readonly string[];
 }
+
+export const USER_AGENT = 'boxsync/0.1';
+const CONNECT_TIMEOUT_MS = 30_000;
+const DEFAULT_STALL_MS = 60_000;
 
 /** Box's own domains: a client configured for the real Box may follow Box's URLs (upload, realtime) there. */
 const BOX_DOMAINS = ['box.com', 'box.net', 'boxcloud.com'];
@@ -155,18 +164,26 @@ export class BoxHttp {
 
   /**
    * A streaming GET. The body is not consumed here: the caller reads it (and must drain or destroy it). Only the
-   * status line goes through the retry policy; a failure mid-body is the caller's to resume.
+   * status line goes through the retry policy; a failure mid-body is the caller's to resume. Sent over node:http
+   * itself (raw-get.ts): got's work per request cost more than a small download.
    */
-  async stream(req: Omit<BoxRequest, 'method' | 'json' | 'body'>): Promise<BoxStreamResponse> {
-    return this.exchange({ ...req, method: 'GET' }, false, async (opts) => {
+  async stream(req: Omit<BoxRequest, 'method' | 'json' | 'body' | 'timeoutMs'>): Promise<BoxStreamResponse> {
+    const url = new URL(req.url);
+    for (const [k, v] of Object.entries(req.searchParams ?? {})) url.searchParams.set(k, String(v));
+    const agents = this.o.agentsFor?.(url);
+    const agent = url.protocol === 'https:' ? agents?.https : agents?.http;
+    const res = await this.exchange({ ...req, method: 'GET' }, false, async (opts) => {
       // Raw bytes: a content-encoded body would break Range offsets and the SHA-1 of what is on disk.
-      const s = this.o.got.stream(req.url, { ...opts, decompress: false, isStream: true } as never) as unknown as Readable & NodeJS.EventEmitter;
-      const response = await new Promise<{ statusCode: number; headers: IncomingHttpHeaders }>((resolve, reject) => {
-        s.once('response', resolve);
-        s.once('error', reject);
+      const r = await rawGet(url, {
+        headers: { 'user-agent': USER_AGENT, ...(opts.headers as Record<string, string>) },
+        agent: agent as HttpAgent | undefined,
+        connectTimeoutMs: CONNECT_TIMEOUT_MS,
+        stallMs: this.o.stallTimeoutMs ?? DEFAULT_STALL_MS,
+        signal: opts.signal as AbortSignal,
       });
-      return { status: response.statusCode, headers: response.headers, body: s, drain: () => s.destroy() };
+      return { status: r.statusCode, headers: r.headers, body: r.body, drain: () => discardBody(r.body) };
     });
+    return { ...res, discard: () => discardBody(res.body) };
   }
 
   private async exchange<B>(
@@ -226,7 +243,7 @@ export class BoxHttp {
         retry: transientRetries && idempotent ? this.gotRetry(req, what, signal) : { limit: 0 },
         ...(transientRetries && idempotent ? { hooks: { beforeRetry: this.beforeRetry(req, lane, signal) } } : {}),
         // socket: no byte in either direction for this long is a stall (a server that accepted and went silent).
-        timeout: req.timeoutMs === undefined ? { connect: 30_000, socket: this.o.stallTimeoutMs ?? 60_000 } : { request: req.timeoutMs },
+        timeout: req.timeoutMs === undefined ? { connect: CONNECT_TIMEOUT_MS, socket: this.o.stallTimeoutMs ?? DEFAULT_STALL_MS } : { request: req.timeoutMs },
         ...(req.searchParams === undefined ? {} : { searchParams: req.searchParams }),
         ...(req.json === undefined ? {} : { json: req.json }),
         ...(req.body === undefined ? {} : { body: req.body() }),

@@ -14,10 +14,20 @@ const AGENT_OPTIONS = { keepAlive: true, keepAliveMsecs: 1000, maxSockets: 256, 
 
 export class ProxyAgents {
   private readonly agents = new Map<string, HttpAgent>();
+  /** The answer for each origin: the proxy rules depend only on scheme, host and port (read once per origin). */
+  private readonly byOrigin = new Map<string, Agents | undefined>();
 
   /** The agents for this URL, or undefined to connect directly. */
   for(url: URL | string): Agents | undefined {
     const target = typeof url === 'string' ? new URL(url) : url;
+    const origin = target.origin;
+    if (this.byOrigin.has(origin)) return this.byOrigin.get(origin);
+    const agents = this.#lookup(target);
+    this.byOrigin.set(origin, agents);
+    return agents;
+  }
+
+  #lookup(target: URL): Agents | undefined {
     const proxy = getProxyForUrl(target.href);
     if (!proxy) return undefined;
     const https = target.protocol === 'https:';
@@ -34,6 +44,7 @@ export class ProxyAgents {
   destroy(): void {
     for (const a of this.agents.values()) a.destroy();
     this.agents.clear();
+    this.byOrigin.clear();
   }
 }
 
