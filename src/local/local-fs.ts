@@ -139,7 +139,7 @@ export class DiskLocalFs implements LocalFs {
     await this.#fs.promises.mkdir(this.rootPath, { recursive: true });
   }
 
-  async commitTemp(tempAbs: string, path: RelPath, guard: LocalGuard, mtimeMs?: number): Promise<LocalEntry> {
+  async commitTemp(tempAbs: string, path: RelPath, guard: LocalGuard, mtimeMs?: number, opts?: { readonly synced?: boolean }): Promise<LocalEntry> {
     const target = this.abs(path);
     if (dirname(tempAbs) !== dirname(target)) {
       throw new Error(`temp file ${tempAbs} is not in the folder of ${target}; use tempPathFor`);
@@ -147,7 +147,9 @@ export class DiskLocalFs implements LocalFs {
     try {
       await assertParentsInside(this.#fs, this.rootPath, path);
       if (mtimeMs !== undefined) await this.#fs.promises.utimes(tempAbs, new Date(), new Date(mtimeMs));
-      await this.#fsync(tempAbs);
+      // A synced temp file's bytes are durable already; its mtime may not be after a power cut, which costs one
+      // re-hash of an unchanged file at the next scan, never an upload.
+      if (opts?.synced !== true) await this.#fsync(tempAbs);
       if (guard.state === 'absent') await this.#refuseTwin(path);
       await this.#putInPlace(tempAbs, target, path, guard);
       if (guard.state === 'absent') this.#twins.noteChanged(dirname(target), basename(target), null);

@@ -72,10 +72,11 @@ export interface LocalFs {
   createRoot(): Promise<void>;
   /**
    * Rename an absolute temp file (from tempPathFor) into place after checking the guard on `path`; sets mtime when
-   * given and fsyncs the file. The rename itself is durable after the next `durable()`. On any failure the temp
-   * file is removed and the target is left as it was.
+   * given and fsyncs the file (unless `synced`: its writer already fsynced its bytes, as a download does). The
+   * rename itself is durable after the next `durable()`. On any failure the temp file is removed and the target
+   * is left as it was.
    */
-  commitTemp(tempAbs: string, path: RelPath, guard: LocalGuard, mtimeMs?: number): Promise<LocalEntry>;
+  commitTemp(tempAbs: string, path: RelPath, guard: LocalGuard, mtimeMs?: number, opts?: { readonly synced?: boolean }): Promise<LocalEntry>;
   /** Rename `from` to `to` (guard checked on `from`; `to` must be absent); durable after the next `durable()`. */
   move(from: RelPath, to: RelPath, guard: LocalGuard): Promise<LocalEntry>;
   /** Move into the local trash (never unlink user data). Returns where it went. */

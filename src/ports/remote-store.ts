@@ -23,7 +23,10 @@ export interface TransferProgress {
 
 export interface DownloadRequest {
   readonly id: RemoteId;
-  /** Absolute path of the file to write (a temp name chosen by the caller; it is created or truncated). */
+  /**
+   * Absolute path of the file to write (a temp name chosen by the caller; it is created or truncated). Its bytes
+   * are fsynced before the download resolves, so the caller need not open it again to make them durable.
+   */
   readonly destPath: string;
   /** SHA-1 the bytes must have; a mismatch throws SyncError code `checksum_mismatch` (retry) and leaves destPath. */
   readonly expectSha1: string | null;

@@ -80,6 +80,22 @@ describe('guarded writes (memfs)', () => {
     expect(dirOpens()).toHaveLength(3);
   });
 
+  it('fsyncs the temp file before its rename, unless its writer says it did (a download fsyncs before closing)', async () => {
+    const { fs, local } = setup({ '/r/x': '' }, () => undefined);
+    const calls = (fs as unknown as { calls: { method: string; args: readonly unknown[] }[] }).calls;
+    const opensOf = (abs: string) => calls.filter((c) => c.method === 'open' && String(c.args[0]) === abs).length;
+    const plain = local.tempPathFor(p('a'));
+    await fs.promises.writeFile(plain, 'a');
+    await local.commitTemp(plain, p('a'), { state: 'absent' }, 1_600_000_000_000);
+    expect(opensOf(plain)).toBe(1);
+    const synced = local.tempPathFor(p('b'));
+    await fs.promises.writeFile(synced, 'b');
+    const e = await local.commitTemp(synced, p('b'), { state: 'absent' }, 1_600_000_000_000, { synced: true });
+    expect(opensOf(synced)).toBe(0);
+    expect(e).toMatchObject({ path: 'b', sizeBytes: 1, mtimeMs: 1_600_000_000_000 });
+    expect(await read(fs, '/r/b')).toBe('b');
+  });
+
   it('does not replace a file edited since planning: local_changed, target untouched, temp removed', async () => {
     const { fs, local } = setup({ '/r/f.txt': 'old' });
     const g = await fileGuard(fs, '/r/f.txt');

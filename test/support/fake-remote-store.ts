@@ -244,7 +244,7 @@ export class FakeRemoteStore implements RemoteStore {
     }
     const version = req.versionId === undefined ? item.versions.at(-1) : item.versions.find((v) => v.id === req.versionId);
     if (!version) throw remoteError('not_found', `version ${req.versionId ?? ''} of file ${req.id} not found`);
-    await writeFile(req.destPath, version.content);
+    await writeFile(req.destPath, version.content, { flush: true });
     req.onProgress?.({ doneBytes: version.content.length, totalBytes: version.content.length });
     if (req.expectSha1 !== null && req.expectSha1.toLowerCase() !== version.sha1) {
       throw remoteError('checksum_mismatch', `downloaded file ${req.id} has SHA-1 ${version.sha1}, expected ${req.expectSha1}`, {

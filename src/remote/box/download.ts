@@ -215,8 +215,9 @@ async function pump(
   }
 }
 
+/** flush: the bytes are fsynced before the file is closed (DownloadRequest.destPath). */
 async function openOut(path: string): Promise<WriteStream> {
-  const out = createWriteStream(path, { flags: 'w' });
+  const out = createWriteStream(path, { flags: 'w', flush: true });
   await once(out, 'open');
   return out;
 }
