@@ -14,7 +14,9 @@
  * for (its control socket's `status` says a pass of its own succeeded, the engine is idle and the watchers and
  * the event stream are up; bounded), left idle for --idle-sec seconds (default 10), and sampled from
  * /proc/PID/status: VmRSS (now) and VmHWM (its peak, the first pass included), with its CPU while idle; then
- * SIGTERM, and its exit is awaited. Its "boxsync s" is the time from start to the end of its first pass.
+ * SIGTERM, and its exit is awaited. Its "boxsync s" is the time from start to the end of its first pass. Before
+ * the SIGTERM, 100 edits while it runs (daemonEdits): 50 on Box, 50 in the mirror, timed from the last edit until
+ * each is on the other side.
  *
  * Last, a no-change `sync --once` over a large journal: --journal-rows N files (default 10,000) in N/50 folders,
  * set up as a finished first mirror leaves them without running it (journal-fixture.ts: the same tree in a fresh
@@ -35,6 +37,7 @@
  */
 import Database from 'better-sqlite3';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdir, writeFile, appendFile, readFile, rm, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -191,7 +194,45 @@ async function cpuSeconds(pid: number): Promise<number> {
  * it is idle with its watchers and event stream up, leaves it idle IDLE_SEC seconds, samples VmRSS / VmHWM, then
  * SIGTERM and waits for it to exit.
  */
-async function idleDaemon(w: Workload, configFile: string, socketPath: string): Promise<Row> {
+/**
+ * 50 files edited on Box (in the second folder) and 50 in the mirror (in the third) while the daemon runs: the
+ * time from the last edit until every one is on the other side (each local file has Box's new bytes, Box lists
+ * each local file's new SHA-1), polled every 25 ms, bounded by 60 s. null when the bound passed.
+ */
+async function daemonEdits(srv: BoxServer, rootId: string, mirror: string): Promise<{ ms: number | null; fromFirstMs: number | null; missing: number }> {
+  const web = srv.control.as('1');
+  const dirs = web.listFolder(rootId).filter((e) => e.type === 'folder');
+  const [remoteDir, localDir] = [dirs[1 % dirs.length]!, dirs[2 % dirs.length]!];
+  const remoteFiles = web.listFolder(remoteDir.id).filter((f) => f.type === 'file').slice(0, 50);
+  const localFiles = web.listFolder(localDir.id).filter((f) => f.type === 'file').slice(-50);
+  const first = performance.now();
+  const wanted = new Map<string, Buffer>();
+  for (const [i, f] of remoteFiles.entries()) {
+    const bytes = Buffer.from(`daemon remote edit ${i}`);
+    web.uploadVersion(f.id, bytes);
+    wanted.set(join(mirror, remoteDir.name, f.name), bytes);
+  }
+  const wantedSha1 = new Map<string, string>();
+  for (const f of localFiles) {
+    const path = join(mirror, localDir.name, f.name);
+    await appendFile(path, ' daemon local edit');
+    wantedSha1.set(f.name, createHash('sha1').update(await readFile(path)).digest('hex'));
+  }
+  const last = performance.now();
+  let missing = wanted.size + wantedSha1.size;
+  while (performance.now() - last < 60_000) {
+    let localMissing = 0;
+    for (const [path, bytes] of wanted) if (!(await readFile(path).catch(() => Buffer.alloc(0))).equals(bytes)) localMissing++;
+    const onBox = new Map(web.listFolder(localDir.id).map((f) => [f.name, f.sha1]));
+    const remoteMissing = [...wantedSha1].filter(([name, sha1]) => onBox.get(name) !== sha1).length;
+    missing = localMissing + remoteMissing;
+    if (missing === 0) return { ms: performance.now() - last, fromFirstMs: performance.now() - first, missing };
+    await sleep(25);
+  }
+  return { ms: null, fromFirstMs: null, missing };
+}
+
+async function idleDaemon(w: Workload, configFile: string, socketPath: string, edits: { srv: BoxServer; rootId: string; mirror: string }): Promise<Row[]> {
   const boundMs = 60_000 + 5 * w.files;
   const started = performance.now();
   const child = spawn(process.execPath, [join(repoRoot, 'bin', 'boxsync.js'), 'daemon', '--config', configFile], {
@@ -205,6 +246,7 @@ async function idleDaemon(w: Workload, configFile: string, socketPath: string): 
   child.stderr.on('data', keep);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
   const row = (boxsync: Measured | null, notes: string, detail: Row['detail'] = {}): Row => ({ workload: w.name, measurement: 'idle daemon', boxsync, rclone: null, cp: null, notes, detail });
+  const rows: Row[] = [];
   try {
     let last: DaemonStatus | null = null;
     let ready = false;
@@ -224,7 +266,7 @@ async function idleDaemon(w: Workload, configFile: string, socketPath: string): 
     if (!ready) {
       const why = child.exitCode !== null || child.signalCode !== null ? `exited (${child.exitCode ?? child.signalCode})` : `was not idle after a first pass of its own within ${boundMs / 1000} s`;
       console.log(`  idle daemon: it ${why}; last status: ${JSON.stringify(last?.engine ?? null)}\n${out}`);
-      return row(null, `the daemon ${why}`);
+      return [row(null, `the daemon ${why}`)];
     }
     const pid = child.pid!;
     const cpu0 = await cpuSeconds(pid);
@@ -232,6 +274,21 @@ async function idleDaemon(w: Workload, configFile: string, socketPath: string): 
     const cpu1 = await cpuSeconds(pid);
     const mem = await procMemory(pid);
     const idleCpuPercent = ((cpu1 - cpu0) / IDLE_SEC) * 100;
+    const cpuBeforeEdits = await cpuSeconds(pid);
+    const e = await daemonEdits(edits.srv, edits.rootId, edits.mirror);
+    const editCpu = (await cpuSeconds(pid)) - cpuBeforeEdits;
+    rows.push({
+      workload: w.name,
+      measurement: '100 edits (50 each side), daemon running',
+      boxsync: e.ms === null ? null : { code: 0, wallMs: e.ms, peakRssKiB: (await procMemory(pid)).hwmKiB, cpuSeconds: editCpu, summary: 'every edit on the other side' },
+      rclone: null,
+      cp: null,
+      notes:
+        e.ms === null
+          ? `${e.missing} of 100 edits were not on the other side 60 s after the last one`
+          : `s = last edit to every edit on the other side (${(e.fromFirstMs! / 1000).toFixed(2)} s from the first; edits go to the watcher and Box's event stream, no walk); CPU = the daemon's meanwhile`,
+      detail: { seconds: e.ms === null ? null : e.ms / 1000, fromFirstSeconds: e.fromFirstMs === null ? null : e.fromFirstMs / 1000, missing: e.missing },
+    });
     child.kill('SIGTERM');
     const end = await Promise.race([exited, sleep(30_000).then(() => null)]);
     if (end === null) {
@@ -241,12 +298,13 @@ async function idleDaemon(w: Workload, configFile: string, socketPath: string): 
     const exit = end === null ? 'did not exit within 30 s of SIGTERM (killed)' : `exit ${end.code ?? end.signal} after SIGTERM`;
     if (end?.code !== 0) console.log(`  idle daemon: ${exit}\n${out}`);
     const inSync = last!.engine.roots.reduce((n, r) => n + r.inSync.files, 0);
-    return row(
+    rows.unshift(row(
       { code: end?.code ?? null, wallMs: firstPassMs, peakRssKiB: mem.hwmKiB, cpuSeconds: cpu1, summary: `${last!.passes} pass(es), ${inSync} files in sync` },
       `s = start to first pass done (${fmt(inSync)} files in sync); peak RSS = VmHWM; VmRSS ${Math.round(mem.rssKiB / 1024)} MiB ` +
         `after ${IDLE_SEC} s idle, ${idleCpuPercent.toFixed(1)} % CPU idle; ${exit}`,
       { vmRssKiB: mem.rssKiB, vmHwmKiB: mem.hwmKiB, idleSeconds: IDLE_SEC, idleCpuPercent, firstPassSeconds: firstPassMs / 1000, filesInSync: inSync, exitCode: end?.code ?? null },
-    );
+    ));
+    return rows;
   } finally {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGKILL');
@@ -428,7 +486,7 @@ export async function run(): Promise<void> {
           const rcloneNoChange = served ? await rcloneCopy(served.url, lastRcloneDest, rcloneConfig) : null;
           rows.push({ workload: w.name, measurement: 'no-change run', boxsync: noChange, rclone: rcloneNoChange, cp: null });
           rows.push({ workload: w.name, measurement: '100 edits (50 each side)', boxsync: await hundredEdits(srv, rootId, lastMirror, lastConfig), rclone: null, cp: null });
-          rows.push(await idleDaemon(w, lastConfig, lastSocket));
+          rows.push(...(await idleDaemon(w, lastConfig, lastSocket, { srv, rootId, mirror: lastMirror })));
         }
       } finally {
         served?.child.kill('SIGTERM');
