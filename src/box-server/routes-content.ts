@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { BoxError } from './box-error.js';
 import { downloadUrl } from './download.js';
-import { addVersion, createFile, deleteVersion, parseTime, preflightNewFile, preflightNewVersion, promoteVersion, restoreVersion } from './file-ops.js';
+import { addVersion, checkSize, createFile, deleteVersion, parseTime, preflightNewFile, preflightNewVersion, promoteVersion, restoreVersion } from './file-ops.js';
 import { fieldsOf, idOf, objField, param, query, readJson, sendEmpty, sendJson, type Ctx } from './http-context.js';
 import { receiveMultipart } from './multipart.js';
 import { parentIdOf, visibleTargetId } from './visibility.js';
@@ -36,6 +36,8 @@ async function uploadNew(ctx: Ctx): Promise<void> {
   );
   try {
     checkContentMd5(ctx, blob.sha1);
+    // The attributes need not announce a size: the bytes received must fit the quota (Box answers 403 too).
+    checkSize(store, ctx.userId, blob.sizeBytes);
     const file = createFile(store, actorOf(ctx), idOf(objField(attributes, 'parent'), 'parent') ?? '', attributes['name'], blob, {
       contentCreatedAtMs: parseTime(attributes['content_created_at'], 'content_created_at'),
       contentModifiedAtMs: parseTime(attributes['content_modified_at'], 'content_modified_at'),
@@ -62,6 +64,7 @@ async function uploadVersion(ctx: Ctx): Promise<void> {
   );
   try {
     checkContentMd5(ctx, blob.sha1);
+    checkSize(store, ctx.userId, blob.sizeBytes);
     // The file may have changed while the bytes streamed in.
     checkIfMatch(ctx, file);
     addVersion(store, actorOf(ctx), file, blob, attributes['name'], {

@@ -49,7 +49,8 @@ describe('sync --once: bounded waits and a guarded token', () => {
       count: 10,
       transform: (b) => ({ ...(b as object), upload_url: `${foreign.url}/api/2.0/files/content` }),
     });
-    await writeText(join(e.mirror, 'up.txt'), 'to the configured host only');
+    // 1 MiB: smaller files are sent without a preflight, so no upload_url would be offered.
+    await writeText(join(e.mirror, 'up.txt'), 'to the configured host only'.padEnd(1024 * 1024, '.'));
     const r = await e.sync();
     expect(r.code, out(r)).toBe(0);
     expect(e.web.listFolder(e.remoteRootId).map((x) => x.name)).toEqual(['up.txt']);

@@ -26,7 +26,7 @@ import { Mutations } from './mutations.js';
 import { trimSlash, type BoxAdapterOptions } from './options.js';
 import { RateLimiter } from './rate-limiter.js';
 import { defaultListingLimits, TreeReader } from './tree.js';
-import type { UploadDeps } from './upload.js';
+import { PREFLIGHT_MIN_BYTES, type UploadDeps } from './upload.js';
 import { cleanupSessions } from './upload-session.js';
 
 export interface BoxAdapter {
@@ -87,6 +87,7 @@ export function createBoxAdapter(opts: BoxAdapterOptions): BoxAdapter {
     uploadUrl,
     logger,
     sessionThresholdBytes: opts.sessionThresholdBytes ?? 20_000_000,
+    preflightMinBytes: opts.preflightMinBytes ?? PREFLIGHT_MIN_BYTES,
     partConcurrency: Math.max(1, opts.partConcurrency ?? 4),
     sessions: opts.uploadSessions,
     bandwidth,

@@ -25,6 +25,8 @@ export interface BoxAdapterOptions {
   readonly uploadSessions?: UploadSessionStore;
   /** Files of at least this size go through upload sessions. Default 20_000_000 (Box's minimum for sessions). */
   readonly sessionThresholdBytes?: number;
+  /** Uploads of at least this size are preflighted (upload.ts, PREFLIGHT_MIN_BYTES). Default 1 MiB. */
+  readonly preflightMinBytes?: number;
   /** Upload-session parts in flight at once. Default 4. */
   readonly partConcurrency?: number;
   /** Entries per folder-listing page (Box allows up to 1000). Default 1000. */

@@ -1,7 +1,8 @@
 /**
  * Uploads, new files and new versions alike:
- * 1. preflight (OPTIONS /files/content) so that a name clash, a full quota or an oversize file fails before any
- *    byte is sent; its `upload_url`, when present, is where the bytes go (Box's accelerated upload);
+ * 1. from PREFLIGHT_MIN_BYTES up, a preflight (OPTIONS /files/content) so that a name clash, a full quota or an
+ *    oversize file fails before the bytes are sent; its `upload_url`, when present, is where they go (Box's
+ *    accelerated upload). A smaller file is sent at once: its POST fails the same way having sent less;
  * 2. below the session threshold, one multipart POST: the `attributes` part first (Box rejects the other
  *    order), `content_modified_at` in whole seconds, `Content-MD5` carrying the SHA-1 (Box's naming), If-Match
  *    for a new version;
@@ -23,12 +24,22 @@ import type { BoxHttp } from './http.js';
 import { sessionUpload } from './upload-session.js';
 import type { WireFiles, WirePreflight } from './wire-types.js';
 
+/**
+ * Below this size an upload is not preflighted. Its POST fails the same ways (a name clash with the conflicting
+ * item, a full quota; no account caps a single file this small) after sending less than this, and a small edit
+ * reaches Box in one request instead of two: 50 edited small files reached box-server in 0.67-0.84 s from the
+ * last edit with a preflight each (README, Performance). rclone never preflights.
+ */
+export const PREFLIGHT_MIN_BYTES = 1024 * 1024;
+
 export interface UploadDeps {
   readonly http: BoxHttp;
   readonly apiUrl: string;
   readonly uploadUrl: string;
   readonly logger: Logger;
   readonly sessionThresholdBytes: number;
+  /** Files of at least this size are preflighted (default PREFLIGHT_MIN_BYTES). */
+  readonly preflightMinBytes?: number;
   readonly partConcurrency: number;
   readonly sessions: UploadSessionStore | undefined;
   /** The transfer bandwidth cap shared with downloads (`--bwlimit`); none: as fast as the link goes. */
@@ -55,7 +66,7 @@ export function uploadVersion(deps: UploadDeps, req: NewVersionUpload): Promise<
 async function upload(deps: UploadDeps, target: UploadTarget, req: UploadRequest): Promise<RemoteEntry> {
   const st = await stat(req.sourcePath);
   const source: SourceFacts = { sizeBytes: st.size, mtimeMs: st.mtimeMs };
-  const pre = await preflight(deps, target, req.name, source.sizeBytes, req.signal);
+  const pre = source.sizeBytes >= (deps.preflightMinBytes ?? PREFLIGHT_MIN_BYTES) ? await preflight(deps, target, req.name, source.sizeBytes, req.signal) : undefined;
   if (source.sizeBytes >= deps.sessionThresholdBytes) return sessionUpload(deps, target, req, source);
   const url = acceleratedUrl(deps, pre, target) ?? defaultUploadUrl(deps, target);
   return simpleUpload(deps, target, req, source, url);

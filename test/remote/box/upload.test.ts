@@ -18,6 +18,8 @@ async function failure(p: Promise<unknown>): Promise<{ code: string; disposition
 describe('Box adapter: simple uploads', () => {
   let server: BoxServer;
   let adapter: BoxAdapter;
+  /** Preflights every upload, whatever its size (the default preflights from 1 MiB). */
+  let preflighting: BoxAdapter;
   let tmp: { dir: string; cleanup: () => Promise<void> };
   let n = 0;
   const folder = (): string => server.control.as('1').createFolder('0', `up-${++n}`).id;
@@ -30,10 +32,12 @@ describe('Box adapter: simple uploads', () => {
   beforeAll(async () => {
     server = await startServer();
     adapter = adapterFor(server);
+    preflighting = adapterFor(server, { preflightMinBytes: 0 });
     tmp = await makeTempDir('boxsync-up-');
   });
   afterAll(async () => {
     await adapter.close();
+    await preflighting.close();
     await server.close();
     await tmp.cleanup();
   });
@@ -41,7 +45,7 @@ describe('Box adapter: simple uploads', () => {
   it('preflights, then sends multipart with Content-MD5 (the SHA-1) and content_modified_at', async () => {
     const parent = folder();
     server.control.clearRequests();
-    const e = await adapter.store.uploadNew({ parentId: asRemoteId(parent), name: 'm.txt', sourcePath: await file('multi'), modifiedAtMs: 1_700_000_000_999 });
+    const e = await preflighting.store.uploadNew({ parentId: asRemoteId(parent), name: 'm.txt', sourcePath: await file('multi'), modifiedAtMs: 1_700_000_000_999 });
     expect(e).toMatchObject({ name: 'm.txt', sha1: sha1('multi'), modifiedAtMs: 1_700_000_000_000 });
     const reqs = server.control.requests();
     expect(reqs.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual(['OPTIONS /2.0/files/content 200', 'POST /api/2.0/files/content 201']);
@@ -53,16 +57,48 @@ describe('Box adapter: simple uploads', () => {
     const parent = folder();
     const existing = server.control.as('1').uploadFile(parent, 'Clash.txt', 'old');
     server.control.clearRequests();
-    const f = await failure(adapter.store.uploadNew({ parentId: asRemoteId(parent), name: 'clash.TXT', sourcePath: await file('new'), modifiedAtMs: 0 }));
+    const f = await failure(preflighting.store.uploadNew({ parentId: asRemoteId(parent), name: 'clash.TXT', sourcePath: await file('new'), modifiedAtMs: 0 }));
     expect(f).toMatchObject({ code: 'item_name_in_use', disposition: 'replan', details: { conflictId: existing.id } });
     expect(server.control.requests().map((r) => r.method)).toEqual(['OPTIONS']);
+  });
+
+  it('sends a file under 1 MiB at once, without a preflight; one of 1 MiB is preflighted', async () => {
+    const parent = folder();
+    server.control.clearRequests();
+    await adapter.store.uploadNew({ parentId: asRemoteId(parent), name: 'small.txt', sourcePath: await file('small'), modifiedAtMs: 0 });
+    expect(server.control.requests().map((r) => r.method)).toEqual(['POST']);
+    server.control.clearRequests();
+    const big = Buffer.alloc(1024 * 1024, 7);
+    const e = await adapter.store.uploadNew({ parentId: asRemoteId(parent), name: 'big.bin', sourcePath: await file(big), modifiedAtMs: 0 });
+    expect(e.sha1).toBe(sha1(big));
+    expect(server.control.requests().map((r) => r.method)).toEqual(['OPTIONS', 'POST']);
+  });
+
+  it('fails a small file\'s name clash and full quota at its POST, with the same codes as a preflight gives', async () => {
+    const parent = folder();
+    const existing = server.control.as('1').uploadFile(parent, 'Clash.txt', 'old');
+    server.control.clearRequests();
+    const f = await failure(adapter.store.uploadNew({ parentId: asRemoteId(parent), name: 'clash.TXT', sourcePath: await file('new'), modifiedAtMs: 0 }));
+    expect(f).toMatchObject({ code: 'item_name_in_use', disposition: 'replan', details: { conflictId: existing.id } });
+    expect(server.control.requests().map((r) => r.method)).toEqual(['POST']);
+    expect(server.control.as('1').readFile(existing.id).toString()).toBe('old');
+    const tiny = server.control.addUser({ spaceAmountBytes: 5 });
+    const a = adapterFor(server, { auth: { developerToken: tiny.token } });
+    try {
+      expect(await failure(a.store.uploadNew({ parentId: asRemoteId('0'), name: 'big.txt', sourcePath: await file('more than five bytes'), modifiedAtMs: 0 }))).toMatchObject({
+        code: 'quota_exceeded',
+        disposition: 'skip',
+      });
+    } finally {
+      await a.close();
+    }
   });
 
   it('fails an oversize file and a full quota at the preflight with clear codes', async () => {
     const small = server.control.addUser({ maxUploadSizeBytes: 10, spaceAmountBytes: 1_000_000 });
     const tiny = server.control.addUser({ spaceAmountBytes: 5 });
-    const a1 = adapterFor(server, { auth: { developerToken: small.token } });
-    const a2 = adapterFor(server, { auth: { developerToken: tiny.token } });
+    const a1 = adapterFor(server, { auth: { developerToken: small.token }, preflightMinBytes: 0 });
+    const a2 = adapterFor(server, { auth: { developerToken: tiny.token }, preflightMinBytes: 0 });
     const src = await file('more than ten bytes');
     expect(await failure(a1.store.uploadNew({ parentId: asRemoteId('0'), name: 'big.txt', sourcePath: src, modifiedAtMs: 0 }))).toMatchObject({
       code: 'file_too_large',
@@ -76,7 +112,7 @@ describe('Box adapter: simple uploads', () => {
 
   it("uploads to the preflight's upload_url (accelerated upload) rather than the default upload root", async () => {
     const parent = folder();
-    const elsewhere = adapterFor(server, { uploadUrl: `${server.baseUrl}/no-such-upload-root/2.0` });
+    const elsewhere = adapterFor(server, { uploadUrl: `${server.baseUrl}/no-such-upload-root/2.0`, preflightMinBytes: 0 });
     const e = await elsewhere.store.uploadNew({ parentId: asRemoteId(parent), name: 'acc.txt', sourcePath: await file('fast'), modifiedAtMs: 0 });
     expect(e.sha1).toBe(sha1('fast'));
   });
