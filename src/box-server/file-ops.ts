@@ -18,7 +18,7 @@ export function checkSize(store: Store, userId: string, sizeBytes: number | null
   if (sizeBytes > u.maxUploadSizeBytes) {
     throw new BoxError(403, 'file_size_limit_exceeded', `File size ${sizeBytes} exceeds the user's maximum upload size ${u.maxUploadSizeBytes}; nothing was stored`);
   }
-  if (store.spaceUsed(userId) + sizeBytes > u.spaceAmountBytes) {
+  if (store.overQuota(userId, sizeBytes)) {
     throw new BoxError(403, 'storage_limit_exceeded', 'Account storage limit reached; nothing was stored');
   }
 }
@@ -69,6 +69,7 @@ export function createFile(store: Store, ctx: ActorContext, parentId: string, ra
   const f = blankItem('file', store.newId(), name, parentId, ctx.userId, now);
   const v = versionOf(store, ctx, blob, name);
   f.versions = [v];
+  store.versionAttached(v);
   f.currentVersionId = v.id;
   f.contentCreatedAtMs = times.contentCreatedAtMs ?? now;
   f.contentModifiedAtMs = times.contentModifiedAtMs ?? now;
@@ -81,6 +82,7 @@ export function addVersion(store: Store, ctx: ActorContext, file: ItemRec, blob:
   const name = preflightNewVersion(store, ctx.userId, file, rawName, null);
   const v = versionOf(store, ctx, blob, name);
   file.versions.push(v);
+  store.versionAttached(v);
   file.currentVersionId = v.id;
   if (file.name !== name) {
     file.name = name;
@@ -101,6 +103,7 @@ export function promoteVersion(store: Store, ctx: ActorContext, file: ItemRec, v
   if (old.name !== file.name && file.parentId !== null) assertNoConflict(store, file.parentId, old.name, 'file', file.id);
   const v: VersionRec = { ...old, id: store.newVersionId(), createdAtMs: store.now(), modifiedBy: ctx.userId, trashedAtMs: null, trashedBy: null, restoredAtMs: null, restoredBy: null };
   file.versions.push(v);
+  store.versionAttached(v);
   file.currentVersionId = v.id;
   if (file.name !== old.name) {
     file.name = old.name;

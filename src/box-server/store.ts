@@ -87,6 +87,26 @@ export class Store {
     readonly baseUrl: () => string,
   ) {
     this.bus.setMaxListeners(0);
+    for (const i of Object.values(state.items)) for (const v of i.versions) this.#versionBytesBound += v.sizeBytes;
+  }
+
+  /**
+   * The bytes of every version ever attached (loaded, uploaded, copied, promoted), never lowered: no user's usage
+   * can be above it. While it plus an upload stays under a user's quota, the quota check need not sum that user's
+   * files (a scan of every item, per upload).
+   */
+  #versionBytesBound = 0;
+
+  /** Every site that attaches a version to a file calls this (file-ops.ts, item-ops.ts). */
+  versionAttached(v: { readonly sizeBytes: number }): void {
+    this.#versionBytesBound += v.sizeBytes;
+  }
+
+  /** Would `sizeBytes` more take the user past the quota? Sums the user's files only when the bound says it might. */
+  overQuota(userId: string, sizeBytes: number): boolean {
+    const quota = this.user(userId).spaceAmountBytes;
+    if (this.#versionBytesBound + sizeBytes <= quota) return false;
+    return this.spaceUsed(userId) + sizeBytes > quota;
   }
 
   now(): number {
