@@ -27,8 +27,8 @@ import type { WireFiles, WirePreflight } from './wire-types.js';
 /**
  * Below this size an upload is not preflighted. Its POST fails the same ways (a name clash with the conflicting
  * item, a full quota; no account caps a single file this small) after sending less than this, and a small edit
- * reaches Box in one request instead of two: 50 edited small files reached box-server in 0.67-0.84 s from the
- * last edit with a preflight each (README, Performance). rclone never preflights.
+ * reaches Box in one request instead of two (the daemon's pass uploading 50 edited small files took 460 ms with
+ * a preflight each, 320-400 ms without). rclone's Box backend posts its simple uploads without one either.
  */
 export const PREFLIGHT_MIN_BYTES = 1024 * 1024;
 
