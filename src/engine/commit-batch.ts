@@ -29,7 +29,7 @@ export class CommitBatch {
   readonly #o: CommitBatchOptions;
   #pending: Pending[] = [];
   #draining = false;
-  /** Commits made so far (for tests and the debug log). */
+  /** Commits made so far (tests read it). */
   commits = 0;
 
   constructor(o: CommitBatchOptions) {
