@@ -94,10 +94,8 @@ export class DiskLocalFs implements LocalFs {
   async mkdir(path: RelPath): Promise<LocalEntry> {
     try {
       await assertParentsInside(this.#fs, this.rootPath, path);
-      await this.#refuseTwin(path);
       try {
-        await this.#fs.promises.mkdir(this.abs(path), { mode: 0o777 });
-        this.#twins.noteChanged(dirname(this.abs(path)), basename(path), null);
+        await this.#putNew(path, undefined, () => this.#fs.promises.mkdir(this.abs(path), { mode: 0o777 }));
       } catch (e) {
         if (errnoOf(e) !== 'EEXIST') throw e;
         const st = await lstatOrUndefined(this.#fs, this.abs(path));
@@ -150,9 +148,8 @@ export class DiskLocalFs implements LocalFs {
       // A synced temp file's bytes are durable already; its mtime may not be after a power cut, which costs one
       // re-hash of an unchanged file at the next scan, never an upload.
       if (opts?.synced !== true) await this.#fsync(tempAbs);
-      if (guard.state === 'absent') await this.#refuseTwin(path);
-      await this.#putInPlace(tempAbs, target, path, guard);
-      if (guard.state === 'absent') this.#twins.noteChanged(dirname(target), basename(target), null);
+      if (guard.state === 'absent') await this.#putNew(path, undefined, () => this.#putInPlace(tempAbs, target, path, guard));
+      else await this.#putInPlace(tempAbs, target, path, guard);
       this.#unsynced.add(dirname(target));
       return await this.#entry(path);
     } catch (e) {
@@ -170,16 +167,16 @@ export class DiskLocalFs implements LocalFs {
       const st = await checkGuard(this.#fs, src, from, guard);
       const there = await lstatOrUndefined(this.#fs, dst);
       if (there !== undefined) throw localChanged(to, { state: 'absent' }, there);
-      await this.#refuseTwin(to, dirname(src) === dirname(dst) ? basename(src) : undefined);
-      if (st?.isDirectory()) {
-        await this.#fs.promises.rename(src, dst);
-      } else {
-        await this.#linkNoClobber(src, dst, to, () => this.#fs.promises.rename(src, dst));
-        await this.#fs.promises.unlink(src).catch((e: unknown) => {
-          if (errnoOf(e) !== 'ENOENT') throw e;
-        });
-      }
-      this.#twins.noteChanged(dirname(dst), basename(dst), null);
+      await this.#putNew(to, dirname(src) === dirname(dst) ? basename(src) : undefined, async () => {
+        if (st?.isDirectory()) {
+          await this.#fs.promises.rename(src, dst);
+        } else {
+          await this.#linkNoClobber(src, dst, to, () => this.#fs.promises.rename(src, dst));
+          await this.#fs.promises.unlink(src).catch((e: unknown) => {
+            if (errnoOf(e) !== 'ENOENT') throw e;
+          });
+        }
+      });
       this.#twins.noteChanged(dirname(src), null, basename(src));
       this.#unsynced.add(dirname(dst));
       this.#unsynced.add(dirname(src));
@@ -214,10 +211,11 @@ export class DiskLocalFs implements LocalFs {
     return this.commitTemp(temp, path, guard, mtimeMs);
   }
 
-  /** A new entry at `path` must not make a pair of names Box takes for one (see name-twins.ts). */
-  async #refuseTwin(path: RelPath, except?: string): Promise<void> {
-    const twin = await this.#twins.twinOf(dirname(this.abs(path)), basename(path), except);
-    if (twin !== undefined) throw nameTwinAppeared(path, twin);
+  /** Puts a new entry at `path` with `put`, unless that makes a pair of names Box takes for one (see name-twins.ts). */
+  async #putNew(path: RelPath, except: string | undefined, put: () => Promise<unknown>): Promise<void> {
+    await this.#twins.putNew(dirname(this.abs(path)), basename(path), except, (twin) => {
+      throw nameTwinAppeared(path, twin);
+    }, put);
   }
 
   async #putInPlace(tempAbs: string, target: string, path: RelPath, guard: LocalGuard): Promise<void> {
