@@ -25,6 +25,8 @@ export interface RemoteExpect {
   readonly sha1: string | null;
   readonly sizeBytes: number;
   readonly versionId: string | null;
+  /** Box's content_modified_at of that version: a download sets the file's mtime to it. */
+  readonly modifiedAtMs: number;
 }
 
 interface Base {

@@ -36,7 +36,7 @@ export function localGuard(l: LocalEntry | null): LocalGuard {
 }
 
 export function expectOf(r: RemoteEntry): RemoteExpect {
-  return { etag: r.etag, sha1: r.sha1, sizeBytes: r.sizeBytes, versionId: r.versionId };
+  return { etag: r.etag, sha1: r.sha1, sizeBytes: r.sizeBytes, versionId: r.versionId, modifiedAtMs: r.modifiedAtMs };
 }
 
 /**

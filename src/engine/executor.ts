@@ -147,9 +147,8 @@ async function download(path: RelPath, op: Extract<Operation, { kind: 'download'
       onProgress: ctx.onProgress,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     });
-    const modifiedAtMs = ctx.journal.getRemote(op.remoteId)?.modifiedAtMs;
     // The download fsynced the bytes (DownloadRequest.destPath): commitTemp need not open the file again.
-    const local = await fs.commitTemp(temp, path, op.guard, modifiedAtMs, { synced: true });
+    const local = await fs.commitTemp(temp, path, op.guard, op.expect.modifiedAtMs, { synced: true });
     return { local: { ...local, sha1: got.sha1 }, bytes: got.sizeBytes };
   } catch (e) {
     // The temp file is ours (never user data): leave nothing half-written behind.

@@ -36,7 +36,7 @@ describe('apply: the modelled outcome of each operation', () => {
         root,
         path: p('b'),
         remoteId: a.id,
-        expect: { etag: a.etag, sha1: a.sha1, sizeBytes: a.sizeBytes, versionId: a.versionId },
+        expect: { etag: a.etag, sha1: a.sha1, sizeBytes: a.sizeBytes, versionId: a.versionId, modifiedAtMs: a.modifiedAtMs },
         guard: { state: 'absent' },
         reason: 'test',
       }),

@@ -25,6 +25,16 @@ describe('engine over HTTP (box-server)', () => {
     expect(s.ops.link).toBeGreaterThanOrEqual(2);
   });
 
+  it('a downloaded file takes the content_modified_at of the version it was planned for as its mtime', async () => {
+    const h = await harness();
+    h.actor.uploadFile(h.topId, 'old.txt', 'written long ago', { contentModifiedAt: '2019-04-05T06:07:08Z' });
+    const sub = h.actor.createFolder(h.topId, 'sub');
+    h.actor.uploadFile(sub.id, 'new.txt', 'written later', { contentModifiedAt: '2024-11-12T13:14:15-08:00' });
+    expectConverged(await h.run());
+    expect((await stat(join(h.localPath, 'old.txt'))).mtimeMs).toBe(Date.parse('2019-04-05T06:07:08Z'));
+    expect((await stat(join(h.localPath, 'sub/new.txt'))).mtimeMs).toBe(Date.parse('2024-11-12T21:14:15Z'));
+  });
+
   it('a remote folder rename with 400 files is one local rename and zero downloads', async () => {
     const h = await harness();
     const big = h.actor.createFolder(h.topId, 'big');
