@@ -11,7 +11,15 @@ export function isTempName(name: string): boolean {
   return name.startsWith(TEMP_PREFIX);
 }
 
-/** A fresh temp file name (short: the target's own name may already be near the 255-byte limit). */
+/** Random per process, so two processes never pick the same name; a counter makes each name of one process new. */
+const PROCESS_PART = randomBytes(6).toString('hex');
+let counter = 0;
+
+/**
+ * A fresh temp file name (short: the target's own name may already be near the 255-byte limit). Not random per
+ * call: 8 random bytes a file cost more than the rest of naming it in a mirror of many small files.
+ */
 export function newTempName(): string {
-  return `${TEMP_PREFIX}${randomBytes(8).toString('hex')}`;
+  counter += 1;
+  return `${TEMP_PREFIX}${PROCESS_PART}${counter.toString(36)}`;
 }

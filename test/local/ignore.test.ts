@@ -146,3 +146,11 @@ describe('the name prefilter (a quick "not ignored" before the ignore package)',
   });
 });
 
+
+describe('newTempName', () => {
+  it('gives a new, short temp name each call', () => {
+    const names = Array.from({ length: 10_000 }, () => newTempName());
+    expect(new Set(names).size).toBe(names.length);
+    expect(names.every((n) => isTempName(n) && Buffer.byteLength(n) <= 40 && /^[\w.-]+$/.test(n))).toBe(true);
+  });
+});
