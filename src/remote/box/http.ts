@@ -94,6 +94,13 @@ export interface BoxHttpOptions {
   readonly trustedUrls?: readonly string[];
 }
 
+/** One attempt of a request: its headers and signal, and got's options when it goes through got. */
+interface Attempt {
+  readonly headers: Record<string, string>;
+  readonly signal: AbortSignal;
+  readonly gotOptions: () => Record<string, unknown>;
+}
+
 export const USER_AGENT = 'boxsync/0.1';
 const CONNECT_TIMEOUT_MS = 30_000;
 const DEFAULT_STALL_MS = 60_000;
@@ -107,6 +114,8 @@ function hostMatches(host: string, domain: string): boolean {
 
 export class BoxHttp {
   private readonly log: Logger;
+  /** Debug logging on: each call's line, with its redacted URL, is only built then. */
+  private readonly debug: boolean;
   private readonly maxAttempts: number;
   private readonly closing = new AbortController();
 
@@ -115,6 +124,7 @@ export class BoxHttp {
 
   constructor(private readonly o: BoxHttpOptions) {
     this.log = o.logger.child({ component: 'box-http' });
+    this.debug = this.log.isLevelEnabled('debug');
     this.maxAttempts = o.maxAttempts ?? 5;
     const hosts = (o.trustedUrls ?? []).flatMap((u) => {
       try {
@@ -155,8 +165,8 @@ export class BoxHttp {
 
   /** A JSON request with the retry policy; non-accepted statuses throw a classified SyncError. */
   async request<T = unknown>(req: BoxRequest): Promise<BoxResponse<T>> {
-    const res = await this.exchange(req, true, async (opts) => {
-      const r = await this.o.got({ ...opts, url: req.url, responseType: 'text' } as OptionsInit & { url: string });
+    const res = await this.exchange(req, true, async ({ gotOptions }) => {
+      const r = await this.o.got({ ...gotOptions(), url: req.url, responseType: 'text' } as OptionsInit & { url: string });
       return { status: r.statusCode, headers: r.headers, body: r.body as string };
     });
     return { status: res.status, headers: res.headers, body: parseSafe(res.body) as T };
@@ -172,14 +182,14 @@ export class BoxHttp {
     for (const [k, v] of Object.entries(req.searchParams ?? {})) url.searchParams.set(k, String(v));
     const agents = this.o.agentsFor?.(url);
     const agent = url.protocol === 'https:' ? agents?.https : agents?.http;
-    const res = await this.exchange({ ...req, method: 'GET' }, false, async (opts) => {
+    const res = await this.exchange({ ...req, method: 'GET' }, false, async ({ headers, signal }) => {
       // Raw bytes: a content-encoded body would break Range offsets and the SHA-1 of what is on disk.
       const r = await rawGet(url, {
-        headers: { 'user-agent': USER_AGENT, ...(opts.headers as Record<string, string>) },
+        headers: { 'user-agent': USER_AGENT, ...headers },
         agent: agent as HttpAgent | undefined,
         connectTimeoutMs: CONNECT_TIMEOUT_MS,
         stallMs: this.o.stallTimeoutMs ?? DEFAULT_STALL_MS,
-        signal: opts.signal as AbortSignal,
+        signal,
       });
       return { status: r.statusCode, headers: r.headers, body: r.body, drain: () => discardBody(r.body) };
     });
@@ -189,7 +199,7 @@ export class BoxHttp {
   private async exchange<B>(
     req: BoxRequest,
     transientRetries: boolean,
-    send: (opts: Record<string, unknown>) => Promise<{ status: number; headers: IncomingHttpHeaders; body: B; drain?: () => void }>,
+    send: (attempt: Attempt) => Promise<{ status: number; headers: IncomingHttpHeaders; body: B; drain?: () => void }>,
   ): Promise<{ status: number; headers: IncomingHttpHeaders; body: B }> {
     // close() ends every request still in flight (long polls included), not just the queued ones.
     const { signal, release } = requestSignal(req.signal === undefined ? [this.closing.signal] : [req.signal, this.closing.signal]);
@@ -212,14 +222,13 @@ export class BoxHttp {
   private async attempts<B>(
     req: BoxRequest,
     transientRetries: boolean,
-    send: (opts: Record<string, unknown>) => Promise<{ status: number; headers: IncomingHttpHeaders; body: B; drain?: () => void }>,
+    send: (attempt: Attempt) => Promise<{ status: number; headers: IncomingHttpHeaders; body: B; drain?: () => void }>,
     signal: AbortSignal,
   ): Promise<{ status: number; headers: IncomingHttpHeaders; body: B }> {
     const useAuth = req.auth ?? true;
     const u = new URL(req.url);
     // A URL used without the bearer token is pre-signed: its path is a credential and never reaches logs or messages.
     const what = useAuth ? `${req.method} ${u.pathname}` : `${req.method} ${u.origin} (pre-signed download URL)`;
-    const logUrl = useAuth ? redactUrl(req.url) : u.origin;
     if (useAuth && !this.trusts(u)) {
       throw remoteError('forbidden', `refusing to send the Box token to ${u.host}, which is neither a configured host nor Box's (${req.method} ${u.pathname})`, {
         details: { host: u.host },
@@ -234,7 +243,8 @@ export class BoxHttp {
     for (let sent = 1; ; sent++) {
       const headers: Record<string, string> = { ...this.commonHeaders(), ...req.headers };
       if (token !== undefined) headers.authorization = `Bearer ${token}`;
-      const opts: Record<string, unknown> = {
+      // got's options are built only for a request sent through got (a streamed GET goes over raw-get.ts).
+      const gotOptions = (): Record<string, unknown> => ({
         method: req.method as Method,
         headers,
         throwHttpErrors: false,
@@ -248,7 +258,8 @@ export class BoxHttp {
         ...(req.json === undefined ? {} : { json: req.json }),
         ...(req.body === undefined ? {} : { body: req.body() }),
         signal,
-      };
+      });
+      const opts: Attempt = { headers, signal, gotOptions };
       const started = this.o.clock.now();
       let res: { status: number; headers: IncomingHttpHeaders; body: B; drain?: () => void };
       try {
@@ -267,7 +278,7 @@ export class BoxHttp {
         this.log.debug({ what, errno: netCodeOf(e) }, 'network error');
         throw this.classifyNetwork(what, e);
       }
-      this.log.debug({ what, url: logUrl, status: res.status, ms: this.o.clock.now() - started, sent }, 'box call');
+      if (this.debug) this.log.debug({ what, url: useAuth ? redactUrl(req.url) : u.origin, status: res.status, ms: this.o.clock.now() - started, sent }, 'box call');
       const accepted = req.accept ? req.accept.includes(res.status) : (res.status >= 200 && res.status < 300) || res.status === 304;
       if (accepted) return res;
 
