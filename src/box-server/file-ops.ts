@@ -68,9 +68,7 @@ export function createFile(store: Store, ctx: ActorContext, parentId: string, ra
   const now = store.now();
   const f = blankItem('file', store.newId(), name, parentId, ctx.userId, now);
   const v = versionOf(store, ctx, blob, name);
-  f.versions = [v];
-  store.versionAttached(v);
-  f.currentVersionId = v.id;
+  store.attachCurrentVersion(f, v);
   f.contentCreatedAtMs = times.contentCreatedAtMs ?? now;
   f.contentModifiedAtMs = times.contentModifiedAtMs ?? now;
   store.insert(f);
@@ -81,9 +79,7 @@ export function createFile(store: Store, ctx: ActorContext, parentId: string, ra
 export function addVersion(store: Store, ctx: ActorContext, file: ItemRec, blob: StoredBlob, rawName?: unknown, times: ContentTimes = {}): ItemRec {
   const name = preflightNewVersion(store, ctx.userId, file, rawName, null);
   const v = versionOf(store, ctx, blob, name);
-  file.versions.push(v);
-  store.versionAttached(v);
-  file.currentVersionId = v.id;
+  store.attachCurrentVersion(file, v);
   if (file.name !== name) {
     file.name = name;
     store.structureChanged();
@@ -102,9 +98,7 @@ export function promoteVersion(store: Store, ctx: ActorContext, file: ItemRec, v
   // the current version). The old name may clash with a sibling added since: 409, nothing changed.
   if (old.name !== file.name && file.parentId !== null) assertNoConflict(store, file.parentId, old.name, 'file', file.id);
   const v: VersionRec = { ...old, id: store.newVersionId(), createdAtMs: store.now(), modifiedBy: ctx.userId, trashedAtMs: null, trashedBy: null, restoredAtMs: null, restoredBy: null };
-  file.versions.push(v);
-  store.versionAttached(v);
-  file.currentVersionId = v.id;
+  store.attachCurrentVersion(file, v);
   if (file.name !== old.name) {
     file.name = old.name;
     store.structureChanged();

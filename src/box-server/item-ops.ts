@@ -119,9 +119,7 @@ function cloneInto(store: Store, ctx: ActorContext, item: ItemRec, parentId: str
     const src = versionId ? item.versions.find((v) => v.id === versionId) : store.currentVersion(item);
     if (!src) throw notFound(`No version ${versionId ?? ''} of file ${item.id}`);
     const v = { ...src, id: store.newVersionId(), name, createdAtMs: now, modifiedBy: ctx.userId, trashedAtMs: null, trashedBy: null, restoredAtMs: null, restoredBy: null };
-    c.versions = [v];
-    store.versionAttached(v);
-    c.currentVersionId = v.id;
+    store.attachCurrentVersion(c, v);
   }
   store.insert(c);
   if (item.type === 'folder') {

@@ -97,9 +97,14 @@ export class Store {
    */
   #versionBytesBound = 0;
 
-  /** Every site that attaches a version to a file calls this (file-ops.ts, item-ops.ts). */
-  versionAttached(v: { readonly sizeBytes: number }): void {
+  /**
+   * Attaches `v` to `file` as its current version. The one way a version is added (file-ops.ts, item-ops.ts), so
+   * none can miss the quota bound.
+   */
+  attachCurrentVersion(file: ItemRec, v: VersionRec): void {
+    file.versions.push(v);
     this.#versionBytesBound += v.sizeBytes;
+    file.currentVersionId = v.id;
   }
 
   /** Would `sizeBytes` more take the user past the quota? Sums the user's files only when the bound says it might. */
