@@ -144,7 +144,7 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
           maxDeleteFraction: config.safety.maxDeleteFraction,
         },
       };
-    const engine = createEngine(engineDeps, withHistory(journal, clock, opts.events ?? {}, logger));
+    const engine = createEngine(engineDeps, opts.events ?? {});
 
     let closed: Promise<void> | null = null;
     return {
@@ -176,21 +176,3 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
   }
 }
 
-/**
- * Every operation the engine finishes or fails goes to the journal's operation history (`boxsync history`, the
- * last operation in `boxsync info`), then to the caller's listener. A history write that fails is logged and
- * never fails the operation.
- */
-function withHistory(journal: Journal, clock: Clock, events: EngineEvents, logger: Logger): EngineEvents {
-  return {
-    ...events,
-    onOperation: (o) => {
-      try {
-        journal.recordOperation({ root: o.root, path: o.path, kind: o.kind, reason: o.reason, ok: o.ok, error: o.error ?? null, atMs: clock.now() });
-      } catch (e) {
-        logger.warn({ err: e }, 'could not record the operation in the history');
-      }
-      events.onOperation?.(o);
-    },
-  };
-}

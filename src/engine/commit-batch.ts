@@ -4,8 +4,9 @@
  * Each operation's outcome is written to the journal as soon as it ends (progress survives a crash mid-batch),
  * but a journal commit per operation cost more than many of the operations (a small download's commit wrote its
  * pages to the WAL by itself). Outcomes that end while a commit is being prepared wait for the next one, so one
- * transaction holds every outcome that ended meanwhile, each in its own savepoint: a write that fails is rolled
- * back alone and fails only its operation.
+ * transaction holds every outcome that ended meanwhile (Journal.transactionEach): a write that fails is rolled
+ * back alone and fails only its operation. A write may run twice (when another of its batch fails), so it holds
+ * journal writes only; whatever else an outcome does (telling listeners) comes after its commit.
  *
  * Before each commit `beforeCommit` runs: the local adapter makes the renames of those operations durable (it
  * fsyncs their folders once per commit instead of once per file), so the journal never records as synced a file

@@ -42,6 +42,24 @@ export class SqliteJournal implements Journal {
   }
 
   transactionEach(writes: readonly (() => void)[]): (unknown | undefined)[] {
+    // All in one plain transaction first: a savepoint per write cost as much as the write itself. Only when one
+    // throws is everything rolled back and the batch written again with a savepoint per write, so that only the
+    // failing one is left out (the writes are journal writes alone: running one again changes nothing else).
+    try {
+      this.#db.transaction(() => {
+        for (const write of writes) {
+          write();
+          // An error a write caught may have made SQLite roll back everything: the rest must not go on outside a transaction.
+          if (!this.#db.inTransaction) throw new Error('SQLite rolled back the transaction');
+        }
+      })();
+      return writes.map(() => undefined);
+    } catch {
+      return this.#eachInSavepoint(writes);
+    }
+  }
+
+  #eachInSavepoint(writes: readonly (() => void)[]): (unknown | undefined)[] {
     return this.#db.transaction(() => {
       const errors: (unknown | undefined)[] = [];
       for (const write of writes) {

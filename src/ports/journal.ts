@@ -51,9 +51,10 @@ export interface OperationQuery {
 export interface Journal {
   transaction<T>(fn: () => T): T;
   /**
-   * A group commit: every write in one transaction, each in its own savepoint. A write that throws is rolled back
-   * alone and its error is returned at its index (undefined: written). When the transaction as a whole fails (the
-   * commit, or an error after which SQLite rolled everything back) nothing is written and that error is thrown.
+   * A group commit: every write in one transaction. A write that throws is rolled back alone and its error is
+   * returned at its index (undefined: written); the others are written. When the transaction as a whole fails
+   * (the commit, or an error after which SQLite rolled everything back) nothing is written and that error is
+   * thrown. A write may run twice (see the implementation): it must only write to the journal.
    */
   transactionEach(writes: readonly (() => void)[]): (unknown | undefined)[];
 

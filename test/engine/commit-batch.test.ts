@@ -40,6 +40,28 @@ describe('Journal.transactionEach', () => {
   });
 });
 
+describe('Journal.transactionEach, savepoints only when needed', () => {
+  it('runs each write once when none throws; when one does, the rest run again and are written once', () => {
+    const { journal } = j;
+    const runs = [0, 0, 0];
+    const write = (k: number, fail = false) => () => {
+      runs[k]! += 1;
+      journal.putSynced(root, base(`f${k}`, String(k)));
+      journal.recordOperation({ root, path: p(`f${k}`), kind: 'download', reason: 'test', ok: true, error: null, atMs: 1 });
+      if (fail) throw new Error('late failure');
+    };
+    expect(journal.transactionEach([write(0), write(1), write(2)])).toEqual([undefined, undefined, undefined]);
+    expect(runs).toEqual([1, 1, 1]);
+    runs.fill(0);
+    const errors = journal.transactionEach([write(0), write(1, true), write(2)]);
+    expect(errors.map((e) => (e === undefined ? 'ok' : (e as Error).message))).toEqual(['ok', 'late failure', 'ok']);
+    expect(runs).toEqual([2, 2, 1]);
+    // The first pass was rolled back whole: one history row per written operation, none for the failed one.
+    expect(journal.operations({ path: p('f0'), under: false })).toHaveLength(2);
+    expect(journal.operations({ path: p('f1'), under: false })).toHaveLength(1);
+  });
+});
+
 describe('CommitBatch', () => {
   it('commits outcomes that end together in one transaction, after beforeCommit', async () => {
     const { journal } = j;

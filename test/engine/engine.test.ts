@@ -10,6 +10,8 @@ import type { RemoteId } from '../../src/core/model.js';
 import { remoteError } from '../../src/remote/box/error-codes.js';
 import { expectConverged, makeHarness, type Harness } from './support/harness.js';
 import { closedAfterEach } from '../support/closed-after-each.js';
+import { openJournal } from '../../src/journal/index.js';
+import type { Journal } from '../../src/ports/journal.js';
 
 const harness = closedAfterEach(makeHarness);
 
@@ -54,24 +56,31 @@ describe('engine: first run', () => {
 });
 
 describe('engine: operation listeners', () => {
-  it('a listener that writes history gets every operation, and one that throws undoes no commit', async () => {
-    const h = await harness({}, {}, (o, journal) => {
-      journal.recordOperation({ root: o.root, path: o.path, kind: o.kind, reason: o.reason, ok: o.ok, error: o.error ?? null, atMs: Date.now() });
+  it('records every operation in the history with its commit, tells listeners once it is committed, and a throwing listener undoes nothing', async () => {
+    let reader: Journal | undefined;
+    const seenCommitted: string[] = [];
+    const h = await harness({}, {}, (o) => {
+      // A second connection sees only committed rows: the listener runs after the commit, history row included.
+      reader ??= openJournal(h.journalPath).journal;
+      if (reader.getSynced(o.root, o.path) !== undefined && reader.lastOperation(o.root, o.path)?.ok === true) seenCommitted.push(o.path);
       if (o.path === 'b.txt') throw new Error('listener broke');
     });
     h.store.seedFile(h.top.id, 'a.txt', 'aaa');
     h.store.seedFile(h.top.id, 'b.txt', 'bbb');
     const first = expectConverged(await h.run());
+    reader?.close();
     expect(first.ops.download).toBe(2);
+    expect(seenCommitted.sort()).toEqual(['a.txt', 'b.txt']);
     expect(await h.read('b.txt')).toBe('bbb');
     expect(h.journal.lastOperation(h.root.id, 'b.txt' as never)).toMatchObject({ kind: 'download', ok: true });
-    expect(h.journal.lastOperation(h.root.id, 'a.txt' as never)).toMatchObject({ kind: 'download', ok: true });
+    expect(h.journal.operations({ path: 'a.txt' as never, under: false })).toHaveLength(1);
     // The throw did not roll the download's commit back: nothing is downloaded again.
     const mark = h.mark();
     const second = expectConverged(await h.run());
     expect(second.ops).toEqual({});
     expect(h.callsOf('download', mark)).toBe(0);
   });
+
 });
 
 describe('engine: moves', () => {
