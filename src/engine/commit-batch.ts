@@ -10,14 +10,25 @@
  *
  * Before each commit `beforeCommit` runs: the local adapter makes the renames of those operations durable (it
  * fsyncs their folders once per commit instead of once per file), so the journal never records as synced a file
- * a power cut could still take away. Nothing waits for a timer: a lone outcome commits on the next turn of the
- * event loop.
+ * a power cut could still take away. While the operations of a pass still run (`expectMore`), a commit waits a
+ * little (`gatherMs`) for more outcomes, so that one commit holds tens of them; a lone outcome, or the last of
+ * its pass, commits on the next turn of the event loop. A crash meanwhile loses only records: the files are in
+ * place, and the next run links them to Box by SHA-1 without transferring them again.
  */
 export interface CommitBatchOptions {
   readonly transactionEach: (writes: readonly (() => void)[]) => (unknown | undefined)[];
   readonly beforeCommit: () => Promise<void>;
   /** The most outcomes one transaction holds (default 256). */
   readonly maxPerCommit?: number;
+  /**
+   * More outcomes are on their way (operations of the pass still running). While it says so, a commit waits up
+   * to `gatherMs` for `gatherCount` outcomes; the last outcome of a pass, or a lone one, commits at once.
+   */
+  readonly expectMore?: () => boolean;
+  /** Default 0: no waiting. */
+  readonly gatherMs?: number;
+  /** Default 64. */
+  readonly gatherCount?: number;
 }
 
 interface Pending {
@@ -30,6 +41,7 @@ export class CommitBatch {
   readonly #o: CommitBatchOptions;
   #pending: Pending[] = [];
   #draining = false;
+  #wake: (() => void) | undefined;
   /** Commits made so far (tests read it). */
   commits = 0;
 
@@ -41,6 +53,7 @@ export class CommitBatch {
   add(write: () => void): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.#pending.push({ write, resolve, reject });
+      this.wake();
       if (!this.#draining) {
         this.#draining = true;
         setImmediate(() => void this.#drain());
@@ -51,6 +64,7 @@ export class CommitBatch {
   async #drain(): Promise<void> {
     try {
       while (this.#pending.length > 0) {
+        await this.#gather();
         const items = this.#pending.splice(0, this.#o.maxPerCommit ?? 256);
         let errors: (unknown | undefined)[];
         try {
@@ -65,6 +79,28 @@ export class CommitBatch {
       }
     } finally {
       this.#draining = false;
+    }
+  }
+
+  /** Something `expectMore` reads changed (an operation ended without an outcome to commit): look again. */
+  wake(): void {
+    this.#wake?.();
+  }
+
+  async #gather(): Promise<void> {
+    const { expectMore, gatherMs = 0, gatherCount = 64 } = this.#o;
+    if (expectMore === undefined || gatherMs <= 0) return;
+    const until = performance.now() + gatherMs;
+    while (this.#pending.length < gatherCount && expectMore() && performance.now() < until) {
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          clearTimeout(timer);
+          this.#wake = undefined;
+          resolve();
+        };
+        const timer = setTimeout(done, until - performance.now());
+        this.#wake = done;
+      });
     }
   }
 }

@@ -92,6 +92,13 @@ interface RunState {
   deletesConfirmed: boolean;
 }
 
+/**
+ * How long a commit waits for more outcomes while operations of its pass still run. Each commit writes its
+ * pages to the WAL and fsyncs the folders of its renames: outcomes trickled in 1-8 a commit, and commits of up
+ * to 64 took a tenth off a 2,000-file first mirror. The last outcome of a pass never waits.
+ */
+const COMMIT_GATHER_MS = 50;
+
 /** A window whose first plan deletes something waits until every window was planned (the guard sees them all). */
 type ScopeOutcome = RootOutcome | { readonly held: readonly Operation[] };
 
@@ -204,7 +211,14 @@ async function reconcileScope(
   const { failedThisRun } = state;
   let scope = initialScope;
   const covered = mode.window && scope.kind === 'hinted' ? coverage(scope.localPaths) : null;
-  const commits = new CommitBatch({ transactionEach: (writes) => journal.transactionEach(writes), beforeCommit: () => rc.fs.durable() });
+  // Operations of the current pass whose outcome is not known yet: while there are some, a commit gathers more.
+  let running = 0;
+  const commits = new CommitBatch({
+    transactionEach: (writes) => journal.transactionEach(writes),
+    beforeCommit: () => rc.fs.durable(),
+    expectMore: () => running > 0,
+    gatherMs: COMMIT_GATHER_MS,
+  });
   for (let pass = 1; pass <= MAX_PASSES; pass++) {
     ctx.signal?.throwIfAborted();
     status.setPhase('planning');
@@ -236,9 +250,12 @@ async function reconcileScope(
     status.setPhase('transferring');
     // Each outcome is committed as soon as its operation ends (with those that ended meanwhile: commit-batch.ts),
     // so progress survives a crash mid-batch.
+    running = work.length;
     await Promise.all(
       work.map(async (op) => {
         const outcome = await ctx.queue.add(taskFor(ctx, rc, op));
+        running -= 1;
+        commits.wake();
         const final = outcome.status === 'done' ? await commit(ctx, commits, rc.root.id, op, outcome, tally) : outcome;
         if (final.status === 'failed') await handleFailure(ctx, rc, op, final.error, { tally, failedThisRun, replans: state.replans, found: state.foundByReplans });
       }),

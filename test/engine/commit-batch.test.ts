@@ -145,4 +145,58 @@ describe('CommitBatch', () => {
     await Promise.all(Array.from({ length: 7 }, (_, k) => batch.add(() => journal.putSynced(root, base(`f${k}`, String(k))))));
     expect(sizes).toEqual([3, 3, 1]);
   });
+
+  it('gathers outcomes while more are expected, and commits at once when the last one comes', async () => {
+    const { journal } = j;
+    const sizes: number[] = [];
+    let running = 5;
+    const batch = new CommitBatch({
+      transactionEach: (w) => {
+        sizes.push(w.length);
+        return journal.transactionEach(w);
+      },
+      beforeCommit: async () => undefined,
+      expectMore: () => running > 0,
+      gatherMs: 60_000, // never waited out here: each commit below is released by its condition
+    });
+    const done: Promise<void>[] = [];
+    for (let k = 0; k < 5; k++) {
+      await new Promise((r) => setTimeout(r, 2));
+      running -= 1;
+      done.push(batch.add(() => journal.putSynced(root, base(`g${k}`, String(k)))));
+    }
+    await Promise.all(done);
+    expect(sizes).toEqual([5]);
+    // A lone outcome with nothing else running commits on the next turn.
+    await batch.add(() => journal.putSynced(root, base('lone', '9')));
+    expect(sizes).toEqual([5, 1]);
+  });
+
+  it('commits what it gathered when gatherCount is reached, or when the operations it waited for end without an outcome', async () => {
+    const { journal } = j;
+    const sizes: number[] = [];
+    let running = 10;
+    const batch = new CommitBatch({
+      transactionEach: (w) => {
+        sizes.push(w.length);
+        return journal.transactionEach(w);
+      },
+      beforeCommit: async () => undefined,
+      expectMore: () => running > 0,
+      gatherMs: 60_000,
+      gatherCount: 3,
+    });
+    const first = [0, 1, 2].map((k) => batch.add(() => journal.putSynced(root, base(`c${k}`, String(k)))));
+    running -= 3;
+    await Promise.all(first);
+    expect(sizes).toEqual([3]);
+    const last = batch.add(() => journal.putSynced(root, base('c3', '3')));
+    running -= 1;
+    await new Promise((r) => setTimeout(r, 5));
+    expect(sizes).toEqual([3]); // still gathering: six operations run
+    running = 0; // they failed: nothing to commit for them
+    batch.wake();
+    await last;
+    expect(sizes).toEqual([3, 1]);
+  });
 });

@@ -35,6 +35,26 @@ describe('engine over HTTP (box-server)', () => {
     expect((await stat(join(h.localPath, 'sub/new.txt'))).mtimeMs).toBe(Date.parse('2024-11-12T21:14:15Z'));
   });
 
+  it('downloads whose commit a crash lost are found in place next run and linked by SHA-1, not downloaded again', async () => {
+    const h = await harness();
+    const docs = h.actor.createFolder(h.topId, 'docs');
+    for (let i = 0; i < 20; i++) h.actor.uploadFile(docs.id, `f${i}.txt`, `file ${i}`);
+    expectConverged(await h.run());
+    // The state a crash between putting the files in place and their group commit leaves: the files on disk, the
+    // Box rows of the listing, no local or synced rows.
+    h.journal.transaction(() => {
+      h.journal.deleteLocalSubtree(h.root.id, 'docs' as never);
+      h.journal.deleteSyncedSubtree(h.root.id, 'docs' as never);
+    });
+    await h.restart();
+    const t0 = Date.now();
+    const s = expectConverged(await h.run());
+    expect(h.transfers(t0)).toMatchObject({ downloads: 0, uploads: 0 });
+    expect(s.ops.link).toBeGreaterThanOrEqual(20);
+    expect(s.conflicts).toBe(0);
+    expect((await h.list('docs')).length).toBe(20);
+  });
+
   it('a remote folder rename with 400 files is one local rename and zero downloads', async () => {
     const h = await harness();
     const big = h.actor.createFolder(h.topId, 'big');
