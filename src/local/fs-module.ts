@@ -2,7 +2,7 @@
  * The file system the local adapter works on, injected: `node:fs` in production (pass the module itself), memfs
  * in unit tests of the adapter's logic. Only what the adapter uses; every path is absolute.
  */
-import type { createReadStream, lstat } from 'node:fs';
+import type { createReadStream, link, lstat, rename, stat, unlink, utimes } from 'node:fs';
 import type * as fsp from 'node:fs/promises';
 
 export interface FsModule {
@@ -33,4 +33,25 @@ export interface FsModule {
    * Without it (a wrapper that only forwards `promises`) the walk uses `promises.lstat`.
    */
   readonly lstat?: typeof lstat;
+  /**
+   * The callback forms of the calls each download makes, when the module has them (the same reason: a first
+   * mirror of small files makes several per file). `viaCallback` picks them.
+   */
+  readonly stat?: typeof stat;
+  readonly link?: typeof link;
+  readonly unlink?: typeof unlink;
+  readonly utimes?: typeof utimes;
+  readonly rename?: typeof rename;
+}
+
+type Callback<R> = (err: NodeJS.ErrnoException | null, result: R) => void;
+
+/** `fs.<name>(...args)` through its callback form when the module has it, else through `fs.promises`. */
+export function viaCallback<A extends unknown[], R>(
+  cb: ((...args: [...A, Callback<R>]) => void) | undefined,
+  promised: (...args: A) => Promise<R>,
+  ...args: A
+): Promise<R> {
+  if (cb === undefined) return promised(...args);
+  return new Promise<R>((resolve, reject) => cb(...args, (err, r) => (err === null ? resolve(r) : reject(err))));
 }

@@ -22,7 +22,7 @@ import type { LocalGuard } from '../core/operations.js';
 import type { LocalFs, ScanOptions } from '../ports/local-fs.js';
 import { assertParentsInside, firstBadAncestor } from './containment.js';
 import { classifyFsError, errnoOf } from './fs-errors.js';
-import type { FsModule } from './fs-module.js';
+import { viaCallback, type FsModule } from './fs-module.js';
 import { checkGuard, localChanged, lstatOrUndefined, nameTwinAppeared } from './guard.js';
 import { NameTwins } from './name-twins.js';
 import { sha1File } from './hash.js';
@@ -144,7 +144,7 @@ export class DiskLocalFs implements LocalFs {
     }
     try {
       await assertParentsInside(this.#fs, this.rootPath, path);
-      if (mtimeMs !== undefined) await this.#fs.promises.utimes(tempAbs, new Date(), new Date(mtimeMs));
+      if (mtimeMs !== undefined) await this.#utimes(tempAbs, mtimeMs);
       // A synced temp file's bytes are durable already; its mtime may not be after a power cut, which costs one
       // re-hash of an unchanged file at the next scan, never an upload.
       if (opts?.synced !== true) await this.#fsync(tempAbs);
@@ -223,13 +223,13 @@ export class DiskLocalFs implements LocalFs {
       case 'absent':
         await this.#linkNoClobber(tempAbs, target, path, async () => {
           await checkGuard(this.#fs, target, path, guard);
-          await this.#fs.promises.rename(tempAbs, target);
+          await this.#rename(tempAbs, target);
         });
-        await this.#fs.promises.unlink(tempAbs).catch(() => undefined);
+        await this.#unlink(tempAbs).catch(() => undefined);
         return;
       case 'file':
         await checkGuard(this.#fs, target, path, guard);
-        await this.#fs.promises.rename(tempAbs, target);
+        await this.#rename(tempAbs, target);
         return;
       case 'folder':
         await checkGuard(this.#fs, target, path, guard);
@@ -246,10 +246,27 @@ export class DiskLocalFs implements LocalFs {
     }
   }
 
+  // The calls each download makes, through the callback forms when the module has them (fs-module.ts).
+  #utimes(abs: string, mtimeMs: number): Promise<void> {
+    return viaCallback(this.#fs.utimes, (p: string, a: Date, m: Date) => this.#fs.promises.utimes(p, a, m), abs, new Date(), new Date(mtimeMs));
+  }
+
+  #link(from: string, to: string): Promise<void> {
+    return viaCallback(this.#fs.link, (a: string, b: string) => this.#fs.promises.link(a, b), from, to);
+  }
+
+  #unlink(abs: string): Promise<void> {
+    return viaCallback(this.#fs.unlink, (p: string) => this.#fs.promises.unlink(p), abs);
+  }
+
+  #rename(from: string, to: string): Promise<void> {
+    return viaCallback(this.#fs.rename, (a: string, b: string) => this.#fs.promises.rename(a, b), from, to);
+  }
+
   /** link(2) refuses an existing target; without hard-link support, `fallback` does a checked rename. */
   async #linkNoClobber(from: string, to: string, path: RelPath, fallback: () => Promise<void>): Promise<void> {
     try {
-      await this.#fs.promises.link(from, to);
+      await this.#link(from, to);
     } catch (e) {
       const errno = errnoOf(e);
       if (errno === 'EEXIST') throw localChanged(path, { state: 'absent' }, await lstatOrUndefined(this.#fs, to));

@@ -17,6 +17,7 @@
  * missed. A missed twin is caught one step later: the planner sees both names and reports the pair as a clash;
  * nothing is lost.
  */
+import type { Stats } from 'node:fs';
 import { foldKey } from '../core/paths.js';
 import type { FsModule } from './fs-module.js';
 import { isTempName } from './temp-name.js';
@@ -136,8 +137,10 @@ export class NameTwins {
   }
 
   async #stamp(dirAbs: string): Promise<string | undefined> {
+    const stat = this.#fs.stat;
     try {
-      const st = await this.#fs.promises.stat(dirAbs);
+      // stat, not lstat: the root folder itself may be a symlink to the folder it stands for.
+      const st = stat === undefined ? await this.#fs.promises.stat(dirAbs) : await new Promise<Stats>((resolve, reject) => stat(dirAbs, (err, s) => (err === null ? resolve(s) : reject(err))));
       return `${st.ino}:${st.mtimeMs}:${st.ctimeMs}`;
     } catch {
       return undefined;
