@@ -48,6 +48,8 @@ export class TransferQueue {
   private readonly live = new Set<Live>();
   private readonly pending = new Map<RootId, { ops: number; bytes: number }>();
   private readonly samples: { atMs: number; bytes: number }[] = [];
+  /** The bytes of `samples`, kept as they come and go (a sum per status report grew with the transfer rate). */
+  private sampledBytes = 0;
   private userPaused = false;
   private readonly onChange: () => void;
 
@@ -79,7 +81,10 @@ export class TransferQueue {
     try {
       return await task.run((p) => {
         const delta = p.doneBytes - entry.status.doneBytes;
-        if (delta > 0) this.samples.push({ atMs: this.clock.now(), bytes: delta });
+        if (delta > 0) {
+          this.samples.push({ atMs: this.clock.now(), bytes: delta });
+          this.sampledBytes += delta;
+        }
         entry.status = { ...entry.status, doneBytes: p.doneBytes, totalBytes: p.totalBytes };
         this.trimSamples();
         this.onChange();
@@ -97,7 +102,7 @@ export class TransferQueue {
 
   private trimSamples(): void {
     const cutoff = this.clock.now() - RATE_WINDOW_MS;
-    while (this.samples.length > 0 && this.samples[0]!.atMs < cutoff) this.samples.shift();
+    while (this.samples.length > 0 && this.samples[0]!.atMs < cutoff) this.sampledBytes -= this.samples.shift()!.bytes;
   }
 
   private stopLanes(): void {
@@ -139,9 +144,8 @@ export class TransferQueue {
   rateBytesPerSec(): number {
     this.trimSamples();
     if (this.samples.length === 0) return 0;
-    const bytes = this.samples.reduce((n, s) => n + s.bytes, 0);
     const spanMs = Math.max(1000, this.clock.now() - this.samples[0]!.atMs);
-    return (bytes * 1000) / spanMs;
+    return (this.sampledBytes * 1000) / spanMs;
   }
 
   async onIdle(): Promise<void> {

@@ -81,6 +81,35 @@ describe('TransferQueue', () => {
     expect(q.inFlight(root)).toEqual([]);
   });
 
+  it('rates the bytes of the last 10 s: samples leave the rate as they age out', async () => {
+    const clock = new ManualClock();
+    const q = new TransferQueue({ concurrency: 1, clock });
+    let step!: (n: number) => void;
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const run = q.add(
+      task('y.bin', 'down', 1000, async (onProgress) => {
+        step = (n) => onProgress({ doneBytes: n, totalBytes: 1000 });
+        step(0);
+        await gate;
+        return done;
+      }),
+    );
+    await waitFor(() => (step === undefined ? null : true), { what: 'the transfer to start' });
+    clock.advance(1000);
+    step(400);
+    expect(q.rateBytesPerSec()).toBe(400); // 400 bytes over the 1 s floor
+    clock.advance(2000);
+    step(1000);
+    expect(q.rateBytesPerSec()).toBe(500); // 1,000 bytes over the 2 s since the first sample
+    clock.advance(9500);
+    expect(q.rateBytesPerSec()).toBeCloseTo(600_000 / 9500, 6); // the first sample aged out
+    clock.advance(1000);
+    expect(q.rateBytesPerSec()).toBe(0);
+    release();
+    await run;
+  });
+
   it('returns a 429 as the item failure it is: the pacer in the Box adapter owns retries of rate limits', async () => {
     const clock = new ManualClock();
     const q = new TransferQueue({ concurrency: 1, clock });
