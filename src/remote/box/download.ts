@@ -38,8 +38,19 @@ export interface DownloadDeps {
 
 const DEFAULT_DEADLINE = { baseMs: 5 * 60_000, minBytesPerSec: 64 * 1024 };
 
+/** The `box-download` child of each adapter's logger, made once (a child per download was pino work per file). */
+const downloadLogs = new WeakMap<Logger, Logger>();
+function downloadLog(logger: Logger): Logger {
+  let log = downloadLogs.get(logger);
+  if (log === undefined) {
+    log = logger.child({ component: 'box-download' });
+    downloadLogs.set(logger, log);
+  }
+  return log;
+}
+
 export async function download(deps: DownloadDeps, req: DownloadRequest): Promise<DownloadResult> {
-  const log = deps.logger.child({ component: 'box-download' });
+  const log = downloadLog(deps.logger);
   const limit = req.expectSizeBytes;
   if (limit !== undefined) await deps.freeSpace.admit(req.id, req.destPath, limit);
   const d = deps.deadline ?? DEFAULT_DEADLINE;
@@ -114,7 +125,7 @@ async function withRetries<T>(deps: DownloadDeps, req: DownloadRequest, open: ()
       return await open();
     } catch (e) {
       if (!isSyncError(e) || !isTransient(e) || attempt >= (deps.maxAttempts ?? 5) || req.signal?.aborted) throw e;
-      deps.logger.child({ component: 'box-download' }).debug({ id: req.id, attempt, code: e.code }, 'opening the download failed; trying again');
+      downloadLog(deps.logger).debug({ id: req.id, attempt, code: e.code }, 'opening the download failed; trying again');
       await deps.http.backoff(attempt, e.retryAfterMs, req.signal);
     }
   }
