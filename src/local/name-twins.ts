@@ -19,7 +19,7 @@
  */
 import type { Stats } from 'node:fs';
 import { foldKey } from '../core/paths.js';
-import type { FsModule } from './fs-module.js';
+import { viaCallback, type FsModule } from './fs-module.js';
 import { isTempName } from './temp-name.js';
 
 interface Listing {
@@ -137,10 +137,9 @@ export class NameTwins {
   }
 
   async #stamp(dirAbs: string): Promise<string | undefined> {
-    const stat = this.#fs.stat;
     try {
       // stat, not lstat: the root folder itself may be a symlink to the folder it stands for.
-      const st = stat === undefined ? await this.#fs.promises.stat(dirAbs) : await new Promise<Stats>((resolve, reject) => stat(dirAbs, (err, s) => (err === null ? resolve(s) : reject(err))));
+      const st = await viaCallback<[string], Stats>(this.#fs.stat, (p) => this.#fs.promises.stat(p), dirAbs);
       return `${st.ino}:${st.mtimeMs}:${st.ctimeMs}`;
     } catch {
       return undefined;
