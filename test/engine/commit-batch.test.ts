@@ -20,6 +20,20 @@ function base(path: string, remoteId: string): SyncedEntry {
   return { path: p(path), remoteId: id(remoteId), kind: 'file', etag: '1', sha1: 'a'.repeat(40), versionId: null, sizeBytes: 1, inode: 7, mtimeMs: 1000, url: null };
 }
 
+/** A CommitBatch on the real journal that records the size of each commit. */
+function recordingBatch(journal: Journal, o: Omit<ConstructorParameters<typeof CommitBatch>[0], 'transactionEach' | 'beforeCommit'>): { batch: CommitBatch; sizes: number[] } {
+  const sizes: number[] = [];
+  const batch = new CommitBatch({
+    transactionEach: (w) => {
+      sizes.push(w.length);
+      return journal.transactionEach(w);
+    },
+    beforeCommit: async () => undefined,
+    ...o,
+  });
+  return { batch, sizes };
+}
+
 const settle = (ps: Promise<void>[]) => Promise.allSettled(ps).then((rs) => rs.map((r) => (r.status === 'fulfilled' ? 'ok' : String((r.reason as Error).message))));
 
 describe('Journal.transactionEach', () => {
@@ -133,32 +147,16 @@ describe('CommitBatch', () => {
 
   it('holds at most maxPerCommit outcomes in one transaction', async () => {
     const { journal } = j;
-    const sizes: number[] = [];
-    const batch = new CommitBatch({
-      transactionEach: (w) => {
-        sizes.push(w.length);
-        return journal.transactionEach(w);
-      },
-      beforeCommit: async () => undefined,
-      maxPerCommit: 3,
-    });
+    const { batch, sizes } = recordingBatch(journal, { maxPerCommit: 3 });
     await Promise.all(Array.from({ length: 7 }, (_, k) => batch.add(() => journal.putSynced(root, base(`f${k}`, String(k))))));
     expect(sizes).toEqual([3, 3, 1]);
   });
 
   it('gathers outcomes while more are expected, and commits at once when the last one comes', async () => {
     const { journal } = j;
-    const sizes: number[] = [];
     let running = 5;
-    const batch = new CommitBatch({
-      transactionEach: (w) => {
-        sizes.push(w.length);
-        return journal.transactionEach(w);
-      },
-      beforeCommit: async () => undefined,
-      expectMore: () => running > 0,
-      gatherMs: 60_000, // never waited out here: each commit below is released by its condition
-    });
+    // gatherMs is never waited out here: each commit below is released by its condition.
+    const { batch, sizes } = recordingBatch(journal, { expectMore: () => running > 0, gatherMs: 60_000 });
     const done: Promise<void>[] = [];
     for (let k = 0; k < 5; k++) {
       await new Promise((r) => setTimeout(r, 2));
@@ -174,18 +172,8 @@ describe('CommitBatch', () => {
 
   it('commits what it gathered when gatherCount is reached, or when the operations it waited for end without an outcome', async () => {
     const { journal } = j;
-    const sizes: number[] = [];
     let running = 10;
-    const batch = new CommitBatch({
-      transactionEach: (w) => {
-        sizes.push(w.length);
-        return journal.transactionEach(w);
-      },
-      beforeCommit: async () => undefined,
-      expectMore: () => running > 0,
-      gatherMs: 60_000,
-      gatherCount: 3,
-    });
+    const { batch, sizes } = recordingBatch(journal, { expectMore: () => running > 0, gatherMs: 60_000, gatherCount: 3 });
     const first = [0, 1, 2].map((k) => batch.add(() => journal.putSynced(root, base(`c${k}`, String(k)))));
     running -= 3;
     await Promise.all(first);
