@@ -24,6 +24,45 @@ export const OBSERVE_CONCURRENCY = 16;
 /** Entries of one folder lstat-ed at once (no buffers involved: only the pool's queue grows). */
 export const LSTAT_WINDOW = 64;
 
+/**
+ * File systems (statfs f_type) whose lstat answers from this machine: ext2/3/4, XFS, Btrfs, tmpfs, overlayfs, ZFS,
+ * F2FS, bcachefs. Anywhere else (NFS, SMB, FUSE, ...) a synchronous lstat could hold the main thread for as long as
+ * the network does, so the walk keeps to the thread pool there.
+ */
+const LOCAL_FS_TYPES = new Set([0xef53, 0x58465342, 0x9123683e, 0x01021994, 0x794c7630, 0x2fc12fc1, 0xf2f52010, 0xca451a4e]);
+/**
+ * A window of synchronous lstats slower than this per entry (a cached one takes a few microseconds; one that reads
+ * the disk, tens to hundreds) means the tree is not in the cache: the rest of the walk goes through the thread pool,
+ * whose threads read the disk in parallel and leave the main thread free.
+ */
+export const SYNC_LSTAT_MAX_MS_EACH = 0.025;
+/** Slow windows in a row that turn synchronous lstats off. */
+export const SYNC_LSTAT_SLOW_WINDOWS = 3;
+
+/**
+ * Whether the walk stats synchronously: on at the start on a local disk (`syncStatFor`), off for the rest of the
+ * walk after SYNC_LSTAT_SLOW_WINDOWS windows in a row each slower than SYNC_LSTAT_MAX_MS_EACH per entry (one slow
+ * window alone can be a garbage collection or the scheduler; several in a row are the disk).
+ */
+export class SyncStatGate {
+  #slowWindows = 0;
+  constructor(public on: boolean) {}
+
+  /** A window of `entries` synchronous lstats took `ms`. */
+  record(entries: number, ms: number): void {
+    this.#slowWindows = ms > entries * SYNC_LSTAT_MAX_MS_EACH ? this.#slowWindows + 1 : 0;
+    if (this.#slowWindows >= SYNC_LSTAT_SLOW_WINDOWS) this.on = false;
+  }
+}
+
+/** The walk's gate: on when the module has synchronous lstats and the root is on a local disk. */
+async function syncStatFor(fs: FsModule, rootPath: string): Promise<SyncStatGate> {
+  const statfs = fs.statfs;
+  if (fs.lstatSync === undefined || statfs === undefined) return new SyncStatGate(false);
+  const type = await new Promise<number | null>((resolve) => statfs(rootPath, (err, st) => resolve(err === null ? Number(st.type) >>> 0 : null)));
+  return new SyncStatGate(type !== null && LOCAL_FS_TYPES.has(type));
+}
+
 export function kindOf(st: Stats): LocalKind {
   if (st.isSymbolicLink()) return 'symlink';
   if (st.isDirectory()) return 'folder';
@@ -43,8 +82,13 @@ interface ScanContext {
   readonly opts: ScanOptions;
 }
 
-export async function* scanTree(ctx: ScanContext): AsyncGenerator<readonly LocalEntry[]> {
-  const { fs, abs, opts } = ctx;
+interface WalkContext extends ScanContext {
+  /** Synchronous lstats while they are fast (SyncStatGate). */
+  readonly syncStat: SyncStatGate;
+}
+
+export async function* scanTree(scan: ScanContext): AsyncGenerator<readonly LocalEntry[]> {
+  const { fs, abs, opts } = scan;
   // The root itself may be a symlink the user chose (~/Box -> /mnt/data/box); only entries inside are never followed.
   const rootStat = await fs.promises.stat(abs('')).catch(() => undefined);
   if (rootStat === undefined || !rootStat.isDirectory()) {
@@ -55,6 +99,7 @@ export async function* scanTree(ctx: ScanContext): AsyncGenerator<readonly Local
       details: { path: abs('') },
     });
   }
+  const ctx: WalkContext = { ...scan, syncStat: await syncStatFor(fs, abs('')) };
   let batch: LocalEntry[] = [];
   const stack: (RelPath | '')[] = [];
   if (opts.under === undefined) {
@@ -95,9 +140,9 @@ export async function* scanTree(ctx: ScanContext): AsyncGenerator<readonly Local
  * Observe some entries of one folder, in name order: every lstat at once (cheap, and the pool stays busy), then
  * the rest of each observation (ignore rules, the hash when one is needed) at most OBSERVE_CONCURRENCY at a time.
  */
-async function observeNames(ctx: ScanContext, dir: RelPath | '', names: readonly string[]): Promise<(LocalEntry | undefined)[]> {
+async function observeNames(ctx: WalkContext, dir: RelPath | '', names: readonly string[]): Promise<(LocalEntry | undefined)[]> {
   const paths = names.map((name) => (isTempName(name) ? null : asRelPath(dir === '' ? name : `${dir}/${name}`)));
-  const stats = await Promise.all(paths.map((path) => (path === null ? undefined : lstatOrUndefined(ctx.fs, ctx.abs(path)))));
+  const stats = ctx.syncStat.on ? lstatWindowSync(ctx, paths) : await Promise.all(paths.map((path) => (path === null ? undefined : lstatOrUndefined(ctx.fs, ctx.abs(path)))));
   const out: (LocalEntry | undefined)[] = new Array(names.length);
   for (let i = 0; i < names.length; i += OBSERVE_CONCURRENCY) {
     const part = await Promise.all(
@@ -114,6 +159,24 @@ async function observeNames(ctx: ScanContext, dir: RelPath | '', names: readonly
     for (let k = 0; k < part.length; k++) out[i + k] = part[k];
   }
   return out;
+}
+
+/** One window's lstats, synchronously; turns ctx.syncStat off when they were not answered from the cache. */
+function lstatWindowSync(ctx: WalkContext, paths: readonly (RelPath | null)[]): (Stats | undefined)[] {
+  const lstatSync = ctx.fs.lstatSync!;
+  const t0 = performance.now();
+  const stats = paths.map((path) => {
+    if (path === null) return undefined;
+    try {
+      return lstatSync(ctx.abs(path), { throwIfNoEntry: false });
+    } catch (e) {
+      // Gone, or a folder on the way replaced by a file, since the listing: as lstatOrUndefined.
+      if (errnoOf(e) === 'ENOTDIR' || errnoOf(e) === 'ENOENT') return undefined;
+      throw e;
+    }
+  });
+  ctx.syncStat.record(paths.length, performance.now() - t0);
+  return stats;
 }
 
 /** The names in a folder, sorted; [] when it is gone; null when it cannot be read (after onUnreadable). */

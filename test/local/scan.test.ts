@@ -8,6 +8,7 @@ import { createIgnoreMatcher } from '../../src/local/ignore.js';
 import { createLocalFs } from '../../src/local/local-fs.js';
 import { createLocalTrash } from '../../src/local/local-trash.js';
 import type { ScanOptions } from '../../src/ports/local-fs.js';
+import { LSTAT_WINDOW, SYNC_LSTAT_MAX_MS_EACH, SYNC_LSTAT_SLOW_WINDOWS, SyncStatGate } from '../../src/local/scan.js';
 import { withFaults } from './faulty-fs.js';
 
 const sha1 = (s: string): string => createHash('sha1').update(s).digest('hex');
@@ -88,6 +89,110 @@ describe('scan (memfs)', () => {
     expect(names).toEqual([...names].sort());
     expect(names).not.toContain('w/f070');
     expect(callbackStats).toBe(151);
+  });
+
+  describe('synchronous lstats on a local disk', () => {
+    /** memfs with statfs answering `fsType` and both lstats counted; `slowSync(n)` says whether the n-th sync call takes 0.2 ms. */
+    function counted(files: Record<string, string>, fsType: number, slowSync: (n: number) => boolean = () => false, gone?: string) {
+      // `gone`: its folder replaced by a file between the listing and this lstat (ENOTDIR), through either lstat.
+      const notDir = (): NodeJS.ErrnoException => Object.assign(new Error('ENOTDIR: not a directory'), { code: 'ENOTDIR' });
+      const calls = { sync: 0, callback: 0 };
+      const cache = new Map<string, unknown>();
+      const { local, fs } = setup(files, (mem) => ({
+        promises: mem.promises,
+        createReadStream: mem.createReadStream,
+        statfs: ((path: string, cb: (err: null, st: { type: number }) => void) => cb(null, { type: fsType })) as unknown as FsModule['statfs'],
+        lstat: ((path: string, cb: (err: NodeJS.ErrnoException | null, st?: unknown) => void) => {
+          calls.callback += 1;
+          if (path === gone) return cb(notDir());
+          (mem.lstat as (p: string, c: typeof cb) => void)(path, cb);
+        }) as FsModule['lstat'],
+        lstatSync: ((path: string, opts: object) => {
+          calls.sync += 1;
+          if (path === gone) throw notDir();
+          // A lstat that reads the disk: this one takes 0.2 ms, far over SYNC_LSTAT_MAX_MS_EACH.
+          if (slowSync(calls.sync)) for (const until = performance.now() + 0.2; performance.now() < until; );
+          // Answered from stats taken before the walk (a cached lstat), so that only slowSync decides what is slow.
+          if (!cache.has(path)) cache.set(path, (mem.lstatSync as (p: string, o: object) => unknown)(path, opts));
+          return cache.get(path);
+        }) as FsModule['lstatSync'],
+      }));
+      for (const path of [...Object.keys(files), ...Object.keys(files).map((f) => f.slice(0, f.lastIndexOf('/')))]) {
+        if (path !== gone && !cache.has(path)) cache.set(path, fs.lstatSync!(path, { throwIfNoEntry: false }));
+      }
+      calls.sync = 0;
+      return { calls, local };
+    }
+    const folderOf = (n: number): Record<string, string> => {
+      const files: Record<string, string> = {};
+      for (let i = 0; i < n; i++) files[`/r/w/f${String(i).padStart(3, '0')}`] = String(i);
+      return files;
+    };
+    const EXT4 = 0xef53;
+
+    it('stats every entry synchronously while the lstats answer fast, with the same entries as through the pool', async () => {
+      const files = { ...folderOf(150), '/r/w/f010/inside': 'f010 becomes a folder' };
+      delete (files as Record<string, string>)['/r/w/f010'];
+      const { calls, local } = counted(files, EXT4, undefined, '/r/w/f020');
+      const sync = await collect(local.scan(base));
+      // 'w', its 150 entries, and f010/inside, each stat-ed once (synchronously while the gate stayed on: the gate
+      // test below says when it turns off).
+      expect(calls.sync + calls.callback).toBe(152);
+      expect(calls.sync).toBeGreaterThan(0);
+      const pooled = await collect(counted(files, 0x6969, undefined, '/r/w/f020').local.scan(base));
+      // Two volumes of the same files: all but the mtimes agree.
+      const shape = (es: LocalEntry[]) => es.map(({ mtimeMs: _, ...rest }) => rest);
+      expect(shape(sync.entries)).toEqual(shape(pooled.entries));
+      expect(sync.entries.map((e) => e.path as string)).toContain('w/f010/inside');
+      expect(sync.entries.map((e) => e.path as string)).not.toContain('w/f020');
+      expect(sync.entries).toHaveLength(151);
+    });
+
+    it('goes back to the thread pool for the rest of the walk after SYNC_LSTAT_SLOW_WINDOWS slow windows in a row', async () => {
+      const { calls, local } = counted(folderOf(300), EXT4, () => true);
+      const { entries } = await collect(local.scan(base));
+      const names = entries.map((e) => e.path as string).filter((x) => x.startsWith('w/'));
+      expect(names).toHaveLength(300);
+      expect(names).toEqual([...names].sort());
+      // 'w' itself (its own window of one, slow) and two windows of 64 of its entries; then the pool.
+      expect(calls).toEqual({ sync: 1 + 2 * LSTAT_WINDOW, callback: 300 - 2 * LSTAT_WINDOW });
+      expect(SYNC_LSTAT_SLOW_WINDOWS).toBe(3);
+    });
+
+    it('the gate: off after SYNC_LSTAT_SLOW_WINDOWS slow windows in a row, never after fewer, and a fast one resets the count', () => {
+      const slowMs = 64 * SYNC_LSTAT_MAX_MS_EACH * 2;
+      const fastMs = 64 * SYNC_LSTAT_MAX_MS_EACH / 4;
+      const gate = new SyncStatGate(true);
+      for (let i = 0; i < 10; i++) {
+        for (let k = 0; k < SYNC_LSTAT_SLOW_WINDOWS - 1; k++) gate.record(64, slowMs);
+        gate.record(64, fastMs);
+      }
+      expect(gate.on).toBe(true);
+      // The limit is per entry: a window of one is slow at a sixty-fourth of a full window's time.
+      gate.record(1, slowMs / 64);
+      gate.record(64, slowMs);
+      expect(gate.on).toBe(true);
+      gate.record(64, slowMs);
+      expect(gate.on).toBe(false);
+      gate.record(64, fastMs);
+      expect(gate.on).toBe(false);
+      expect(new SyncStatGate(false).on).toBe(false);
+    });
+
+    it('never stats synchronously on a file system that is not on this machine (NFS), or when statfs fails', async () => {
+      const nfs = counted(folderOf(100), 0x6969);
+      expect((await collect(nfs.local.scan(base))).entries).toHaveLength(101);
+      expect(nfs.calls).toEqual({ sync: 0, callback: 101 });
+      const failing = setup(folderOf(100), (mem) => ({
+        promises: mem.promises,
+        createReadStream: mem.createReadStream,
+        statfs: ((path: string, cb: (err: Error) => void) => cb(new Error('EIO'))) as unknown as FsModule['statfs'],
+        lstatSync: (() => {
+          throw new Error('must not be called');
+        }) as unknown as FsModule['lstatSync'],
+      }));
+      expect((await collect(failing.local.scan(base))).entries).toHaveLength(101);
+    });
   });
 
   it('keeps the known SHA-1 of an unchanged file and hashes a changed one only when asked', async () => {
