@@ -85,6 +85,7 @@ export function readOnlyLocalFs(fs: LocalFs): LocalFs {
     childNames: (p) => fs.childNames(p),
     rootExists: () => fs.rootExists(),
     mkdir: refuse('create a folder'),
+    openTemp: refuse('create a temp file'),
     discardTemp: refuse('remove a temp file'),
     createRoot: refuse('create the root folder'),
     commitTemp: refuse('write a file'),

@@ -4,7 +4,7 @@
  *
  * Guards: remote writes send the etag the plan was based on (If-Match); local replaces, moves and deletes go
  * through LocalFs, which re-checks the LocalGuard right before acting; an upload re-stats its source and refuses
- * when it no longer matches the plan. Downloads land in LocalFs.tempPathFor(path), the adapter verifies the
+ * when it no longer matches the plan. Downloads land in a temp file from LocalFs.openTemp(path), the adapter verifies the
  * SHA-1, and commitTemp renames into place after re-checking the guard. Any failure is a SyncError; the
  * caller branches on its disposition only.
  */
@@ -137,21 +137,24 @@ async function run(op: Operation, ctx: ExecContext): Promise<OpResult> {
 
 async function download(path: RelPath, op: Extract<Operation, { kind: 'download' }>, ctx: ExecContext): Promise<OpResult> {
   const { fs, remote } = ctx;
-  const temp = fs.tempPathFor(path);
+  const file = await fs.openTemp(path);
+  const temp = file.path;
   try {
     const got = await remote.download({
       id: op.remoteId,
       destPath: temp,
+      destFile: file,
       expectSha1: op.expect.sha1,
       expectSizeBytes: op.expect.sizeBytes,
       onProgress: ctx.onProgress,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     });
-    // The download fsynced the bytes (DownloadRequest.destPath): commitTemp need not open the file again.
+    // The download fsynced the bytes (DownloadRequest.destFile): commitTemp need not open the file again.
     const local = await fs.commitTemp(temp, path, op.guard, op.expect.modifiedAtMs, { synced: true });
     return { local: { ...local, sha1: got.sha1 }, bytes: got.sizeBytes };
   } catch (e) {
-    // The temp file is ours (never user data): leave nothing half-written behind.
+    // The temp file is ours (never user data): leave nothing half-written behind (the download closed it).
+    await file.close();
     await fs.discardTemp(temp);
     // The folder went away or moved while the bytes came (a local rename of a parent): plan again from the trees.
     if (!isSyncError(e) && (e as NodeJS.ErrnoException).code === 'ENOENT') throw localChanged(path);

@@ -2,7 +2,31 @@
  * The file system the local adapter works on, injected: `node:fs` in production (pass the module itself), memfs
  * in unit tests of the adapter's logic. Only what the adapter uses; every path is absolute.
  */
-import type { createReadStream, link, lstat, lstatSync, rename, stat, statfs, unlink, utimes } from 'node:fs';
+import type {
+  close,
+  closeSync,
+  createReadStream,
+  fsync,
+  ftruncate,
+  ftruncateSync,
+  link,
+  linkSync,
+  lstat,
+  lstatSync,
+  open,
+  openSync,
+  rename,
+  renameSync,
+  stat,
+  statSync,
+  statfs,
+  unlink,
+  unlinkSync,
+  utimes,
+  utimesSync,
+  write,
+  writeSync,
+} from 'node:fs';
 import type * as fsp from 'node:fs/promises';
 
 export interface FsModule {
@@ -43,12 +67,29 @@ export interface FsModule {
   readonly utimes?: typeof utimes;
   readonly rename?: typeof rename;
   /**
-   * The tree walk's synchronous lstat, used only on a local disk (statfs's type, see scan.ts `syncStatFor`) and only
-   * while it answers from the cache: 100,000 cached entries cost about 0.5 s of CPU through it against 1.3-2.3 s
-   * through the callback form and the thread pool.
+   * The synchronous forms of those calls and statfs: on a local disk, while they answer quickly, the tree walk
+   * (scan.ts) and the local adapter (quick-fs.ts) use them instead of the thread pool.
    */
   readonly lstatSync?: typeof lstatSync;
+  readonly statSync?: typeof statSync;
+  readonly linkSync?: typeof linkSync;
+  readonly unlinkSync?: typeof unlinkSync;
+  readonly utimesSync?: typeof utimesSync;
+  readonly renameSync?: typeof renameSync;
   readonly statfs?: typeof statfs;
+  /**
+   * The file-descriptor calls a download's temp file is written with (temp-file.ts), callback and synchronous
+   * forms; without them it is written through `promises.open`'s FileHandle.
+   */
+  readonly open?: typeof open;
+  readonly openSync?: typeof openSync;
+  readonly write?: typeof write;
+  readonly writeSync?: typeof writeSync;
+  readonly ftruncate?: typeof ftruncate;
+  readonly ftruncateSync?: typeof ftruncateSync;
+  readonly close?: typeof close;
+  readonly closeSync?: typeof closeSync;
+  readonly fsync?: typeof fsync;
 }
 
 type Callback<R> = (err: NodeJS.ErrnoException | null, result: R) => void;

@@ -19,15 +19,17 @@ import type { Logger } from 'pino';
 import { SyncError } from '../core/errors.js';
 import { asRelPath, type LocalEntry, type RelPath } from '../core/model.js';
 import type { LocalGuard } from '../core/operations.js';
-import type { LocalFs, ScanOptions } from '../ports/local-fs.js';
+import type { LocalFs, ScanOptions, TempFile } from '../ports/local-fs.js';
 import { assertParentsInside, firstBadAncestor } from './containment.js';
 import { classifyFsError, errnoOf } from './fs-errors.js';
 import { viaCallback, type FsModule } from './fs-module.js';
 import { checkGuard, localChanged, lstatOrUndefined, nameTwinAppeared } from './guard.js';
 import { NameTwins } from './name-twins.js';
+import { onLocalDisk, QUICK_CALL_MAX_MS, QUICK_CALL_OFF_MS, QuickGate, quickFs } from './quick-fs.js';
 import { sha1File } from './hash.js';
 import type { LocalTrash } from './local-trash.js';
 import { entryFromStats, scanTree } from './scan.js';
+import { openTempFile } from './temp-file.js';
 import { isTempName, newTempName } from './temp-name.js';
 
 export interface LocalFsOptions {
@@ -43,7 +45,10 @@ const NO_HARDLINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EMLIN
 
 export class DiskLocalFs implements LocalFs {
   readonly rootPath: string;
+  /** The module with quick synchronous metadata calls on a local disk (quick-fs.ts); `#rawFs` as given. */
   readonly #fs: FsModule;
+  readonly #rawFs: FsModule;
+  readonly #gate: QuickGate;
   readonly #trash: LocalTrash;
   readonly #logger: Logger | undefined;
   readonly #twins: NameTwins;
@@ -53,10 +58,15 @@ export class DiskLocalFs implements LocalFs {
   constructor(opts: LocalFsOptions) {
     if (!opts.rootPath.startsWith('/')) throw new Error(`the sync root must be an absolute path, got "${opts.rootPath}"`);
     this.rootPath = opts.rootPath.length > 1 ? opts.rootPath.replace(/\/+$/, '') : opts.rootPath;
-    this.#fs = opts.fs;
+    this.#rawFs = opts.fs;
+    // Off until statfs says the root is on a local disk (a call or two before that goes through the pool).
+    const gate = new QuickGate(false, QUICK_CALL_MAX_MS, QUICK_CALL_OFF_MS);
+    void onLocalDisk(opts.fs, this.rootPath).then((local) => gate.set(local));
+    this.#gate = gate;
+    this.#fs = quickFs(opts.fs, gate);
     this.#trash = opts.trash;
     this.#logger = opts.logger;
-    this.#twins = new NameTwins(opts.fs);
+    this.#twins = new NameTwins(this.#fs);
   }
 
   abs(path: RelPath): string {
@@ -66,7 +76,8 @@ export class DiskLocalFs implements LocalFs {
 
   scan(opts: ScanOptions): AsyncIterable<readonly LocalEntry[]> {
     if (opts.under !== undefined) assertRelPath(opts.under);
-    return scanTree({ fs: this.#fs, rootPath: this.rootPath, abs: (p) => (p === '' ? this.rootPath : this.abs(p)), opts });
+    // The walk times its own synchronous lstats, a window at a time (scan.ts).
+    return scanTree({ fs: this.#rawFs, rootPath: this.rootPath, abs: (p) => (p === '' ? this.rootPath : this.abs(p)), opts });
   }
 
   /** undefined also when a folder on the way is a symlink: such a path is not part of the tree. */
@@ -109,6 +120,15 @@ export class DiskLocalFs implements LocalFs {
 
   tempPathFor(path: RelPath): string {
     return join(dirname(this.abs(path)), newTempName());
+  }
+
+  async openTemp(path: RelPath): Promise<TempFile> {
+    try {
+      await assertParentsInside(this.#fs, this.rootPath, path);
+    } catch (e) {
+      throw classifyFsError(e, { action: 'creating the temp file for', path });
+    }
+    return openTempFile(this.#fs, this.#gate, this.tempPathFor(path), path);
   }
 
   async childNames(path: RelPath | ''): Promise<readonly string[]> {

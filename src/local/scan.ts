@@ -12,6 +12,7 @@ import { classifyFsError, errnoOf } from './fs-errors.js';
 import type { FsModule } from './fs-module.js';
 import { sha1File } from './hash.js';
 import { lstatOrUndefined } from './guard.js';
+import { onLocalDisk, QuickGate } from './quick-fs.js';
 import { isTempName } from './temp-name.js';
 
 export const SCAN_BATCH_ENTRIES = 500;
@@ -25,43 +26,11 @@ export const OBSERVE_CONCURRENCY = 16;
 export const LSTAT_WINDOW = 64;
 
 /**
- * File systems (statfs f_type) whose lstat answers from this machine: ext2/3/4, XFS, Btrfs, tmpfs, overlayfs, ZFS,
- * F2FS, bcachefs. Anywhere else (NFS, SMB, FUSE, ...) a synchronous lstat could hold the main thread for as long as
- * the network does, so the walk keeps to the thread pool there.
- */
-const LOCAL_FS_TYPES = new Set([0xef53, 0x58465342, 0x9123683e, 0x01021994, 0x794c7630, 0x2fc12fc1, 0xf2f52010, 0xca451a4e]);
-/**
  * A window of synchronous lstats slower than this per entry (a cached one takes a few microseconds; one that reads
- * the disk, tens to hundreds) means the tree is not in the cache: the rest of the walk goes through the thread pool,
- * whose threads read the disk in parallel and leave the main thread free.
+ * the disk, tens to hundreds) counts as slow; QUICK_SLOW_IN_A_ROW of them turn synchronous lstats off for the rest
+ * of the walk, which then goes through the thread pool, whose threads read the disk in parallel (quick-fs.ts).
  */
 export const SYNC_LSTAT_MAX_MS_EACH = 0.025;
-/** Slow windows in a row that turn synchronous lstats off. */
-export const SYNC_LSTAT_SLOW_WINDOWS = 3;
-
-/**
- * Whether the walk stats synchronously: on at the start on a local disk (`syncStatFor`), off for the rest of the
- * walk after SYNC_LSTAT_SLOW_WINDOWS windows in a row each slower than SYNC_LSTAT_MAX_MS_EACH per entry (one slow
- * window alone can be a garbage collection or the scheduler; several in a row are the disk).
- */
-export class SyncStatGate {
-  #slowWindows = 0;
-  constructor(public on: boolean) {}
-
-  /** A window of `entries` synchronous lstats took `ms`. */
-  record(entries: number, ms: number): void {
-    this.#slowWindows = ms > entries * SYNC_LSTAT_MAX_MS_EACH ? this.#slowWindows + 1 : 0;
-    if (this.#slowWindows >= SYNC_LSTAT_SLOW_WINDOWS) this.on = false;
-  }
-}
-
-/** The walk's gate: on when the module has synchronous lstats and the root is on a local disk. */
-async function syncStatFor(fs: FsModule, rootPath: string): Promise<SyncStatGate> {
-  const statfs = fs.statfs;
-  if (fs.lstatSync === undefined || statfs === undefined) return new SyncStatGate(false);
-  const type = await new Promise<number | null>((resolve) => statfs(rootPath, (err, st) => resolve(err === null ? Number(st.type) >>> 0 : null)));
-  return new SyncStatGate(type !== null && LOCAL_FS_TYPES.has(type));
-}
 
 export function kindOf(st: Stats): LocalKind {
   if (st.isSymbolicLink()) return 'symlink';
@@ -83,8 +52,8 @@ interface ScanContext {
 }
 
 interface WalkContext extends ScanContext {
-  /** Synchronous lstats while they are fast (SyncStatGate). */
-  readonly syncStat: SyncStatGate;
+  /** Synchronous lstats while they are quick: on a local disk, a window at a time (SYNC_LSTAT_MAX_MS_EACH). */
+  readonly syncStat: QuickGate;
 }
 
 export async function* scanTree(scan: ScanContext): AsyncGenerator<readonly LocalEntry[]> {
@@ -99,7 +68,7 @@ export async function* scanTree(scan: ScanContext): AsyncGenerator<readonly Loca
       details: { path: abs('') },
     });
   }
-  const ctx: WalkContext = { ...scan, syncStat: await syncStatFor(fs, abs('')) };
+  const ctx: WalkContext = { ...scan, syncStat: new QuickGate(fs.lstatSync !== undefined && (await onLocalDisk(fs, abs(''))), SYNC_LSTAT_MAX_MS_EACH) };
   let batch: LocalEntry[] = [];
   const stack: (RelPath | '')[] = [];
   if (opts.under === undefined) {
@@ -161,7 +130,7 @@ async function observeNames(ctx: WalkContext, dir: RelPath | '', names: readonly
   return out;
 }
 
-/** One window's lstats, synchronously; turns ctx.syncStat off when they were not answered from the cache. */
+/** One window's lstats, synchronously, timed by ctx.syncStat. */
 function lstatWindowSync(ctx: WalkContext, paths: readonly (RelPath | null)[]): (Stats | undefined)[] {
   const lstatSync = ctx.fs.lstatSync!;
   const t0 = performance.now();

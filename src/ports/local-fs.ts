@@ -12,6 +12,20 @@ import type { LocalEntry, RelPath } from '../core/model.js';
 import type { LocalGuard } from '../core/operations.js';
 import type { SyncError } from '../core/errors.js';
 
+/** A temp file opened by LocalFs.openTemp. A failed call rejects with a classified SyncError (a full disk: `disk_full`). */
+export interface TempFile {
+  /** Its absolute path (from tempPathFor). */
+  readonly path: string;
+  /** Append `chunk`; resolves once all of it is handed to the kernel. */
+  write(chunk: Buffer): Promise<void>;
+  /** Empty it again (a download that must start over from byte 0). */
+  truncate(): Promise<void>;
+  /** fsync, then close: resolves once the bytes are durable. */
+  syncAndClose(): Promise<void>;
+  /** Close without fsync, after a failure; never rejects, and does nothing once closed. */
+  close(): Promise<void>;
+}
+
 export interface ScanOptions {
   /** Only this subtree (default: the whole root). */
   readonly under?: RelPath;
@@ -62,6 +76,11 @@ export interface LocalFs {
   mkdir(path: RelPath): Promise<LocalEntry>;
   /** A fresh temp path in the same folder as `path`, named so the watcher and scanner ignore it. */
   tempPathFor(path: RelPath): string;
+  /**
+   * A fresh temp file (tempPathFor) created and opened for writing: a download writes its bytes through it. Its
+   * `path` goes to commitTemp or discardTemp like any temp path.
+   */
+  openTemp(path: RelPath): Promise<TempFile>;
   /** Names in one folder ('' = the root), without boxsync's temp files; [] when the folder is gone. */
   childNames(path: RelPath | ''): Promise<readonly string[]>;
   /** Remove a temp file from tempPathFor (never user data); absent is fine. */

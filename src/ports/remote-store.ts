@@ -15,6 +15,7 @@
  *   `shutdownReason()` (core/errors.ts): a shutdown keeps the session and its record, so the next process resumes.
  */
 import type { RemoteEntry, RemoteId } from '../core/model.js';
+import type { TempFile } from './local-fs.js';
 
 export interface TransferProgress {
   readonly doneBytes: number;
@@ -28,6 +29,11 @@ export interface DownloadRequest {
    * are fsynced before the download resolves, so the caller need not open it again to make them durable.
    */
   readonly destPath: string;
+  /**
+   * destPath, opened by the caller (LocalFs.openTemp): the bytes are written through it, and it is fsynced and
+   * closed before the download resolves (closed when it fails). Without it the download opens destPath itself.
+   */
+  readonly destFile?: TempFile;
   /** SHA-1 the bytes must have; a mismatch throws SyncError code `checksum_mismatch` (retry) and leaves destPath. */
   readonly expectSha1: string | null;
   /**

@@ -8,7 +8,8 @@ import { createIgnoreMatcher } from '../../src/local/ignore.js';
 import { createLocalFs } from '../../src/local/local-fs.js';
 import { createLocalTrash } from '../../src/local/local-trash.js';
 import type { ScanOptions } from '../../src/ports/local-fs.js';
-import { LSTAT_WINDOW, SYNC_LSTAT_MAX_MS_EACH, SYNC_LSTAT_SLOW_WINDOWS, SyncStatGate } from '../../src/local/scan.js';
+import { QUICK_SLOW_IN_A_ROW } from '../../src/local/quick-fs.js';
+import { LSTAT_WINDOW } from '../../src/local/scan.js';
 import { withFaults } from './faulty-fs.js';
 
 const sha1 = (s: string): string => createHash('sha1').update(s).digest('hex');
@@ -135,8 +136,8 @@ describe('scan (memfs)', () => {
       delete (files as Record<string, string>)['/r/w/f010'];
       const { calls, local } = counted(files, EXT4, undefined, '/r/w/f020');
       const sync = await collect(local.scan(base));
-      // 'w', its 150 entries, and f010/inside, each stat-ed once (synchronously while the gate stayed on: the gate
-      // test below says when it turns off).
+      // 'w', its 150 entries, and f010/inside, each stat-ed once (synchronously while the gate stayed on:
+      // quick-fs.test says when it turns off).
       expect(calls.sync + calls.callback).toBe(152);
       expect(calls.sync).toBeGreaterThan(0);
       const pooled = await collect(counted(files, 0x6969, undefined, '/r/w/f020').local.scan(base));
@@ -148,7 +149,7 @@ describe('scan (memfs)', () => {
       expect(sync.entries).toHaveLength(151);
     });
 
-    it('goes back to the thread pool for the rest of the walk after SYNC_LSTAT_SLOW_WINDOWS slow windows in a row', async () => {
+    it('goes back to the thread pool for the rest of the walk after QUICK_SLOW_IN_A_ROW slow windows in a row', async () => {
       const { calls, local } = counted(folderOf(300), EXT4, () => true);
       const { entries } = await collect(local.scan(base));
       const names = entries.map((e) => e.path as string).filter((x) => x.startsWith('w/'));
@@ -156,27 +157,7 @@ describe('scan (memfs)', () => {
       expect(names).toEqual([...names].sort());
       // 'w' itself (its own window of one, slow) and two windows of 64 of its entries; then the pool.
       expect(calls).toEqual({ sync: 1 + 2 * LSTAT_WINDOW, callback: 300 - 2 * LSTAT_WINDOW });
-      expect(SYNC_LSTAT_SLOW_WINDOWS).toBe(3);
-    });
-
-    it('the gate: off after SYNC_LSTAT_SLOW_WINDOWS slow windows in a row, never after fewer, and a fast one resets the count', () => {
-      const slowMs = 64 * SYNC_LSTAT_MAX_MS_EACH * 2;
-      const fastMs = 64 * SYNC_LSTAT_MAX_MS_EACH / 4;
-      const gate = new SyncStatGate(true);
-      for (let i = 0; i < 10; i++) {
-        for (let k = 0; k < SYNC_LSTAT_SLOW_WINDOWS - 1; k++) gate.record(64, slowMs);
-        gate.record(64, fastMs);
-      }
-      expect(gate.on).toBe(true);
-      // The limit is per entry: a window of one is slow at a sixty-fourth of a full window's time.
-      gate.record(1, slowMs / 64);
-      gate.record(64, slowMs);
-      expect(gate.on).toBe(true);
-      gate.record(64, slowMs);
-      expect(gate.on).toBe(false);
-      gate.record(64, fastMs);
-      expect(gate.on).toBe(false);
-      expect(new SyncStatGate(false).on).toBe(false);
+      expect(QUICK_SLOW_IN_A_ROW).toBe(3);
     });
 
     it('never stats synchronously on a file system that is not on this machine (NFS), or when statfs fails', async () => {

@@ -52,25 +52,25 @@ function downloadLog(logger: Logger): Logger {
 export async function download(deps: DownloadDeps, req: DownloadRequest): Promise<DownloadResult> {
   const log = downloadLog(deps.logger);
   const limit = req.expectSizeBytes;
-  if (limit !== undefined) await deps.freeSpace.admit(req.id, req.destPath, limit);
-  const d = deps.deadline ?? DEFAULT_DEADLINE;
-  // Under a bandwidth cap below the deadline's minimum rate, the deadline allows for the cap instead.
-  const minRate = Math.min(d.minBytesPerSec, deps.bandwidth?.bytesPerSec ?? Infinity);
-  const deadline = deps.http.clock.now() + d.baseMs + Math.ceil(((limit ?? 0) / minRate) * 1000);
-  const bounds: Bounds = { limit, deadline, now: () => deps.http.clock.now(), id: req.id, bandwidth: deps.bandwidth, signal: req.signal };
-  let out = await openOut(req.destPath);
+  const out = await openSink(req);
   let hash = createHash('sha1');
   let written = 0;
   let totalBytes = 0;
   let resumes = 0;
   const ctx: OpenContext = { location: undefined, failures: 0 };
   try {
+    if (limit !== undefined) await deps.freeSpace.admit(req.id, req.destPath, limit);
+    const d = deps.deadline ?? DEFAULT_DEADLINE;
+    // Under a bandwidth cap below the deadline's minimum rate, the deadline allows for the cap instead.
+    const minRate = Math.min(d.minBytesPerSec, deps.bandwidth?.bytesPerSec ?? Infinity);
+    const deadline = deps.http.clock.now() + d.baseMs + Math.ceil(((limit ?? 0) / minRate) * 1000);
+    const bounds: Bounds = { limit, deadline, now: () => deps.http.clock.now(), id: req.id, bandwidth: deps.bandwidth, signal: req.signal };
     for (;;) {
       const res = await withRetries(deps, req, () => openBody(deps, req, written, ctx));
       if (written > 0 && res.status === 200) {
         // The host ignored Range: start over from byte 0.
         log.info({ id: req.id }, 'download host ignored Range; restarting from the beginning');
-        out = await reopen(out, req.destPath);
+        await out.restart();
         hash = createHash('sha1');
         written = 0;
       }
@@ -89,6 +89,8 @@ export async function download(deps: DownloadDeps, req: DownloadRequest): Promis
         if (totalBytes > 0 && written < totalBytes) throw new Error(`body ended after ${written} of ${totalBytes} bytes`);
         break;
       } catch (e) {
+        // The disk, not the connection (a full disk): resuming cannot help.
+        if (e instanceof SinkFailed) throw e.cause;
         if (req.signal?.aborted) throw remoteError('aborted', `download of file ${req.id} was cancelled`, { cause: e });
         // Too many bytes, or too slow: resuming cannot help.
         if (isSyncError(e) && (e.code === 'checksum_mismatch' || e.code === 'network')) throw e;
@@ -99,12 +101,11 @@ export async function download(deps: DownloadDeps, req: DownloadRequest): Promis
         log.info({ id: req.id, atByte: written, resumes }, 'download broke mid-body; resuming with Range');
       }
     }
-  } finally {
-    if (!out.closed) {
-      out.end();
-      await once(out, 'close').catch(() => undefined);
-    }
+  } catch (e) {
+    await out.abandon();
+    throw e;
   }
+  await out.finish();
   const sha1 = hash.digest('hex');
   if (req.expectSha1 !== null && req.expectSha1.toLowerCase() !== sha1) {
     throw remoteError('checksum_mismatch', `downloaded file ${req.id} has SHA-1 ${sha1}, expected ${req.expectSha1.toLowerCase()}`, {
@@ -200,7 +201,7 @@ function oversize(id: string, what: string, limit: number): SyncError {
 
 async function pump(
   body: Readable,
-  out: WriteStream,
+  out: Sink,
   hash: Hash,
   state: { written: number },
   totalBytes: number,
@@ -220,10 +221,54 @@ async function pump(
     }
     if (bounds.bandwidth) await bounds.bandwidth.take(b.length, bounds.signal);
     hash.update(b);
+    try {
+      await out.write(b);
+    } catch (e) {
+      body.destroy();
+      throw new SinkFailed(e);
+    }
     state.written += b.length;
-    if (!out.write(b)) await once(out, 'drain');
     onProgress?.({ doneBytes: state.written, totalBytes });
   }
+}
+
+/** Where the bytes go: the caller's opened temp file (DownloadRequest.destFile), or a write stream on destPath. */
+interface Sink {
+  write(chunk: Buffer): Promise<void> | undefined;
+  /** Back to byte 0. */
+  restart(): Promise<void>;
+  /** The bytes durable, the file closed. */
+  finish(): Promise<void>;
+  /** Closed after a failure; never rejects. */
+  abandon(): Promise<void>;
+}
+
+/** A write to the sink failed: the cause is the disk's error, which ends the download (no resume). */
+class SinkFailed extends Error {
+  constructor(override readonly cause: unknown) {
+    super('writing the download failed', { cause });
+  }
+}
+
+async function openSink(req: DownloadRequest): Promise<Sink> {
+  const file = req.destFile;
+  if (file !== undefined) {
+    return { write: (b) => file.write(b), restart: () => file.truncate(), finish: () => file.syncAndClose(), abandon: () => file.close() };
+  }
+  let out = await openOut(req.destPath);
+  const close = async (): Promise<void> => {
+    if (out.closed) return;
+    out.end();
+    await once(out, 'close').catch(() => undefined);
+  };
+  return {
+    write: (b) => (out.write(b) ? undefined : once(out, 'drain').then(() => undefined)),
+    restart: async () => {
+      out = await reopen(out, req.destPath);
+    },
+    finish: close,
+    abandon: close,
+  };
 }
 
 /** flush: the bytes are fsynced before the file is closed (DownloadRequest.destPath). */

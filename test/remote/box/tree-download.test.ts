@@ -5,7 +5,11 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BoxServer } from '../../../src/box-server/index.js';
-import { isSyncError } from '../../../src/core/errors.js';
+import * as nodeFs from 'node:fs';
+import { isSyncError, SyncError } from '../../../src/core/errors.js';
+import { QuickGate } from '../../../src/local/quick-fs.js';
+import { openTempFile } from '../../../src/local/temp-file.js';
+import type { TempFile } from '../../../src/ports/local-fs.js';
 import { asRemoteId, type RemoteEntry } from '../../../src/core/model.js';
 import { createLogger } from '../../../src/logger.js';
 import type { BoxAdapter } from '../../../src/remote/box/create-box-adapter.js';
@@ -167,6 +171,58 @@ describe('Box adapter: reading the tree and downloading', () => {
     expect(from).toBeGreaterThan(0);
     expect(from).toBeLessThan(body.length);
     expect(dl[1]!.status).toBe(206);
+  });
+
+  describe('through the caller\'s opened temp file (DownloadRequest.destFile)', () => {
+    /** A real temp file (quick calls on) that records which of its calls the download made. */
+    async function recordedFile(path: string): Promise<{ file: TempFile; seen: string[] }> {
+      const real = await openTempFile(nodeFs, new QuickGate(true, 0.5), path, 'test file');
+      const seen: string[] = [];
+      const file: TempFile = {
+        path,
+        write: (b) => (seen.push('write'), real.write(b)),
+        truncate: () => (seen.push('truncate'), real.truncate()),
+        syncAndClose: () => (seen.push('syncAndClose'), real.syncAndClose()),
+        close: () => (seen.push('close'), real.close()),
+      };
+      return { file, seen };
+    }
+
+    it('writes the bytes through it, resuming a broken body with Range, then fsyncs and closes it', async () => {
+      const body = randomBytes(3 * 1024 * 1024);
+      const f = server.control.as('1').uploadFile(folder('destfile'), 'big.bin', body);
+      server.control.failNext({ method: 'GET', path: /^\/dl\//, reset: 'mid-body' });
+      server.control.clearRequests();
+      const dest = join(tmp.dir, `dl-${++n}`);
+      const { file, seen } = await recordedFile(dest);
+      const res = await adapter.store.download({ id: asRemoteId(f.id), destPath: dest, destFile: file, expectSha1: f.sha1, expectSizeBytes: body.length });
+      expect(res).toEqual({ sha1: sha1(body), sizeBytes: body.length });
+      expect(sha1(await readFile(dest))).toBe(sha1(body));
+      expect(server.control.requests().filter((r) => r.path.startsWith('/dl/'))).toHaveLength(2);
+      expect(seen.at(-1)).toBe('syncAndClose');
+      expect(seen.filter((c) => c !== 'write')).toEqual(['syncAndClose']);
+    });
+
+    it('ends at once on a disk error while writing (no resume), with that error, and closes the file', async () => {
+      const f = server.control.as('1').uploadFile(folder('destfull'), 'f.bin', 'some bytes');
+      server.control.clearRequests();
+      const dest = join(tmp.dir, `dl-${++n}`);
+      const { file, seen } = await recordedFile(dest);
+      const full = new SyncError({ code: 'disk_full', disposition: 'fatal', message: 'writing the download of test file failed (ENOSPC)' });
+      const err = await syncFailure(adapter.store.download({ id: asRemoteId(f.id), destPath: dest, destFile: { ...file, write: () => Promise.reject(full) }, expectSha1: f.sha1 }));
+      expect(err).toBe(full);
+      expect(server.control.requests().filter((r) => r.path.startsWith('/dl/'))).toHaveLength(1);
+      expect(seen).toEqual(['close']);
+    });
+
+    it('closes it when the download is refused before any byte (no room for it)', async () => {
+      const f = server.control.as('1').uploadFile(folder('destroom'), 'f.bin', 'x');
+      const dest = join(tmp.dir, `dl-${++n}`);
+      const { file, seen } = await recordedFile(dest);
+      const err = await syncFailure(adapter.store.download({ id: asRemoteId(f.id), destPath: dest, destFile: file, expectSha1: f.sha1, expectSizeBytes: 2 ** 52 }));
+      expect(err.code).toBe('disk_full');
+      expect(seen).toEqual(['close']);
+    });
   });
 
   it('detects a SHA-1 mismatch (the bytes are not what the item said)', async () => {
