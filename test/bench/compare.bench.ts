@@ -6,7 +6,11 @@
  * into box-server (in this process, through its control API). Then, alternating which goes first each round:
  * - `boxsync sync --once` with the DEFAULT config (no rate-limit overrides) into an empty folder;
  * - `rclone copy :http: DEST --transfers 8 --checkers 16` into an empty folder;
- * - `cp -r` of the source tree, the floor.
+ * - `cp -r` of the source tree, the floor;
+ * - floor-client.mjs: the same mirror from box-server by the least a Node client of Box's API must do (list,
+ *   then per file the API call that answers 302 and the fetch of its Location, written to a temp name, fsynced,
+ *   renamed; 8 at once): what the runtime, Box's two requests per download and box-server cost before anything
+ *   boxsync adds (journal, checks, hashing, guards).
  * On the last workload's mirrors it also times a no-change run of each, and 100 edits (50 on each side) synced
  * by boxsync. Each child is measured by `/usr/bin/time -v`: wall seconds, peak RSS, CPU seconds.
  *
@@ -106,6 +110,8 @@ interface Row {
   readonly boxsync: Measured | null;
   readonly rclone: Measured | null;
   readonly cp: Measured | null;
+  /** The Node floor (floor-client.mjs): the least a Node client of Box's API does for the same mirror; initial mirrors only. */
+  readonly floor?: Measured | null;
   /** What the columns do not say (the table's last column). */
   readonly notes?: string;
   /** The same, as numbers, for results.json. */
@@ -146,6 +152,11 @@ async function serveHttp(src: string, rcloneConfig: string): Promise<{ url: stri
     }
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** floor-client.mjs: the same tree from box-server by the least a Node client of Box's API must do (8 at once). */
+function nodeFloor(srv: BoxServer, rootId: string, dest: string): Promise<Measured> {
+  return measureCommand([process.execPath, join(repoRoot, 'test', 'bench', 'floor-client.mjs'), srv.apiUrl, TOKEN, rootId, dest, '8']);
 }
 
 function rcloneCopy(url: string, dest: string, rcloneConfig: string): Promise<Measured> {
@@ -434,7 +445,7 @@ export async function run(): Promise<void> {
       console.log(`\n${w.name}: seeded in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
       const served = hasRclone ? await serveHttp(src, rcloneConfig) : null;
       try {
-        let best: { boxsync: Measured | null; rclone: Measured | null; cp: Measured | null } = { boxsync: null, rclone: null, cp: null };
+        let best: { boxsync: Measured | null; rclone: Measured | null; cp: Measured | null; floor: Measured | null } = { boxsync: null, rclone: null, cp: null, floor: null };
         const keepBest = (a: Measured | null, b: Measured): Measured => (a === null || b.wallMs < a.wallMs ? b : a);
         let lastMirror = '';
         let lastConfig = '';
@@ -472,6 +483,12 @@ export async function run(): Promise<void> {
             await runRclone();
             await runBox();
           }
+          const floorDest = join(base, `floor-${round}`);
+          const floor = await nodeFloor(srv, rootId, floorDest);
+          const floorFiles = (await treeStats(floorDest)).files;
+          if (floor.code !== 0 || floorFiles !== w.files) console.log(`  node floor: exit ${floor.code}, ${floorFiles}/${w.files} files: ${floor.summary}`);
+          else best = { ...best, floor: keepBest(best.floor, floor) };
+          await rm(floorDest, { recursive: true, force: true });
           const cpDest = join(base, `cp-${round}`);
           best = { ...best, cp: keepBest(best.cp, await measureCommand(['cp', '-r', src, cpDest])) };
           await rm(cpDest, { recursive: true, force: true });
@@ -501,11 +518,14 @@ export async function run(): Promise<void> {
     await tmp.cleanup();
   }
 
-  console.log('\n| workload | measurement | boxsync s | rclone s | ratio | cp -r s | boxsync peak RSS MiB | rclone peak RSS MiB | boxsync CPU s | rclone CPU s | notes |');
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log('\n| workload | measurement | boxsync s | rclone s | ratio | cp -r s | node floor s | boxsync peak RSS MiB | rclone peak RSS MiB | boxsync CPU s | rclone CPU s | node floor CPU s | notes |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
     const ratio = r.boxsync && r.rclone ? (r.boxsync.wallMs / r.rclone.wallMs).toFixed(2) : 'n/a';
-    console.log(`| ${r.workload} | ${r.measurement} | ${sec(r.boxsync)} | ${sec(r.rclone)} | ${ratio} | ${sec(r.cp)} | ${rss(r.boxsync)} | ${rss(r.rclone)} | ${cpu(r.boxsync)} | ${cpu(r.rclone)} | ${r.notes ?? ''} |`);
+    const floor = r.floor ?? null;
+    console.log(
+      `| ${r.workload} | ${r.measurement} | ${sec(r.boxsync)} | ${sec(r.rclone)} | ${ratio} | ${sec(r.cp)} | ${sec(floor)} | ${rss(r.boxsync)} | ${rss(r.rclone)} | ${cpu(r.boxsync)} | ${cpu(r.rclone)} | ${cpu(floor)} | ${r.notes ?? ''} |`,
+    );
   }
   const outDir = join(repoRoot, 'bench');
   await mkdir(outDir, { recursive: true });
