@@ -25,79 +25,45 @@ function failed(e: unknown, what: string, path: string): Error {
   return classifyFsError(e, { action: what, path });
 }
 
+/** The four things a temp file does with its open handle: a raw fd through the gate, or a FileHandle. */
+interface Handle {
+  /** Write `length` bytes of `chunk` from `offset` at `position`; how many were written (write(2) may take fewer). */
+  write(chunk: Buffer, offset: number, length: number, position: number): Promise<number>;
+  truncate(): Promise<void>;
+  sync(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A raw fd: open, write, truncate and close through the gate, fsync always in the pool (it waits for the disk). */
+function fdHandle(fd: number, calls: FdCalls, gate: QuickGate): Handle {
+  return {
+    write: (chunk, offset, length, position) =>
+      quickCall<[number, Buffer, number, number, number], number>(gate, calls.write as never, calls.writeSync as never, fd, chunk, offset, length, position),
+    truncate: () => quickCall<[number, number], void>(gate, calls.ftruncate as never, calls.ftruncateSync as never, fd, 0),
+    sync: () => new Promise<void>((resolve, reject) => calls.fsync(fd, (err) => (err ? reject(err) : resolve()))),
+    close: () => quickCall<[number], void>(gate, calls.close as never, calls.closeSync as never, fd),
+  };
+}
+
+/** A FileHandle (a module with `promises.open` only: the fault-injecting test wrapper). */
+function fileHandle(handle: FileHandle): Handle {
+  return {
+    write: async (chunk, offset, length, position) => (await handle.write(chunk, offset, length, position)).bytesWritten,
+    truncate: () => handle.truncate(0),
+    sync: () => handle.sync(),
+    close: () => handle.close(),
+  };
+}
+
 /** Create and open the temp file at `path` (absolute) for the file at `label` (what error messages name). */
 export async function openTempFile(fs: FsModule, gate: QuickGate, path: string, label: string): Promise<TempFile> {
   const calls = fdCalls(fs);
   try {
-    if (calls === undefined) return new HandleTempFile(path, label, await fs.promises.open(path, 'wx', 0o666));
+    if (calls === undefined) return new HandleTempFile(path, label, fileHandle(await fs.promises.open(path, 'wx', 0o666)));
     const fd = await quickCall<[string, string, number], number>(gate, calls.open as never, calls.openSync as never, path, 'wx', 0o666);
-    return new FdTempFile(path, label, fd, calls, gate);
+    return new HandleTempFile(path, label, fdHandle(fd, calls, gate));
   } catch (e) {
     throw failed(e, 'creating the temp file for', label);
-  }
-}
-
-class FdTempFile implements TempFile {
-  #position = 0;
-  #closed = false;
-
-  constructor(
-    readonly path: string,
-    readonly label: string,
-    readonly fd: number,
-    readonly calls: FdCalls,
-    readonly gate: QuickGate,
-  ) {}
-
-  async write(chunk: Buffer): Promise<void> {
-    try {
-      // write(2) may take fewer bytes than asked (a signal, a quota): the rest is written after them.
-      for (let done = 0; done < chunk.length; ) {
-        done += await quickCall<[number, Buffer, number, number, number], number>(
-          this.gate,
-          this.calls.write as never,
-          this.calls.writeSync as never,
-          this.fd,
-          chunk,
-          done,
-          chunk.length - done,
-          this.#position + done,
-        );
-      }
-      this.#position += chunk.length;
-    } catch (e) {
-      throw failed(e, 'writing the download of', this.label);
-    }
-  }
-
-  async truncate(): Promise<void> {
-    try {
-      await quickCall<[number, number], void>(this.gate, this.calls.ftruncate as never, this.calls.ftruncateSync as never, this.fd, 0);
-      this.#position = 0;
-    } catch (e) {
-      throw failed(e, 'emptying the download of', this.label);
-    }
-  }
-
-  async syncAndClose(): Promise<void> {
-    try {
-      await new Promise<void>((resolve, reject) => this.calls.fsync(this.fd, (err) => (err ? reject(err) : resolve())));
-    } catch (e) {
-      await this.close();
-      throw failed(e, 'saving the download of', this.label);
-    }
-    this.#closed = true;
-    try {
-      await quickCall<[number], void>(this.gate, this.calls.close as never, this.calls.closeSync as never, this.fd);
-    } catch (e) {
-      throw failed(e, 'closing the download of', this.label);
-    }
-  }
-
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    await quickCall<[number], void>(this.gate, this.calls.close as never, this.calls.closeSync as never, this.fd).catch(() => undefined);
   }
 }
 
@@ -108,12 +74,18 @@ class HandleTempFile implements TempFile {
   constructor(
     readonly path: string,
     readonly label: string,
-    readonly handle: FileHandle,
+    readonly handle: Handle,
   ) {}
 
   async write(chunk: Buffer): Promise<void> {
     try {
-      for (let done = 0; done < chunk.length; ) done += (await this.handle.write(chunk, done, chunk.length - done, this.#position + done)).bytesWritten;
+      // write(2) may take fewer bytes than asked (a signal, a quota): the rest is written after them. A write that
+      // takes none of a non-empty rest would repeat for ever: it is an error instead.
+      for (let done = 0; done < chunk.length; ) {
+        const n = await this.handle.write(chunk, done, chunk.length - done, this.#position + done);
+        if (!(n > 0)) throw Object.assign(new Error(`write made no progress (${String(n)} of ${chunk.length - done} bytes)`), { code: 'EIO' });
+        done += n;
+      }
       this.#position += chunk.length;
     } catch (e) {
       throw failed(e, 'writing the download of', this.label);
@@ -122,7 +94,7 @@ class HandleTempFile implements TempFile {
 
   async truncate(): Promise<void> {
     try {
-      await this.handle.truncate(0);
+      await this.handle.truncate();
       this.#position = 0;
     } catch (e) {
       throw failed(e, 'emptying the download of', this.label);

@@ -88,6 +88,16 @@ describe('the temp file of a download', () => {
     expect(calls.filter((c) => c === 'write')).toHaveLength(5);
   });
 
+  it('ends with local_io when a write takes none of the bytes, instead of asking again for ever', async () => {
+    const { calls, fs } = counted(undefined, 0);
+    const f = await openTempFile(fs, new QuickGate(true, 0.5), join(tmp.dir, 't'), 'dir/t.txt');
+    const e = await f.write(Buffer.from('abc')).catch((x: unknown) => x);
+    expect(isSyncError(e) && e.code === 'local_io' && e.disposition === 'retry').toBe(true);
+    expect((e as Error).message).toContain('dir/t.txt');
+    expect(calls.filter((c) => c === 'write')).toHaveLength(1);
+    await f.close();
+  });
+
   it('never opens a file that exists (O_EXCL): the existing file is untouched', async () => {
     const path = join(tmp.dir, 't');
     nodeFs.writeFileSync(path, 'user data');
