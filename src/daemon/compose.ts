@@ -50,6 +50,11 @@ export interface ComposeOptions {
    * the config's http.bwlimitKiBps; undefined (no --bwlimit): the config's cap.
    */
   readonly bandwidthBytesPerSec?: number | null | undefined;
+  /**
+   * A long-running process that answers live changes while it transfers (the daemon): the local adapters give
+   * other work turns between a download's file calls (LocalFsOptions.liveChanges). Default false (`sync --once`).
+   */
+  readonly liveChanges?: boolean;
 }
 
 export interface Composition {
@@ -119,7 +124,7 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
     const localFsFor = (root: SyncRoot): LocalFs => {
       let fs = localFsByRoot.get(root.id);
       if (!fs) {
-        fs = createLocalFs({ rootPath: root.localPath, fs: nodeFs, trash: localTrash, logger: logger.child({ component: 'local', root: root.id }) });
+        fs = createLocalFs({ rootPath: root.localPath, fs: nodeFs, trash: localTrash, logger: logger.child({ component: 'local', root: root.id }), liveChanges: opts.liveChanges === true });
         localFsByRoot.set(root.id, fs);
       }
       return fs;

@@ -42,7 +42,7 @@ export type DaemonComposeOverrides = Pick<ComposeOptions, 'bandwidthBytesPerSec'
 /** The production parts: the composition root's engine and adapters, with the command line's overrides. */
 export function composeDaemonParts(overrides: DaemonComposeOverrides = {}): ComposeDaemonParts {
   return async (config, logger, events, streamType) => {
-    const c = await compose({ ...overrides, config, logger, events, streamType });
+    const c = await compose({ ...overrides, config, logger, events, streamType, liveChanges: true });
     if (c.journalRebuilt) logger.warn(`the journal was rebuilt (${c.journalRebuilt}); the first pass scans and lists everything`);
     return {
       engine: c.engine,

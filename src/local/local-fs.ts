@@ -38,6 +38,11 @@ export interface LocalFsOptions {
   readonly fs: FsModule;
   readonly trash: LocalTrash;
   readonly logger?: Logger;
+  /**
+   * Other work must get turns while this root downloads (the daemon: watcher events, live changes): the quick calls
+   * answer on the next turn of the event loop (QuickGateOptions.answerNextTurn). Default false (`sync --once`).
+   */
+  readonly liveChanges?: boolean;
 }
 
 /** errnos of link(2) that mean "this file system has no hard links", not "the target exists". */
@@ -60,7 +65,7 @@ export class DiskLocalFs implements LocalFs {
     this.rootPath = opts.rootPath.length > 1 ? opts.rootPath.replace(/\/+$/, '') : opts.rootPath;
     this.#rawFs = opts.fs;
     // Off until statfs says the root is on a local disk (a call or two before that goes through the pool).
-    const gate = new QuickGate(false, QUICK_CALL_MAX_MS, QUICK_CALL_OFF_MS);
+    const gate = new QuickGate(false, QUICK_CALL_MAX_MS, { offForMs: QUICK_CALL_OFF_MS, answerNextTurn: opts.liveChanges === true });
     void onLocalDisk(opts.fs, this.rootPath).then((local) => gate.set(local));
     this.#gate = gate;
     this.#fs = quickFs(opts.fs, gate);

@@ -31,7 +31,7 @@ describe('QuickGate', () => {
 
   it('with offForMs, is back on once that long has passed; set() decides outright', () => {
     let now = 1_000;
-    const gate = new QuickGate(true, 0.5, 60_000, () => now);
+    const gate = new QuickGate(true, 0.5, { offForMs: 60_000, now: () => now });
     for (let k = 0; k < QUICK_SLOW_IN_A_ROW; k++) gate.record(1, 5);
     expect(gate.on).toBe(false);
     now += 59_999;
@@ -43,6 +43,30 @@ describe('QuickGate', () => {
     expect(gate.on).toBe(false);
     gate.set(true);
     expect(gate.on).toBe(true);
+  });
+});
+
+describe('QuickGate.call', () => {
+  it('answers in the same turn by default, and on the next turn with answerNextTurn (after work already queued), errors too', async () => {
+    for (const answerNextTurn of [false, true]) {
+      const gate = new QuickGate(true, 0.5, { answerNextTurn });
+      const order: string[] = [];
+      setImmediate(() => order.push('queued before'));
+      const answered = new Promise<void>((resolve) =>
+        gate.call(nodeFs.lstat as never, nodeFs.lstatSync as never, ['/'], (err: Error | null, st: nodeFs.Stats) => {
+          order.push(err === null && st.isDirectory() ? 'answer' : 'wrong answer');
+          resolve();
+        }),
+      );
+      order.push('call returned');
+      const failed = new Promise<string | undefined>((resolve) =>
+        gate.call(nodeFs.lstat as never, nodeFs.lstatSync as never, ['/no/such/path'], (err: NodeJS.ErrnoException | null) => resolve(err?.code)),
+      );
+      await answered;
+      expect(await failed).toBe('ENOENT');
+      await new Promise((r) => setImmediate(r));
+      expect(order).toEqual(answerNextTurn ? ['call returned', 'queued before', 'answer'] : ['answer', 'call returned', 'queued before']);
+    }
   });
 });
 
