@@ -8,19 +8,23 @@ import type { LocalGuard } from '../core/operations.js';
 import type { FsModule } from './fs-module.js';
 import { errnoOf } from './fs-errors.js';
 
+/** The error of a call on a path that is not there: gone, or a folder on the way replaced by a file (ENOTDIR). */
+export function isGone(e: unknown): boolean {
+  return errnoOf(e) === 'ENOENT' || errnoOf(e) === 'ENOTDIR';
+}
+
 /** lstat, or undefined when nothing is there; through the callback form when the module has it (FsModule.lstat). */
 export async function lstatOrUndefined(fs: FsModule, absPath: string): Promise<Stats | undefined> {
-  const gone = (e: unknown): boolean => errnoOf(e) === 'ENOENT' || errnoOf(e) === 'ENOTDIR';
   const lstat = fs.lstat;
   if (lstat !== undefined) {
     return new Promise((resolve, reject) => {
-      lstat(absPath, (err, st) => (err === null ? resolve(st) : gone(err) ? resolve(undefined) : reject(err)));
+      lstat(absPath, (err, st) => (err === null ? resolve(st) : isGone(err) ? resolve(undefined) : reject(err)));
     });
   }
   try {
     return await fs.promises.lstat(absPath);
   } catch (e) {
-    if (gone(e)) return undefined;
+    if (isGone(e)) return undefined;
     throw e;
   }
 }

@@ -54,6 +54,9 @@ export class DiskLocalFs implements LocalFs {
   readonly #fs: FsModule;
   readonly #rawFs: FsModule;
   readonly #gate: QuickGate;
+  /** Whether the root is on a local disk (onLocalDisk): asked at the start and again by each full scan. */
+  #localDisk: Promise<boolean>;
+  #lastLocalDisk: boolean | undefined;
   readonly #trash: LocalTrash;
   readonly #logger: Logger | undefined;
   readonly #twins: NameTwins;
@@ -65,10 +68,9 @@ export class DiskLocalFs implements LocalFs {
     this.rootPath = opts.rootPath.length > 1 ? opts.rootPath.replace(/\/+$/, '') : opts.rootPath;
     this.#rawFs = opts.fs;
     // Off until statfs says the root is on a local disk (a call or two before that goes through the pool).
-    const gate = new QuickGate(false, QUICK_CALL_MAX_MS, { offForMs: QUICK_CALL_OFF_MS, answerNextTurn: opts.liveChanges === true });
-    void onLocalDisk(opts.fs, this.rootPath).then((local) => gate.set(local));
-    this.#gate = gate;
-    this.#fs = quickFs(opts.fs, gate);
+    this.#gate = new QuickGate(false, QUICK_CALL_MAX_MS, { offForMs: QUICK_CALL_OFF_MS, answerNextTurn: opts.liveChanges === true });
+    this.#localDisk = this.#askLocalDisk();
+    this.#fs = quickFs(opts.fs, this.#gate);
     this.#trash = opts.trash;
     this.#logger = opts.logger;
     this.#twins = new NameTwins(this.#fs);
@@ -79,10 +81,21 @@ export class DiskLocalFs implements LocalFs {
     return join(this.rootPath, path);
   }
 
+  /** statfs of the root; the gate follows a changed answer (a file system mounted over the root since). */
+  #askLocalDisk(): Promise<boolean> {
+    return onLocalDisk(this.#rawFs, this.rootPath).then((local) => {
+      if (local !== this.#lastLocalDisk) this.#gate.set(local);
+      this.#lastLocalDisk = local;
+      return local;
+    });
+  }
+
   scan(opts: ScanOptions): AsyncIterable<readonly LocalEntry[]> {
     if (opts.under !== undefined) assertRelPath(opts.under);
+    // A full scan asks statfs again; the daemon's small scans after each watcher event use the last answer.
+    if (opts.under === undefined) this.#localDisk = this.#askLocalDisk();
     // The walk times its own synchronous lstats, a window at a time (scan.ts).
-    return scanTree({ fs: this.#rawFs, rootPath: this.rootPath, abs: (p) => (p === '' ? this.rootPath : this.abs(p)), opts });
+    return scanTree({ fs: this.#rawFs, rootPath: this.rootPath, abs: (p) => (p === '' ? this.rootPath : this.abs(p)), opts, localDisk: this.#localDisk });
   }
 
   /** undefined also when a folder on the way is a symlink: such a path is not part of the tree. */

@@ -11,8 +11,8 @@ import { firstBadAncestor } from './containment.js';
 import { classifyFsError, errnoOf } from './fs-errors.js';
 import type { FsModule } from './fs-module.js';
 import { sha1File } from './hash.js';
-import { lstatOrUndefined } from './guard.js';
-import { onLocalDisk, QuickGate } from './quick-fs.js';
+import { isGone, lstatOrUndefined } from './guard.js';
+import { QuickGate } from './quick-fs.js';
 import { isTempName } from './temp-name.js';
 
 export const SCAN_BATCH_ENTRIES = 500;
@@ -49,6 +49,8 @@ interface ScanContext {
   readonly rootPath: string;
   readonly abs: (path: RelPath | '') => string;
   readonly opts: ScanOptions;
+  /** Whether the root is on a local disk (quick-fs.ts onLocalDisk), as the LocalFs last asked. */
+  readonly localDisk: Promise<boolean>;
 }
 
 interface WalkContext extends ScanContext {
@@ -68,7 +70,7 @@ export async function* scanTree(scan: ScanContext): AsyncGenerator<readonly Loca
       details: { path: abs('') },
     });
   }
-  const ctx: WalkContext = { ...scan, syncStat: new QuickGate(fs.lstatSync !== undefined && (await onLocalDisk(fs, abs(''))), SYNC_LSTAT_MAX_MS_EACH) };
+  const ctx: WalkContext = { ...scan, syncStat: new QuickGate(fs.lstatSync !== undefined && (await scan.localDisk), SYNC_LSTAT_MAX_MS_EACH) };
   let batch: LocalEntry[] = [];
   const stack: (RelPath | '')[] = [];
   if (opts.under === undefined) {
@@ -140,7 +142,7 @@ function lstatWindowSync(ctx: WalkContext, paths: readonly (RelPath | null)[]): 
       return lstatSync(ctx.abs(path), { throwIfNoEntry: false });
     } catch (e) {
       // Gone, or a folder on the way replaced by a file, since the listing: as lstatOrUndefined.
-      if (errnoOf(e) === 'ENOTDIR' || errnoOf(e) === 'ENOENT') return undefined;
+      if (isGone(e)) return undefined;
       throw e;
     }
   });
@@ -154,7 +156,7 @@ async function listFolder(ctx: ScanContext, dir: RelPath | ''): Promise<string[]
     return (await ctx.fs.promises.readdir(ctx.abs(dir))).map(String).sort();
   } catch (e) {
     // Gone or replaced by a file since we saw it: the next scan sees what is there now.
-    if (errnoOf(e) === 'ENOENT' || errnoOf(e) === 'ENOTDIR') return [];
+    if (isGone(e)) return [];
     const err = classifyFsError(e, { action: 'reading the folder', path: dir === '' ? ctx.abs('') : dir });
     if (dir === '' || ctx.opts.onUnreadable === undefined) throw err;
     ctx.opts.onUnreadable(asRelPath(dir), err);

@@ -12,6 +12,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LocalWatcher, WatcherHealth, WatchHint } from '../ports/local-watcher.js';
+import { isGone } from './guard.js';
 import { HintBatcher } from './watcher-hint-batcher.js';
 import { describeWatchFailure, WatchBudgetError } from './watcher-errors.js';
 import { DEFAULT_FALLBACK_SCAN_MS, type WatcherOptions } from './watcher-options.js';
@@ -90,8 +91,7 @@ export class DirWatcher implements LocalWatcher {
     try {
       w = watch(this.abs(rel), { persistent: true }, (event, filename) => this.onEvent(rel, event, filename));
     } catch (e) {
-      const code = (e as { code?: string }).code;
-      if (code === 'ENOENT' || code === 'ENOTDIR') return true;
+      if (isGone(e)) return true;
       this.degrade(e);
       return false;
     }

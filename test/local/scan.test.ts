@@ -160,6 +160,33 @@ describe('scan (memfs)', () => {
       expect(QUICK_SLOW_IN_A_ROW).toBe(3);
     });
 
+    it('asks statfs when the LocalFs is made and at each full scan, never for a scan of a subtree; a full scan follows a changed answer', async () => {
+      let fsType = EXT4;
+      const asked = { statfs: 0, sync: 0 };
+      const { local } = setup(folderOf(20), (mem) => ({
+        promises: mem.promises,
+        createReadStream: mem.createReadStream,
+        lstat: mem.lstat,
+        statfs: ((path: string, cb: (err: null, st: { type: number }) => void) => {
+          asked.statfs += 1;
+          cb(null, { type: fsType });
+        }) as unknown as FsModule['statfs'],
+        lstatSync: ((path: string, opts: object) => {
+          asked.sync += 1;
+          return (mem.lstatSync as (p: string, o: object) => unknown)(path, opts);
+        }) as FsModule['lstatSync'],
+      }));
+      for (let i = 0; i < 3; i++) expect((await collect(local.scan({ ...base, under: p('w') }))).entries).toHaveLength(21);
+      // Each scan of 'w' lstats its 20 entries synchronously ('w' itself through the pool).
+      expect(asked).toEqual({ statfs: 1, sync: 3 * 20 });
+      // The root is now on NFS (mounted over): the next full scan asks, and its walk goes through the pool.
+      fsType = 0x6969;
+      expect((await collect(local.scan(base))).entries).toHaveLength(21);
+      expect(asked).toEqual({ statfs: 2, sync: 3 * 20 });
+      expect((await collect(local.scan({ ...base, under: p('w') }))).entries).toHaveLength(21);
+      expect(asked).toEqual({ statfs: 2, sync: 3 * 20 });
+    });
+
     it('never stats synchronously on a file system that is not on this machine (NFS), or when statfs fails', async () => {
       const nfs = counted(folderOf(100), 0x6969);
       expect((await collect(nfs.local.scan(base))).entries).toHaveLength(101);
