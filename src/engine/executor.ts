@@ -142,7 +142,6 @@ async function download(path: RelPath, op: Extract<Operation, { kind: 'download'
   try {
     const got = await remote.download({
       id: op.remoteId,
-      destPath: temp,
       destFile: file,
       expectSha1: op.expect.sha1,
       expectSizeBytes: op.expect.sizeBytes,

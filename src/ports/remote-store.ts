@@ -25,16 +25,12 @@ export interface TransferProgress {
 export interface DownloadRequest {
   readonly id: RemoteId;
   /**
-   * Absolute path of the file to write (a temp name chosen by the caller; it is created or truncated). Its bytes
-   * are fsynced before the download resolves, so the caller need not open it again to make them durable.
+   * The file to write, a temp file the caller opened empty (LocalFs.openTemp): the bytes are written through it,
+   * and it is fsynced and closed before the download resolves (so the caller need not open it again to make them
+   * durable), or closed when the download fails.
    */
-  readonly destPath: string;
-  /**
-   * destPath, opened by the caller (LocalFs.openTemp): the bytes are written through it, and it is fsynced and
-   * closed before the download resolves (closed when it fails). Without it the download opens destPath itself.
-   */
-  readonly destFile?: TempFile;
-  /** SHA-1 the bytes must have; a mismatch throws SyncError code `checksum_mismatch` (retry) and leaves destPath. */
+  readonly destFile: TempFile;
+  /** SHA-1 the bytes must have; a mismatch throws SyncError code `checksum_mismatch` (retry) and leaves destFile. */
   readonly expectSha1: string | null;
   /**
    * The size Box listed for it. When given, the download never writes more: an answer that announces or sends

@@ -16,6 +16,7 @@ import { PassThrough } from 'node:stream';
 import { startBoxServer } from '../../src/box-server/index.js';
 import { asRemoteId } from '../../src/core/model.js';
 import { createBoxAdapter } from '../../src/remote/box/create-box-adapter.js';
+import { tempFileAt } from '../support/temp-file.js';
 
 const MIB = 1024 * 1024;
 const TOKEN = 'T';
@@ -103,7 +104,7 @@ export async function run(): Promise<void> {
       createBoxAdapter({ apiUrl: server.apiUrl, uploadUrl: server.uploadUrl, tokenUrl: server.tokenUrl, auth: { developerToken: TOKEN }, sessionThresholdBytes: threshold });
     const clientDownload = async (fileId: string): Promise<void> => {
       const dest = join(dir, 'client-down.bin');
-      const r = await adapter(20_000_000).store.download({ id: asRemoteId(fileId), destPath: dest, expectSha1: sha1 });
+      const r = await adapter(20_000_000).store.download({ id: asRemoteId(fileId), destFile: await tempFileAt(dest), expectSha1: sha1 });
       if (r.sizeBytes !== size || (await stat(dest)).size !== size) throw new Error('client download has the wrong size');
       await rm(dest);
     };

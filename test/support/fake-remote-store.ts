@@ -9,7 +9,7 @@
  * `failNext`, `calls`) let engine tests arrange remote state and inject failures without HTTP.
  */
 import { createHash } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import type { RemoteEntry, RemoteId, RemoteKind } from '../../src/core/model.js';
 import { asRemoteId } from '../../src/core/model.js';
 import type { SyncError } from '../../src/core/errors.js';
@@ -239,12 +239,14 @@ export class FakeRemoteStore implements RemoteStore {
   async download(req: DownloadRequest): Promise<DownloadResult> {
     this.enter('download', [req]);
     const item = this.items.get(req.id);
-    if (!item || item.kind !== 'file' || item.status !== 'active') {
-      throw remoteError('not_found', `file ${req.id} not found`, { details: { id: req.id } });
+    const version = item?.kind !== 'file' || item.status !== 'active' ? undefined : req.versionId === undefined ? item.versions.at(-1) : item.versions.find((v) => v.id === req.versionId);
+    if (!version) {
+      // As the port says: the caller's file is closed when the download fails.
+      await req.destFile.close();
+      throw remoteError('not_found', `file ${req.id}${req.versionId === undefined ? '' : ` version ${req.versionId}`} not found`, { details: { id: req.id } });
     }
-    const version = req.versionId === undefined ? item.versions.at(-1) : item.versions.find((v) => v.id === req.versionId);
-    if (!version) throw remoteError('not_found', `version ${req.versionId ?? ''} of file ${req.id} not found`);
-    await writeFile(req.destPath, version.content, { flush: true });
+    await req.destFile.write(version.content);
+    await req.destFile.syncAndClose();
     req.onProgress?.({ doneBytes: version.content.length, totalBytes: version.content.length });
     if (req.expectSha1 !== null && req.expectSha1.toLowerCase() !== version.sha1) {
       throw remoteError('checksum_mismatch', `downloaded file ${req.id} has SHA-1 ${version.sha1}, expected ${req.expectSha1}`, {

@@ -12,6 +12,7 @@ import { isSyncError } from '../../src/core/errors.js';
 import type { RemoteEntry, RemoteId } from '../../src/core/model.js';
 import type { ListingPage, RemoteStore } from '../../src/ports/remote-store.js';
 import { makeTempDir } from './tmp.js';
+import { tempFileAt } from './temp-file.js';
 
 export interface ContractSubject {
   readonly store: RemoteStore;
@@ -160,10 +161,10 @@ export function remoteStoreContract(name: string, makeStore: () => Promise<Contr
       const body = Buffer.from('download me '.repeat(100));
       const f = await upload(parent, 'd.txt', body);
       const dest = join(tmp.dir, `dl-${++n}`);
-      const res = await store().download({ id: f.id, destPath: dest, expectSha1: f.sha1 });
+      const res = await store().download({ id: f.id, destFile: await tempFileAt(dest), expectSha1: f.sha1 });
       expect(res).toEqual({ sha1: sha1(body), sizeBytes: body.length });
       expect((await readFile(dest)).equals(body)).toBe(true);
-      await expectSyncError(store().download({ id: f.id, destPath: join(tmp.dir, `dl-${++n}`), expectSha1: sha1('other') }), 'checksum_mismatch', 'retry');
+      await expectSyncError(store().download({ id: f.id, destFile: await tempFileAt(join(tmp.dir, `dl-${++n}`)), expectSha1: sha1('other') }), 'checksum_mismatch', 'retry');
     });
 
     it('downloads an older version by versionId', async () => {
@@ -171,7 +172,7 @@ export function remoteStoreContract(name: string, makeStore: () => Promise<Contr
       const v1 = await upload(parent, 'h.txt', 'old');
       await store().uploadVersion({ id: v1.id, name: 'h.txt', sourcePath: await localFile('new'), modifiedAtMs: 1_700_000_001_000 });
       const dest = join(tmp.dir, `dl-${++n}`);
-      await store().download({ id: v1.id, destPath: dest, expectSha1: sha1('old'), versionId: v1.versionId! });
+      await store().download({ id: v1.id, destFile: await tempFileAt(dest), expectSha1: sha1('old'), versionId: v1.versionId! });
       expect(await readFile(dest, 'utf8')).toBe('old');
     });
 
@@ -238,7 +239,7 @@ export function remoteStoreContract(name: string, makeStore: () => Promise<Contr
       await store().trash(f.id, 'file');
       await expectSyncError(store().move({ id: f.id, kind: 'file', name: 'x.txt' }), 'not_found', 'replan');
       await expectSyncError(store().createFolder(f.id, 'nope'), 'not_found', 'replan');
-      await expectSyncError(store().download({ id: f.id, destPath: join(tmp.dir, `dl-${++n}`), expectSha1: null }), 'not_found', 'replan');
+      await expectSyncError(store().download({ id: f.id, destFile: await tempFileAt(join(tmp.dir, `dl-${++n}`)), expectSha1: null }), 'not_found', 'replan');
     });
 
     it('pathIds lists the ancestor folders from the account root down', async () => {

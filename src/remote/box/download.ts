@@ -1,16 +1,15 @@
 /**
  * Downloads: GET /files/{id}/content answers 302 (follow it WITHOUT the bearer token: the download host gets
  * a pre-signed URL), 202 + Retry-After (not ready yet: wait and ask again), or 200 with the bytes. The body is
- * streamed to disk while the SHA-1 is computed; a connection broken mid-body resumes with a Range request
- * from the bytes already written (the hash continues, nothing is read twice). The result is verified against
- * the expected SHA-1.
+ * written to the caller's temp file (DownloadRequest.destFile) while the SHA-1 is computed; a connection broken
+ * mid-body resumes with a Range request from the bytes already written (the hash continues, nothing is read
+ * twice). The result is verified against the expected SHA-1.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { once } from 'node:events';
 import type { Readable } from 'node:stream';
 import { isSyncError, type SyncError } from '../../core/errors.js';
 import type { Logger } from '../../logger.js';
+import type { TempFile } from '../../ports/local-fs.js';
 import type { DownloadRequest, DownloadResult } from '../../ports/remote-store.js';
 import type { Bandwidth } from './bandwidth.js';
 import type { FreeSpace } from './free-space.js';
@@ -52,14 +51,14 @@ function downloadLog(logger: Logger): Logger {
 export async function download(deps: DownloadDeps, req: DownloadRequest): Promise<DownloadResult> {
   const log = downloadLog(deps.logger);
   const limit = req.expectSizeBytes;
-  const out = await openSink(req);
+  const out = req.destFile;
   let hash = createHash('sha1');
   let written = 0;
   let totalBytes = 0;
   let resumes = 0;
   const ctx: OpenContext = { location: undefined, failures: 0 };
   try {
-    if (limit !== undefined) await deps.freeSpace.admit(req.id, req.destPath, limit);
+    if (limit !== undefined) await deps.freeSpace.admit(req.id, out.path, limit);
     const d = deps.deadline ?? DEFAULT_DEADLINE;
     // Under a bandwidth cap below the deadline's minimum rate, the deadline allows for the cap instead.
     const minRate = Math.min(d.minBytesPerSec, deps.bandwidth?.bytesPerSec ?? Infinity);
@@ -70,7 +69,7 @@ export async function download(deps: DownloadDeps, req: DownloadRequest): Promis
       if (written > 0 && res.status === 200) {
         // The host ignored Range: start over from byte 0.
         log.info({ id: req.id }, 'download host ignored Range; restarting from the beginning');
-        await out.restart();
+        await out.truncate();
         hash = createHash('sha1');
         written = 0;
       }
@@ -90,7 +89,7 @@ export async function download(deps: DownloadDeps, req: DownloadRequest): Promis
         break;
       } catch (e) {
         // The disk, not the connection (a full disk): resuming cannot help.
-        if (e instanceof SinkFailed) throw e.cause;
+        if (e instanceof WriteFailed) throw e.cause;
         if (req.signal?.aborted) throw remoteError('aborted', `download of file ${req.id} was cancelled`, { cause: e });
         // Too many bytes, or too slow: resuming cannot help.
         if (isSyncError(e) && (e.code === 'checksum_mismatch' || e.code === 'network')) throw e;
@@ -102,10 +101,10 @@ export async function download(deps: DownloadDeps, req: DownloadRequest): Promis
       }
     }
   } catch (e) {
-    await out.abandon();
+    await out.close();
     throw e;
   }
-  await out.finish();
+  await out.syncAndClose();
   const sha1 = hash.digest('hex');
   if (req.expectSha1 !== null && req.expectSha1.toLowerCase() !== sha1) {
     throw remoteError('checksum_mismatch', `downloaded file ${req.id} has SHA-1 ${sha1}, expected ${req.expectSha1.toLowerCase()}`, {
@@ -201,7 +200,7 @@ function oversize(id: string, what: string, limit: number): SyncError {
 
 async function pump(
   body: Readable,
-  out: Sink,
+  out: TempFile,
   hash: Hash,
   state: { written: number },
   totalBytes: number,
@@ -225,62 +224,16 @@ async function pump(
       await out.write(b);
     } catch (e) {
       body.destroy();
-      throw new SinkFailed(e);
+      throw new WriteFailed(e);
     }
     state.written += b.length;
     onProgress?.({ doneBytes: state.written, totalBytes });
   }
 }
 
-/** Where the bytes go: the caller's opened temp file (DownloadRequest.destFile), or a write stream on destPath. */
-interface Sink {
-  write(chunk: Buffer): Promise<void> | undefined;
-  /** Back to byte 0. */
-  restart(): Promise<void>;
-  /** The bytes durable, the file closed. */
-  finish(): Promise<void>;
-  /** Closed after a failure; never rejects. */
-  abandon(): Promise<void>;
-}
-
-/** A write to the sink failed: the cause is the disk's error, which ends the download (no resume). */
-class SinkFailed extends Error {
+/** A write to the temp file failed: the cause is the disk's error, which ends the download (no resume). */
+class WriteFailed extends Error {
   constructor(override readonly cause: unknown) {
     super('writing the download failed', { cause });
   }
-}
-
-async function openSink(req: DownloadRequest): Promise<Sink> {
-  const file = req.destFile;
-  if (file !== undefined) {
-    return { write: (b) => file.write(b), restart: () => file.truncate(), finish: () => file.syncAndClose(), abandon: () => file.close() };
-  }
-  let out = await openOut(req.destPath);
-  const close = async (): Promise<void> => {
-    if (out.closed) return;
-    out.end();
-    await once(out, 'close').catch(() => undefined);
-  };
-  return {
-    write: (b) => (out.write(b) ? undefined : once(out, 'drain').then(() => undefined)),
-    restart: async () => {
-      out = await reopen(out, req.destPath);
-    },
-    finish: close,
-    abandon: close,
-  };
-}
-
-/** flush: the bytes are fsynced before the file is closed (DownloadRequest.destPath). */
-async function openOut(path: string): Promise<WriteStream> {
-  const out = createWriteStream(path, { flags: 'w', flush: true });
-  await once(out, 'open');
-  return out;
-}
-
-/** Close and truncate: the only way to rewind a WriteStream without leaving a hole. */
-async function reopen(out: WriteStream, path: string): Promise<WriteStream> {
-  out.end();
-  await once(out, 'close');
-  return openOut(path);
 }

@@ -8,6 +8,7 @@ import { createLogger } from '../../../src/logger.js';
 import { systemClock } from '../../../src/ports/clock.js';
 import type { Tokens, TokenStore } from '../../../src/remote/box/token-file.js';
 import { makeTempDir } from '../../support/tmp.js';
+import { tempFileAt } from '../../support/temp-file.js';
 import { adapterFor, startServer, syncFailure } from './harness.js';
 
 const clientId = 'cid';
@@ -165,7 +166,7 @@ describe('Box auth', () => {
     for await (const page of mirror.store.listFolder(shared.id)) names.push(...page.entries.map((e) => e.name));
     expect(names).toEqual(['inside.txt']);
     const dest = join(tmp.dir, 'shared-download.txt');
-    await mirror.store.download({ id: asRemoteId(file.id), destPath: dest, expectSha1: file.sha1 });
+    await mirror.store.download({ id: asRemoteId(file.id), destFile: await tempFileAt(dest), expectSha1: file.sha1 });
     expect(await readFile(dest, 'utf8')).toBe('shared content');
     const r = server.control.requests().find((x) => x.path === `/2.0/folders/${shared.id}/items`);
     expect(r?.headers.boxapi).toBe(`shared_link=${link.url}&shared_link_password=link-password-42`);

@@ -5,16 +5,14 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BoxServer } from '../../../src/box-server/index.js';
-import * as nodeFs from 'node:fs';
 import { isSyncError, SyncError } from '../../../src/core/errors.js';
-import { QuickGate } from '../../../src/local/quick-fs.js';
-import { openTempFile } from '../../../src/local/temp-file.js';
 import type { TempFile } from '../../../src/ports/local-fs.js';
 import { asRemoteId, type RemoteEntry } from '../../../src/core/model.js';
 import { createLogger } from '../../../src/logger.js';
 import type { BoxAdapter } from '../../../src/remote/box/create-box-adapter.js';
 import { requestsLinkedTo } from '../../../src/remote/box/http.js';
 import { makeTempDir } from '../../support/tmp.js';
+import { tempFileAt } from '../../support/temp-file.js';
 import { adapterFor, startServer, syncFailure } from './harness.js';
 import { startRecordingProxy, type RecordingProxy } from './recording-proxy.js';
 
@@ -82,7 +80,7 @@ describe('Box adapter: reading the tree and downloading', () => {
       const viaProxy = adapterFor(server, { apiUrl: `${proxy.baseUrl}/2.0`, uploadUrl: `${proxy.baseUrl}/api/2.0` });
       const f = server.control.as('1').uploadFile(folder('dl302'), 'p.bin', 'payload');
       const dest = join(tmp.dir, `dl-${++n}`);
-      await viaProxy.store.download({ id: asRemoteId(f.id), destPath: dest, expectSha1: f.sha1 });
+      await viaProxy.store.download({ id: asRemoteId(f.id), destFile: await tempFileAt(dest), expectSha1: f.sha1 });
       expect(await readFile(dest, 'utf8')).toBe('payload');
       const api = proxy.seen.find((r) => r.path === `/2.0/files/${f.id}/content`);
       const host = proxy.seen.find((r) => r.path.startsWith('/dl/'));
@@ -100,7 +98,7 @@ describe('Box adapter: reading the tree and downloading', () => {
     sink.on('data', (d: Buffer) => (logText += d.toString()));
     const logged = adapterFor(server, { logger: createLogger({ level: 'debug', destination: sink }) });
     const f = server.control.as('1').uploadFile(folder('dllog'), 'l.bin', 'logged');
-    await logged.store.download({ id: asRemoteId(f.id), destPath: join(tmp.dir, `dl-${++n}`), expectSha1: f.sha1 });
+    await logged.store.download({ id: asRemoteId(f.id), destFile: await tempFileAt(join(tmp.dir, `dl-${++n}`)), expectSha1: f.sha1 });
     const dlPath = server.control.requests().find((r) => r.path.startsWith('/dl/'))!.path;
     expect(logText).toContain(`/2.0/files/${f.id}/content`);
     expect(logText).toContain('pre-signed download URL');
@@ -116,7 +114,7 @@ describe('Box adapter: reading the tree and downloading', () => {
     process.on('warning', onWarning);
     try {
       await Promise.all(
-        files.map((f, i) => adapter.store.download({ id: asRemoteId(f.id), destPath: join(tmp.dir, `many-${i}`), expectSha1: f.sha1, signal: run.signal })),
+        files.map(async (f, i) => adapter.store.download({ id: asRemoteId(f.id), destFile: await tempFileAt(join(tmp.dir, `many-${i}`)), expectSha1: f.sha1, signal: run.signal })),
       );
     } finally {
       process.off('warning', onWarning);
@@ -133,12 +131,12 @@ describe('Box adapter: reading the tree and downloading', () => {
     const parent = folder('room');
     const f = server.control.as('1').uploadFile(parent, 'fits.txt', Buffer.from('it fits'));
     server.control.clearRequests();
-    const err = await syncFailure(adapter.store.download({ id: asRemoteId(f.id), destPath: join(tmp.dir, 'huge'), expectSha1: f.sha1, expectSizeBytes: 2 ** 52 }));
+    const err = await syncFailure(adapter.store.download({ id: asRemoteId(f.id), destFile: await tempFileAt(join(tmp.dir, 'huge')), expectSha1: f.sha1, expectSizeBytes: 2 ** 52 }));
     expect(err.code).toBe('disk_full');
     expect(err.message).toMatch(/not enough free space to download file \d+ .* will retry with backoff/);
     expect(server.control.requests()).toEqual([]);
     // Many small downloads into one folder: the free-space reading is reused, and each is still admitted.
-    for (let i = 0; i < 5; i++) await adapter.store.download({ id: asRemoteId(f.id), destPath: join(tmp.dir, `fits-${i}`), expectSha1: f.sha1, expectSizeBytes: 7 });
+    for (let i = 0; i < 5; i++) await adapter.store.download({ id: asRemoteId(f.id), destFile: await tempFileAt(join(tmp.dir, `fits-${i}`)), expectSha1: f.sha1, expectSizeBytes: 7 });
     expect(await readFile(join(tmp.dir, 'fits-4'), 'utf8')).toBe('it fits');
   });
 
@@ -147,7 +145,7 @@ describe('Box adapter: reading the tree and downloading', () => {
     server.control.failNext({ method: 'GET', path: `/2.0/files/${f.id}/content`, status: 202, retryAfterSec: 1 });
     server.control.clearRequests();
     const dest = join(tmp.dir, `dl-${++n}`);
-    await adapter.store.download({ id: asRemoteId(f.id), destPath: dest, expectSha1: f.sha1 });
+    await adapter.store.download({ id: asRemoteId(f.id), destFile: await tempFileAt(dest), expectSha1: f.sha1 });
     expect(await readFile(dest, 'utf8')).toBe('ready later');
     const calls = server.control.requests().filter((r) => r.path === `/2.0/files/${f.id}/content`);
     expect(calls.map((c) => c.status)).toEqual([202, 302]);
@@ -160,7 +158,7 @@ describe('Box adapter: reading the tree and downloading', () => {
     server.control.failNext({ method: 'GET', path: /^\/dl\//, reset: 'mid-body' });
     server.control.clearRequests();
     const dest = join(tmp.dir, `dl-${++n}`);
-    const res = await adapter.store.download({ id: asRemoteId(f.id), destPath: dest, expectSha1: f.sha1 });
+    const res = await adapter.store.download({ id: asRemoteId(f.id), destFile: await tempFileAt(dest), expectSha1: f.sha1 });
     expect(res).toEqual({ sha1: sha1(body), sizeBytes: body.length });
     expect(sha1(await readFile(dest))).toBe(sha1(body));
     const dl = server.control.requests().filter((r) => r.path.startsWith('/dl/'));
@@ -176,7 +174,7 @@ describe('Box adapter: reading the tree and downloading', () => {
   describe('through the caller\'s opened temp file (DownloadRequest.destFile)', () => {
     /** A real temp file (quick calls on) that records which of its calls the download made. */
     async function recordedFile(path: string): Promise<{ file: TempFile; seen: string[] }> {
-      const real = await openTempFile(nodeFs, new QuickGate(true, 0.5), path, 'test file');
+      const real = await tempFileAt(path);
       const seen: string[] = [];
       const file: TempFile = {
         path,
@@ -195,7 +193,7 @@ describe('Box adapter: reading the tree and downloading', () => {
       server.control.clearRequests();
       const dest = join(tmp.dir, `dl-${++n}`);
       const { file, seen } = await recordedFile(dest);
-      const res = await adapter.store.download({ id: asRemoteId(f.id), destPath: dest, destFile: file, expectSha1: f.sha1, expectSizeBytes: body.length });
+      const res = await adapter.store.download({ id: asRemoteId(f.id), destFile: file, expectSha1: f.sha1, expectSizeBytes: body.length });
       expect(res).toEqual({ sha1: sha1(body), sizeBytes: body.length });
       expect(sha1(await readFile(dest))).toBe(sha1(body));
       expect(server.control.requests().filter((r) => r.path.startsWith('/dl/'))).toHaveLength(2);
@@ -209,7 +207,7 @@ describe('Box adapter: reading the tree and downloading', () => {
       const dest = join(tmp.dir, `dl-${++n}`);
       const { file, seen } = await recordedFile(dest);
       const full = new SyncError({ code: 'disk_full', disposition: 'fatal', message: 'writing the download of test file failed (ENOSPC)' });
-      const err = await syncFailure(adapter.store.download({ id: asRemoteId(f.id), destPath: dest, destFile: { ...file, write: () => Promise.reject(full) }, expectSha1: f.sha1 }));
+      const err = await syncFailure(adapter.store.download({ id: asRemoteId(f.id), destFile: { ...file, write: () => Promise.reject(full) }, expectSha1: f.sha1 }));
       expect(err).toBe(full);
       expect(server.control.requests().filter((r) => r.path.startsWith('/dl/'))).toHaveLength(1);
       expect(seen).toEqual(['close']);
@@ -219,7 +217,7 @@ describe('Box adapter: reading the tree and downloading', () => {
       const f = server.control.as('1').uploadFile(folder('destroom'), 'f.bin', 'x');
       const dest = join(tmp.dir, `dl-${++n}`);
       const { file, seen } = await recordedFile(dest);
-      const err = await syncFailure(adapter.store.download({ id: asRemoteId(f.id), destPath: dest, destFile: file, expectSha1: f.sha1, expectSizeBytes: 2 ** 52 }));
+      const err = await syncFailure(adapter.store.download({ id: asRemoteId(f.id), destFile: file, expectSha1: f.sha1, expectSizeBytes: 2 ** 52 }));
       expect(err.code).toBe('disk_full');
       expect(seen).toEqual(['close']);
     });
@@ -229,7 +227,7 @@ describe('Box adapter: reading the tree and downloading', () => {
     const f = server.control.as('1').uploadFile(folder('sha'), 's.bin', 'actual bytes');
     const dest = join(tmp.dir, `dl-${++n}`);
     try {
-      await adapter.store.download({ id: asRemoteId(f.id), destPath: dest, expectSha1: sha1('expected bytes') });
+      await adapter.store.download({ id: asRemoteId(f.id), destFile: await tempFileAt(dest), expectSha1: sha1('expected bytes') });
       expect.unreachable('the download should fail');
     } catch (e) {
       expect(isSyncError(e) && { code: e.code, disposition: e.disposition, actual: e.details.actual }).toEqual({
