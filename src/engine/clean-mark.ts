@@ -16,7 +16,7 @@
  * might have missed stays missed.
  */
 import { createHash } from 'node:crypto';
-import type { SyncRoot } from '../core/model.js';
+import { asRelPath, type RelPath, type SyncRoot } from '../core/model.js';
 import type { Journal } from '../ports/journal.js';
 
 /** Bump when the planner or the merge-base rules change what a plan does: every root is planned whole once. */
@@ -26,6 +26,7 @@ export const MERGE_RULES_REVISION = 1;
 export const FULL_PLAN_EVERY_MS = 24 * 60 * 60 * 1000;
 
 const markKey = (root: SyncRoot): string => `clean:${root.id}`;
+const settlingKey = (root: SyncRoot): string => `settling:${root.id}`;
 const fullKey = (root: SyncRoot): string => `lastFullPlanAtMs:${root.id}`;
 
 function fingerprint(root: SyncRoot): string {
@@ -35,9 +36,13 @@ function fingerprint(root: SyncRoot): string {
 
 type MarkJournal = Pick<Journal, 'getMeta' | 'setMeta'>;
 
-/** May this run plan only what changed? (The last run converged under the same rules, and not too long ago.) */
+/**
+ * May this run plan only what changed? (The last run converged under the same rules, and not too long ago, and
+ * the paths a daemon's pass deferred as settling can be read.)
+ */
 export function isClean(journal: MarkJournal, root: SyncRoot, nowMs: number): boolean {
   if (journal.getMeta(markKey(root)) !== fingerprint(root)) return false;
+  if (settlingPaths(journal, root) === undefined) return false;
   const last = Number(journal.getMeta(fullKey(root)) ?? NaN);
   return Number.isFinite(last) && nowMs - last < FULL_PLAN_EVERY_MS && nowMs >= last;
 }
@@ -51,4 +56,26 @@ export function clearClean(journal: MarkJournal, root: SyncRoot): void {
 export function markClean(journal: MarkJournal, root: SyncRoot, nowMs: number, wholeRoot: boolean): void {
   journal.setMeta(markKey(root), fingerprint(root));
   if (wholeRoot) journal.setMeta(fullKey(root), String(nowMs));
+}
+
+/**
+ * The paths a daemon's hinted pass deferred as still settling (found gone with no move in sight: hinted-scope.ts)
+ * and no pass has taken up since. The journal already holds "gone" for them, so a converged run's mark does not
+ * cover them: a run that plans only what changed plans these too, unless its own process still waits for them to
+ * settle. undefined when the stored value cannot be read (the run then plans the whole root).
+ */
+export function settlingPaths(journal: MarkJournal, root: SyncRoot): RelPath[] | undefined {
+  const text = journal.getMeta(settlingKey(root));
+  if (text === undefined || text === '') return [];
+  try {
+    const value: unknown = JSON.parse(text);
+    if (!Array.isArray(value) || !value.every((p): p is string => typeof p === 'string' && p !== '' && !p.startsWith('/') && !p.split('/').includes('..'))) return undefined;
+    return value.map(asRelPath);
+  } catch {
+    return undefined;
+  }
+}
+
+export function setSettlingPaths(journal: MarkJournal, root: SyncRoot, paths: readonly RelPath[]): void {
+  journal.setMeta(settlingKey(root), paths.length === 0 ? '' : JSON.stringify(paths));
 }

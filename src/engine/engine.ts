@@ -19,7 +19,7 @@ import { localRootExists, scanLocal, type IsIgnored } from './observe-local.js';
 import { hintedScope, SETTLE_GONE_MS, type GoneSince } from './hinted-scope.js';
 import { observeRemote } from './observe-remote.js';
 import { cursorName } from './remote-hints.js';
-import { clearClean, isClean, markClean } from './clean-mark.js';
+import { clearClean, isClean, markClean, setSettlingPaths, settlingPaths } from './clean-mark.js';
 import { DEFAULT_WINDOW_ENTRIES } from './windows.js';
 import { newTally, reconcileRoot, type ReconcileContext, type RootContext, type RootOutcome, type Tally } from './reconciler.js';
 import type { SnapshotScope } from './snapshot.js';
@@ -40,6 +40,13 @@ class SyncEngine implements Engine {
   private readonly pendingLocal = new Map<RootId, Set<RelPath>>();
   private readonly unsettled = new Map<RootId, Set<RelPath>>();
   private readonly unsettledRemote = new Set<RemoteId>();
+  /**
+   * Paths a hinted pass deferred as still settling (found gone, no move in sight), per root, until a pass takes
+   * them up (its scope holds them and does not defer them again); kept in the journal too (clean-mark.ts
+   * settlingPaths): the journal already says they are gone locally, so after a crash a run that planned only what
+   * its scan sees change would never plan them, and the deletion would be lost.
+   */
+  private readonly deferred = new Map<RootId, Set<RelPath>>();
   /** Per root: paths hinted passes found gone, and since when (hinted-scope.ts). */
   private readonly goneSince = new Map<RootId, GoneSince>();
   private readonly pendingRemote = new Set<RemoteId>();
@@ -205,13 +212,23 @@ class SyncEngine implements Engine {
           // The last run converged under the same rules: only what changed since can need work (clean-mark.ts).
           if (opts.fullRescan !== true && !observed.full && scanned.changed !== null && clean.has(root.id)) {
             const failed = journal.failures(root.id).map((f) => f.path);
-            scope = { kind: 'hinted', localPaths: [...hinted, ...scanned.changed, ...failed], remoteIds: observed.touchedIds };
+            // Paths a pass deferred as settling: this process takes them up when they have settled; one that did
+            // not record them (a crash came first) plans them now.
+            const mine = this.deferred.get(root.id);
+            const settled = (settlingPaths(journal, root) ?? []).filter((p) => mine?.has(p) !== true);
+            scope = { kind: 'hinted', localPaths: [...hinted, ...scanned.changed, ...failed, ...settled], remoteIds: observed.touchedIds };
             logger.debug({ root: root.id, changed: scanned.changed.length, touched: observed.touchedIds.length }, 'the last run converged: planning only what changed');
           }
         }
         const outcome = await reconcileRoot(ctx, rc, scope, tally);
         outcomes.push(outcome);
-        if (outcome === 'converged' && !tally.fatal && !signal.aborted) markClean(journal, root, clock.now(), scope.kind === 'full');
+        if (outcome === 'converged' && !tally.fatal && !signal.aborted) {
+          markClean(journal, root, clock.now(), scope.kind === 'full');
+          // This pass planned the deferred paths another process left (above, or a whole-root plan): only this
+          // process's own are still waiting.
+          const mine = [...(this.deferred.get(root.id) ?? [])];
+          if (JSON.stringify(settlingPaths(journal, root)) !== JSON.stringify(mine)) setSettlingPaths(journal, root, mine);
+        }
         if (tally.fatal) break;
       }
     } catch (e) {
@@ -294,6 +311,14 @@ class SyncEngine implements Engine {
     this.goneSince.set(rc.root.id, goneSince);
     const deps = { journal: this.deps.journal, root: rc.root, fs: rc.fs, isIgnored: rc.isIgnored };
     const scope = await hintedScope(deps, localPaths, remoteIds, { signal, goneSince, nowMs: this.deps.clock.now(), settleMs: this.deps.options.settleGoneMs ?? SETTLE_GONE_MS });
+    if (scope.kind === 'hinted') {
+      const deferred = this.deferred.get(rc.root.id) ?? new Set<RelPath>();
+      const before = deferred.size;
+      for (const p of scope.localPaths) deferred.delete(p);
+      for (const p of scope.unsettled ?? []) deferred.add(p);
+      this.deferred.set(rc.root.id, deferred);
+      if (deferred.size > 0 || before > 0) setSettlingPaths(this.deps.journal, rc.root, [...deferred]);
+    }
     if (scope.kind === 'hinted' && scope.unsettled !== undefined) {
       this.deps.logger.debug({ root: rc.root.id, unsettled: scope.unsettled.slice(0, 20) }, 'gone with no move in sight yet: left for the pass that has the watcher\'s word on where they went');
       const set = this.unsettled.get(rc.root.id) ?? new Set<RelPath>();

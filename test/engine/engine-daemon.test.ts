@@ -83,6 +83,33 @@ describe('engine: a hinted pass sees a local move whole, even hinted from one en
     expect(h.engine.takeUnsettled().local).toEqual([]);
   });
 
+  it('a path a pass deferred as settling is kept in the journal: after a crash the next run still trashes it on Box', async () => {
+    // Settling for longer than the test: a.txt stays deferred in every pass of this process.
+    const h = await harness({ settleGoneMs: 600_000 });
+    await h.write('a.txt', 'a');
+    await h.write('b.txt', 'b');
+    expectConverged(await h.run());
+    const aId = h.store.childByName(h.top.id, 'a.txt')!.id;
+    await h.remove('a.txt');
+    h.engine.hintLocal(h.root.id, [asRelPath('a.txt')]);
+    expect(expectConverged(await h.run()).ops).toEqual({});
+    expect(h.engine.takeUnsettled().local).toEqual([{ root: h.root.id, paths: ['a.txt'] }]);
+    // Another live change before a.txt settles: that pass converges too, and a.txt is still deferred.
+    await h.write('b.txt', 'b2');
+    h.engine.hintLocal(h.root.id, [asRelPath('b.txt')]);
+    expect(expectConverged(await h.run()).ops).toEqual({ 'upload-version': 1 });
+    // The daemon dies before a.txt settles (kill -9). Its passes wrote "a.txt is gone" into the journal and
+    // converged; a run that planned only what its own scan sees change would plan nothing and keep a.txt on Box
+    // for ever (found by the simulation, world 4).
+    await h.restart();
+    const after = expectConverged(await h.run());
+    expect(after.ops['remote-trash']).toBe(1);
+    expect(h.store.allEntries().find((e) => e.id === aId)?.status).toBe('trashed');
+    // Taken up: no later run plans it again.
+    const { settlingPaths } = await import('../../src/engine/clean-mark.js');
+    expect(settlingPaths(h.journal, h.root)).toEqual([]);
+  });
+
   it('a file found gone inside a folder that vanished unhinted is left alone until the move is known', async () => {
     const h = await harness({ settleGoneMs: SETTLE_MS });
     await h.write('dir/v1.2.bin', 'one');

@@ -211,5 +211,16 @@ describe('engine: after a converged run, the next plans only what changed (clean
     expect(isClean(h.journal, h.root, Date.now())).toBe(false);
     markClean(h.journal, h.root, Date.now(), false);
     expect(isClean(h.journal, h.root, Date.now())).toBe(true);
+    // The paths deferred as settling (engine-daemon.test.ts) unreadable in the journal: the whole root is planned.
+    const { setSettlingPaths, settlingPaths } = await import('../../src/engine/clean-mark.js');
+    setSettlingPaths(h.journal, h.root, [asRelPath('a/b.txt')]);
+    expect(settlingPaths(h.journal, h.root)).toEqual(['a/b.txt']);
+    expect(isClean(h.journal, h.root, Date.now())).toBe(true);
+    for (const bad of ['{', '["../outside"]', '[1]', '"a"']) {
+      h.journal.setMeta(`settling:${h.root.id}`, bad);
+      expect(isClean(h.journal, h.root, Date.now())).toBe(false);
+    }
+    setSettlingPaths(h.journal, h.root, []);
+    expect(isClean(h.journal, h.root, Date.now())).toBe(true);
   });
 });

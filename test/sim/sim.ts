@@ -162,7 +162,7 @@ function runLine(r: ChildRun): string {
 
 function runDetail(r: ChildRun): string {
   const out = r.stdout.trim().split('\n').slice(-8).join('\n');
-  const err = r.stderr.trim().split('\n').slice(-15).join('\n');
+  const err = r.stderr.trim().split('\n').slice(-Number(process.env.BOXSYNC_SIM_TAIL ?? 15)).join('\n');
   return `${runLine(r)}\n  stdout (tail):\n${out.replace(/^/gm, '    ')}\n  stderr (tail):\n${err.replace(/^/gm, '    ')}`;
 }
 

@@ -3,6 +3,9 @@
  * outside vitest, for as long as you like. Worlds S, S+1, S+2, ... each run M scenarios (default 10) until N
  * scenarios ran. Every failing scenario prints its world seed, the world's operation log and both trees; the
  * exit code is 1 when any failed. `--seed S --per-world M --scenarios M` replays world S alone.
+ * For a post-mortem: BOXSYNC_SIM_LOG_LEVEL=debug sets the children's log level (default warn),
+ * BOXSYNC_SIM_TAIL=N prints the last N lines of each child's stderr (default 15), BOXSYNC_SIM_KEEP=1 keeps the
+ * worlds' folders.
  */
 import { runWorld, type WorldResult } from './sim.js';
 

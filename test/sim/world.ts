@@ -95,7 +95,7 @@ export async function startWorld(opts: { transferConcurrency: number; planWindow
     XDG_STATE_HOME: join(home, 'state'),
     XDG_CACHE_HOME: join(home, 'cache'),
     XDG_RUNTIME_DIR: join(home, 'runtime'),
-    BOXSYNC_LOG_LEVEL: 'warn',
+    BOXSYNC_LOG_LEVEL: process.env.BOXSYNC_SIM_LOG_LEVEL ?? 'warn',
   };
   for (const k of Object.keys(env)) if (k.startsWith('BOXSYNC_') && k !== 'BOXSYNC_LOG_LEVEL') delete env[k];
   return {
