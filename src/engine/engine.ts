@@ -311,15 +311,14 @@ class SyncEngine implements Engine {
     this.goneSince.set(rc.root.id, goneSince);
     const deps = { journal: this.deps.journal, root: rc.root, fs: rc.fs, isIgnored: rc.isIgnored };
     const scope = await hintedScope(deps, localPaths, remoteIds, { signal, goneSince, nowMs: this.deps.clock.now(), settleMs: this.deps.options.settleGoneMs ?? SETTLE_GONE_MS });
-    if (scope.kind === 'hinted') {
-      const deferred = this.deferred.get(rc.root.id) ?? new Set<RelPath>();
-      const before = deferred.size;
-      for (const p of scope.localPaths) deferred.delete(p);
-      for (const p of scope.unsettled ?? []) deferred.add(p);
-      this.deferred.set(rc.root.id, deferred);
-      if (deferred.size > 0 || before > 0) setSettlingPaths(this.deps.journal, rc.root, [...deferred]);
-    }
-    if (scope.kind === 'hinted' && scope.unsettled !== undefined) {
+    if (scope.kind !== 'hinted') return scope;
+    const deferred = this.deferred.get(rc.root.id) ?? new Set<RelPath>();
+    const before = deferred.size;
+    for (const p of scope.localPaths) deferred.delete(p);
+    for (const p of scope.unsettled ?? []) deferred.add(p);
+    this.deferred.set(rc.root.id, deferred);
+    if (deferred.size > 0 || before > 0) setSettlingPaths(this.deps.journal, rc.root, [...deferred]);
+    if (scope.unsettled !== undefined) {
       this.deps.logger.debug({ root: rc.root.id, unsettled: scope.unsettled.slice(0, 20) }, 'gone with no move in sight yet: left for the pass that has the watcher\'s word on where they went');
       const set = this.unsettled.get(rc.root.id) ?? new Set<RelPath>();
       for (const p of scope.unsettled) set.add(p);

@@ -113,7 +113,10 @@ const listings = pool(concurrency, async ({ id, dir }) => {
       if (e.type === 'folder') listings.add({ id: e.id, dir: join(dir, e.name) });
       else if (e.type === 'file') downloads.add({ id: e.id, path: join(dir, e.name) });
     }
-    marker = page.next_marker ?? '';
+    const next = page.next_marker ?? '';
+    // A server that answers the same marker again would page for ever.
+    if (next !== '' && next === marker) throw new Error(`GET /folders/${id}/items: the marker did not move`);
+    marker = next;
   } while (marker !== '');
 });
 
