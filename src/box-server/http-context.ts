@@ -32,12 +32,19 @@ export function query(ctx: Ctx, name: string): string | null {
   return ctx.url.searchParams.get(name);
 }
 
+/** `fields`, spaces around names ignored; a repeated `fields` parameter asks for all the names it lists. */
 export function fieldsOf(ctx: Ctx): string[] | null {
-  return parseFields(query(ctx, 'fields'));
+  return parseFields(ctx.url.searchParams.getAll('fields').join(','));
 }
 
+/** A path parameter, percent-decoded (`/files/%31%32` is file 12); a malformed escape addresses nothing: 404. */
 export function param(ctx: Ctx, i: number): string {
-  return decodeURIComponent(ctx.params[i] ?? '');
+  const raw = ctx.params[i] ?? '';
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new BoxError(404, 'not_found', `Could not find the specified resource (${raw})`);
+  }
 }
 
 export function intQuery(ctx: Ctx, name: string, dflt: number, min: number, max: number): number {

@@ -152,20 +152,22 @@ async function handle(core: ServerCore, ctx: Ctx, routes: readonly Route[]): Pro
     const rule = core.faults.take(method, pathname);
     if (rule && (await applyFault(ctx, rule))) return;
   }
-  const apiPath = apiPrefix.exec(pathname)?.[1];
+  const apiPath = withoutTrailingSlash(apiPrefix.exec(pathname)?.[1]);
+  const openPath = withoutTrailingSlash(pathname)!;
   let pathMatched = false;
   for (const route of routes) {
-    const target = route.kind === 'api' ? apiPath : pathname;
+    const target = route.kind === 'api' ? apiPath : openPath;
     if (target === undefined) continue;
     const m = route.pattern.exec(target);
     if (!m) continue;
     pathMatched = true;
-    if (route.method !== method && !(route.method === 'GET' && method === 'HEAD' && route.kind === 'open')) continue;
+    // HEAD is served wherever GET is, as on Box: the same status and headers, no body (Node's server drops it).
+    if (route.method !== method && !(route.method === 'GET' && method === 'HEAD')) continue;
     ctx.params = m.slice(1);
     if (route.kind === 'api') {
       ctx.userId = actingUser(core, core.auth.authenticate(ctx.req.headers.authorization ?? bearerFromQuery(ctx)), ctx.req.headers['as-user']);
       ctx.sharedRoot = sharedItemOf(core.store, ctx.req.headers['boxapi']);
-      const addressed = addressedItemId(target);
+      const addressed = addressedItemId(decodedPath(target));
       const item = addressed === null ? undefined : core.store.item(addressed);
       if (item && !visibleTo(core.store, ctx.userId, item, ctx.sharedRoot)) throw new BoxError(404, 'not_found', `Could not find the specified resource (${addressed})`);
       const wait = core.faults.rateLimited(ctx.userId, Date.now());
@@ -178,6 +180,23 @@ async function handle(core: ServerCore, ctx: Ctx, routes: readonly Route[]): Pro
   }
   if (pathMatched) throw new BoxError(405, 'method_not_allowed', `Method ${method} is not allowed on ${pathname}`);
   throw new BoxError(404, 'not_found', `No such endpoint: ${method} ${pathname}`);
+}
+
+/**
+ * Box answers `/2.0/files/content/` as `/2.0/files/content` (rclone preflights uploads that way): one trailing slash
+ * is dropped before matching (never from `/` itself).
+ */
+function withoutTrailingSlash(path: string | undefined): string | undefined {
+  return path !== undefined && path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+}
+
+/** The path with percent-escapes decoded (`/files/%31%32` addresses item 12), or as it is when they are malformed. */
+function decodedPath(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
 }
 
 function bearerFromQuery(ctx: Ctx): string | undefined {

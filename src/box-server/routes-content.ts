@@ -98,7 +98,8 @@ function download(ctx: Ctx): void {
   const vid = query(ctx, 'version');
   const version = vid ? file.versions.find((v) => v.id === vid && v.trashedAtMs === null) : store.currentVersion(file);
   if (!version) throw new BoxError(404, 'not_found', `No version ${vid ?? ''} of file ${file.id}`);
-  store.recordEvent('ITEM_DOWNLOAD', ctx.userId, file, ctx.requestId);
+  // A HEAD asks whether the download would be served; only a GET is a download.
+  if (ctx.req.method !== 'HEAD') store.recordEvent('ITEM_DOWNLOAD', ctx.userId, file, ctx.requestId);
   sendEmpty(ctx, 302, { Location: downloadUrl(store, version) });
 }
 
