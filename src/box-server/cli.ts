@@ -1,17 +1,26 @@
 /**
  * `boxsync server [--host 127.0.0.1] [--port 0] [--data DIR] [--token TOKEN]... [--sample] [--access-token-ttl SEC]
- * [--log-requests] [--tls-cert FILE --tls-key FILE]`: prints the base URL as the first line on stdout, then serves until SIGINT/SIGTERM, closes, and
+ * [--log-requests] [--tls-cert FILE --tls-key FILE] [--as-box [--proxy-port PORT]]`: prints the base URL as the first line on stdout
+ * (with --as-box, then the lines to paste: see as-box.ts), then serves until SIGINT/SIGTERM, closes, and
  * resolves 0. Bad arguments print a usage error on stderr and resolve 2 without starting anything.
  */
 import { readFileSync } from 'node:fs';
+import { startAsBox, type AsBoxOptions } from './as-box.js';
 import { startBoxServer } from './index.js';
 import type { BoxServerOptions } from './types.js';
 
-const usage =
-  'usage: boxsync server [--host 127.0.0.1] [--port 0] [--data DIR] [--token TOKEN]... [--sample] [--access-token-ttl SEC] [--log-requests] [--tls-cert FILE --tls-key FILE]';
+/** What the command line asks for: the server's options, and whether it acts as Box (`--as-box`). */
+export interface ServerCliOptions extends BoxServerOptions {
+  asBox?: AsBoxOptions;
+}
 
-export function parseServerArgs(args: readonly string[]): BoxServerOptions {
-  const opts: BoxServerOptions = {};
+const usage =
+  'usage: boxsync server [--host 127.0.0.1] [--port 0] [--data DIR] [--token TOKEN]... [--sample] [--access-token-ttl SEC] [--log-requests] [--tls-cert FILE --tls-key FILE] [--as-box [--proxy-port PORT]]';
+
+export function parseServerArgs(args: readonly string[]): ServerCliOptions {
+  const opts: ServerCliOptions = {};
+  let asBox = false;
+  let proxyPort: number | undefined;
   const tokens: string[] = [];
   let tlsCert: string | undefined;
   let tlsKey: string | undefined;
@@ -57,12 +66,24 @@ export function parseServerArgs(args: readonly string[]): BoxServerOptions {
       case '--tls-key':
         tlsKey = value();
         break;
+      case '--as-box':
+        asBox = true;
+        break;
+      case '--proxy-port':
+        proxyPort = int(0, 65535);
+        break;
       default:
         throw new Error(`unknown option ${arg}`);
     }
   }
   if (tokens.length > 0) opts.tokens = tokens;
   if ((tlsCert === undefined) !== (tlsKey === undefined)) throw new Error('--tls-cert and --tls-key go together');
+  if (proxyPort !== undefined && !asBox) throw new Error('--proxy-port goes with --as-box');
+  if (asBox) {
+    if (tlsCert !== undefined) throw new Error('--as-box makes its own certificate: leave out --tls-cert and --tls-key');
+    if (opts.host !== undefined && opts.host !== '127.0.0.1') throw new Error('--as-box listens on 127.0.0.1 only: leave out --host');
+    opts.asBox = proxyPort === undefined ? {} : { proxyPort };
+  }
   if (tlsCert !== undefined && tlsKey !== undefined) {
     const read = (flag: string, file: string): Buffer => {
       try {
@@ -81,21 +102,29 @@ export async function runServerCli(args: readonly string[]): Promise<number> {
     process.stdout.write(`${usage}\n`);
     return 0;
   }
-  let opts: BoxServerOptions;
+  let opts: ServerCliOptions;
   try {
     opts = parseServerArgs(args);
   } catch (e) {
     process.stderr.write(`boxsync server: ${e instanceof Error ? e.message : String(e)}; nothing was started\n${usage}\n`);
     return 2;
   }
-  let server;
+  let server: { close(): Promise<void> };
   try {
-    server = await startBoxServer(opts);
+    const { asBox, ...serverOpts } = opts;
+    if (asBox) {
+      const box = await startAsBox(serverOpts, asBox);
+      process.stdout.write(`${box.server.baseUrl}\n${box.instructions}\n`);
+      server = box;
+    } else {
+      const plain = await startBoxServer(serverOpts);
+      process.stdout.write(`${plain.baseUrl}\n`);
+      server = plain;
+    }
   } catch (e) {
     process.stderr.write(`boxsync server: could not start: ${e instanceof Error ? e.message : String(e)}\n`);
     return 2;
   }
-  process.stdout.write(`${server.baseUrl}\n`);
   await new Promise<void>((resolve) => {
     const stop = (): void => {
       process.off('SIGINT', stop);

@@ -27,7 +27,7 @@ function sign(store: Store, payload: string): string {
 export function downloadUrl(store: Store, version: VersionRec): string {
   const ticket: Ticket = { b: version.blobId, s: version.sizeBytes, e: store.now() + downloadUrlLifetimeMs, n: version.name };
   const payload = Buffer.from(JSON.stringify(ticket)).toString('base64url');
-  return `${store.baseUrl()}/dl/${payload}.${sign(store, payload)}`;
+  return `${store.baseUrl('download')}/dl/${payload}.${sign(store, payload)}`;
 }
 
 function readTicket(store: Store, token: string): Ticket {

@@ -33,7 +33,7 @@ export async function startBoxServer(opts: BoxServerOptions = {}): Promise<BoxSe
   const loaded = persistence ? persistence.load() : null;
   const state = loaded ?? newState(Date.now());
   let baseUrl = '';
-  const store = new Store(state, new BlobStore(rootDir, opts.dataDir !== undefined), persistence, () => baseUrl);
+  const store = new Store(state, new BlobStore(rootDir, opts.dataDir !== undefined), persistence, (host) => (host && opts.publicUrls?.[host]) || baseUrl);
   const core: ServerCore = {
     store,
     auth: new Auth(store, opts.accessTokenTtlSec ?? 3600),

@@ -85,7 +85,7 @@ async function preflight(ctx: Ctx): Promise<void> {
   if (fileId !== undefined) preflightNewVersion(store, ctx.userId, store.active('file', param(ctx, 0)), body['name'], size);
   else preflightNewFile(store, ctx.userId, parentIdOf(ctx, body), body['name'], size);
   const target = fileId !== undefined ? `files/${encodeURIComponent(param(ctx, 0))}/content` : 'files/content';
-  sendJson(ctx, 200, { upload_url: `${store.baseUrl()}/api/2.0/${target}`, upload_token: randomBytes(12).toString('base64url') });
+  sendJson(ctx, 200, { upload_url: `${store.baseUrl('upload')}/api/2.0/${target}`, upload_token: randomBytes(12).toString('base64url') });
 }
 
 function download(ctx: Ctx): void {

@@ -66,7 +66,7 @@ function realtimeServers(ctx: Ctx): void {
     entries: [
       {
         type: 'realtime_server',
-        url: `${ctx.core.store.baseUrl()}/subscribe?channel=${channel}&stream_type=${t}`,
+        url: `${ctx.core.store.baseUrl('realtime')}/subscribe?channel=${channel}&stream_type=${t}`,
         ttl: '10',
         max_retries: '10',
         retry_timeout: retryTimeoutSec,

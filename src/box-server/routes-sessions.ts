@@ -15,7 +15,7 @@ import { visibleTargetId } from './visibility.js';
 import type { Store } from './store.js';
 
 function sessionJson(store: Store, s: SessionRec): Record<string, unknown> {
-  const base = `${store.baseUrl()}/api/2.0/files/upload_sessions/${s.id}`;
+  const base = `${store.baseUrl('upload')}/api/2.0/files/upload_sessions/${s.id}`;
   return {
     id: s.id,
     type: 'upload_session',

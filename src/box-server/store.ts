@@ -9,6 +9,7 @@ import { EventEmitter } from 'node:events';
 import { BoxError, notFound } from './box-error.js';
 import type { BlobStore } from './blob-store.js';
 import { nameKey } from './names.js';
+import type { PublicHost } from './types.js';
 import type { Persistence } from './persistence.js';
 import type { EventRec, ItemRec, ItemType, LockRec, ServerState, UserRec, VersionRec } from './state.js';
 import { standardItemJson } from './serialize.js';
@@ -84,7 +85,8 @@ export class Store {
     readonly state: ServerState,
     readonly blobs: BlobStore,
     private readonly persistence: Persistence | null,
-    readonly baseUrl: () => string,
+    /** The base of the URLs handed out, per kind of host (one base for all unless `publicUrls` says otherwise). */
+    readonly baseUrl: (host?: PublicHost) => string,
   ) {
     this.bus.setMaxListeners(0);
     for (const i of Object.values(state.items)) for (const v of i.versions) this.#versionBytesBound += v.sizeBytes;

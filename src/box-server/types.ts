@@ -28,7 +28,15 @@ export interface BoxServerOptions {
    * then starts with https://). PEM key and certificate; the client must trust the certificate.
    */
   tls?: { key: string | Buffer; cert: string | Buffer };
+  /**
+   * Extension: the bases of the URLs handed out, per kind of host, instead of the server's own address (`--as-box`
+   * hands out Box's host names, e.g. `{ upload: 'https://upload.box.com', download: 'https://dl.boxcloud.com' }`).
+   */
+  publicUrls?: Partial<Record<PublicHost, string>>;
 }
+
+/** The kinds of host whose URLs box-server hands out: preflight and upload sessions, downloads, long polling. */
+export type PublicHost = 'api' | 'upload' | 'download' | 'realtime';
 
 export interface BoxServer {
   readonly baseUrl: string;
