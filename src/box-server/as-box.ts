@@ -97,9 +97,20 @@ export function startBoxProxy(serverPort: number, port = 0): Promise<{ server: S
   });
 }
 
-/** Single-quoted for a POSIX shell, so a path with spaces or quotes pastes as one word. */
-function shellQuote(s: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+const unprintable = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Quoted for a POSIX shell, so a path with spaces or quotes pastes as one word; one with control or bidi characters
+ * is written as bash's $'...' with every such character escaped, so that nothing printed can act on the terminal.
+ */
+export function shellQuote(s: string): string {
+  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(s)) return s;
+  if (!new RegExp(unprintable.source).test(s)) return `'${s.replace(/'/g, `'\\''`)}'`;
+  const escaped = s.replace(/[\\']/g, (c) => `\\${c}`).replace(unprintable, (c) => {
+    const code = c.charCodeAt(0);
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+  return `$'${escaped}'`;
 }
 
 export function asBoxInstructions(proxyUrl: string, caCertFile: string, token: string): string {

@@ -2,13 +2,13 @@
 // --data, key 0600, reused), TLS for Box's host names, a CONNECT proxy on loopback that sends those hosts to
 // box-server and refuses every other host (403, and no connection is made), and the lines to paste. Box's generated
 // SDK, at its default base URLs in its own process, works through it with nothing but those lines.
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { createServer, connect, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAsBox, type AsBoxServer } from '../../src/box-server/as-box.js';
+import { shellQuote, startAsBox, type AsBoxServer } from '../../src/box-server/as-box.js';
 import { parseServerArgs } from '../../src/box-server/cli.js';
 import { httpsCall, parseAsBoxLines } from '../support/as-box.js';
 import { repoRoot } from '../support/cli.js';
@@ -46,6 +46,17 @@ describe('boxsync server --as-box arguments', () => {
     const key = join(repoRoot, 'test/support/tls/localhost-test-only.key');
     expect(() => parseServerArgs(['--as-box', '--tls-cert', cert, '--tls-key', key])).toThrow(/makes its own certificate/);
     expect(() => parseServerArgs(['--as-box', '--host', '0.0.0.0'])).toThrow(/127\.0\.0\.1 only/);
+  });
+});
+
+describe('the printed paths', () => {
+  it('paste as one word into bash, and carry no character that could act on the terminal', () => {
+    for (const path of ['/tmp/plain/ca.crt', '/tmp/with space/ca.crt', "/tmp/it's/ca.crt", '/tmp/new\nline\u001b[2J/ca.crt', '/tmp/bidi\u202e/ca.crt', '/tmp/back\\slash $HOME/ca.crt']) {
+      const quoted = shellQuote(path);
+      expect(quoted, path).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202e]/);
+      const echoed = spawnSync('bash', ['-c', `printf %s ${quoted}`], { encoding: 'utf8' });
+      expect(echoed.stdout, path).toBe(path);
+    }
   });
 });
 

@@ -27,7 +27,7 @@ async function names(id: string): Promise<string[]> {
 }
 
 describe('a trailing slash', () => {
-  it('is accepted on API, upload and token routes, and does what the plain route does', async () => {
+  it('is accepted on API and upload routes, and does what the plain route does', async () => {
     const me = await http().get('/users/me/');
     expect(me.status, me.text).toBe(200);
     expect(obj(me.json).type).toBe('user');
@@ -61,6 +61,15 @@ describe('a trailing slash', () => {
     const gone = await http().delete(`/folders/${String(obj(made.json).id)}/`);
     expect(gone.status).toBe(204);
     expect(await names(folderId)).not.toContain('made-with-slash');
+  });
+
+  it('is accepted on the token endpoint, with a charset on its form body', async () => {
+    handle.srv.control.registerOAuthClient({ clientId: 'slash-client', clientSecret: 'slash-secret' });
+    const body = new URLSearchParams({ grant_type: 'authorization_code', code: handle.srv.control.issueAuthCode('slash-client'), client_id: 'slash-client', client_secret: 'slash-secret' });
+    const r = await fetch(`${handle.srv.tokenUrl}/`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded;charset=UTF-8' }, body: body.toString() });
+    expect(r.status).toBe(200);
+    const pair = obj(await r.json());
+    expect((await boxHttp(handle.srv, String(pair.access_token)).get('/users/me/')).status).toBe(200);
   });
 
   it('does not make an unknown endpoint known, and one slash only is dropped', async () => {
