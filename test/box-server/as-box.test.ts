@@ -3,15 +3,15 @@
 // box-server and refuses every other host (403, and no connection is made), and the lines to paste. Box's generated
 // SDK, at its default base URLs in its own process, works through it with nothing but those lines.
 import { execFile, spawnSync } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer, connect, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shellQuote, startAsBox, type AsBoxServer } from '../../src/box-server/as-box.js';
 import { parseServerArgs } from '../../src/box-server/cli.js';
-import { httpsCall, parseAsBoxLines } from '../support/as-box.js';
-import { repoRoot } from '../support/cli.js';
+import { httpsCall, parseAsBoxLines, startAsBoxChild } from '../support/as-box.js';
+import { repoRoot, runCli } from '../support/cli.js';
 import { makeTempDir } from '../support/tmp.js';
 
 const execFileAsync = promisify(execFile);
@@ -46,6 +46,32 @@ describe('boxsync server --as-box arguments', () => {
     const key = join(repoRoot, 'test/support/tls/localhost-test-only.key');
     expect(() => parseServerArgs(['--as-box', '--tls-cert', cert, '--tls-key', key])).toThrow(/makes its own certificate/);
     expect(() => parseServerArgs(['--as-box', '--host', '0.0.0.0'])).toThrow(/127\.0\.0\.1 only/);
+  });
+});
+
+describe('boxsync server --as-box (child process)', () => {
+  it('prints the lines, serves through them, and on SIGTERM exits 0 and removes its temp CA (no --data)', async () => {
+    const child = await startAsBoxChild([]);
+    let stopped = false;
+    try {
+      expect(child.baseUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+      expect(statSync(child.caFile.replace(/ca\.crt$/, 'ca.key')).mode & 0o777).toBe(0o600);
+      const me = await httpsCall('GET', 'https://api.box.com/2.0/users/me', { ca: readFileSync(child.caFile), proxyUrl: child.proxyUrl, token: child.token });
+      expect(me.status).toBe(200);
+      expect(me.json().login).toBe('user@example.com');
+      expect(await child.stop()).toBe(0);
+      stopped = true;
+      expect(existsSync(child.caFile)).toBe(false);
+    } finally {
+      if (!stopped) await child.stop();
+    }
+  });
+
+  it('exits 2 without starting anything on arguments that cannot go together', async () => {
+    const r = await runCli(['server', '--as-box', '--host', '0.0.0.0'], { timeoutMs: 60_000 });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--as-box listens on 127\.0\.0\.1 only: leave out --host; nothing was started/);
+    expect(r.stdout).toBe('');
   });
 });
 
