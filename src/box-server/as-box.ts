@@ -61,18 +61,21 @@ export function startBoxProxy(serverPort: number, port = 0): Promise<{ server: S
     const target = connectTarget(req.url ?? '');
     client.on('error', () => client.destroy());
     if (!target || !allowed.has(target.host) || target.port !== 443) {
-      client.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\nboxsync server --as-box serves only ${boxHosts.join(', ')} on port 443; nothing else is reached\n`);
+      client.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\nboxsync server --as-box serves only ${boxHosts.join(', ')} on port 443; nothing else is reached\n`, () => client.destroy());
       return;
     }
     const upstream = connect(serverPort, '127.0.0.1');
     sockets.add(upstream);
     upstream.on('close', () => sockets.delete(upstream));
+    let tunnelled = false;
     upstream.on('error', () => {
-      if (!client.destroyed) client.end('HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\n\r\n');
-      client.destroy();
+      // Before the tunnel is up the client still reads HTTP; after it, TLS bytes: then only the connection ends.
+      if (!tunnelled && !client.destroyed) client.end('HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\n\r\n', () => client.destroy());
+      else client.destroy();
     });
     client.on('close', () => upstream.destroy());
     upstream.on('connect', () => {
+      tunnelled = true;
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length > 0) upstream.write(head);
       upstream.pipe(client);
@@ -143,7 +146,7 @@ export async function startAsBox(opts: BoxServerOptions, asBox: AsBoxOptions = {
       host: '127.0.0.1',
       tokens: opts.tokens?.length ? opts.tokens : [token],
       tls,
-      publicUrls: { api: 'https://api.box.com', upload: 'https://upload.box.com', download: 'https://dl.boxcloud.com', realtime: 'https://api.box.com' },
+      publicUrls: { upload: 'https://upload.box.com', download: 'https://dl.boxcloud.com', realtime: 'https://api.box.com' },
     });
     let proxy;
     try {

@@ -36,7 +36,7 @@ export interface BoxServerOptions {
 }
 
 /** The kinds of host whose URLs box-server hands out: preflight and upload sessions, downloads, long polling. */
-export type PublicHost = 'api' | 'upload' | 'download' | 'realtime';
+export type PublicHost = 'upload' | 'download' | 'realtime';
 
 export interface BoxServer {
   readonly baseUrl: string;
