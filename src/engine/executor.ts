@@ -15,6 +15,8 @@ import type { Journal } from '../ports/journal.js';
 import type { LocalFs } from '../ports/local-fs.js';
 import type { RemoteStore, TransferProgress } from '../ports/remote-store.js';
 import { listSubtree } from './observe-remote.js';
+import { INCOMPLETE_CODE } from './remote-listing.js';
+import { escapeText } from '../core/escape.js';
 import type { Logger } from 'pino';
 import { weblinkFileContent } from './weblink-file.js';
 
@@ -114,8 +116,25 @@ async function run(op: Operation, ctx: ExecContext): Promise<OpResult> {
         throw e;
       }
       if (restored.kind === 'folder') {
-        ctx.journal.putRemote(restored);
-        await listSubtree(ctx, restored.id, signal);
+        // The files that were in the folder came back with it, and no event names them. Until the folder is
+        // listed, the journal keeps a 'listing incomplete' mark on it, written with its row: a run killed before
+        // the listing ends leaves the mark, and the next process's first pass lists everything again
+        // (relistParked) instead of knowing the folder without its files for ever.
+        const path = op.path;
+        ctx.journal.transaction(() => {
+          ctx.journal.putRemote(restored);
+          ctx.journal.recordFailure({
+            root: ctx.root.id,
+            path,
+            code: INCOMPLETE_CODE,
+            message: `the Box folder ${escapeText(path)} was restored from the Box trash and its content is not listed yet; the next pass lists it`,
+            attempts: 1,
+            nextRetryAtMs: Date.now(),
+            disposition: 'retry',
+          });
+        });
+        const listed = await listSubtree(ctx, restored.id, signal);
+        if (listed.problems.incomplete.length === 0) ctx.journal.clearFailure(ctx.root.id, path);
       }
       return { remote: restored, bytes: 0 };
     }
