@@ -1,6 +1,6 @@
 /**
  * `boxsync server [--host 127.0.0.1] [--port 0] [--data DIR] [--token TOKEN]... [--sample] [--access-token-ttl SEC]
- * [--log-requests] [--tls-cert FILE --tls-key FILE]`: prints the base URL as the first line on stdout, then serves until SIGINT/SIGTERM, closes, and
+ * [--log-requests] [--box-limits] [--tls-cert FILE --tls-key FILE]`: prints the base URL as the first line on stdout, then serves until SIGINT/SIGTERM, closes, and
  * resolves 0. Bad arguments print a usage error on stderr and resolve 2 without starting anything.
  */
 import { readFileSync } from 'node:fs';
@@ -8,7 +8,7 @@ import { startBoxServer } from './index.js';
 import type { BoxServerOptions } from './types.js';
 
 const usage =
-  'usage: boxsync server [--host 127.0.0.1] [--port 0] [--data DIR] [--token TOKEN]... [--sample] [--access-token-ttl SEC] [--log-requests] [--tls-cert FILE --tls-key FILE]';
+  'usage: boxsync server [--host 127.0.0.1] [--port 0] [--data DIR] [--token TOKEN]... [--sample] [--access-token-ttl SEC] [--log-requests] [--box-limits] [--tls-cert FILE --tls-key FILE]';
 
 export function parseServerArgs(args: readonly string[]): BoxServerOptions {
   const opts: BoxServerOptions = {};
@@ -50,6 +50,9 @@ export function parseServerArgs(args: readonly string[]): BoxServerOptions {
         break;
       case '--log-requests':
         opts.logRequests = true;
+        break;
+      case '--box-limits':
+        opts.boxLimits = true;
         break;
       case '--tls-cert':
         tlsCert = value();

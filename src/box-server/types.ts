@@ -28,6 +28,11 @@ export interface BoxServerOptions {
    * then starts with https://). PEM key and certificate; the client must trust the certificate.
    */
   tls?: { key: string | Buffer; cert: string | Buffer };
+  /**
+   * Enforce Box's published per-user rate limits (true: 1,000 API calls and 240 uploads a minute), answered with
+   * 429 and Retry-After as Box does. Off by default.
+   */
+  boxLimits?: boolean | { apiCallsPerMinute?: number; uploadsPerMinute?: number };
 }
 
 export interface BoxServer {
