@@ -114,6 +114,18 @@ export interface BoxServerControl {
   clearRequests(): void;
   /** Extension: every open upload session expires now (its next use answers 410 session_expired). */
   expireUploadSessions(): void;
+  /**
+   * Extension, for clients' tests: damage the zip archives served from now on. Entries are named by their path
+   * in the archive: `drop` leaves them out, `corrupt` serves them with their first byte changed, `rename` gives
+   * them another name (a hostile one, say). `null` serves archives whole again.
+   */
+  zipFaults(f: ZipFaults | null): void;
+}
+
+export interface ZipFaults {
+  readonly drop?: readonly string[];
+  readonly corrupt?: readonly string[];
+  readonly rename?: Readonly<Record<string, string>>;
 }
 
 export interface ServerActor {

@@ -17,12 +17,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { extname } from 'node:path';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import yazl from 'yazl';
 import { BoxError } from './box-error.js';
 import type { ServerCore } from './core.js';
 import { param, readJson, sendJson, type Ctx } from './http-context.js';
 import type { ItemRec } from './state.js';
+import type { ZipFaults } from './types.js';
 import { api, open, type Route } from './route.js';
 import { rootFolderId } from './store.js';
 import { visibleTo } from './visibility.js';
@@ -55,6 +57,13 @@ interface ZipRec {
 }
 
 const registries = new WeakMap<ServerCore, Map<string, ZipRec>>();
+const faultsOf = new WeakMap<ServerCore, ZipFaults>();
+
+/** Test control (BoxServerControl.zipFaults): damage the archives served from now on. */
+export function setZipFaults(core: ServerCore, f: ZipFaults | null): void {
+  if (f === null) faultsOf.delete(core);
+  else faultsOf.set(core, f);
+}
 
 function registry(core: ServerCore): Map<string, ZipRec> {
   let r = registries.get(core);
@@ -205,9 +214,22 @@ async function content(ctx: Ctx): Promise<void> {
   rec.started = true;
   const zip = new yazl.ZipFile();
   let cancelled = false;
+  const faults = faultsOf.get(core);
   const queueFiles = (): void => {
-    for (const e of rec.entries) {
+    for (const original of rec.entries) {
       if (cancelled) return;
+      if (faults?.drop?.includes(original.path)) continue;
+      const e = { ...original, path: faults?.rename?.[original.path] ?? original.path };
+      if (e.item.type === 'file' && faults?.corrupt?.includes(original.path)) {
+        const v = store.currentVersion(e.item);
+        if (v !== null && v.sizeBytes > 0) {
+          const bytes = Buffer.from(store.blobs.readAllSync(v.blobId));
+          bytes[0] = bytes[0]! ^ 0xff;
+          zip.addBuffer(bytes, e.path, { mtime: new Date(e.item.contentModifiedAtMs) });
+          rec.downloaded += 1;
+          continue;
+        }
+      }
       const item = store.item(e.item.id);
       const live = item !== undefined && item.status === 'active';
       if (e.item.type === 'folder') {
@@ -248,14 +270,40 @@ async function content(ctx: Ctx): Promise<void> {
   ctx.res.on('close', () => {
     cancelled = true;
   });
-  queueFiles();
   try {
-    await pipeline(zip.outputStream, ctx.res);
+    queueFiles();
+  } catch {
+    // A name the zip writer refuses (only a test's rename fault can make one): the archive is cut there.
+    rec.state = 'failed';
+    ctx.req.socket.destroy();
+    return;
+  }
+  try {
+    if (ctx.midBodyReset) await pipeline(zip.outputStream, cutAfter(ctx, 4096), ctx.res);
+    else await pipeline(zip.outputStream, ctx.res);
     rec.state = 'succeeded';
   } catch {
     // The client went away, or a blob could not be read: the archive is cut, and the status says so.
     rec.state = 'failed';
   }
+}
+
+/** The 'mid-body' reset fault: the connection is cut once `bytes` of the archive went out. */
+function cutAfter(ctx: Ctx, bytes: number): Transform {
+  let sent = 0;
+  return new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      if (sent + chunk.length >= bytes) {
+        this.push(chunk.subarray(0, bytes - sent));
+        sent = bytes;
+        setImmediate(() => ctx.req.socket.destroy());
+        cb();
+        return;
+      }
+      sent += chunk.length;
+      cb(null, chunk);
+    },
+  });
 }
 
 /** `POST /zip_downloads` and the status URL are API routes; the content URL is an open (pre-signed) one. */
