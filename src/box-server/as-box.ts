@@ -146,7 +146,7 @@ export async function startAsBox(opts: BoxServerOptions, asBox: AsBoxOptions = {
       host: '127.0.0.1',
       tokens: opts.tokens?.length ? opts.tokens : [token],
       tls,
-      publicUrls: { upload: 'https://upload.box.com', download: 'https://dl.boxcloud.com', realtime: 'https://api.box.com' },
+      publicUrls: { upload: 'https://upload.box.com', download: 'https://dl.boxcloud.com', realtime: 'https://api.box.com', api: 'https://api.box.com' },
     });
     let proxy;
     try {

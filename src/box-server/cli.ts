@@ -1,6 +1,6 @@
 /**
  * `boxsync server [--host 127.0.0.1] [--port 0] [--data DIR] [--token TOKEN]... [--sample] [--access-token-ttl SEC]
- * [--log-requests] [--tls-cert FILE --tls-key FILE] [--as-box [--proxy-port PORT]]`: prints the base URL as the first line on stdout
+ * [--log-requests] [--box-limits] [--tls-cert FILE --tls-key FILE] [--as-box [--proxy-port PORT]]`: prints the base URL as the first line on stdout
  * (with --as-box, then the lines to paste: see as-box.ts), then serves until SIGINT/SIGTERM, closes, and
  * resolves 0. Bad arguments print a usage error on stderr and resolve 2 without starting anything.
  */
@@ -15,7 +15,7 @@ export interface ServerCliOptions extends BoxServerOptions {
 }
 
 const usage =
-  'usage: boxsync server [--host 127.0.0.1] [--port 0] [--data DIR] [--token TOKEN]... [--sample] [--access-token-ttl SEC] [--log-requests] [--tls-cert FILE --tls-key FILE] [--as-box [--proxy-port PORT]]';
+  'usage: boxsync server [--host 127.0.0.1] [--port 0] [--data DIR] [--token TOKEN]... [--sample] [--access-token-ttl SEC] [--log-requests] [--box-limits] [--tls-cert FILE --tls-key FILE] [--as-box [--proxy-port PORT]]';
 
 export function parseServerArgs(args: readonly string[]): ServerCliOptions {
   const opts: ServerCliOptions = {};
@@ -59,6 +59,9 @@ export function parseServerArgs(args: readonly string[]): ServerCliOptions {
         break;
       case '--log-requests':
         opts.logRequests = true;
+        break;
+      case '--box-limits':
+        opts.boxLimits = true;
         break;
       case '--tls-cert':
         tlsCert = value();

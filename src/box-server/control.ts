@@ -3,6 +3,7 @@ import { makeActor } from './actor.js';
 import type { ServerCore } from './core.js';
 import { expireAllSessions } from './session-ops.js';
 import { defaultUserId, gib } from './store.js';
+import { setZipFaults } from './zip-downloads.js';
 import type { BoxServerControl } from './types.js';
 
 export function makeControl(core: ServerCore): BoxServerControl {
@@ -71,6 +72,9 @@ export function makeControl(core: ServerCore): BoxServerControl {
     expireUploadSessions() {
       expireAllSessions(store);
       store.flush();
+    },
+    zipFaults(f) {
+      setZipFaults(core, f);
     },
   };
 }

@@ -1,5 +1,6 @@
 /** Everything a request handler can reach: the model, auth, faults, and the test-control switches. */
 import type { Auth } from './auth.js';
+import type { BoxLimits } from './box-limits.js';
 import type { Faults } from './faults.js';
 import type { Store } from './store.js';
 import type { RecordedRequest } from './types.js';
@@ -8,6 +9,8 @@ export interface ServerCore {
   readonly store: Store;
   readonly auth: Auth;
   readonly faults: Faults;
+  /** Box's per-user rate limits, when enforced (`boxLimits`). */
+  readonly boxLimits: BoxLimits | null;
   readonly longPollTimeoutMs: number;
   readonly chunkedPartSizeBytes: number;
   readonly sessionCommitWaitMs: number;

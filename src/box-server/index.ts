@@ -14,6 +14,7 @@ import { Auth } from './auth.js';
 import { BlobStore } from './blob-store.js';
 import { makeControl } from './control.js';
 import type { ServerCore } from './core.js';
+import { BoxLimits } from './box-limits.js';
 import { Faults } from './faults.js';
 import { Persistence } from './persistence.js';
 import { allRoutes } from './routes.js';
@@ -38,6 +39,7 @@ export async function startBoxServer(opts: BoxServerOptions = {}): Promise<BoxSe
     store,
     auth: new Auth(store, opts.accessTokenTtlSec ?? 3600),
     faults: new Faults(),
+    boxLimits: opts.boxLimits ? new BoxLimits(opts.boxLimits === true ? {} : opts.boxLimits) : null,
     longPollTimeoutMs: opts.longPollTimeoutMs ?? 60_000,
     chunkedPartSizeBytes: opts.chunkedPartSizeBytes ?? 8_388_608,
     sessionCommitWaitMs: opts.sessionCommitWaitMs ?? 5000,

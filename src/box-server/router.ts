@@ -170,6 +170,7 @@ async function handle(core: ServerCore, ctx: Ctx, routes: readonly Route[]): Pro
       const addressed = addressedItemId(decodedPath(target));
       const item = addressed === null ? undefined : core.store.item(addressed);
       if (item && !visibleTo(core.store, ctx.userId, item, ctx.sharedRoot)) throw new BoxError(404, 'not_found', `Could not find the specified resource (${addressed})`);
+      core.boxLimits?.check(ctx.userId, method, target, Date.now());
       const wait = core.faults.rateLimited(ctx.userId, Date.now());
       if (wait !== null) {
         throw new BoxError(429, 'rate_limit_exceeded', `Request rate limit exceeded, please try again after ${wait} seconds`, null, { 'Retry-After': String(wait) });

@@ -10,10 +10,12 @@ import type { Route } from './route.js';
 import { sessionRoutes } from './routes-sessions.js';
 import { sharedRoutes } from './routes-shared.js';
 import { trashRoutes } from './routes-trash.js';
+import { zipRoutes } from './zip-downloads.js';
 
 export const allRoutes: readonly Route[] = [
   ...controlRoutes,
   ...downloadRoutes,
+  ...zipRoutes,
   ...authRoutes,
   ...eventRoutes,
   ...sharedRoutes,

@@ -33,10 +33,15 @@ export interface BoxServerOptions {
    * hands out Box's host names, e.g. `{ upload: 'https://upload.box.com', download: 'https://dl.boxcloud.com' }`).
    */
   publicUrls?: Partial<Record<PublicHost, string>>;
+  /**
+   * Enforce Box's published per-user rate limits (true: 1,000 API calls and 240 uploads a minute), answered with
+   * 429 and Retry-After as Box does. Off by default.
+   */
+  boxLimits?: boolean | { apiCallsPerMinute?: number; uploadsPerMinute?: number };
 }
 
-/** The kinds of host whose URLs box-server hands out: preflight and upload sessions, downloads, long polling. */
-export type PublicHost = 'upload' | 'download' | 'realtime';
+/** The kinds of host whose URLs box-server hands out: preflight and upload sessions, downloads, long polling, API. */
+export type PublicHost = 'upload' | 'download' | 'realtime' | 'api';
 
 export interface BoxServer {
   readonly baseUrl: string;
@@ -117,6 +122,18 @@ export interface BoxServerControl {
   clearRequests(): void;
   /** Extension: every open upload session expires now (its next use answers 410 session_expired). */
   expireUploadSessions(): void;
+  /**
+   * Extension, for clients' tests: damage the zip archives served from now on. Entries are named by their path
+   * in the archive: `drop` leaves them out, `corrupt` serves them with their first byte changed, `rename` gives
+   * them another name (a hostile one, say). `null` serves archives whole again.
+   */
+  zipFaults(f: ZipFaults | null): void;
+}
+
+export interface ZipFaults {
+  readonly drop?: readonly string[];
+  readonly corrupt?: readonly string[];
+  readonly rename?: Readonly<Record<string, string>>;
 }
 
 export interface ServerActor {

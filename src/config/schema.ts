@@ -150,6 +150,11 @@ export const rawConfigSchema = z.strictObject({
       downloadMinRateKiBps: z.int().min(1).max(1_000_000).default(64),
       /** Cap on the total transfer rate (uploads and downloads together), KiB/s; null: none. `--bwlimit` overrides it. */
       bwlimitKiBps: z.int().min(1).nullable().default(null),
+      /**
+       * Download many small files of a plan as Box zip archives (two API calls for up to 10,000 files) once at
+       * least this many files of at most 1 MiB are to be downloaded; 0 turns zip downloads off.
+       */
+      zipMinFiles: z.int().min(0).max(10_000).default(50),
     })
     .prefault({}),
   transferConcurrency: z.int().min(1).max(32).default(4),

@@ -103,6 +103,7 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
       downloadDeadline: { baseMs: config.http.downloadDeadlineSec * 1000, minBytesPerSec: config.http.downloadMinRateKiBps * 1024 },
       bandwidthBytesPerSec: opts.bandwidthBytesPerSec !== undefined ? opts.bandwidthBytesPerSec : config.http.bwlimitKiBps === null ? null : config.http.bwlimitKiBps * 1024,
       uploadSessions: journal.uploadSessions,
+      ...(config.http.zipMinFiles === 0 ? {} : { zipDownloads: { scratchDir: join(config.stateDir, 'zip'), minFiles: config.http.zipMinFiles } }),
       // The root logger: each part of the Box client names its own component (one `component` key per line).
       logger,
       clock,

@@ -19,7 +19,7 @@ import { plan } from '../core/plan.js';
 import type { Clock } from '../ports/clock.js';
 import type { Journal } from '../ports/journal.js';
 import type { LocalFs } from '../ports/local-fs.js';
-import type { RemoteStore } from '../ports/remote-store.js';
+import type { PrefetchFile, RemoteStore } from '../ports/remote-store.js';
 import type { Logger } from 'pino';
 import { CommitBatch } from './commit-batch.js';
 import { commitOutcome } from './commit.js';
@@ -251,15 +251,21 @@ async function reconcileScope(
     // Each outcome is committed as soon as its operation ends (with those that ended meanwhile: commit-batch.ts),
     // so progress survives a crash mid-batch.
     running = work.length;
-    await Promise.all(
-      work.map(async (op) => {
-        const outcome = await ctx.queue.add(taskFor(ctx, rc, op));
-        running -= 1;
-        commits.wake();
-        const final = outcome.status === 'done' ? await commit(ctx, commits, rc.root.id, op, outcome, tally) : outcome;
-        if (final.status === 'failed') await handleFailure(ctx, rc, op, final.error, { tally, failedThisRun, replans: state.replans, found: state.foundByReplans });
-      }),
-    );
+    // The adapter may bring many of this plan's downloads at once (Box: zip archives of small files).
+    const prefetched = ctx.remote.prefetch?.(work.flatMap(prefetchFile), ctx.signal);
+    try {
+      await Promise.all(
+        work.map(async (op) => {
+          const outcome = await ctx.queue.add(taskFor(ctx, rc, op));
+          running -= 1;
+          commits.wake();
+          const final = outcome.status === 'done' ? await commit(ctx, commits, rc.root.id, op, outcome, tally) : outcome;
+          if (final.status === 'failed') await handleFailure(ctx, rc, op, final.error, { tally, failedThisRun, replans: state.replans, found: state.foundByReplans });
+        }),
+      );
+    } finally {
+      prefetched?.release();
+    }
     if (tally.fatal) return 'fatal';
     if (scope.kind === 'hinted') {
       const more = [...work.flatMap(pathsTouched), ...state.foundByReplans.splice(0)];
@@ -275,6 +281,11 @@ async function reconcileScope(
   }
   ctx.logger.warn({ root: rc.root.id, passes: MAX_PASSES }, 'the plan did not settle; stopping this run, the next run continues');
   return 'stalled';
+}
+
+function prefetchFile(op: Operation): PrefetchFile[] {
+  if (op.kind !== 'download') return [];
+  return [{ id: op.remoteId, name: op.path.slice(op.path.lastIndexOf('/') + 1), sha1: op.expect.sha1, sizeBytes: op.expect.sizeBytes }];
 }
 
 function transferOf(ctx: ReconcileContext, root: RootId, op: Operation): Pick<QueueTask, 'direction' | 'totalBytes'> {

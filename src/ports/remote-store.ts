@@ -44,6 +44,20 @@ export interface DownloadRequest {
   readonly signal?: AbortSignal;
 }
 
+/** A file a plan is about to download, announced so the adapter can bring many at once (RemoteStore.prefetch). */
+export interface PrefetchFile {
+  readonly id: RemoteId;
+  /** Its name on Box (the last segment of its path). */
+  readonly name: string;
+  readonly sha1: string | null;
+  readonly sizeBytes: number;
+}
+
+/** What a prefetch holds until released: release it when the plan's downloads have ended. */
+export interface PrefetchHandle {
+  release(): void;
+}
+
 export interface DownloadResult {
   readonly sha1: string;
   readonly sizeBytes: number;
@@ -149,6 +163,12 @@ export interface RemoteStore {
   pathIds?(id: RemoteId): Promise<readonly RemoteId[]>;
 
   download(req: DownloadRequest): Promise<DownloadResult>;
+  /**
+   * Optional: the downloads a plan is about to run. An adapter may fetch many of them at once (Box: zip downloads)
+   * and answer the later `download()` of each from there, with the same checks; anything it cannot serve that way
+   * is downloaded alone. Never throws; the handle frees what was fetched and not used.
+   */
+  prefetch?(files: readonly PrefetchFile[], signal?: AbortSignal): PrefetchHandle;
   uploadNew(req: NewFileUpload): Promise<RemoteEntry>;
   uploadVersion(req: NewVersionUpload): Promise<RemoteEntry>;
 

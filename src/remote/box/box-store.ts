@@ -8,6 +8,8 @@ import type {
   MoveRequest,
   NewFileUpload,
   NewVersionUpload,
+  PrefetchFile,
+  PrefetchHandle,
   RemoteStore,
   RestoreRequest,
 } from '../../ports/remote-store.js';
@@ -15,6 +17,7 @@ import { download, type DownloadDeps } from './download.js';
 import type { Mutations } from './mutations.js';
 import type { TreeReader } from './tree.js';
 import { uploadNew, uploadVersion, type UploadDeps } from './upload.js';
+import type { ZipPrefetcher } from './zip-prefetch.js';
 
 export class BoxStore implements RemoteStore {
   constructor(
@@ -22,6 +25,8 @@ export class BoxStore implements RemoteStore {
     private readonly mutations: Mutations,
     private readonly downloadDeps: DownloadDeps,
     private readonly uploadDeps: UploadDeps,
+    /** Zip downloads for many small files (zip-prefetch.ts); none: every file is downloaded alone. */
+    private readonly zip?: ZipPrefetcher,
   ) {}
 
   account(): Promise<AccountInfo> {
@@ -40,8 +45,13 @@ export class BoxStore implements RemoteStore {
     return this.tree.pathIds(id);
   }
 
-  download(req: DownloadRequest): Promise<DownloadResult> {
-    return download(this.downloadDeps, req);
+  async download(req: DownloadRequest): Promise<DownloadResult> {
+    const fromZip = this.zip === undefined ? null : await this.zip.download(req);
+    return fromZip ?? download(this.downloadDeps, req);
+  }
+
+  prefetch(files: readonly PrefetchFile[], signal?: AbortSignal): PrefetchHandle {
+    return this.zip === undefined ? { release: () => undefined } : this.zip.prefetch(files, signal);
   }
 
   async uploadNew(req: NewFileUpload): Promise<RemoteEntry> {

@@ -28,6 +28,7 @@ import { RateLimiter } from './rate-limiter.js';
 import { defaultListingLimits, TreeReader } from './tree.js';
 import { PREFLIGHT_MIN_BYTES, type UploadDeps } from './upload.js';
 import { cleanupSessions } from './upload-session.js';
+import { ZipPrefetcher } from './zip-prefetch.js';
 
 export interface BoxAdapter {
   readonly store: RemoteStore;
@@ -101,7 +102,8 @@ export function createBoxAdapter(opts: BoxAdapterOptions): BoxAdapter {
     freeSpace: new FreeSpace(clock),
     ...(opts.downloadDeadline === undefined ? {} : { deadline: opts.downloadDeadline }),
   };
-  const store = new BoxStore(tree, mutations, downloadDeps, uploadDeps);
+  const zip = opts.zipDownloads === undefined ? undefined : new ZipPrefetcher({ ...opts.zipDownloads, http, apiUrl, logger, nowMs: () => clock.now() });
+  const store = new BoxStore(tree, mutations, downloadDeps, uploadDeps, zip);
   const changes = new BoxChanges({ http, apiUrl, logger });
   return {
     store,

@@ -2,6 +2,7 @@
  * The configuration the composition root passes to `createBoxAdapter`. Only base URLs and credentials differ
  * between api.box.com and box-server.
  */
+import type { ZipPrefetchOptions } from './zip-prefetch.js';
 import type { Logger } from '../../logger.js';
 import type { Clock } from '../../ports/clock.js';
 import type { UploadSessionStore } from '../../ports/remote-store.js';
@@ -43,6 +44,11 @@ export interface BoxAdapterOptions {
   readonly downloadDeadline?: { readonly baseMs: number; readonly minBytesPerSec: number };
   /** Cap on the total transfer rate, uploads and downloads together, in bytes per second (`--bwlimit`). */
   readonly bandwidthBytesPerSec?: number | null;
+  /**
+   * Zip downloads (POST /zip_downloads) for a plan's many small files, written to `scratchDir` while read. Absent:
+   * every file is downloaded alone.
+   */
+  readonly zipDownloads?: ZipPrefetchOptions;
   readonly logger?: Logger;
   readonly clock?: Clock;
 }

@@ -1,0 +1,137 @@
+/**
+ * Zip downloads for a first mirror of many small files (`http.zipMinFiles`): the real CLI against box-server.
+ * The files arrive through `POST /zip_downloads` instead of one download each, with the same content and mtimes;
+ * a refused zip, an archive cut mid-stream, a missing or corrupted entry and an entry under another path each fall back
+ * to downloading those files one by one; a run killed while extracting leaves nothing half-written under a final
+ * name, and the next run converges.
+ */
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { spawnCli } from '../support/cli.js';
+import { waitFor } from '../support/wait.js';
+import { explain, listTree, readText, startSyncEnv, type SyncEnv } from './sync-harness.js';
+
+const FOLDERS = 3;
+const PER_FOLDER = 30;
+let e: (SyncEnv & { remoteRootId: string }) | undefined;
+afterEach(async () => {
+  await e?.close();
+  e = undefined;
+});
+
+const content = (d: number, i: number): string => `folder ${d} file ${i}\n`.repeat(1 + (i % 7));
+/** Unique names, but for the last file of each folder: `same.txt` everywhere (Box renames those in the archive). */
+const name = (d: number, i: number): string => (i === PER_FOLDER - 1 ? 'same.txt' : `f${d * PER_FOLDER + i}.txt`);
+
+async function seeded(): Promise<SyncEnv & { remoteRootId: string }> {
+  const env = await startSyncEnv();
+  for (let d = 0; d < FOLDERS; d++) {
+    const folder = env.web.createFolder(env.remoteRootId, `d${d}`);
+    for (let i = 0; i < PER_FOLDER; i++) env.web.uploadFile(folder.id, name(d, i), content(d, i), { contentModifiedAt: `2022-0${1 + d}-1${i % 10}T10:00:00Z` });
+  }
+  return env;
+}
+
+function requestsOf(env: SyncEnv): { zips: number; archives: number; single: number } {
+  const reqs = env.srv.control.requests();
+  return {
+    zips: reqs.filter((r) => r.method === 'POST' && /\/zip_downloads$/.test(r.path)).length,
+    archives: reqs.filter((r) => r.method === 'GET' && /\/zip_downloads\/[^/]+\/content$/.test(r.path)).length,
+    single: reqs.filter((r) => r.method === 'GET' && /\/files\/\d+\/content$/.test(r.path)).length,
+  };
+}
+
+async function expectMirrored(env: SyncEnv): Promise<void> {
+  const tree = await listTree(env.mirror);
+  expect(tree.filter((p) => p.includes('.boxsync-'))).toEqual([]);
+  expect(tree.filter((p) => !p.endsWith('/'))).toHaveLength(FOLDERS * PER_FOLDER);
+  for (let d = 0; d < FOLDERS; d++) {
+    for (let i = 0; i < PER_FOLDER; i++) expect(await readText(join(env.mirror, `d${d}`, name(d, i)))).toBe(content(d, i));
+  }
+  expect((await stat(join(env.mirror, 'd2', name(2, 3)))).mtimeMs).toBe(Date.parse('2022-03-13T10:00:00Z'));
+}
+
+describe('zip downloads for many small files', () => {
+  it('a first mirror of 90 small files comes as zip archives, with the same bytes and mtimes', async () => {
+    e = await seeded();
+    e.srv.control.clearRequests();
+    await e.syncOk();
+    const r = requestsOf(e);
+    expect(r.zips).toBeGreaterThanOrEqual(1);
+    expect(r.archives).toBe(r.zips);
+    expect(r.single).toBe(0);
+    await expectMirrored(e);
+    expect(await readdir(join(e.stateDir, 'zip')).catch(() => [])).toEqual([]);
+  });
+
+  it('http.zipMinFiles 0 downloads every file alone', async () => {
+    e = await seeded();
+    await e.writeConfig({ extra: { http: { zipMinFiles: 0 } } });
+    e.srv.control.clearRequests();
+    await e.syncOk();
+    expect(requestsOf(e)).toEqual({ zips: 0, archives: 0, single: FOLDERS * PER_FOLDER });
+    await expectMirrored(e);
+  });
+
+  it('a refused zip (403, an enterprise policy) falls back to one download per file', async () => {
+    e = await seeded();
+    e.srv.control.failNext({ method: 'POST', path: /\/zip_downloads$/, status: 403, code: 'access_denied_insufficient_permissions', count: 10 });
+    e.srv.control.clearRequests();
+    await e.syncOk();
+    expect(requestsOf(e).single).toBe(FOLDERS * PER_FOLDER);
+    await expectMirrored(e);
+  });
+
+  it('an archive cut mid-stream falls back to one download per file', async () => {
+    e = await seeded();
+    e.srv.control.failNext({ method: 'GET', path: /\/zip_downloads\/[^/]+\/content$/, reset: 'mid-body', count: 10 });
+    e.srv.control.clearRequests();
+    await e.syncOk();
+    expect(requestsOf(e).archives).toBeGreaterThanOrEqual(1);
+    expect(requestsOf(e).single).toBe(FOLDERS * PER_FOLDER);
+    await expectMirrored(e);
+  });
+
+  it('a missing, a corrupted and a renamed entry are each downloaded alone; the rest come from the archive', async () => {
+    e = await seeded();
+    e.srv.control.zipFaults({ drop: ['f1.txt'], corrupt: ['f2.txt'], rename: { 'f3.txt': 'other.txt' } });
+    e.srv.control.clearRequests();
+    await e.syncOk();
+    const r = requestsOf(e);
+    expect(r.zips).toBeGreaterThanOrEqual(1);
+    expect(r.single).toBe(3);
+    await expectMirrored(e);
+  });
+
+  it('an entry under a path the request did not ask for is never written there: that file is downloaded alone', async () => {
+    e = await seeded();
+    e.srv.control.zipFaults({ rename: { 'f0.txt': 'd1/f0.txt' } });
+    e.srv.control.clearRequests();
+    await e.syncOk();
+    expect(requestsOf(e).single).toBe(1);
+    await expectMirrored(e);
+    expect((await listTree(join(e.mirror, 'd1'))).filter((x) => x === 'f0.txt')).toEqual([]);
+  });
+
+  it('kill -9 while the archive is extracted: nothing half-written under a final name; the next run converges', async () => {
+    e = await seeded();
+    const child = spawnCli(['sync', '--once', '--config', e.configFile], { env: { BOXSYNC_LOG_LEVEL: 'warn' } });
+    const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
+    const count = async (): Promise<number> => (await listTree(e!.mirror).catch(() => [] as string[])).filter((p) => p.endsWith('.txt')).length;
+    try {
+      await waitFor(async () => (await count()) >= 5, { timeoutMs: 60_000, intervalMs: 2, what: 'the first files out of the archive' });
+    } finally {
+      child.kill('SIGKILL');
+      await closed;
+    }
+    // Every file under its final name is whole.
+    for (const p of (await listTree(e.mirror)).filter((x) => /^d\d\/f\d+\.txt$/.test(x))) {
+      const [, d, n] = /^d(\d)\/f(\d+)\.txt$/.exec(p)!;
+      expect(await readText(join(e.mirror, p))).toBe(content(Number(d), Number(n) - Number(d) * PER_FOLDER));
+    }
+    const again = await e.sync();
+    expect(again.code, explain(again)).toBe(0);
+    await expectMirrored(e);
+  });
+});
