@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DaemonStatus } from '../../src/daemon/control-protocol.js';
 import { attentionReasons } from '../../src/daemon/status-text.js';
-import { writeTokenFile } from '../../src/remote/box/token-file.js';
 import { runCli } from '../support/cli.js';
+import { loginWithCode, OAUTH_CLIENT } from '../support/oauth-login.js';
 import { makeTempDir } from '../support/tmp.js';
 import { waitFor } from '../support/wait.js';
 import { createHarness, type DaemonRun, type Harness } from './daemon-harness.js';
@@ -89,8 +89,8 @@ describe('daemon health: status exit codes and the exit on a fatal error (real p
     try {
       const tokenFile = join(tokens.dir, 'tokens.json');
       // Access tokens of 4 s: the idle daemon's long poll needs a refresh within seconds.
-      h = await createHarness({ server: { accessTokenTtlSec: 4 }, config: { auth: { clientId: 'cid', clientSecret: 'csecret', tokenFile } } });
-      await loginWithCode(h, tokenFile);
+      h = await createHarness({ server: { accessTokenTtlSec: 4 }, config: { auth: { ...OAUTH_CLIENT, tokenFile } } });
+      await loginWithCode(h.srv, tokenFile);
       const run = await h.start();
       // Box's answer for a locked or deactivated user is not documented (UNCONFIRMED); it is modelled as the
       // token endpoint refusing the grant, as it does for a revoked one.
@@ -152,14 +152,3 @@ async function revokedWhileIdle(h: Harness, run: DaemonRun, breakIt: () => void)
   return exit!;
 }
 
-/** Log in as `boxsync login` would, without a browser: trade an authorization code and store the pair (0600). */
-async function loginWithCode(h: Harness, tokenFile: string): Promise<void> {
-  h.srv.control.registerOAuthClient({ clientId: 'cid', clientSecret: 'csecret' });
-  const code = h.srv.control.issueAuthCode('cid', '1');
-  const res = await fetch(h.srv.tokenUrl, {
-    method: 'POST',
-    body: new URLSearchParams({ grant_type: 'authorization_code', code, client_id: 'cid', client_secret: 'csecret' }),
-  });
-  const t = (await res.json()) as { access_token: string; refresh_token: string; expires_in: number };
-  await writeTokenFile(tokenFile, { accessToken: t.access_token, refreshToken: t.refresh_token, expiresAtMs: Date.now() + t.expires_in * 1000 });
-}
