@@ -88,6 +88,11 @@ export interface FaultRule {
   /** Accept the request and never answer (until the client gives up or the server closes). */
   hang?: boolean;
   /**
+   * Called when a matching request arrives, before any delay and before the route runs (programmatic control
+   * only, like `transform`). Lets a test act at the moment a request reached the server, e.g. kill its client.
+   */
+  onArrive?: (req: { readonly method: string; readonly path: string }) => void;
+  /**
    * Answer 200 with a generated body instead of running the route: `announceBytes` as Content-Length (absent:
    * chunked), then `sendBytes` bytes ('forever': until the client closes), `chunkBytes` at a time, one chunk
    * every `everyMs`. For downloads that never end, trickle, or lie about their size.

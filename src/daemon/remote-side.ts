@@ -13,7 +13,9 @@
  *              a position of its own once the cursor exists, so a crash can never leave a change "seen" but not
  *              applied. A long poll that says "changed" while the pass that follows finds nothing to move the
  *              cursor past backs off (1 s doubling to 60 s), never a tight loop. Errors reconnect with the same
- *              backoff; a position that is too old falls back to a full listing.
+ *              backoff; a position that is too old falls back to a full listing. A fatal error (the login
+ *              was revoked or refused, a refresh failed) stops the stream and goes to `onFatal`: the daemon
+ *              exits with it even while idle, when the long poll is the only thing talking to Box.
  */
 import { isSyncError } from '../core/errors.js';
 import { nominalDelayMs, streamBackoff, withBounds, type BackoffPolicy } from '../core/retry.js';
@@ -39,6 +41,11 @@ export interface RemoteSideDeps {
   readonly syncCheckMs?: number;
   readonly minBackoffMs?: number;
   readonly maxBackoffMs?: number;
+  /**
+   * The stream stopped on a fatal error (a revoked or refused token, a failed refresh, a locked account): the
+   * session ends the daemon with it, so an idle daemon does not live on with nothing listening.
+   */
+  readonly onFatal?: (message: string) => void;
 }
 
 /** Journal meta keys: the root folder ids this daemon marked sync_state=synced, and those whose ITEM_SYNC it saw. */
@@ -122,6 +129,7 @@ export class RemoteSide {
         if (isSyncError(e) && e.disposition === 'fatal') {
           this.deps.log.error({ err: e }, `remote event stream stopped: ${e.message}`);
           this.update({ state: 'stopped', note: e.message, nextRetryAtMs: null });
+          this.deps.onFatal?.(e.message);
           return;
         }
         this.failures += 1;

@@ -75,6 +75,16 @@ export class DaemonSession {
       },
     };
     let session: DaemonSession | null = null;
+    // One way to stop on a fatal error, whoever meets it first (a pass, the long poll, a scheduled job): said
+    // once, and the daemon exits with it (daemon.ts), idle or not.
+    const fatal = (message: string): void => {
+      if (session === null || session.fatalMessage !== null) return;
+      notifier.notify('fatal', 'boxsync stopped syncing', message);
+      session.onFatal(message);
+    };
+    const fatalIfSo = (e: unknown): void => {
+      if (isSyncError(e) && e.disposition === 'fatal') fatal(e.message);
+    };
     // The engine reads the stream the long poll settled on (prepare() below runs before the first pass).
     const parts = await compose(config, rootLogger, events, () => session?.remote.status().effective ?? settings.streamType);
     const reclaimer = new IdleReclaimer({
@@ -86,10 +96,7 @@ export class DaemonSession {
     const passes: PassRunner = new PassRunner(parts.engine, log, {
       onBusy: () => reclaimer.busy(),
       onIdle: () => reclaimer.idle(),
-      onFatal: (message) => {
-        notifier.notify('fatal', 'boxsync stopped syncing', message);
-        session?.onFatal(message);
-      },
+      onFatal: fatal,
       onSummary: (s) => {
         // Once per held guard, not once per pass while it stays held.
         if (s.outcome !== 'guard') guardNotified = null;
@@ -123,6 +130,7 @@ export class DaemonSession {
       log: rootLogger.child({ component: 'events' }),
       streamType: settings.streamType,
       syncCheckMs: settings.syncCheckMs,
+      onFatal: fatal,
     });
     const schedules = new Schedules(
       settings.schedules,
@@ -138,17 +146,17 @@ export class DaemonSession {
           } catch (e) {
             // A journal that fails its check: stop as a fatal pass would (systemd restarts the daemon, and the
             // next open sets the file aside and rebuilds it).
-            if (isSyncError(e) && e.disposition === 'fatal') {
-              notifier.notify('fatal', 'boxsync stopped syncing', e.message);
-              session?.onFatal(e.message);
-            }
+            fatalIfSo(e);
             throw e;
           }
         },
         tokenRefresh: async () => {
           // Any authenticated call refreshes an access token that expired or is about to (single-use refresh
           // tokens are rotated and persisted by the adapter); a revoked grant surfaces here, not mid-transfer.
-          const me = await parts.remote.account();
+          const me = await parts.remote.account().catch((e: unknown) => {
+            fatalIfSo(e);
+            throw e;
+          });
           return `token valid for ${me.login}`;
         },
         uploadSessionCleanup: async () => cleanExpiredUploadSessions(parts.journal),
@@ -163,6 +171,11 @@ export class DaemonSession {
     try {
       await remote.prepare();
     } catch (e) {
+      // A refused login cannot pass: stop now (the daemon exits 1 with the reason) instead of starting loops.
+      if (isSyncError(e) && e.disposition === 'fatal') {
+        fatal(e.message);
+        return session;
+      }
       // The loop takes a fresh position once Box answers again; the first pass lists everything anyway.
       log.warn({ err: e }, `could not reach the Box event stream yet (${e instanceof Error ? e.message : String(e)}); will keep trying`);
     }

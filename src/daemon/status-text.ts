@@ -6,13 +6,20 @@ import type { LastExit } from './last-exit.js';
 
 /**
  * What in a running daemon's status needs the user (`boxsync status` exits 1 when this is not empty): a fatal
- * error, a held safety guard, items failing or parked, a degraded watcher.
+ * error, a stopped remote event stream (for any reason: a daemon that hears nothing from Box is never "ok"), a
+ * held safety guard, items failing or parked, a degraded watcher.
  */
 export function attentionReasons(s: DaemonStatus): string[] {
   const out: string[] = [];
   const e = s.engine;
+  const fatalNotice = s.notices.find((n) => n.startsWith('syncing stopped:'));
   if (e.fatal) out.push(`syncing stopped: ${e.fatal.message}`);
-  else if (s.notices.some((n) => n.startsWith('syncing stopped:'))) out.push('syncing stopped on a fatal error');
+  else if (fatalNotice !== undefined) out.push(fatalNotice);
+  const rs = s.remoteStream;
+  if (rs.state === 'stopped') {
+    const why = s.stopping ? 'the daemon is stopping' : e.fatal || fatalNotice !== undefined ? 'by the fatal error' : rs.note ?? 'no reason recorded';
+    out.push(`remote events stopped (${why}): changes made on Box are not seen`);
+  }
   if (e.heldGuard) out.push(`a safety guard holds syncing (${e.heldGuard.id})`);
   const parked = e.errors.filter((p) => p.nextRetryAtMs === null).length;
   const failing = e.errors.length - parked;

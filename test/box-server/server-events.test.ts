@@ -98,10 +98,10 @@ describe('long poll', () => {
     const url = await realtimeUrl();
     const start = await position();
     h.srv.control.as('1').createFolder('0', 'lp-now');
-    const t0 = Date.now();
     const r = await fetch(`${url}&stream_position=${start}`);
+    // A server that waited would answer 'reconnect' at its 400 ms timeout: the answer itself says "at once",
+    // with no wall-clock bound a busy machine could break.
     expect(await r.json()).toEqual({ message: 'new_change' });
-    expect(Date.now() - t0).toBeLessThan(400);
   });
 
   it('waits, then answers new_change as soon as something changes', async () => {

@@ -82,6 +82,32 @@ describe('boxsync init, ls and config', () => {
     expect(broken.stdout + broken.stderr).not.toContain(TOKEN);
   });
 
+  it('init --api-url takes box-server\'s printed URL (it adds /2.0); a URL that is not the API says so, not "item gone"', async () => {
+    const args = (apiUrl: string, name: string): string[] =>
+      ['init', '--config', join(dir, `${name}.json`), '--developer-token', TOKEN, '--api-url', apiUrl, '--box-path', '/Work', '--local', join(dir, name), '--state-dir', join(dir, `st-${name}`)];
+    // srv.baseUrl is what `boxsync server` prints: http://127.0.0.1:PORT, no path.
+    expect(new URL(srv.baseUrl).pathname).toBe('/');
+    for (const bare of [srv.baseUrl, `${srv.baseUrl}/`]) {
+      const name = bare.endsWith('/') ? 'slash' : 'bare';
+      const r = await runCli(args(bare, name));
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/logged in as /);
+      const written = JSON.parse(await readFile(join(dir, `${name}.json`), 'utf8')) as { remote: Record<string, string> };
+      expect(written.remote).toEqual({ apiUrl: srv.apiUrl, uploadUrl: srv.uploadUrl, tokenUrl: srv.tokenUrl, authorizeUrl: srv.authorizeUrl });
+    }
+
+    const wrong = await runCli(args(`${srv.baseUrl}/v2`, 'wrong'));
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain(`boxsync init: ${srv.baseUrl}/v2 is not a Box API base URL: GET ${srv.baseUrl}/v2/users/me answered 404 (No such endpoint: GET /v2/users/me)`);
+    expect(wrong.stderr).toMatch(/Check the API URL \(config remote\.apiUrl, or `boxsync init --api-url`\).*nothing was written/);
+    expect(wrong.stderr).not.toMatch(/item is gone/);
+    await expect(stat(join(dir, 'wrong.json'))).rejects.toThrow(/ENOENT/);
+
+    const notUrl = await runCli(args('127.0.0.1 port 8080', 'noturl'));
+    expect(notUrl.code).toBe(2);
+    expect(notUrl.stderr).toMatch(/--api-url: "127\.0\.0\.1 port 8080" is not a URL .*nothing was written/);
+  });
+
   it('config check reports every problem of every folder, in order, and exits 2', async () => {
     const file = join(dir, 'two.json');
     const notAFolder = join(dir, 'a-file');

@@ -123,6 +123,38 @@ describe('boxsync status (client)', () => {
     });
   });
 
+  it('never says healthy while the remote event stream is stopped, and says why it stopped', async () => {
+    const socketPath = join(dir, 'c.sock');
+    const now = Date.now();
+    const healthy = sampleStatus(now);
+    const base: DaemonStatus = { ...healthy, engine: { ...healthy.engine, errors: [] }, watchers: [], notices: [] };
+    let answer: DaemonStatus = base;
+    server = await startControlServer(socketPath, async () => answer);
+    const ok = await runCli(['status', '--socket', socketPath]);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(/health: ok/);
+
+    // Stopped without a fatal error (a reason the stream kept): attention, with that reason.
+    answer = { ...base, remoteStream: { ...base.remoteStream, state: 'stopped', note: 'GET /events: the stream refused us' } };
+    const stopped = await runCli(['status', '--socket', socketPath]);
+    expect(stopped.code).toBe(1);
+    expect(stopped.stdout).toMatch(/health: NEEDS ATTENTION: remote events stopped \(GET \/events: the stream refused us\): changes made on Box are not seen/);
+    const json = JSON.parse((await runCli(['status', '--json', '--socket', socketPath])).stdout) as { healthy: boolean; attention: string[] };
+    expect(json).toMatchObject({ healthy: false, attention: ['remote events stopped (GET /events: the stream refused us): changes made on Box are not seen'] });
+
+    // Stopped by a fatal error: the error itself, then what it stopped.
+    answer = { ...answer, notices: ['syncing stopped: Box refused the developer token; sync stopped'] };
+    const fatal = await runCli(['status', '--socket', socketPath]);
+    expect(fatal.code).toBe(1);
+    expect(fatal.stdout).toMatch(/health: NEEDS ATTENTION: syncing stopped: Box refused the developer token; sync stopped; remote events stopped \(by the fatal error\)/);
+
+    // A daemon on its way out (SIGTERM) is not "ok" either.
+    answer = { ...base, stopping: true, remoteStream: { ...base.remoteStream, state: 'stopped', note: null } };
+    const leaving = await runCli(['status', '--socket', socketPath]);
+    expect(leaving.code).toBe(1);
+    expect(leaving.stdout).toMatch(/remote events stopped \(the daemon is stopping\)/);
+  });
+
   it('asks about one path, resolved against the working directory', async () => {
     const socketPath = join(dir, 'c.sock');
     server = await startControlServer(socketPath, async (req) => {

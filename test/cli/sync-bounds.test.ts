@@ -73,24 +73,26 @@ describe('sync --once: bounded waits and a guarded token', () => {
     expect(out(r)).not.toContain(TOKEN);
   });
 
-  it('a Retry-After of a day on a listing ends the run at once with a clear message', async () => {
+  it('a Retry-After of a day on a listing ends the run at once with a clear message', { timeout: 90_000 }, async () => {
     const e = await env();
     e.srv.control.failNext({ method: 'GET', path: `/2.0/folders/${e.remoteRootId}/items`, count: 100, status: 429, retryAfterSec: 86_400 });
     const t0 = Date.now();
-    const r = await e.sync([], { timeoutMs: 30_000 });
-    expect(Date.now() - t0).toBeLessThan(20_000);
+    const r = await e.sync([], { timeoutMs: 60_000 });
+    // A hang guard (a run takes a few seconds; waiting would take a day), not a speed check.
+    expect(Date.now() - t0).toBeLessThan(45_000);
     expect(r.code).toBe(1);
     expect(out(r)).toMatch(/asked to wait 86400 s/);
   });
 
-  it('a download that is not ready for a day (202) is given up for this run, the rest syncs', async () => {
+  it('a download that is not ready for a day (202) is given up for this run, the rest syncs', { timeout: 90_000 }, async () => {
     const e = await env();
     const slow = e.web.uploadFile(e.remoteRootId, 'later.bin', 'not ready');
     e.web.uploadFile(e.remoteRootId, 'now.txt', 'ready');
     e.srv.control.failNext({ method: 'GET', path: `/2.0/files/${slow.id}/content`, count: 100, status: 202, retryAfterSec: 86_400, body: {} });
     const t0 = Date.now();
-    const r = await e.sync([], { timeoutMs: 30_000 });
-    expect(Date.now() - t0).toBeLessThan(20_000);
+    const r = await e.sync([], { timeoutMs: 60_000 });
+    // A hang guard (a run takes a few seconds; waiting would take a day), not a speed check.
+    expect(Date.now() - t0).toBeLessThan(45_000);
     expect(r.code).toBe(1);
     expect(await listTree(e.mirror)).toEqual(['now.txt']);
   });
@@ -121,19 +123,20 @@ describe('sync --once: bounded waits and a guarded token', () => {
     expect((await readdir(e.mirror)).filter((n) => !n.startsWith('.'))).toEqual([]);
   });
 
-  it('a download that trickles a byte at a time (never stalling) is stopped at its deadline; the rest syncs', async () => {
+  it('a download that trickles a byte at a time (never stalling) is stopped at its deadline; the rest syncs', { timeout: 200_000 }, async () => {
     const e = await env();
     await e.writeConfig({ extra: { http: { downloadDeadlineSec: 2, stallTimeoutSec: 30 } } });
     e.web.uploadFile(e.remoteRootId, 'trickle.txt', '23 bytes of real text..');
     await writeText(join(e.mirror, 'local.txt'), 'made here');
-    // A byte every 700 ms: 23 bytes would take 16 s, well under the stall timeout between bytes.
-    e.srv.control.failNext({ method: 'GET', path: /^\/dl\//, count: 1000, stream: { sendBytes: 'forever', chunkBytes: 1, everyMs: 700 } });
+    // A byte every 10 s: 23 bytes would take 230 s, each gap well under the stall timeout between bytes.
+    e.srv.control.failNext({ method: 'GET', path: /^\/dl\//, count: 1000, stream: { sendBytes: 'forever', chunkBytes: 1, everyMs: 10_000 } });
     const t0 = Date.now();
-    const r = await e.sync([], { timeoutMs: 60_000 });
+    const r = await e.sync([], { timeoutMs: 180_000 });
     const took = Date.now() - t0;
     expect(r.code).toBe(1);
     expect(out(r)).toMatch(/trickle\.txt[\s\S]*too slow \(\d+ bytes by its deadline\)/);
-    expect(took).toBeLessThan(15_000);
+    // Stopped at the 2 s deadline (the run takes about 12 s), long before the 230 s the trickle needs.
+    expect(took).toBeLessThan(120_000);
     expect(await listTree(e.mirror)).toEqual(['local.txt']);
     expect(e.web.findByPath('/Mirror/local.txt')).not.toBeNull();
   });

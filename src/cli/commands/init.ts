@@ -36,7 +36,7 @@ export function register(program: Command): void {
     .option('--box-path <path>', 'the Box folder to sync, by path (e.g. /Work); `boxsync ls` lists them')
     .option('--local <dir>', 'the local folder to mirror it into (default ~/Box)')
     .option('--state-dir <dir>', 'where boxsync keeps its journal and trash (default $XDG_STATE_HOME/boxsync)')
-    .option('--api-url <url>', 'Box API base URL (default https://api.box.com/2.0; box-server: its printed URL)')
+    .option('--api-url <url>', 'Box API base URL (default https://api.box.com/2.0; box-server: its printed URL, /2.0 is added to a URL with no path)')
     .option('--upload-url <url>', 'Box upload base URL')
     .option('--token-url <url>', 'OAuth token URL')
     .option('--authorize-url <url>', 'OAuth authorize page')
@@ -56,6 +56,7 @@ async function runInit(flags: InitFlags): Promise<number> {
   const { xdgDirs } = await import('../../config/xdg.js');
   const { adapterForConfig, resolveBoxPath } = await import('../account-tools.js');
   const { safeText } = await import('../../core/escape.js');
+  const { normalizeApiUrl } = await import('../../remote/box/api-url.js');
   const say = (line: string): void => void process.stdout.write(`${line}\n`);
   const fail = (line: string): number => {
     process.stderr.write(`boxsync init: ${line}; nothing was written\n`);
@@ -80,11 +81,18 @@ async function runInit(flags: InitFlags): Promise<number> {
       if (!clientId || !clientSecret) return fail('give --client-id and --client-secret (your Box app), or --developer-token');
       auth = { clientId, clientSecret };
     }
+    // A bare base URL (box-server's printed one) gets /2.0; upload and token URLs come from its origin.
+    let apiUrl: string | undefined;
+    try {
+      apiUrl = flags.apiUrl === undefined ? undefined : normalizeApiUrl(flags.apiUrl);
+    } catch (e) {
+      return fail(`--api-url: ${e instanceof Error ? e.message : String(e)}`);
+    }
     const remote = {
-      apiUrl: flags.apiUrl ?? 'https://api.box.com/2.0',
-      uploadUrl: flags.uploadUrl ?? (flags.apiUrl ? `${new URL(flags.apiUrl).origin}/api/2.0` : 'https://upload.box.com/api/2.0'),
-      tokenUrl: flags.tokenUrl ?? (flags.apiUrl ? `${new URL(flags.apiUrl).origin}/oauth2/token` : 'https://api.box.com/oauth2/token'),
-      authorizeUrl: flags.authorizeUrl ?? (flags.apiUrl ? `${new URL(flags.apiUrl).origin}/api/oauth2/authorize` : 'https://account.box.com/api/oauth2/authorize'),
+      apiUrl: apiUrl ?? 'https://api.box.com/2.0',
+      uploadUrl: flags.uploadUrl ?? (apiUrl ? `${new URL(apiUrl).origin}/api/2.0` : 'https://upload.box.com/api/2.0'),
+      tokenUrl: flags.tokenUrl ?? (apiUrl ? `${new URL(apiUrl).origin}/oauth2/token` : 'https://api.box.com/oauth2/token'),
+      authorizeUrl: flags.authorizeUrl ?? (apiUrl ? `${new URL(apiUrl).origin}/api/oauth2/authorize` : 'https://account.box.com/api/oauth2/authorize'),
     };
     const local = resolve(flags.local ?? (await ask('Local folder to mirror into', join(homedir(), 'Box'))) ?? join(homedir(), 'Box'));
     const stateDir = resolve(flags.stateDir ?? join(xdgDirs(process.env).stateHome, 'boxsync'));

@@ -4,7 +4,9 @@
  * OAuth rules (Box refresh tokens are single-use and rotate on every refresh):
  * - at most one refresh runs at a time; callers that saw a 401 with the same token share it;
  * - the new pair is persisted (token store callback, or the atomic 0600 token file) BEFORE it is used;
- * - `invalid_grant` is fatal (`auth_revoked`): the user must log in again.
+ * - the token file may be shared with another boxsync process (`boxsync ls` while the daemon runs): before a
+ *   refresh, and for a second after a refused one, a pair stored by that process is adopted instead;
+ * - `invalid_grant` is fatal (`auth_revoked`) otherwise: the user must log in again.
  * A token about to expire (within `earlyRefreshMs`) is refreshed before the request instead of after a 401.
  */
 import type { Got } from 'got';
@@ -16,6 +18,11 @@ import { parseBoxJson } from './json.js';
 import { fileTokenStore, type Tokens, type TokenStore } from './token-file.js';
 import type { WireToken } from './wire-types.js';
 import { backoffDelayMs, tokenBackoff } from '../../core/retry.js';
+import { isSyncError } from '../../core/errors.js';
+
+/** After a refused refresh, how often and how long to look for a pair another process is writing (1 s in all). */
+const SHARED_WRITE_POLLS = 5;
+const SHARED_WRITE_POLL_MS = 200;
 
 export type BoxAuthConfig =
   | { readonly developerToken: string }
@@ -138,15 +145,32 @@ class OAuth implements BoxAuth {
     if (this.inflight) return this.inflight;
     this.inflight = (async () => {
       try {
-        const next = await this.tokenRequest(
-          {
-            grant_type: 'refresh_token',
-            refresh_token: t.refreshToken,
-            client_id: this.config.clientId,
-            client_secret: this.config.clientSecret,
-          },
-          'refresh_token',
-        );
+        // Another process sharing the token file (`boxsync ls` while the daemon runs) may have rotated the pair:
+        // then its refresh token is the live one, and ours is spent.
+        const shared = await this.storedOtherThan(t);
+        if (shared) return shared;
+        let next: Tokens;
+        try {
+          next = await this.tokenRequest(
+            {
+              grant_type: 'refresh_token',
+              refresh_token: t.refreshToken,
+              client_id: this.config.clientId,
+              client_secret: this.config.clientSecret,
+            },
+            'refresh_token',
+          );
+        } catch (e) {
+          // Refused: maybe because that other process spent it a moment ago and is still writing its new pair.
+          if (isSyncError(e) && e.code === 'auth_revoked') {
+            for (let i = 0; i < SHARED_WRITE_POLLS; i++) {
+              const written = await this.storedOtherThan(t);
+              if (written) return written;
+              await this.deps.clock.sleep(SHARED_WRITE_POLL_MS);
+            }
+          }
+          throw e;
+        }
         // Persist first: the old refresh token is already spent, so an unsaved pair would lock the user out.
         await this.store.save(next);
         this.tokens = next;
@@ -158,6 +182,15 @@ class OAuth implements BoxAuth {
       }
     })();
     return this.inflight;
+  }
+
+  /** The stored pair when it is not `t` (another process refreshed), now adopted; else undefined. */
+  private async storedOtherThan(t: Tokens): Promise<Tokens | undefined> {
+    const stored = await this.store.load().catch(() => undefined);
+    if (!stored || stored.refreshToken === t.refreshToken) return undefined;
+    this.tokens = stored;
+    this.log.info({ expiresAtMs: stored.expiresAtMs }, 'another boxsync process refreshed the Box token; using the pair it stored');
+    return stored;
   }
 
   private async tokenRequest(form: Record<string, string>, grant: string): Promise<Tokens> {

@@ -1,10 +1,11 @@
 /**
  * OAuth tokens and where they live. The default store is a JSON file `{accessToken, refreshToken, expiresAtMs}`
  * with mode 0600, replaced atomically (temp file in the same folder, fsync, rename, fsync of the folder), so a
- * crash leaves either the old pair or the new one, never half of either. Box refresh tokens are single-use:
- * losing the new pair means the user has to log in again.
+ * crash leaves either the old pair or the new one, never half of either (and the temp file a killed writer left
+ * is removed by the next write). Box refresh tokens are single-use: losing the new pair means the user has to
+ * log in again.
  */
-import { open, readFile, rename, unlink } from 'node:fs/promises';
+import { open, readdir, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 export interface Tokens {
@@ -45,6 +46,31 @@ export async function writeTokenFile(path: string, tokens: Tokens): Promise<void
     await dir.sync();
   } finally {
     await dir.close();
+  }
+  await removeStaleTemps(path);
+}
+
+/**
+ * A writer killed between creating its temp file and the rename leaves a token-bearing temp file behind (the
+ * token file itself is whole: the old pair). Remove those of processes that are gone, never a live writer's.
+ */
+async function removeStaleTemps(path: string): Promise<void> {
+  const prefix = `.${basename(path)}.`;
+  const names = await readdir(dirname(path)).catch(() => [] as string[]);
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
+    const pid = Number(name.slice(prefix.length).split('.')[0]);
+    if (!Number.isInteger(pid) || pid <= 0 || processAlive(pid)) continue;
+    await unlink(join(dirname(path), name)).catch(() => undefined);
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -6,6 +6,7 @@ import { asRemoteId, type RemoteEntry, type RemoteId, type RemoteKind } from '..
 import { isSyncError, type SyncError } from '../../core/errors.js';
 import { escapeText } from '../../core/escape.js';
 import type { AccountInfo, ListingPage, RejectedItem } from '../../ports/remote-store.js';
+import { wrongApiUrl } from './api-url.js';
 import { collectionOf, decodeItem, decodeSize, idString, ITEM_FIELDS_PARAM, kindOfWire } from './decode.js';
 import { remoteError } from './error-codes.js';
 import type { BoxHttp } from './http.js';
@@ -37,11 +38,16 @@ export class TreeReader {
   ) {}
 
   async account(): Promise<AccountInfo> {
-    const res = await this.http.request<unknown>({
-      method: 'GET',
-      url: `${this.apiUrl}/users/me`,
-      searchParams: { fields: 'id,login,name,space_amount,space_used,max_upload_size' },
-    });
+    const res = await this.http
+      .request<unknown>({
+        method: 'GET',
+        url: `${this.apiUrl}/users/me`,
+        searchParams: { fields: 'id,login,name,space_amount,space_used,max_upload_size' },
+      })
+      .catch((e: unknown) => {
+        // The user asking always exists: a 404 here means the API URL is wrong, not that an item is gone.
+        throw isSyncError(e) && e.code === 'not_found' ? wrongApiUrl(this.apiUrl, e) : e;
+      });
     const u = parseFrame(userSchema, res.body, 'GET /users/me');
     return {
       userId: idString(u.id),

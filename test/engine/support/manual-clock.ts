@@ -21,6 +21,11 @@ export class ManualClock implements Clock {
     return this.sleepers.length;
   }
 
+  /** The earliest time a sleeper waits for, or null when none sleeps (for tests that run time event by event). */
+  get nextDeadlineMs(): number | null {
+    return this.sleepers.length === 0 ? null : Math.min(...this.sleepers.map((s) => s.until));
+  }
+
   advance(ms: number): void {
     this.t += ms;
     for (let i = this.sleepers.length - 1; i >= 0; i--) {

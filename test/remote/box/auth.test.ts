@@ -83,6 +83,53 @@ describe('Box auth', () => {
     }
   });
 
+  it('shares a token file with another process: a pair it rotated is adopted, before a refresh and just after a refused one', async () => {
+    const file = join(tmp.dir, 'tokens-shared.json');
+    // The daemon and `boxsync ls` with one token file: both logged in with the same pair.
+    const { adapter: daemon, tokens: first } = await loggedIn(file);
+    const ls = adapterFor(server, { auth: { clientId, clientSecret, tokenFile: file } });
+    await ls.store.account();
+    await daemon.store.account();
+    server.control.expireAllTokens();
+    await ls.store.account();
+    expect(ls.auth.refreshCount).toBe(1);
+    const rotated = JSON.parse(await readFile(file, 'utf8')) as Tokens;
+    expect(rotated.refreshToken).not.toBe(first.refreshToken);
+    // The daemon still holds the spent pair in memory: it takes the stored one instead of spending it again.
+    server.control.clearRequests();
+    expect((await daemon.store.account()).userId).toBe('1');
+    expect(daemon.auth.refreshCount).toBe(0);
+    expect(server.control.requests().map((r) => `${r.path} ${r.status}`)).toEqual(['/2.0/users/me 401', '/2.0/users/me 200']);
+
+    // The other process spent the refresh token but writes its new pair only after ours was refused.
+    const seed = await loggedIn(join(tmp.dir, 'tokens-shared-seed.json'));
+    let stored: Tokens = { ...seed.tokens, expiresAtMs: 0 };
+    let loads = 0;
+    const load = async (): Promise<Tokens> => {
+      loads += 1;
+      return stored;
+    };
+    const late = adapterFor(server, { auth: { clientId, clientSecret, tokenStore: { load, save: async (t) => void (stored = t) } } });
+    const spent = await fetch(server.tokenUrl, {
+      method: 'POST',
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: seed.tokens.refreshToken, client_id: clientId, client_secret: clientSecret }),
+    });
+    const theirs = (await spent.json()) as { access_token: string; refresh_token: string };
+    server.control.failNext({
+      method: 'POST',
+      path: '/oauth2/token',
+      transform: (body) => {
+        // Ours is refused (invalid_grant); their pair lands on disk a moment later.
+        setTimeout(() => (stored = { accessToken: theirs.access_token, refreshToken: theirs.refresh_token, expiresAtMs: Date.now() + 3_600_000 }), 50);
+        return body;
+      },
+    });
+    expect((await late.store.account()).userId).toBe('1');
+    expect(loads).toBeGreaterThan(2);
+    expect(late.auth.refreshCount).toBe(0);
+    // With nothing else stored, a refused grant stays fatal: 'reports a revoked grant as a fatal error…'.
+  });
+
   it('hands rotated tokens to a token store callback before using them', async () => {
     const saves: Tokens[] = [];
     const events: string[] = [];

@@ -22,6 +22,25 @@ describe('token file', () => {
     expect(await fileTokenStore(path).load()).toEqual(t);
   });
 
+  it('removes the half-written temp file a killed writer left (a dead pid), never one of a live writer', async () => {
+    const { dir, cleanup } = await makeTempDir('boxsync-tokens-stale-');
+    try {
+      const path = join(dir, 'tokens.json');
+      // Above Linux's largest pid_max (2^22): no such process can exist.
+      const dead = `.tokens.json.${2 ** 22 + 7}.1700000000000.tmp`;
+      const live = `.tokens.json.${process.ppid}.1700000000000.tmp`;
+      await writeFile(join(dir, dead), '{"accessToken":"half', { mode: 0o600 });
+      await writeFile(join(dir, live), '{"accessToken":"busy', { mode: 0o600 });
+      await writeFile(join(dir, 'other.json'), '{}');
+      const t = { accessToken: 'acc', refreshToken: 'ref', expiresAtMs: 1 };
+      await writeTokenFile(path, t);
+      expect((await readdir(dir)).sort()).toEqual([live, 'other.json', 'tokens.json']);
+      expect(await fileTokenStore(path).load()).toEqual(t);
+    } finally {
+      await cleanup();
+    }
+  });
+
   it('loads nothing from a missing file and explains a damaged one without touching it', async () => {
     expect(await fileTokenStore(join(tmp.dir, 'missing.json')).load()).toBeUndefined();
     const bad = join(tmp.dir, 'bad.json');
