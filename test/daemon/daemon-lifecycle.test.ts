@@ -38,7 +38,9 @@ describe('boxsync daemon lifecycle (real process)', () => {
     const exit = await h.stop(first);
     const stopMs = Date.now() - t0;
     expect(exit.code).toBe(0);
-    expect(stopMs).toBeLessThan(8_000);
+    // The daemon gives transfers 3 s (BOXSYNC_SHUTDOWN_TIMEOUT_SEC) and then exits; the bound leaves room for a
+    // loaded machine (process exit, journal close) while still failing a daemon that waits for the upload.
+    expect(stopMs).toBeLessThan(15_000);
     expect(first.output()).toMatch(/SIGTERM: stopping/);
     expect(first.output()).toMatch(/transfer\(s\) in flight; they resume from their last confirmed part/);
     expect(first.output()).toMatch(/boxsync daemon stopped \(transfers checkpointed\)/);
