@@ -47,6 +47,8 @@ it('status lists a folder excluded after it was synced; included again after a d
   const text = await runCli(['status', '--socket', h.socketPath]);
   expect(text.stdout).toMatch(/not synced any more \(1; each local copy stays where it is, unsynced, and Box keeps its own\):\n {4}Archive\/: excluded by the config \(folders\[\]\.exclude\) since /);
   expect(await readFile(join(h.mirror, 'Archive', 'old.txt'), 'utf8')).toBe('old report\n');
+  const one = await runCli(['status', '--socket', h.socketPath, join(h.mirror, 'Archive', 'old.txt')]);
+  expect(one.stdout).toMatch(/old\.txt: excluded\n {2}excluded by the config \(folders\[\]\.exclude\) since \S+ \(it was synced before\); the local copy stays where it is, unsynced/);
 
   await rm(join(h.mirror, 'Archive'), { recursive: true });
   await setExclude(h.configFile, []);
