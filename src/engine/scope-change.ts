@@ -24,7 +24,7 @@
  */
 import { createHash } from 'node:crypto';
 import { escapeText } from '../core/escape.js';
-import type { RelPath, RootId, SyncRoot, SyncedEntry } from '../core/model.js';
+import type { RelPath, RemoteId, RootId, SyncRoot, SyncedEntry } from '../core/model.js';
 import { ancestorsOf } from '../core/paths.js';
 import type { Journal, UnsyncedRecord } from '../ports/journal.js';
 import type { IsIgnored } from './observe-local.js';
@@ -147,7 +147,18 @@ function directionChanged(journal: Journal, root: SyncRoot, from: string): strin
     const moved = journal.localByInode(root.id, s.inode);
     return !(moved !== undefined && sameKind(moved.kind, s));
   };
-  const remoteGone = (s: SyncedEntry): boolean => journal.getRemote(s.remoteId)?.status !== 'active';
+  // Gone on Box: not active, or no longer below the root (moved out, or in a trashed folder). Answers per folder
+  // are remembered, so the walk up costs one lookup per folder, not one per row and ancestor.
+  const present = new Map<RemoteId, boolean>([[root.remoteId, true]]);
+  const isPresent = (id: RemoteId, depth = 0): boolean => {
+    const known = present.get(id);
+    if (known !== undefined) return known;
+    const r = journal.getRemote(id);
+    const yes = r !== undefined && r.status === 'active' && r.parentId !== null && depth < 1000 && isPresent(r.parentId, depth + 1);
+    if (r?.kind === 'folder') present.set(id, yes);
+    return yes;
+  };
+  const remoteGone = (s: SyncedEntry): boolean => !isPresent(s.remoteId);
   const gone = topmostWhere(journal, root.id, (s) => localGone(s) || remoteGone(s));
   for (const s of gone) journal.deleteSyncedSubtree(root.id, s.path);
   const head = `the direction changed from ${from} to ${root.direction}`;

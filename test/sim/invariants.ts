@@ -23,12 +23,16 @@ import type { RecordedRequest } from '../../src/box-server/index.js';
 /** Contents that must stay recoverable: sha1 -> where and when it was seen at the start of a sync. */
 export type Required = Map<string, string>;
 
-/** Record every content on both sides now (called right before each sync starts). */
-export async function noteRequired(w: World, required: Required, when: string): Promise<void> {
+/**
+ * Record every content on both sides now (called right before each sync starts), except below the path the config
+ * excludes: boxsync does not sync it, so a user's own edit or deletion there is not boxsync's to undo.
+ */
+export async function noteRequired(w: World, required: Required, when: string, excluded: string | null = null): Promise<void> {
+  const skip = underExcluded(excluded);
   const l = await readLocalTree(w.mirror);
-  for (const [p, e] of l.entries) if (e.kind === 'file' && !required.has(e.sha1)) required.set(e.sha1, `local ${p}, ${when}`);
+  for (const [p, e] of l.entries) if (e.kind === 'file' && !required.has(e.sha1) && !skip(p)) required.set(e.sha1, `local ${p}, ${when}`);
   const b = readBoxTree(w.web, w.remoteRootId);
-  for (const [p, e] of b.entries) if (e.kind === 'file' && !required.has(e.sha1)) required.set(e.sha1, `Box ${p}, ${when}`);
+  for (const [p, e] of b.entries) if (e.kind === 'file' && !required.has(e.sha1) && !skip(p)) required.set(e.sha1, `Box ${p}, ${when}`);
 }
 
 /** A fingerprint of everything outside the mirror and the state dir that the simulation watches. */

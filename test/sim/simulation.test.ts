@@ -97,6 +97,6 @@ afterAll(() => {
   process.stdout.write(
     `simulation: ${results.reduce((s, r) => s + r.scenariosRun, 0)} scenarios in ${results.length} worlds; kill -9 survived: ` +
       `${results.reduce((s, r) => s + r.killsSurvived, 0)} sync --once + ${results.reduce((s, r) => s + r.daemonKillsSurvived, 0)} daemon ` +
-      `(${results.reduce((s, r) => s + r.killsMissed, 0)} triggers missed); faults: ${Object.entries(faults).map(([k, v]) => `${k} x${v}`).join(', ')}\n`,
+      `(${results.reduce((s, r) => s + r.killsMissed, 0)} triggers missed); scope changes without a delete: ${results.reduce((s, r) => s + r.scopeChanges, 0)}; faults: ${Object.entries(faults).map(([k, v]) => `${k} x${v}`).join(', ')}\n`,
   );
 });
