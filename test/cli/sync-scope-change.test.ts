@@ -68,6 +68,12 @@ describe('a change of scope is never a delete', () => {
     const afterDelete = await env.syncOk();
 
     await env.writeConfig({ folder: { exclude: [] } });
+    // The dry run shows what the real run does: the folder comes back, nothing goes to the trash.
+    const dry = await env.sync(['--dry-run']);
+    expect(dry.code, explain(dry)).toBe(0);
+    expect(dry.stdout).toMatch(/note: Archive\/ is included again/);
+    expect(dry.stdout).toMatch(/Archive\/old\.txt/);
+    expect(dry.stdout).not.toMatch(/trash/);
     const included = await env.syncOk();
     expect(included.stderr).toMatch(/note: Archive\/ is included again: it is synced afresh/);
 
