@@ -21,6 +21,8 @@ export type OperationEvent = Parameters<NonNullable<EngineEvents['onOperation']>
 export interface RunReporter {
   readonly onStatus: (s: StatusReport) => void;
   readonly onOperation: (o: OperationEvent) => void;
+  /** A line the engine tells once (a change of scope), kept visible above the bar. */
+  readonly onNotice: (n: { text: string }) => void;
   /** Stop the bar and print the summary line. */
   finish(summary: RunSummary): void;
   /** Stop the bar without a summary (the run died; the caller prints why). */
@@ -182,6 +184,7 @@ export function createRunReporter(opts: ReporterOptions): RunReporter {
         opts.err.write(`${formatOperationLine(o)}\n`);
       }
     },
+    onNotice: (n) => (opts.tty ? printAbove(`note: ${n.text}`) : void opts.err.write(`note: ${n.text}\n`)),
     finish: (summary) => {
       tracker.finished(summary.uploadedBytes + summary.downloadedBytes);
       if (bar !== null) render(); // the last frame (100 %) is drawn before the line is cleared

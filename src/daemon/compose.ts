@@ -19,7 +19,8 @@ import { createEngine } from '../engine/index.js';
 import { planDryRun, type DryRunReport } from '../engine/dry-run.js';
 import type { Engine, EngineDeps, EngineEvents } from '../engine/types.js';
 import { openJournal } from '../journal/index.js';
-import { loadIgnoreMatcher, type IgnoreMatcher } from '../local/ignore.js';
+import { createIgnoreMatcher, ignoreReason, readIgnoreFile, type IgnoreMatcher } from '../local/ignore.js';
+import { fingerprintOf, type ScopeRules } from '../engine/scope-change.js';
 import { createLocalFs } from '../local/local-fs.js';
 import { createLocalTrash, type LocalTrash } from '../local/local-trash.js';
 import type { WatcherKind } from '../local/watcher-options.js';
@@ -110,8 +111,11 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
     });
 
     const ignoreByRoot = new Map<RootId, IgnoreMatcher>();
+    const scopeByRoot = new Map<RootId, ScopeRules>();
     for (const root of config.folders) {
-      ignoreByRoot.set(root.id, await loadIgnoreMatcher(nodeFs, root.localPath, root.exclude));
+      const ignoreFile = await readIgnoreFile(nodeFs, root.localPath);
+      ignoreByRoot.set(root.id, createIgnoreMatcher([...root.exclude, ...ignoreFile]));
+      scopeByRoot.set(root.id, { fingerprint: fingerprintOf(root.exclude, ignoreFile), reasonFor: ignoreReason(root.exclude) });
     }
     const isIgnoredFor = (root: SyncRoot): IgnoreMatcher => {
       const m = ignoreByRoot.get(root.id);
@@ -138,6 +142,7 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
         roots: config.folders,
         localFsFor,
         isIgnoredFor,
+        scopeRulesFor: (root) => scopeByRoot.get(root.id) ?? { fingerprint: fingerprintOf(root.exclude, []), reasonFor: ignoreReason(root.exclude) },
         logger: logger.child({ component: 'engine' }),
         clock,
         options: {

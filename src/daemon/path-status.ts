@@ -8,6 +8,7 @@ import { asRelPath, type SyncRoot } from '../core/model.js';
 import type { Journal } from '../ports/journal.js';
 import type { PathStatus } from './control-protocol.js';
 import type { OperationLog } from './operation-log.js';
+import { reasonText } from '../engine/scope-change.js';
 
 export async function pathStatus(
   absPath: string,
@@ -30,7 +31,14 @@ export async function pathStatus(
   const f = deps.journal.getFailure(root.id, relPath);
   const failure = f ? { code: f.code, message: f.message, attempts: f.attempts, nextRetryAtMs: f.nextRetryAtMs } : null;
   const base = { path: absPath, root: root.id, relPath, lastOperation, failure };
-  if (deps.isIgnoredFor(root)(rel, st?.isDirectory() ?? false)) return { ...base, state: 'excluded', detail: 'matches an exclude rule (or is a boxsync temp file); not synced' };
+  if (deps.isIgnoredFor(root)(rel, st?.isDirectory() ?? false)) {
+    // Synced before and excluded since (a change of scope): say which rule, and that the local copy stays.
+    const was = deps.journal.unsyncedPaths(root.id).find((u) => rel === u.path || rel.startsWith(`${u.path}/`));
+    const detail = was
+      ? `excluded by ${reasonText(was.reason)} since ${new Date(was.sinceMs).toISOString()} (it was synced before); the local copy stays where it is, unsynced, and Box keeps its own`
+      : 'matches an exclude rule (or is a boxsync temp file); not synced';
+    return { ...base, state: 'excluded', detail };
+  }
   if (failure) return { ...base, state: 'failed', detail: `the last attempt failed: ${failure.message}` };
   const synced = deps.journal.getSynced(root.id, relPath);
   if (!synced && !st) return { ...base, state: 'unknown', detail: 'neither on disk nor known to the journal' };

@@ -3,6 +3,8 @@ import { formatLock } from './item-text.js';
 import { formatBytesOneDecimal, formatWholeDuration } from '../core/format.js';
 import type { DaemonStatus, PathStatus } from './control-protocol.js';
 import type { LastExit } from './last-exit.js';
+import { escapeText } from '../core/escape.js';
+import { reasonText } from '../engine/scope-change.js';
 
 /**
  * What in a running daemon's status needs the user (`boxsync status` exits 1 when this is not empty): a fatal
@@ -61,6 +63,12 @@ export function formatDaemonStatus(s: DaemonStatus, nowMs: number = Date.now()):
   if (e.conflicts.length > 0) {
     lines.push(`  conflicts (${e.conflicts.length}):`);
     for (const c of e.conflicts.slice(0, 20)) lines.push(`    ${c.path}: your copy kept as ${c.copy}`);
+  }
+  const unsynced = e.unsynced ?? [];
+  if (unsynced.length > 0) {
+    lines.push(`  not synced any more (${unsynced.length}; each local copy stays where it is, unsynced, and Box keeps its own):`);
+    for (const u of unsynced.slice(0, 20)) lines.push(`    ${escapeText(u.path)}${u.kind === 'folder' ? '/' : ''}: excluded by ${reasonText(u.reason)} since ${new Date(u.sinceMs).toISOString()}`);
+    if (unsynced.length > 20) lines.push(`    … and ${unsynced.length - 20} more (boxsync status --json lists all)`);
   }
   if (e.errors.length > 0) {
     lines.push(`  errors (${e.errors.length}):`);

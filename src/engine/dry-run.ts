@@ -28,6 +28,7 @@ import { localRootExists, scanLocal } from './observe-local.js';
 import { observeRemote } from './observe-remote.js';
 import { MAX_PASSES } from './reconciler.js';
 import { buildSnapshot } from './snapshot.js';
+import { applyScopeChange, configOnlyRules, forgetRemovedRoots } from './scope-change.js';
 import type { EngineDeps } from './types.js';
 
 export interface PlannedOperation {
@@ -129,6 +130,7 @@ export async function planDryRun(deps: EngineDeps, opts: { fullRescan?: boolean;
     { full: opts.fullRescan === true, extraIds: [], relistParked: true, ...(opts.signal ? { signal: opts.signal } : {}) },
   );
   const roots: DryRunRoot[] = [];
+  const removed = forgetRemovedRoots(journal, deps.roots);
   for (const root of deps.roots) {
     const base = { root: root.id, localPath: root.localPath, remoteId: root.remoteId };
     const refusal = observed.refusals.find((r) => r.root === root.id);
@@ -138,9 +140,12 @@ export async function planDryRun(deps: EngineDeps, opts: { fullRescan?: boolean;
     }
     const fs = readOnlyLocalFs(deps.localFsFor(root));
     const isIgnored = deps.isIgnoredFor(root);
-    const notes: string[] = [];
+    // A pair that left the config is forgotten (scope-change.ts); said with the first root.
+    const notes: string[] = root === deps.roots[0] ? [...removed] : [];
     if (await localRootExists(fs)) {
       await scanLocal({ journal, root, fs, isIgnored }, undefined, opts.signal);
+      // As the real run does (on this copy of the journal): a change of scope is never a delete.
+      notes.push(...applyScopeChange({ journal, root, rules: deps.scopeRulesFor?.(root) ?? configOnlyRules(root), isIgnored, nowMs: clock.now() }).notices);
     } else {
       const synced = journal.countSynced(root.id);
       if (synced.files + synced.folders > 0) {

@@ -21,6 +21,7 @@ import { observeRemote } from './observe-remote.js';
 import { cursorName } from './remote-hints.js';
 import { clearClean, isClean, markClean, setSettlingPaths, settlingPaths } from './clean-mark.js';
 import { DEFAULT_WINDOW_ENTRIES } from './windows.js';
+import { applyScopeChange, configOnlyRules, forgetRemovedRoots } from './scope-change.js';
 import { newTally, reconcileRoot, type ReconcileContext, type RootContext, type RootOutcome, type Tally } from './reconciler.js';
 import type { SnapshotScope } from './snapshot.js';
 import { StatusTracker } from './status-tracker.js';
@@ -171,6 +172,8 @@ class SyncEngine implements Engine {
       journal.transaction(() => {
         for (const root of this.deps.roots) clearClean(journal, root);
       });
+      // A folder pair that left the config forgets its merge base: added back, it is a first sync (scope-change.ts).
+      for (const text of forgetRemovedRoots(journal, this.deps.roots)) this.notice(null, text);
       this.tracker.setPhase('listing');
       const extraIds = [...this.pendingRemote];
       consumedRemote = extraIds;
@@ -209,6 +212,11 @@ class SyncEngine implements Engine {
           const scanned = await scanLocal({ journal, root, fs: rc.fs, isIgnored: rc.isIgnored }, undefined, signal, limit);
           this.scanned.add(root.id);
           scope = { kind: 'full' };
+          // A change of what is synced edits the merge base first, and is planned whole: it is never a delete.
+          const rules = this.deps.scopeRulesFor?.(root) ?? configOnlyRules(root);
+          const changedScope = applyScopeChange({ journal, root, rules, isIgnored: rc.isIgnored, nowMs: clock.now() });
+          for (const text of changedScope.notices) this.notice(root.id, text);
+          if (changedScope.changed) clean.delete(root.id);
           // The last run converged under the same rules: only what changed since can need work (clean-mark.ts).
           if (opts.fullRescan !== true && !observed.full && scanned.changed !== null && clean.has(root.id)) {
             const failed = journal.failures(root.id).map((f) => f.path);
@@ -328,6 +336,11 @@ class SyncEngine implements Engine {
       for (const id of remoteIds) this.unsettledRemote.add(id);
     }
     return scope;
+  }
+
+  private notice(root: RootId | null, text: string): void {
+    this.deps.logger.info({ root }, text);
+    this.events.onNotice?.({ root, text });
   }
 
   /** A missing local root is created on a first run, and refused once anything was in sync there. */

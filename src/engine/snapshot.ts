@@ -48,13 +48,13 @@ export interface SnapshotArgs {
   readonly scope: SnapshotScope;
 }
 
-type IgnoredAnywhere = (path: RelPath, isDir: boolean) => boolean;
+export type IgnoredAnywhere = (path: RelPath, isDir: boolean) => boolean;
 
 /**
  * Is a path ignored, or inside an ignored folder? The answer for each folder is remembered for the life of one
  * snapshot, so a file costs one matcher call rather than one per ancestor.
  */
-function ignoredAnywhere(isIgnored: IsIgnored): IgnoredAnywhere {
+export function ignoredAnywhere(isIgnored: IsIgnored): IgnoredAnywhere {
   const folders = new Map<RelPath, boolean>();
   const folder = (p: RelPath): boolean => {
     let ignored = folders.get(p);

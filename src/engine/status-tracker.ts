@@ -109,6 +109,7 @@ export class StatusTracker {
       heldGuard: this.heldGuard,
       lastSuccessfulSyncAtMs: last === undefined ? null : Number(last),
       fatal: this.fatal,
+      unsynced: journal.unsyncedPaths().filter((u) => roots.some((r) => r.id === u.root)),
     };
   }
 

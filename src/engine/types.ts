@@ -18,6 +18,8 @@ import type { LocalFs } from '../ports/local-fs.js';
 import type { RemoteChanges, StreamType } from '../ports/remote-changes.js';
 import type { RemoteStore } from '../ports/remote-store.js';
 import type { OperationKind } from '../core/operations.js';
+import type { UnsyncedRecord } from '../ports/journal.js';
+import type { ScopeRules } from './scope-change.js';
 
 export interface EngineOptions {
   /** Stream consumed for remote hints. Default 'changes' for sync --once; the daemon may use 'sync'. */
@@ -58,6 +60,12 @@ export interface EngineDeps {
    * engine keeps no ignore list of its own (one list, src/local/ignore.ts, for tests and production alike).
    */
   readonly isIgnoredFor: (root: SyncRoot) => (path: RelPath, isDir: boolean) => boolean;
+  /**
+   * What the ignore rules of a root are made of (a fingerprint of the exclude list and the `.boxsyncignore` lines)
+   * and which of them excludes a path: a change of them is a change of scope (scope-change.ts). Optional: without
+   * it only `root.exclude` counts.
+   */
+  readonly scopeRulesFor?: (root: SyncRoot) => ScopeRules;
 }
 
 export type Phase = 'starting' | 'scanning' | 'listing' | 'planning' | 'transferring' | 'idle' | 'paused' | 'error';
@@ -99,6 +107,8 @@ export interface StatusReport {
   readonly heldGuard: { readonly id: string; readonly message: string } | null;
   readonly lastSuccessfulSyncAtMs: number | null;
   readonly fatal: { readonly code: string; readonly message: string } | null;
+  /** Paths deliberately not synced (excluded after they were synced; their local copy stays), from the journal. */
+  readonly unsynced?: readonly UnsyncedRecord[];
 }
 
 /** Totals of one run to quiescence (the one-line summary of `sync --once`). */
@@ -132,6 +142,8 @@ export interface EngineEvents {
   onStatus?: (s: StatusReport) => void;
   /** One line per completed operation (for non-TTY logs): op kind, path, reason. */
   onOperation?: (o: { root: RootId; kind: OperationKind; path: RelPath; reason: string; ok: boolean; error?: string }) => void;
+  /** Something the user is told once (a change of scope: a path now excluded, included again; names escaped). */
+  onNotice?: (n: { root: RootId | null; text: string }) => void;
 }
 
 /** Engine.takeUnsettled: local paths per root, and remote ids, to hint again. Empty when `local` is. */

@@ -77,6 +77,20 @@ CREATE INDEX operations_time ON operations (at_ms);
 CREATE INDEX synced_entries_inode ON synced_entries (root, inode);
 `,
   },
+  {
+    toVersion: 5,
+    description: 'why a path is not synced (a change of scope forgets its merge base instead of deleting it)',
+    sql: `
+CREATE TABLE unsynced_paths (
+  root     TEXT NOT NULL,
+  path     TEXT NOT NULL,
+  reason   TEXT NOT NULL CHECK (reason IN ('config-exclude', 'ignore-file', 'built-in', 'not-selected')),
+  kind     TEXT NOT NULL CHECK (kind IN ('file', 'folder', 'weblink')),
+  since_ms INTEGER NOT NULL,
+  PRIMARY KEY (root, path)
+) STRICT, WITHOUT ROWID;
+`,
+  },
 ];
 
 /** Why a journal cannot be used as it is; openJournal moves such a file aside and starts fresh. */

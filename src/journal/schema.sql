@@ -1,4 +1,4 @@
--- The boxsync journal, schema version 4 (PRAGMA user_version = 4).
+-- The boxsync journal, schema version 5 (PRAGMA user_version = 5).
 --
 -- This file is the complete current schema: a fresh journal is created by running it whole. Older journals are
 -- brought up to it by the steps in migrations.ts; test/journal/migrations.test.ts checks that a migrated journal
@@ -144,3 +144,18 @@ CREATE TABLE operations (
 ) STRICT;
 CREATE INDEX operations_path ON operations (root, path, seq);
 CREATE INDEX operations_time ON operations (at_ms);
+
+-- Paths of a root deliberately left out of syncing, and why (issue 27): a change of what is synced is never a
+-- delete. When a path that was in the merge base becomes excluded, its synced rows are forgotten and a row here
+-- says why, in the same transaction; when it is included again the row goes and the path is synced afresh (a first
+-- sync: both sides kept, nothing deleted). reason: 'config-exclude' (folders[].exclude), 'ignore-file'
+-- (.boxsyncignore), 'built-in' (boxsync's default ignore rules), 'not-selected' (selective sync: reserved).
+-- kind is what the path was when it left ('file', 'folder', 'weblink').
+CREATE TABLE unsynced_paths (
+  root     TEXT NOT NULL,
+  path     TEXT NOT NULL,
+  reason   TEXT NOT NULL CHECK (reason IN ('config-exclude', 'ignore-file', 'built-in', 'not-selected')),
+  kind     TEXT NOT NULL CHECK (kind IN ('file', 'folder', 'weblink')),
+  since_ms INTEGER NOT NULL,
+  PRIMARY KEY (root, path)
+) STRICT, WITHOUT ROWID;

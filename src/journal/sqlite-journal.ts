@@ -5,7 +5,7 @@
  */
 import type { Database } from 'better-sqlite3';
 import type { LocalEntry, RelPath, RemoteEntry, RemoteId, RootId, SyncedEntry } from '../core/model.js';
-import type { FailureRecord, Journal, OperationQuery, OperationRecord } from '../ports/journal.js';
+import type { FailureRecord, Journal, OperationQuery, OperationRecord, UnsyncedRecord } from '../ports/journal.js';
 import type { UploadSessionStore } from '../ports/remote-store.js';
 import { FailuresTable } from './failures-table.js';
 import { KvTables } from './kv-tables.js';
@@ -14,6 +14,7 @@ import { OperationsTable } from './operations-table.js';
 import { RemoteTree } from './remote-tree.js';
 import { SyncedTree } from './synced-tree.js';
 import { UploadSessionTable } from './upload-session-table.js';
+import { UnsyncedTable } from './unsynced-table.js';
 
 export class SqliteJournal implements Journal {
   readonly #db: Database;
@@ -23,6 +24,7 @@ export class SqliteJournal implements Journal {
   readonly #failures: FailuresTable;
   readonly #kv: KvTables;
   readonly #operations: OperationsTable;
+  readonly #unsynced: UnsyncedTable;
   readonly uploadSessions: UploadSessionStore;
 
   constructor(db: Database) {
@@ -33,6 +35,7 @@ export class SqliteJournal implements Journal {
     this.#failures = new FailuresTable(db);
     this.#kv = new KvTables(db);
     this.#operations = new OperationsTable(db);
+    this.#unsynced = new UnsyncedTable(db);
     this.uploadSessions = new UploadSessionTable(db);
   }
 
@@ -200,6 +203,22 @@ export class SqliteJournal implements Journal {
   }
   lastOperation(root: RootId, path: RelPath): OperationRecord | undefined {
     return this.#operations.last(root, path);
+  }
+
+  putUnsynced(u: UnsyncedRecord): void {
+    this.#unsynced.put(u);
+  }
+  deleteUnsynced(root: RootId, path: RelPath): void {
+    this.#unsynced.delete(root, path);
+  }
+  unsyncedPaths(root?: RootId): readonly UnsyncedRecord[] {
+    return this.#unsynced.list(root);
+  }
+  syncedRoots(): readonly RootId[] {
+    return this.#unsynced.syncedRoots();
+  }
+  forgetRoot(root: RootId): void {
+    this.#unsynced.forgetRoot(root);
   }
 
   /** optimize first: it may write statistics, which the checkpoint then folds into the main file. */

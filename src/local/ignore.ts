@@ -126,6 +126,16 @@ export async function readIgnoreFile(fs: FsModule, rootPath: string): Promise<re
   }
 }
 
+/**
+ * Which of the three sources excludes a path the root's matcher ignores: the built-in defaults, the config's
+ * `exclude` list, or `.boxsyncignore` (told apart by asking the matchers of the earlier sources alone).
+ */
+export function ignoreReason(exclude: readonly string[]): (path: string, isDir: boolean) => 'built-in' | 'config-exclude' | 'ignore-file' {
+  const builtIn = createIgnoreMatcher([]);
+  const config = createIgnoreMatcher(exclude);
+  return (path, isDir) => (builtIn(path, isDir) ? 'built-in' : config(path, isDir) ? 'config-exclude' : 'ignore-file');
+}
+
 /** The matcher for one root: built-in defaults, then the config `exclude` list, then `.boxsyncignore`. */
 export async function loadIgnoreMatcher(fs: FsModule, rootPath: string, exclude: readonly string[]): Promise<IgnoreMatcher> {
   return createIgnoreMatcher([...exclude, ...(await readIgnoreFile(fs, rootPath))]);

@@ -48,6 +48,19 @@ export interface OperationQuery {
   readonly limit?: number;
 }
 
+/**
+ * Why a path of a root is not synced (issue 27). Written when a path that was in the merge base leaves the synced
+ * scope (its synced rows are forgotten in the same transaction); dropped when it is included again.
+ * 'not-selected' is reserved for selective sync.
+ */
+export interface UnsyncedRecord {
+  readonly root: RootId;
+  readonly path: RelPath;
+  readonly reason: 'config-exclude' | 'ignore-file' | 'built-in' | 'not-selected';
+  readonly kind: 'file' | 'folder' | 'weblink';
+  readonly sinceMs: number;
+}
+
 export interface Journal {
   transaction<T>(fn: () => T): T;
   /**
@@ -118,6 +131,15 @@ export interface Journal {
   recordOperation(op: Omit<OperationRecord, 'seq'>): void;
   operations(q: OperationQuery): readonly OperationRecord[];
   lastOperation(root: RootId, path: RelPath): OperationRecord | undefined;
+
+  // paths deliberately not synced, and why (a change of scope is never a delete: engine/scope-change.ts)
+  putUnsynced(u: UnsyncedRecord): void;
+  deleteUnsynced(root: RootId, path: RelPath): void;
+  unsyncedPaths(root?: RootId): readonly UnsyncedRecord[];
+  /** The roots that have merge-base rows (one index seek each). */
+  syncedRoots(): readonly RootId[];
+  /** Forget a root: its merge base, local rows, failures and unsynced rows (a folder pair left the config). */
+  forgetRoot(root: RootId): void;
 
   // key/value metadata (schema facts, last successful sync, account id, ...)
   getMeta(key: string): string | undefined;

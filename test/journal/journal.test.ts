@@ -304,3 +304,35 @@ describe('maintenance', () => {
     expect([...j.localUnder(R, p('m'))]).toHaveLength(500);
   });
 });
+
+describe('unsynced paths and forgetting a root (a change of scope is never a delete)', () => {
+  it('keeps why a path is not synced, per root, and forgets a whole root with its merge base', () => {
+    j.transaction(() => {
+      j.putSynced(R, synced('a', '1', { kind: 'folder' }));
+      j.putSynced(R, synced('a/x.txt', '2'));
+      j.putLocal(R, localFile('a/x.txt'));
+      j.putSynced(R2, synced('b.txt', '3'));
+      j.putUnsynced({ root: R, path: p('Archive'), reason: 'config-exclude', kind: 'folder', sinceMs: 5 });
+      j.putUnsynced({ root: R2, path: p('old'), reason: 'ignore-file', kind: 'file', sinceMs: 6 });
+      j.recordFailure({ root: R, path: p('a/x.txt'), code: 'c', message: 'm', attempts: 1, nextRetryAtMs: 0, disposition: 'retry' });
+    });
+    expect(j.syncedRoots()).toEqual([R, R2]);
+    expect(j.unsyncedPaths(R)).toEqual([{ root: R, path: 'Archive', reason: 'config-exclude', kind: 'folder', sinceMs: 5 }]);
+    j.putUnsynced({ root: R, path: p('Archive'), reason: 'ignore-file', kind: 'folder', sinceMs: 7 });
+    expect(j.unsyncedPaths().map((u) => [u.root, u.path, u.reason])).toEqual([
+      [R, 'Archive', 'ignore-file'],
+      [R2, 'old', 'ignore-file'],
+    ]);
+
+    j.transaction(() => j.forgetRoot(R));
+    expect(j.syncedRoots()).toEqual([R2]);
+    expect(paths(j.syncedUnder(R, ''))).toEqual([]);
+    expect(paths(j.localUnder(R, ''))).toEqual([]);
+    expect(j.failures(R)).toEqual([]);
+    expect(j.unsyncedPaths(R)).toEqual([]);
+    // The other root is untouched.
+    expect(paths(j.syncedUnder(R2, ''))).toEqual(['b.txt']);
+    j.deleteUnsynced(R2, p('old'));
+    expect(j.unsyncedPaths()).toEqual([]);
+  });
+});

@@ -52,7 +52,8 @@ describe('migrations', () => {
     openJournal(oldPath).journal.close();
     const v1 = new BetterSqlite3(oldPath);
     v1.exec(`DROP TABLE upload_session_parts; DROP TABLE upload_sessions; DROP TABLE failures; DROP TABLE meta; DROP TABLE remote_items;
-             DROP TABLE local_entries; DROP TABLE synced_entries; DROP TABLE stream_cursors; DROP TABLE trashed_remote_ids; DROP TABLE operations;`);
+             DROP TABLE local_entries; DROP TABLE synced_entries; DROP TABLE stream_cursors; DROP TABLE trashed_remote_ids; DROP TABLE operations;
+             DROP TABLE unsynced_paths;`);
     v1.exec(v1Sql);
     v1.pragma('user_version = 1');
     v1.prepare(`INSERT INTO local_entries VALUES ('r', 'a.txt', 'file', 7, 10, 1700000000123.5, 'da39a3ee5e6b4b0d3255bfef95601890afd80709')`).run();

@@ -3,7 +3,7 @@ import ignore from 'ignore';
 import { Volume, createFsFromVolume } from 'memfs';
 import { describe, expect, it } from 'vitest';
 import type { FsModule } from '../../src/local/fs-module.js';
-import { createIgnoreMatcher, DEFAULT_IGNORE_PATTERNS, IGNORE_CACHE_QUESTIONS, loadIgnoreMatcher, namePrefilter } from '../../src/local/ignore.js';
+import { createIgnoreMatcher, DEFAULT_IGNORE_PATTERNS, IGNORE_CACHE_QUESTIONS, ignoreReason, loadIgnoreMatcher, namePrefilter } from '../../src/local/ignore.js';
 import { isTempName, newTempName, TEMP_PREFIX } from '../../src/local/temp-name.js';
 
 describe('createIgnoreMatcher', () => {
@@ -152,5 +152,16 @@ describe('newTempName', () => {
     const names = Array.from({ length: 10_000 }, () => newTempName());
     expect(new Set(names).size).toBe(names.length);
     expect(names.every((n) => isTempName(n) && Buffer.byteLength(n) <= 40 && /^[\w.-]+$/.test(n))).toBe(true);
+  });
+});
+
+describe('ignoreReason', () => {
+  it('names the source that excludes a path: built-in rules, the config exclude list, else .boxsyncignore', () => {
+    const why = ignoreReason(['/Archive', '*.iso']);
+    expect(why('notes.txt.swp', false)).toBe('built-in');
+    expect(why('Archive', true)).toBe('config-exclude');
+    expect(why('sub/disk.iso', false)).toBe('config-exclude');
+    // Ignored by the root's matcher, but by neither of the first two sources: the .boxsyncignore did it.
+    expect(why('Old', true)).toBe('ignore-file');
   });
 });

@@ -9,21 +9,30 @@
  *       download or upload);
  *   (d) nothing outside the mirror and the state dir changed.
  * (e), upload sessions interrupted by a kill are resumed and not restarted, is checked in sim.ts from the request log.
+ *   (f) a change of scope (a path excluded in the config, or included again) is never a delete: in the runs after
+ *       it, nothing at or below that path is trashed on Box or moved to the local trash (scopeDeletes). While a path
+ *       is excluded, (a) leaves it out: its two sides are not synced.
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
+import ignore from 'ignore';
 import { join, relative } from 'node:path';
 import { readBoxRecoverable, readBoxTree, readFilesUnder, readLocalTree, sha1Of, type Entry } from './trees.js';
 import type { World } from './world.js';
+import type { RecordedRequest } from '../../src/box-server/index.js';
 
 /** Contents that must stay recoverable: sha1 -> where and when it was seen at the start of a sync. */
 export type Required = Map<string, string>;
 
-/** Record every content on both sides now (called right before each sync starts). */
-export async function noteRequired(w: World, required: Required, when: string): Promise<void> {
+/**
+ * Record every content on both sides now (called right before each sync starts), except below the path the config
+ * excludes: boxsync does not sync it, so a user's own edit or deletion there is not boxsync's to undo.
+ */
+export async function noteRequired(w: World, required: Required, when: string, excluded: string | null = null): Promise<void> {
+  const skip = underExcluded(excluded);
   const l = await readLocalTree(w.mirror);
-  for (const [p, e] of l.entries) if (e.kind === 'file' && !required.has(e.sha1)) required.set(e.sha1, `local ${p}, ${when}`);
+  for (const [p, e] of l.entries) if (e.kind === 'file' && !required.has(e.sha1) && !skip(p)) required.set(e.sha1, `local ${p}, ${when}`);
   const b = readBoxTree(w.web, w.remoteRootId);
-  for (const [p, e] of b.entries) if (e.kind === 'file' && !required.has(e.sha1)) required.set(e.sha1, `Box ${p}, ${when}`);
+  for (const [p, e] of b.entries) if (e.kind === 'file' && !required.has(e.sha1) && !skip(p)) required.set(e.sha1, `Box ${p}, ${when}`);
 }
 
 /** A fingerprint of everything outside the mirror and the state dir that the simulation watches. */
@@ -53,19 +62,68 @@ export interface CheckResult {
   readonly box: Map<string, Entry>;
 }
 
-export async function checkInvariants(w: World, o: { required: Required; written: Map<string, string>; outsideBefore: string }): Promise<CheckResult> {
+/**
+ * Is a path at or below the one an anchored config exclude `/<path>` names? The same gitignore semantics boxsync
+ * uses (the `ignore` package: case-insensitive), asked of the path and each of its folders.
+ */
+export function underExcluded(excluded: string | null): (p: string) => boolean {
+  if (excluded === null) return () => false;
+  const ig = ignore().add(`/${excluded}`);
+  return (p) => {
+    const parts = p.split('/');
+    for (let i = 1; i <= parts.length; i++) {
+      const a = parts.slice(0, i).join('/');
+      if (ig.ignores(a) || ig.ignores(`${a}/`)) return true;
+    }
+    return false;
+  };
+}
+
+/** The Box ids at or below a path of the scope change, before the runs (the ones no run may trash). */
+export function boxIdsUnder(w: World, under: (p: string) => boolean): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [p, ref] of readBoxTree(w.web, w.remoteRootId).ids) if (under(p)) out.set(ref.id, p);
+  return out;
+}
+
+/**
+ * (f) The runs after a change of scope of `path` deleted nothing at or below it: no trash operation in their
+ * output (one line per operation on stderr) and no DELETE of one of those Box items in their requests.
+ */
+export function scopeDeletes(path: string, runs: readonly { stderr: string; requests: readonly RecordedRequest[] }[], ids: ReadonlyMap<string, string>): string[] {
+  const under = underExcluded(path);
+  const out: string[] = [];
+  for (const [i, r] of runs.entries()) {
+    for (const m of r.stderr.matchAll(/^(?:FAILED )?(remote-trash|local-trash)\s+(.+?)  \(/gm)) {
+      if (under(m[2]!)) out.push(`(f) run ${i + 1} after the scope change of /${path}: ${m[1]} ${m[2]}`);
+    }
+    for (const q of r.requests) {
+      const id = q.method === 'DELETE' ? /^\/2\.0\/(?:files|folders)\/([^/]+)$/.exec(q.path)?.[1] : undefined;
+      if (id !== undefined && ids.has(id)) out.push(`(f) run ${i + 1} after the scope change of /${path}: DELETE of Box item ${id} (${ids.get(id)}) answered ${q.status}`);
+    }
+  }
+  return out;
+}
+
+export async function checkInvariants(
+  w: World,
+  o: { required: Required; written: Map<string, string>; outsideBefore: string; excluded?: string | null },
+): Promise<CheckResult> {
   const failures: string[] = [];
   const l = await readLocalTree(w.mirror);
   const b = readBoxTree(w.web, w.remoteRootId);
+  // (a) leaves out what is excluded: those two sides are not synced.
+  const excluded = underExcluded(o.excluded ?? null);
 
   // (a) equal trees
   for (const [p, e] of l.entries) {
+    if (excluded(p)) continue;
     const x = b.entries.get(p);
     if (!x) failures.push(`(a) ${p}${e.kind === 'dir' ? '/' : ''} is in the mirror but not on Box`);
     else if (x.kind !== e.kind) failures.push(`(a) ${p} is a ${e.kind} in the mirror but a ${x.kind} on Box`);
     else if (e.kind === 'file' && x.kind === 'file' && e.sha1 !== x.sha1) failures.push(`(a) ${p} differs: mirror ${e.sha1.slice(0, 10)}, Box ${x.sha1.slice(0, 10)}`);
   }
-  for (const [p, e] of b.entries) if (!l.entries.has(p)) failures.push(`(a) ${p}${e.kind === 'dir' ? '/' : ''} is on Box but not in the mirror`);
+  for (const [p, e] of b.entries) if (!l.entries.has(p) && !excluded(p)) failures.push(`(a) ${p}${e.kind === 'dir' ? '/' : ''} is on Box but not in the mirror`);
   for (const [p, ref] of b.ids) if (ref.type === 'web_link') failures.push(`(a) unexpected web link on Box at ${p}`);
   if (l.odd.length > 0) failures.push(`(a) neither file nor folder in the mirror: ${l.odd.join(', ')}`);
 

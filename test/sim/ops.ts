@@ -9,7 +9,7 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Rng } from './prng.js';
 import { readBoxTree, readLocalTree, sha1Of, type Entry } from './trees.js';
-import type { World } from './world.js';
+import { setExclude, type World } from './world.js';
 
 /** Every content the simulation ever wrote, on either side: sha1 -> a description. */
 export class Contents {
@@ -465,4 +465,23 @@ export async function randomOp(ctx: OpContext): Promise<string | null> {
   const files = filesOf((await readLocalTree(ctx.w.mirror)).entries).length;
   const op = files >= MAX_FILES ? ctx.rng.pick<Op>([localDelete, (c) => boxTrash(c), (c) => localEdit(c), (c) => boxEdit(c)]) : ctx.rng.weighted(OPS);
   return op(ctx);
+}
+
+/**
+ * A change of scope between runs (issue 27): exclude a top-level path of either tree in the config (`/docs`),
+ * or include again the one excluded. `excluded` is the path excluded now (at most one at a time); returns the new
+ * one and the log line, or null when there is nothing to exclude.
+ */
+export async function toggleExclude(ctx: OpContext, excluded: string | null): Promise<{ excluded: string | null; line: string } | null> {
+  if (excluded !== null) {
+    await setExclude(ctx.w, []);
+    return { excluded: null, line: `scope: include /${excluded} again (its exclude removed from the config)` };
+  }
+  // Top-level paths only: a path below a synced folder would be carried along when boxsync moves that folder, and
+  // an excluded path is scanned again only by the next run (not a delete; the simulation wants each run to converge).
+  const paths = [...new Set([...(await local(ctx)).keys(), ...box(ctx).entries.keys()])].filter((p) => depth(p) === 1).sort();
+  if (paths.length === 0) return null;
+  const p = ctx.rng.pick(paths);
+  await setExclude(ctx.w, [`/${p}`]);
+  return { excluded: p, line: `scope: exclude /${p} in the config` };
 }

@@ -3,7 +3,8 @@
  *
  * A *world* is one box-server, one mirror and one state dir; its seed decides everything the simulation does in
  * it. A world runs a sequence of *scenarios*; each scenario is:
- *   1. one to four random user operations on either side or both (test/sim/ops.ts);
+ *   1. one to four random user operations on either side or both (test/sim/ops.ts), and now and then a change of
+ *      scope (a path excluded in the config, or included again; drawn from a stream of its own);
  *   2. maybe a fault or two from box-server's control surface, armed for the first run only;
  *   3. a run of the real CLI: `sync --once` killed with SIGKILL right after a chosen request (or after a delay),
  *      or `daemon` killed the same way, or a plain `sync --once`;
@@ -17,12 +18,14 @@
  * kill points are plain delays, and conflict-copy names carry the clock time.
  */
 import { Rng } from './prng.js';
-import { checkInvariants, noteRequired, outsideFingerprint, type Required } from './invariants.js';
-import { Contents, randomOp, type OpContext } from './ops.js';
+import { boxIdsUnder, checkInvariants, noteRequired, outsideFingerprint, scopeDeletes, underExcluded, type Required } from './invariants.js';
+import { Contents, randomOp, toggleExclude, type OpContext } from './ops.js';
 import { formatTree } from './trees.js';
 import { describeTrigger, runChild, startWorld, type ChildRun, type KillTrigger, type RequestClass, type World } from './world.js';
 
 const DAEMON_RATE = 0.1;
+/** Scenarios (not daemon ones) that end their operations with a change of scope: an exclude added or removed. */
+const SCOPE_RATE = 0.15;
 
 export interface SimOptions {
   /** Scenarios in this world. */
@@ -50,6 +53,8 @@ export interface WorldResult {
   readonly daemonKillsSurvived: number;
   /** Kill triggers that never fired (the run ended first). */
   readonly killsMissed: number;
+  /** Changes of scope (an exclude added or removed in the config) after which nothing was deleted. */
+  readonly scopeChanges: number;
   readonly faults: Readonly<Record<string, number>>;
   readonly runs: number;
   readonly failure: ScenarioFailure | null;
@@ -186,11 +191,14 @@ export async function runWorld(seed: number, opts: SimOptions): Promise<WorldRes
   let killsSurvived = 0;
   let daemonKillsSurvived = 0;
   let killsMissed = 0;
+  let scopeChanges = 0;
   let runs = 0;
   let failure: ScenarioFailure | null = null;
   let k = 0;
+  // The path the config excludes now (toggleExclude), at most one at a time.
+  let excluded: string | null = null;
   try {
-    const outsideBefore = await outsideFingerprint(w);
+    let outsideBefore = await outsideFingerprint(w);
     for (k = 0; k < opts.scenarios; k++) {
       const rng = new Rng(scenarioSeed(seed, k));
       const log: string[] = [`scenario ${k} (world ${seed}, scenario seed ${scenarioSeed(seed, k)}):`];
@@ -216,6 +224,21 @@ export async function runWorld(seed: number, opts: SimOptions): Promise<WorldRes
       };
       // With the daemon, the operations happen while it runs (its watcher and long poll see them live).
       if (mode !== 'daemon') await applyOps(false);
+      // A change of scope between runs (not with the daemon, which reads the config when it starts). Its own
+      // stream, so that every other choice of a seed stays as it was.
+      const scopeRng = new Rng(scenarioSeed(seed, 10_000 + k));
+      let scope: { path: string; ids: Map<string, string> } | null = null;
+      if (mode !== 'daemon' && scopeRng.chance(SCOPE_RATE)) {
+        const t = await toggleExclude({ ...ctx, rng: scopeRng }, excluded);
+        if (t !== null) {
+          const path = excluded ?? t.excluded!;
+          excluded = t.excluded;
+          log.push(`  ${t.line}`);
+          scope = { path, ids: boxIdsUnder(w, underExcluded(path)) };
+          // The config is the simulation's own edit, not boxsync's.
+          outsideBefore = await outsideFingerprint(w);
+        }
+      }
       const armed: string[] = [];
       if (runRng.chance(0.45)) {
         for (let i = runRng.int(1, 2); i > 0; i--) {
@@ -226,7 +249,7 @@ export async function runWorld(seed: number, opts: SimOptions): Promise<WorldRes
         log.push(`  faults for the first run: ${armed.join('; ')}`);
       }
       const childRuns: ChildRun[] = [];
-      await noteRequired(w, required, `scenario ${k} run 1`);
+      await noteRequired(w, required, `scenario ${k} run 1`, excluded);
       let first: ChildRun;
       if (mode === 'daemon') {
         const opsAtMs = runRng.int(900, 2500);
@@ -239,7 +262,7 @@ export async function runWorld(seed: number, opts: SimOptions): Promise<WorldRes
             await new Promise((r) => setTimeout(r, opsAtMs));
             await applyOps(true);
             // The daemon may already be syncing these: they are "on disk or on Box while a sync runs".
-            await noteRequired(w, required, `scenario ${k}, during the daemon run`);
+            await noteRequired(w, required, `scenario ${k}, during the daemon run`, excluded);
           },
         });
       } else if (mode === 'kill') {
@@ -258,15 +281,16 @@ export async function runWorld(seed: number, opts: SimOptions): Promise<WorldRes
       for (let i = 0; (daemonTimedOut || last.code !== 0) && i < 3; i++) {
         // The per-item backoff starts at 15-30 s; with item faults armed, wait it out once.
         if (opts.itemFaults && i === 1 && /will retry with backoff/.test(last.stderr)) await new Promise((r) => setTimeout(r, 31_000));
-        await noteRequired(w, required, `scenario ${k} run ${childRuns.length + 1}`);
+        await noteRequired(w, required, `scenario ${k} run ${childRuns.length + 1}`, excluded);
         last = await runChild(w, ['sync', '--once']);
         childRuns.push(last);
         if (last.code === 0) break;
       }
       runs += childRuns.length;
       for (const r of childRuns) log.push(`  ${runLine(r)}`);
-      const check = await checkInvariants(w, { required, written: contents.written, outsideBefore });
+      const check = await checkInvariants(w, { required, written: contents.written, outsideBefore, excluded });
       const failures = [...check.failures];
+      if (scope !== null) failures.push(...scopeDeletes(scope.path, childRuns, scope.ids));
       if (first.killed) failures.push(...checkSessionsResumed(first, childRuns[1]));
       if (last.code !== 0) failures.unshift(`(liveness) sync --once did not exit 0 within 3 runs after the first (last: ${last.signal ?? `exit ${last.code}`})`);
       worldLog.push(...log);
@@ -287,6 +311,7 @@ export async function runWorld(seed: number, opts: SimOptions): Promise<WorldRes
         say(report);
         break;
       }
+      if (scope !== null) scopeChanges += 1;
       if (first.killed) {
         if (mode === 'daemon') daemonKillsSurvived += 1;
         else killsSurvived += 1;
@@ -304,6 +329,7 @@ export async function runWorld(seed: number, opts: SimOptions): Promise<WorldRes
     killsSurvived,
     daemonKillsSurvived,
     killsMissed,
+    scopeChanges,
     faults,
     runs,
     failure,

@@ -11,7 +11,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkInvariants, noteRequired, outsideFingerprint } from './invariants.js';
+import { checkInvariants, noteRequired, outsideFingerprint, scopeDeletes } from './invariants.js';
 import { runWorld, type WorldResult } from './sim.js';
 import { sha1Of } from './trees.js';
 import { runChild, startWorld } from './world.js';
@@ -55,6 +55,11 @@ describe('seeded whole-system simulation', () => {
       expect(broken.some((f) => f.startsWith('(c) boxsync temp file left'))).toBe(true);
       expect(broken.some((f) => f.startsWith('(c) mirror only-local.txt holds a content nobody wrote'))).toBe(true);
       expect(broken.some((f) => f.startsWith('(d) something outside'))).toBe(true);
+      // (f): a trash at or below the path whose scope changed, in a run's output or its requests.
+      const run = { stderr: 'remote-trash         Docs/a.txt  (deleted here)\nlocal-trash          other.txt  (gone on Box)\n', requests: [] };
+      expect(scopeDeletes('docs', [run], new Map())).toEqual(['(f) run 1 after the scope change of /docs: remote-trash Docs/a.txt']);
+      const del = { method: 'DELETE', path: '/2.0/folders/77', query: '', status: 204, atMs: 0, headers: {} };
+      expect(scopeDeletes('docs', [{ stderr: '', requests: [del] }], new Map([['77', 'docs']]))).toHaveLength(1);
     } finally {
       await w.close();
     }
@@ -92,6 +97,6 @@ afterAll(() => {
   process.stdout.write(
     `simulation: ${results.reduce((s, r) => s + r.scenariosRun, 0)} scenarios in ${results.length} worlds; kill -9 survived: ` +
       `${results.reduce((s, r) => s + r.killsSurvived, 0)} sync --once + ${results.reduce((s, r) => s + r.daemonKillsSurvived, 0)} daemon ` +
-      `(${results.reduce((s, r) => s + r.killsMissed, 0)} triggers missed); faults: ${Object.entries(faults).map(([k, v]) => `${k} x${v}`).join(', ')}\n`,
+      `(${results.reduce((s, r) => s + r.killsMissed, 0)} triggers missed); scope changes without a delete: ${results.reduce((s, r) => s + r.scopeChanges, 0)}; faults: ${Object.entries(faults).map(([k, v]) => `${k} x${v}`).join(', ')}\n`,
   );
 });

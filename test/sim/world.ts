@@ -14,7 +14,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBoxServer, type BoxServer, type RecordedRequest, type ServerActor } from '../../src/box-server/index.js';
@@ -118,6 +118,16 @@ export async function startWorld(opts: { transferConcurrency: number; planWindow
       await rm(boxDataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Rewrite the config's `folders[0].exclude`, as a user editing the file between runs would (a scope change: the
+ * simulation checks that it never causes a delete). The caller takes a new fingerprint of what is outside.
+ */
+export async function setExclude(w: World, patterns: readonly string[]): Promise<void> {
+  const config = JSON.parse(await readFile(w.configFile, 'utf8')) as { folders: Array<Record<string, unknown>> };
+  config.folders[0]!['exclude'] = patterns;
+  await writeFile(w.configFile, JSON.stringify(config, null, 2));
 }
 
 /** What ends a child early: the Nth request of a class in box-server's log, or a delay. */

@@ -160,7 +160,7 @@ export async function runSyncOnce(opts: SyncOnceOptions = {}): Promise<ExitCode>
     composition = await compose({
       config,
       logger,
-      events: { onStatus: reporter.onStatus, onOperation: reporter.onOperation },
+      events: { onStatus: reporter.onStatus, onOperation: reporter.onOperation, onNotice: reporter.onNotice },
       bandwidthBytesPerSec: opts.bandwidthBytesPerSec,
     });
     if (composition.journalRebuilt !== null) {
