@@ -1,6 +1,6 @@
 /**
- * `npm run bench -- compare [--full] [--rounds N] [--scale N] [--journal-rows N] [--idle-sec N]`: boxsync beside
- * rclone on the same trees, in one run.
+ * `npm run bench -- compare [--full] [--rounds N] [--scale N] [--small N] [--journal-rows N] [--idle-sec N] [--no-wire]`:
+ * boxsync beside rclone on the same trees, in one run.
  *
  * For each workload the same tree is written to disk (served by `rclone serve http` on loopback) and seeded
  * into box-server (in this process, through its control API). Then, alternating which goes first each round:
@@ -10,7 +10,16 @@
  * - floor-client.mjs: the same mirror from box-server by the least a Node client of Box's API must do (list,
  *   then per file the API call that answers 302 and the fetch of its Location, written to a temp name, fsynced,
  *   renamed; 8 at once): what the runtime, Box's two requests per download and box-server cost before anything
- *   boxsync adds (journal, checks, hashing, guards).
+ *   boxsync adds (journal, checks, hashing, guards);
+ * - on Box's wire (compare-wire.ts): the same tree seeded into a second box-server started as Box (`startAsBox`,
+ *   what `boxsync server --as-box` runs: HTTPS for Box's host names, a loopback CONNECT proxy), and from it, through
+ *   the proxy, rclone's Box backend (`rclone copy box:FOLDER DEST`, same --transfers and --checkers) and `boxsync
+ *   sync --once` with the default config and Box's own URLs: the same wire, TLS included, for both (--no-wire:
+ *   not run).
+ * Each initial mirror's API calls to box-server are counted (compare-wire.ts: requests to API routes; download and
+ * zip content URLs are not API calls). For the run's small-file workload (2,000 files, 20,000 with --full, N with
+ * --small N) one more first mirror, by `sync --once` with the default config, from a third box-server with Box's
+ * limits on (`boxLimits`: 1,000 API calls and 240 uploads a minute, 429 + Retry-After): its wall time and API calls.
  * On the last workload's mirrors it also times a no-change run of each, and 100 edits (50 on each side) synced
  * by boxsync. Each child is measured by `/usr/bin/time -v`: wall seconds, peak RSS, CPU seconds.
  *
@@ -70,6 +79,8 @@ interface Workload {
 const MiB = 1024 * 1024;
 const args = process.argv.slice(3);
 const full = args.includes('--full');
+/** --no-wire: without the Box's wire columns (rclone's Box backend paces its own API calls: slow on the big workloads). */
+const WIRE = !args.includes('--no-wire');
 
 /** `--name N`: a whole number >= min, or the default; anything else stops the run before it starts. */
 function numberArg(name: string, fallback: number | null, min: number): number | null {
@@ -559,11 +570,13 @@ export async function run(): Promise<void> {
       await mkdir(src, { recursive: true });
       const t0 = performance.now();
       // Box's wire: box-server as Box, for this workload only; Box's limits: another box-server, for the small-file workload.
-      const wire = await startWire(TOKEN);
+      const wire = WIRE ? await startWire(TOKEN) : null;
       const limited = w.small ? await startBoxServer({ port: 0, tokens: [TOKEN], boxLimits: true }) : null;
       let served: { url: string; child: ChildProcess } | null = null;
       try {
-        const [rootId, wireRootId, limitedRootId] = (await seed([srv, wire.server, ...(limited ? [limited] : [])], src, w)) as [string, string, string?];
+        const ids = await seed([srv, ...(wire ? [wire.server] : []), ...(limited ? [limited] : [])], src, w);
+        const rootId = ids.shift()!;
+        const [wireRootId, limitedRootId] = [wire ? ids.shift() : undefined, ids.shift()];
         console.log(`\n${w.name}: seeded in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
         served = hasRclone ? await serveHttp(src, rcloneConfig) : null;
         let best: Best = { boxsync: null, rclone: null, cp: null, floor: null, boxsyncWire: null, rcloneBox: null, boxsyncCalls: null, rcloneBoxCalls: null, boxsyncWireCalls: null };
@@ -604,7 +617,7 @@ export async function run(): Promise<void> {
             await runRclone();
             await runBox();
           }
-          best = await onBoxWire(w, wire, wireRootId, base, round, rcloneBoxConfig, best);
+          if (wire) best = await onBoxWire(w, wire, wireRootId!, base, round, rcloneBoxConfig, best);
           const floorDest = join(base, `floor-${round}`);
           const floor = await nodeFloor(srv, rootId, floorDest);
           const floorFiles = (await treeStats(floorDest)).files;
@@ -630,7 +643,7 @@ export async function run(): Promise<void> {
         }
       } finally {
         served?.child.kill('SIGTERM');
-        await wire.close();
+        await wire?.close();
         await limited?.close();
       }
       await rm(base, { recursive: true, force: true });
