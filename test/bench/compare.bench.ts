@@ -1,6 +1,6 @@
 /**
- * `npm run bench -- compare [--full] [--rounds N] [--scale N] [--journal-rows N] [--idle-sec N]`: boxsync beside
- * rclone on the same trees, in one run.
+ * `npm run bench -- compare [--full] [--rounds N] [--scale N] [--small N] [--journal-rows N] [--idle-sec N] [--no-wire]`:
+ * boxsync beside rclone on the same trees, in one run.
  *
  * For each workload the same tree is written to disk (served by `rclone serve http` on loopback) and seeded
  * into box-server (in this process, through its control API). Then, alternating which goes first each round:
@@ -10,7 +10,16 @@
  * - floor-client.mjs: the same mirror from box-server by the least a Node client of Box's API must do (list,
  *   then per file the API call that answers 302 and the fetch of its Location, written to a temp name, fsynced,
  *   renamed; 8 at once): what the runtime, Box's two requests per download and box-server cost before anything
- *   boxsync adds (journal, checks, hashing, guards).
+ *   boxsync adds (journal, checks, hashing, guards);
+ * - on Box's wire (compare-wire.ts): the same tree seeded into a second box-server started as Box (`startAsBox`,
+ *   what `boxsync server --as-box` runs: HTTPS for Box's host names, a loopback CONNECT proxy), and from it, through
+ *   the proxy, rclone's Box backend (`rclone copy box:FOLDER DEST`, same --transfers and --checkers) and `boxsync
+ *   sync --once` with the default config and Box's own URLs: the same wire, TLS included, for both (--no-wire:
+ *   not run).
+ * Each initial mirror's API calls to box-server are counted (compare-wire.ts: requests to API routes; download and
+ * zip content URLs are not API calls). For the run's small-file workload (2,000 files, 20,000 with --full, N with
+ * --small N) one more first mirror, by `sync --once` with the default config, from a third box-server with Box's
+ * limits on (`boxLimits`: 1,000 API calls and 240 uploads a minute, 429 + Retry-After): its wall time and API calls.
  * On the last workload's mirrors it also times a no-change run of each, and 100 edits (50 on each side) synced
  * by boxsync. Each child is measured by `/usr/bin/time -v`: wall seconds, peak RSS, CPU seconds.
  *
@@ -46,12 +55,15 @@ import { mkdir, writeFile, appendFile, readFile, rm, stat } from 'node:fs/promis
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
+import type { AsBoxServer } from '../../src/box-server/as-box.js';
+import { BOX_API_CALLS_PER_MINUTE, BOX_UPLOADS_PER_MINUTE } from '../../src/box-server/box-limits.js';
 import { startBoxServer, type BoxServer } from '../../src/box-server/index.js';
 import { sendControl } from '../../src/daemon/control-client.js';
 import type { DaemonStatus } from '../../src/daemon/control-protocol.js';
 import { writeBoxConfig } from '../support/box-config.js';
 import { repoRoot } from '../support/cli.js';
 import { makeTempDir } from '../support/tmp.js';
+import { counted, measureWireSync, perFile, rcloneBoxCopy, startWire, writeRcloneBoxConfig, writeWireConfig, type RequestCount } from './compare-wire.js';
 import { buildSyncedFixture, FILES_PER_FOLDER } from './journal-fixture.js';
 import { content, fileSizes, measureCommand, measureSync, prng, treeStats, type Measured } from './sync.bench.js';
 
@@ -60,11 +72,15 @@ interface Workload {
   readonly files: number;
   readonly totalBytes: number;
   readonly folders: number;
+  /** The run's small-file workload: its first mirror is also made with Box's limits on. */
+  readonly small?: boolean;
 }
 
 const MiB = 1024 * 1024;
 const args = process.argv.slice(3);
 const full = args.includes('--full');
+/** --no-wire: without the Box's wire columns (rclone's Box backend paces its own API calls: slow on the big workloads). */
+const WIRE = !args.includes('--no-wire');
 
 /** `--name N`: a whole number >= min, or the default; anything else stops the run before it starts. */
 function numberArg(name: string, fallback: number | null, min: number): number | null {
@@ -80,22 +96,28 @@ const ROUNDS = numberArg('--rounds', 1, 1)!;
 const SCALE = numberArg('--scale', full ? 100_000 : null, FILES_PER_FOLDER);
 /** Files of the synthetic journal of the no-change run over a large journal. */
 const JOURNAL_FILES = numberArg('--journal-rows', full ? 1_000_000 : 10_000, 1)!;
+/** Files of the run's small-file workload (default 2,000; --full 20,000), in N/50 folders. */
+const SMALL = numberArg('--small', null, FILES_PER_FOLDER);
 /** How long the daemon is left idle before its RSS is sampled. */
 const IDLE_SEC = numberArg('--idle-sec', 10, 1)!;
 
 const fmt = (n: number): string => n.toLocaleString('en');
 const folderCount = (files: number): number => Math.ceil(files / FILES_PER_FOLDER);
+/** --small N: N files of about 128 bytes in N/50 folders. */
+function smallWorkload(files: number, suffix: string): Workload {
+  return { name: `${fmt(files)} small files / ${fmt(folderCount(files))} folders${suffix}`, files, totalBytes: files * 128, folders: folderCount(files), small: true };
+}
 
 const WORKLOADS: readonly Workload[] = [
   ...(full
     ? [
         { name: '2,000 files / 400 MB', files: 2000, totalBytes: 400 * 1000 * 1000, folders: 20 },
         { name: '10,000 files / 1 GiB', files: 10_000, totalBytes: 1024 * MiB, folders: 100 },
-        { name: '20,000 small files / 400 folders', files: 20_000, totalBytes: 2 * MiB, folders: 400 },
+        SMALL === null ? { name: '20,000 small files / 400 folders', files: 20_000, totalBytes: 2 * MiB, folders: 400, small: true } : smallWorkload(SMALL, ''),
       ]
     : [
         { name: '200 files / 40 MB (smoke)', files: 200, totalBytes: 40 * 1000 * 1000, folders: 4 },
-        { name: '2,000 small files / 40 folders (smoke)', files: 2000, totalBytes: 256 * 1024, folders: 40 },
+        SMALL === null ? { name: '2,000 small files / 40 folders (smoke)', files: 2000, totalBytes: 256 * 1024, folders: 40, small: true } : smallWorkload(SMALL, ' (smoke)'),
       ]),
   // About 128 bytes a file, like the small-file workloads above.
   ...(SCALE === null ? [] : [{ name: `${fmt(SCALE)} small files / ${fmt(folderCount(SCALE))} folders`, files: SCALE, totalBytes: SCALE * 128, folders: folderCount(SCALE) }]),
@@ -112,6 +134,15 @@ interface Row {
   readonly cp: Measured | null;
   /** The Node floor (floor-client.mjs): the least a Node client of Box's API does for the same mirror; initial mirrors only. */
   readonly floor?: Measured | null;
+  /** On Box's wire (compare-wire.ts): boxsync and rclone's Box backend through the as-box server; initial mirrors only. */
+  readonly boxsyncWire?: Measured | null;
+  readonly rcloneBox?: Measured | null;
+  /** box-server's API calls during boxsync's run (this row's), and during rclone's Box backend's. */
+  readonly boxsyncCalls?: RequestCount | null;
+  readonly rcloneBoxCalls?: RequestCount | null;
+  readonly boxsyncWireCalls?: RequestCount | null;
+  /** Files of the workload (for API calls per file). */
+  readonly files?: number;
   /** What the columns do not say (the table's last column). */
   readonly notes?: string;
   /** The same, as numbers, for results.json. */
@@ -163,26 +194,29 @@ function rcloneCopy(url: string, dest: string, rcloneConfig: string): Promise<Me
   return measureCommand(['rclone', 'copy', ':http:', dest, '--http-url', url, '--transfers', '8', '--checkers', '16', '--config', rcloneConfig]);
 }
 
-async function seed(srv: BoxServer, src: string, w: Workload): Promise<string> {
-  const web = srv.control.as('1');
-  const root = web.createFolder('0', `Bench ${w.files}`);
+const rootName = (w: Workload): string => `Bench ${w.files}`;
+
+/** The workload's tree on disk under `src` and in each of `servers` (folder `rootName(w)` of user 1); the root ids, in order. */
+async function seed(servers: readonly BoxServer[], src: string, w: Workload): Promise<string[]> {
+  const webs = servers.map((srv) => srv.control.as('1'));
+  const roots = webs.map((web) => web.createFolder('0', rootName(w)).id);
   const sizes = fileSizes(w.files, w.totalBytes, prng(42 + w.files));
   const perFolder = Math.ceil(w.files / w.folders);
-  let folderId = root.id;
+  let folderIds = roots;
   let dir = src;
   for (let i = 0; i < sizes.length; i++) {
     if (i % perFolder === 0) {
       const name = `dir-${String(i / perFolder).padStart(4, '0')}`;
-      folderId = web.createFolder(root.id, name).id;
+      folderIds = webs.map((web, s) => web.createFolder(roots[s]!, name).id);
       dir = join(src, name);
       await mkdir(dir, { recursive: true });
     }
     const name = `file-${String(i).padStart(5, '0')}.bin`;
     const body = content(i, sizes[i]!);
-    web.uploadFile(folderId, name, body);
+    webs.forEach((web, s) => web.uploadFile(folderIds[s]!, name, body));
     await writeFile(join(dir, name), body);
   }
-  return root.id;
+  return roots;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -411,6 +445,98 @@ function clearAllCleanMarks(journalFile: string): void {
   }
 }
 
+/** The best (fastest) initial mirror of each client over a workload's rounds, and the API calls it made. */
+interface Best {
+  readonly boxsync: Measured | null;
+  readonly rclone: Measured | null;
+  readonly cp: Measured | null;
+  readonly floor: Measured | null;
+  readonly boxsyncWire: Measured | null;
+  readonly rcloneBox: Measured | null;
+  readonly boxsyncCalls: RequestCount | null;
+  readonly rcloneBoxCalls: RequestCount | null;
+  readonly boxsyncWireCalls: RequestCount | null;
+}
+
+const fileCount = (dir: string): Promise<number> => treeStats(dir).then((s) => s.files, () => 0);
+
+/**
+ * One round on Box's wire (compare-wire.ts): `boxsync sync --once` and rclone's Box backend, each into an empty
+ * folder, from the as-box server through its proxy (which goes first alternates by round); a run that does not
+ * end with exit 0 and every file is printed and not kept.
+ */
+async function onBoxWire(w: Workload, wire: AsBoxServer, rootId: string, base: string, round: number, rcloneBoxConfig: string, best: Best): Promise<Best> {
+  let out = best;
+  const faster = (a: Measured | null, b: Measured): boolean => a === null || b.wallMs < a.wallMs;
+  const runBox = async (): Promise<void> => {
+    const mirror = join(base, `wire-mirror-${round}`);
+    const configFile = join(base, `wire-config-${round}.json`);
+    await writeWireConfig(configFile, { box: wire, token: TOKEN, remoteId: rootId, localPath: mirror, stateDir: join(base, `wire-state-${round}`), socketPath: join(base, `wire-control-${round}.sock`) });
+    const { m, calls } = await counted(wire.server, () => measureWireSync(wire, configFile));
+    const files = await fileCount(mirror);
+    if (m.code !== 0 || files !== w.files) console.log(`  boxsync on Box's wire: exit ${m.code}, ${files}/${w.files} files: ${m.summary}`);
+    else if (faster(out.boxsyncWire, m)) out = { ...out, boxsyncWire: m, boxsyncWireCalls: calls };
+    await rm(mirror, { recursive: true, force: true });
+  };
+  const runRclone = async (): Promise<void> => {
+    if (!hasRclone) return;
+    const dest = join(base, `rclone-box-${round}`);
+    const { m, calls } = await counted(wire.server, () => rcloneBoxCopy(wire, rootName(w), dest, rcloneBoxConfig));
+    const files = await fileCount(dest);
+    if (m.code !== 0 || files !== w.files) console.log(`  rclone's Box backend: exit ${m.code}, ${files}/${w.files} files: ${m.summary}`);
+    else if (faster(out.rcloneBox, m)) out = { ...out, rcloneBox: m, rcloneBoxCalls: calls };
+    await rm(dest, { recursive: true, force: true });
+  };
+  for (const step of round % 2 === 0 ? [runBox, runRclone] : [runRclone, runBox]) await step();
+  return out;
+}
+
+/**
+ * The first mirror of the small-file workload from a box-server with Box's limits on (`boxLimits`: 1,000 API calls
+ * and 240 uploads a minute per user, 429 + Retry-After), by `sync --once` with the default config: its wall time and
+ * its API calls (issue 29: 20,000 small files under 2 minutes; at one API call per file it would take 20+).
+ */
+async function withBoxLimits(w: Workload, limited: BoxServer, rootId: string, base: string): Promise<Row> {
+  const mirror = join(base, 'limits-mirror');
+  const configFile = join(base, 'limits-config.json');
+  await writeBoxConfig(configFile, {
+    srv: limited,
+    token: TOKEN,
+    remoteId: rootId,
+    localPath: mirror,
+    stateDir: join(base, 'limits-state'),
+    socketPath: join(base, 'limits-control.sock'),
+    extra: { rateLimit: undefined },
+  });
+  const { m, calls } = await counted(limited, () => measureSync(configFile));
+  const files = await fileCount(mirror);
+  const whole = m.code === 0 && files === w.files;
+  if (!whole) console.log(`  boxsync with Box's limits on: exit ${m.code}, ${files}/${w.files} files: ${m.summary}`);
+  return {
+    workload: w.name,
+    measurement: "initial mirror, Box's limits on",
+    boxsync: m,
+    rclone: null,
+    cp: null,
+    boxsyncCalls: calls,
+    files: w.files,
+    notes:
+      `box-server with boxLimits (${fmt(BOX_API_CALLS_PER_MINUTE)} API calls, ${BOX_UPLOADS_PER_MINUTE} uploads a minute): ${calls.complete ? '' : 'at least '}${fmt(calls.apiCalls)} API calls ` +
+      `(${fmt(calls.refused)} answered 429), ${fmt(calls.other)} other requests (download and zip content URLs, long polls)` +
+      (whole ? '' : `; NOT a whole mirror: exit ${m.code}, ${fmt(files)}/${fmt(w.files)} files`),
+    detail: {
+      files: w.files,
+      mirroredFiles: files,
+      apiCalls: calls.apiCalls,
+      refused429: calls.refused,
+      otherRequests: calls.other,
+      countComplete: calls.complete,
+      apiCallsPerMinute: BOX_API_CALLS_PER_MINUTE,
+      uploadsPerMinute: BOX_UPLOADS_PER_MINUTE,
+    },
+  };
+}
+
 /** 50 edits on Box and 50 in the mirror, then one timed `sync --once`. */
 async function hundredEdits(srv: BoxServer, rootId: string, mirror: string, configFile: string): Promise<Measured> {
   const web = srv.control.as('1');
@@ -433,6 +559,8 @@ export async function run(): Promise<void> {
   const tmp = await makeTempDir('boxsync-compare-');
   const rcloneConfig = join(tmp.dir, 'rclone.conf');
   await writeFile(rcloneConfig, '');
+  const rcloneBoxConfig = join(tmp.dir, 'rclone-box.conf');
+  await writeRcloneBoxConfig(rcloneBoxConfig, TOKEN);
   const srv = await startBoxServer({ port: 0, tokens: [TOKEN] });
   const rows: Row[] = [];
   try {
@@ -441,11 +569,17 @@ export async function run(): Promise<void> {
       const src = join(base, 'src');
       await mkdir(src, { recursive: true });
       const t0 = performance.now();
-      const rootId = await seed(srv, src, w);
-      console.log(`\n${w.name}: seeded in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-      const served = hasRclone ? await serveHttp(src, rcloneConfig) : null;
+      // Box's wire: box-server as Box, for this workload only; Box's limits: another box-server, for the small-file workload.
+      const wire = WIRE ? await startWire(TOKEN) : null;
+      const limited = w.small ? await startBoxServer({ port: 0, tokens: [TOKEN], boxLimits: true }) : null;
+      let served: { url: string; child: ChildProcess } | null = null;
       try {
-        let best: { boxsync: Measured | null; rclone: Measured | null; cp: Measured | null; floor: Measured | null } = { boxsync: null, rclone: null, cp: null, floor: null };
+        const ids = await seed([srv, ...(wire ? [wire.server] : []), ...(limited ? [limited] : [])], src, w);
+        const rootId = ids.shift()!;
+        const [wireRootId, limitedRootId] = [wire ? ids.shift() : undefined, ids.shift()];
+        console.log(`\n${w.name}: seeded in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+        served = hasRclone ? await serveHttp(src, rcloneConfig) : null;
+        let best: Best = { boxsync: null, rclone: null, cp: null, floor: null, boxsyncWire: null, rcloneBox: null, boxsyncCalls: null, rcloneBoxCalls: null, boxsyncWireCalls: null };
         const keepBest = (a: Measured | null, b: Measured): Measured => (a === null || b.wallMs < a.wallMs ? b : a);
         let lastMirror = '';
         let lastConfig = '';
@@ -466,10 +600,10 @@ export async function run(): Promise<void> {
             extra: { rateLimit: undefined },
           });
           const runBox = async (): Promise<void> => {
-            const m = await measureSync(configFile);
+            const { m, calls } = await counted(srv, () => measureSync(configFile));
             const st = await treeStats(mirror);
             if (m.code !== 0 || st.files !== w.files) console.log(`  boxsync: exit ${m.code}, ${st.files}/${w.files} files: ${m.summary}`);
-            best = { ...best, boxsync: keepBest(best.boxsync, m) };
+            if (keepBest(best.boxsync, m) === m) best = { ...best, boxsync: m, boxsyncCalls: calls };
           };
           const runRclone = async (): Promise<void> => {
             if (!served) return;
@@ -483,6 +617,7 @@ export async function run(): Promise<void> {
             await runRclone();
             await runBox();
           }
+          if (wire) best = await onBoxWire(w, wire, wireRootId!, base, round, rcloneBoxConfig, best);
           const floorDest = join(base, `floor-${round}`);
           const floor = await nodeFloor(srv, rootId, floorDest);
           const floorFiles = (await treeStats(floorDest)).files;
@@ -497,7 +632,8 @@ export async function run(): Promise<void> {
           lastSocket = join(base, `control-${round}.sock`);
           lastRcloneDest = rdest;
         }
-        rows.push({ workload: w.name, measurement: 'initial mirror', ...best });
+        rows.push({ workload: w.name, measurement: 'initial mirror', ...best, files: w.files });
+        if (limited) rows.push(await withBoxLimits(w, limited, limitedRootId!, base));
         if (wi === WORKLOADS.length - 1) {
           const noChange = await measureSync(lastConfig);
           const rcloneNoChange = served ? await rcloneCopy(served.url, lastRcloneDest, rcloneConfig) : null;
@@ -507,6 +643,8 @@ export async function run(): Promise<void> {
         }
       } finally {
         served?.child.kill('SIGTERM');
+        await wire?.close();
+        await limited?.close();
       }
       await rm(base, { recursive: true, force: true });
     }
@@ -518,20 +656,29 @@ export async function run(): Promise<void> {
     await tmp.cleanup();
   }
 
-  console.log('\n| workload | measurement | boxsync s | rclone s | ratio | cp -r s | node floor s | boxsync peak RSS MiB | rclone peak RSS MiB | boxsync CPU s | rclone CPU s | node floor CPU s | notes |');
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log(
+    '\n| workload | measurement | boxsync s | rclone s | ratio | cp -r s | node floor s | boxsync peak RSS MiB | rclone peak RSS MiB | boxsync CPU s | rclone CPU s | node floor CPU s ' +
+      "| Box's wire: boxsync s | Box's wire: rclone Box s | Box's wire: ratio | Box's wire: boxsync peak RSS MiB | Box's wire: rclone Box peak RSS MiB " +
+      "| boxsync API calls / file | Box's wire: boxsync API calls / file | Box's wire: rclone Box API calls / file | notes |",
+  );
+  console.log(`|${'---|'.repeat(21)}`);
   for (const r of rows) {
     const ratio = r.boxsync && r.rclone ? (r.boxsync.wallMs / r.rclone.wallMs).toFixed(2) : 'n/a';
     const floor = r.floor ?? null;
+    const [boxWire, rcloneBox] = [r.boxsyncWire ?? null, r.rcloneBox ?? null];
+    const wireRatio = boxWire && rcloneBox ? (boxWire.wallMs / rcloneBox.wallMs).toFixed(2) : 'n/a';
+    const files = r.files ?? 0;
     console.log(
-      `| ${r.workload} | ${r.measurement} | ${sec(r.boxsync)} | ${sec(r.rclone)} | ${ratio} | ${sec(r.cp)} | ${sec(floor)} | ${rss(r.boxsync)} | ${rss(r.rclone)} | ${cpu(r.boxsync)} | ${cpu(r.rclone)} | ${cpu(floor)} | ${r.notes ?? ''} |`,
+      `| ${r.workload} | ${r.measurement} | ${sec(r.boxsync)} | ${sec(r.rclone)} | ${ratio} | ${sec(r.cp)} | ${sec(floor)} | ${rss(r.boxsync)} | ${rss(r.rclone)} | ${cpu(r.boxsync)} | ${cpu(r.rclone)} | ${cpu(floor)} ` +
+        `| ${sec(boxWire)} | ${sec(rcloneBox)} | ${wireRatio} | ${rss(boxWire)} | ${rss(rcloneBox)} ` +
+        `| ${perFile(r.boxsyncCalls, files)} | ${perFile(r.boxsyncWireCalls, files)} | ${perFile(r.rcloneBoxCalls, files)} | ${r.notes ?? ''} |`,
     );
   }
   const outDir = join(repoRoot, 'bench');
   await mkdir(outDir, { recursive: true });
   await writeFile(
     join(outDir, 'results.json'),
-    `${JSON.stringify({ when: new Date().toISOString(), full, rounds: ROUNDS, scale: SCALE, journalFiles: JOURNAL_FILES, idleSeconds: IDLE_SEC, node: process.version, rows }, null, 2)}\n`,
+    `${JSON.stringify({ when: new Date().toISOString(), full, rounds: ROUNDS, scale: SCALE, small: SMALL, journalFiles: JOURNAL_FILES, idleSeconds: IDLE_SEC, node: process.version, rows }, null, 2)}\n`,
   );
   console.log(`\nwritten: bench/results.json`);
 }

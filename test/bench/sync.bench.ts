@@ -86,10 +86,10 @@ export interface Measured {
   readonly summary: string;
 }
 
-/** Run `boxsync sync --once` as a child and measure its wall time and peak RSS. */
-export function measureSync(configFile: string): Promise<Measured> {
+/** Run `boxsync sync --once` as a child (with `env` added to its environment) and measure its wall time and peak RSS. */
+export function measureSync(configFile: string, env: NodeJS.ProcessEnv = {}): Promise<Measured> {
   // bin/boxsync.js runs dist/ (`npm run bench` builds it first), as an installed boxsync does.
-  return measureCommand([process.execPath, join(repoRoot, 'bin', 'boxsync.js'), 'sync', '--once', '--config', configFile]);
+  return measureCommand([process.execPath, join(repoRoot, 'bin', 'boxsync.js'), 'sync', '--once', '--config', configFile], env);
 }
 
 /** Run any command as a child and measure its wall time, peak RSS and CPU seconds (by `/usr/bin/time -v` when present). */
