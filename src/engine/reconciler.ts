@@ -30,6 +30,7 @@ import { reobserve } from './reobserve.js';
 import { buildSnapshot, type SnapshotScope } from './snapshot.js';
 import { caseTwinsOnTheWay, DEFAULT_WINDOW_ENTRIES, fitsOneWindow, planWindows } from './windows.js';
 import { deferredPaths, recordOpFailure } from './failures.js';
+import { parkClassOf } from '../core/park-class.js';
 import type { StatusTracker } from './status-tracker.js';
 import type { QueueTask, TransferQueue } from './transfer-queue.js';
 import type { EngineEvents, EngineOptions } from './types.js';
@@ -390,7 +391,8 @@ async function handleFailure(
       return;
     case 'retry':
     case 'skip':
-      park(ctx, root, path, error, run.failedThisRun, op);
+      // A park on a condition remembers how the item and its folder looked, to be re-checked (park-recheck.ts).
+      park(ctx, root, path, error, run.failedThisRun, op, error.disposition === 'skip' && parkClassOf(error.code) === 'condition' ? await rc.fs.probe?.(path) : undefined);
       return;
     case 'replan': {
       const n = (run.replans.get(signature(op)) ?? 0) + 1;
@@ -411,9 +413,9 @@ async function handleFailure(
   }
 }
 
-function park(ctx: ReconcileContext, root: RootId, path: RelPath, error: SyncError, failedThisRun: Set<string>, op: Operation): void {
+function park(ctx: ReconcileContext, root: RootId, path: RelPath, error: SyncError, failedThisRun: Set<string>, op: Operation, probe?: string): void {
   failedThisRun.add(signature(op));
-  const rec = recordOpFailure(ctx.journal, { root, path, error, nowMs: ctx.clock.now(), random: ctx.random() });
+  const rec = recordOpFailure(ctx.journal, { root, path, error, nowMs: ctx.clock.now(), random: ctx.random(), probe: probe ?? null });
   ctx.logger.warn({ root, op: op.kind, path, code: error.code, nextRetryAtMs: rec.nextRetryAtMs }, error.message);
 }
 

@@ -77,6 +77,14 @@ CREATE INDEX operations_time ON operations (at_ms);
 CREATE INDEX synced_entries_inode ON synced_entries (root, inode);
 `,
   },
+  {
+    toVersion: 5,
+    description: 'what a parked item waits for (the item, or a condition that can clear) and the look it is re-checked against',
+    sql: `
+ALTER TABLE failures ADD COLUMN park_class TEXT NOT NULL DEFAULT 'condition' CHECK (park_class IN ('item', 'condition'));
+ALTER TABLE failures ADD COLUMN probe TEXT;
+`,
+  },
 ];
 
 /** Why a journal cannot be used as it is; openJournal moves such a file aside and starts fresh. */

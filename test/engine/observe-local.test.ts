@@ -129,9 +129,16 @@ describe('scanLocal: the sweep, folder by folder', () => {
     expect(unreadable).toEqual(['locked']);
     expect(listed).toEqual(['']);
     expect(seen).toEqual(['locked']);
-    // scanLocal asks for no onUnreadable: an unreadable folder fails the scan, and no row is dropped.
-    await expect(scanLocal({ ...deps, fs })).rejects.toThrow(/permission denied/i);
-    expect(rows(deps)).toEqual(['locked', 'locked/x']);
+    // scanLocal parks the folder (the planner plans nothing at or below it) and drops no row below it.
+    await writeFile(join(dir, 'new.txt'), 'new');
+    await scanLocal({ ...deps, fs });
+    expect(rows(deps)).toEqual(['locked', 'locked/x', 'new.txt']);
+    const park = deps.journal.getFailure(deps.root.id, p('locked'));
+    expect(park).toMatchObject({ code: 'permission_denied', disposition: 'skip', parkClass: 'condition' });
+    expect(park?.message).toMatch(/reading the folder locked failed \(EACCES\)/);
+    // Readable again: the next scan clears the park by itself.
+    await scanLocal(deps);
+    expect(deps.journal.getFailure(deps.root.id, p('locked'))).toBeUndefined();
   });
 });
 
