@@ -37,3 +37,13 @@ const ITEM_CODES: ReadonlySet<string> = new Set([
 export function parkClassOf(code: string): ParkClass {
   return ITEM_CODES.has(code) ? 'item' : 'condition';
 }
+
+/**
+ * Conditions found on this disk: re-checked against a probe of the item and its folder (engine/park-recheck.ts).
+ * The others (a lock or a permission on Box, a full quota) have nothing local to look at and are simply tried again.
+ */
+const LOCAL_CONDITION_CODES: ReadonlySet<string> = new Set(['permission_denied', 'name_too_long', 'local_io', 'case-clash', 'unicode-clash']);
+
+export function probedLocally(code: string): boolean {
+  return LOCAL_CONDITION_CODES.has(code);
+}

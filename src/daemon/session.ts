@@ -30,7 +30,7 @@ import { RemoteSide } from './remote-side.js';
 import { Schedules } from './schedules.js';
 import { SETTLE_GONE_MS } from '../engine/hinted-scope.js';
 import { retryParks } from '../engine/park-recheck.js';
-import { retriedText, retryTarget } from './retry-command.js';
+import { retriedText, retryHints, retryTarget } from './retry-command.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Just past the time a hinted pass defers a path found gone with no move in sight (hinted-scope.ts). */
@@ -254,13 +254,14 @@ export class DaemonSession {
     const target = path === undefined ? undefined : retryTarget(this.parts.roots, path);
     if (target === null) throw new Error(`${safeText(path)} is not inside any configured sync folder; nothing was changed`);
     const rows = retryParks(this.parts.journal, this.parts.roots, target);
+    const hints = retryHints(rows);
     for (const root of this.parts.roots) {
-      const paths = rows.filter((f) => f.root === root.id && f.path !== '').map((f) => f.path);
+      const paths = hints.flatMap((h) => (h.root === root.id && h.path !== '' ? [h.path] : []));
       if (paths.length > 0) this.parts.engine.hintLocal(root.id, paths);
     }
-    if (rows.length > 0) this.passes.request(rows.some((f) => f.path === '') ? 'full' : 'hint');
+    if (rows.length > 0) this.passes.request(hints.some((h) => h.path === '') ? 'full' : 'hint');
     this.log.info({ items: rows.length }, 'retry requested by the user');
-    return { message: retriedText(rows, 'are tried again now; `boxsync status` shows how it goes', path) };
+    return { message: retriedText(rows, 'now (`boxsync status` shows how it goes)', path) };
   }
 
   private itemCommands(): ItemCommands {

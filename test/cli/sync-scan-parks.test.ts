@@ -137,7 +137,7 @@ asUser('as an unprivileged user', () => {
 
     const retried = await runCli(['retry', join(e.mirror, 'docs'), '--config', e.configFile], { as: runAs });
     expect(retried.code, explain(retried)).toBe(0);
-    expect(retried.stdout).toMatch(/^1 item will be tried again by the next run/);
+    expect(retried.stdout).toMatch(/^1 item to try again at the next run/);
     expect(retried.stdout).toContain('docs/c.txt (permission_denied)');
     const next = await e.sync([], { as: runAs });
     expect(next.code, explain(next)).toBe(1);
@@ -146,7 +146,7 @@ asUser('as an unprivileged user', () => {
     expect(failedAttempts(e.stateDir, 'other/o.txt')).toBe(1);
 
     const all = await runCli(['retry', '--config', e.configFile], { as: runAs });
-    expect(all.stdout).toMatch(/^2 items will be tried again/);
+    expect(all.stdout).toMatch(/^2 items to try again at the next run/);
     await e.sync([], { as: runAs });
     expect(failedAttempts(e.stateDir, 'other/o.txt')).toBe(2);
   });

@@ -64,7 +64,7 @@ async function retryInJournal(abs: string | undefined, configPath: string | unde
     const { journal } = openJournal(join(config.stateDir, 'journal.db'));
     try {
       const rows = retryParks(journal, config.folders, target);
-      process.stdout.write(`${retriedText(rows, 'will be tried again by the next run (`boxsync sync --once`, or the daemon when it starts)', abs)}\n`);
+      process.stdout.write(`${retriedText(rows, 'at the next run (`boxsync sync --once`, or the daemon when it starts)', abs)}\n`);
       return 0;
     } finally {
       journal.close();
