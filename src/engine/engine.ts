@@ -19,6 +19,7 @@ import { localRootExists, scanLocal, type IsIgnored } from './observe-local.js';
 import { hintedScope, SETTLE_GONE_MS, type GoneSince } from './hinted-scope.js';
 import { observeRemote } from './observe-remote.js';
 import { recheckParks } from './park-recheck.js';
+import { parkUnreadableRoot } from './scan-parks.js';
 import { shownPath } from '../core/park-class.js';
 import { cursorName } from './remote-hints.js';
 import { clearClean, isClean, markClean, setSettlingPaths, settlingPaths } from './clean-mark.js';
@@ -210,7 +211,12 @@ class SyncEngine implements Engine {
           scope = await this.hintedScope(rc, [...hinted, ...rechecked], observed.touchedIds, signal);
         } else {
           const limit = this.deps.options.windowEntries ?? DEFAULT_WINDOW_ENTRIES;
-          const scanned = await scanLocal({ journal, root, fs: rc.fs, isIgnored: rc.isIgnored, nowMs: () => clock.now() }, undefined, signal, limit);
+          const scanned = await scanLocal({ journal, root, fs: rc.fs, isIgnored: rc.isIgnored, nowMs: () => clock.now() }, undefined, signal, limit).catch(async (e: unknown) => {
+            // A root that cannot be listed is parked (and listed); the other roots go on.
+            if (!signal.aborted && (await parkUnreadableRoot({ journal, root: root.id, fs: rc.fs, nowMs: () => clock.now() }, toSyncError(e)))) return null;
+            throw e;
+          });
+          if (scanned === null) continue;
           const rechecked = await recheckParks({ journal, root, fs: rc.fs }, { mode: 'all', nowMs: clock.now() });
           this.scanned.add(root.id);
           scope = { kind: 'full' };

@@ -41,6 +41,8 @@ export async function recheckParks(
   const cleared: RelPath[] = [];
   let probes = 0;
   for (const f of parks) {
+    // The root itself (it could not be listed) is re-checked by the full scan each pass makes of such a root.
+    if (f.path === '') continue;
     const scan = isScanPark(f.probe);
     if (opts.mode === 'all' && scan) continue;
     if (opts.mode === 'due' && f.nextRetryAtMs <= opts.nowMs) {

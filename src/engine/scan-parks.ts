@@ -62,3 +62,15 @@ export class ScanParks {
     return stale.map((f) => f.path);
   }
 }
+
+/**
+ * A sync root that cannot be listed (EACCES, EIO...) stops that root only: parked under '' ("the synced folder
+ * itself"), nothing planned for it, the other roots sync. True when `error` was such a scan error and is parked.
+ */
+export async function parkUnreadableRoot(deps: ConstructorParameters<typeof ScanParks>[0], error: SyncError): Promise<boolean> {
+  if (error.disposition === 'fatal' || !SCAN_PARK_CODES.has(error.code)) return false;
+  const parks = new ScanParks(deps);
+  parks.onUnreadable('' as RelPath, error);
+  await parks.flush();
+  return true;
+}

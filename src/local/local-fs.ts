@@ -110,8 +110,8 @@ export class DiskLocalFs implements LocalFs {
     }
   }
 
-  probe(path: RelPath): Promise<string> {
-    return probePath(this.#rawFs, this.abs(path));
+  probe(path: RelPath | ''): Promise<string> {
+    return probePath(this.#rawFs, path === '' ? this.rootPath : this.abs(path));
   }
 
   async hash(path: RelPath): Promise<string> {

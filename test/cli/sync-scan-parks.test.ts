@@ -95,6 +95,25 @@ asUser('as an unprivileged user', () => {
     expect(await readText(join(e.mirror, 'docs', 'b.txt'))).toBe('b v2 from box');
   });
 
+  it('a sync root that cannot be listed is parked and listed; nothing on Box is touched, and it syncs once readable', async () => {
+    const e = await env();
+    e.web.uploadFile(e.remoteRootId, 'a.txt', 'a');
+    giveTo(e.dir, runAs);
+    expect((await e.sync([], { as: runAs })).code).toBe(0);
+    // Search but no read permission: its entries can be reached by name (.boxsyncignore is read), not listed.
+    await chmod(e.mirror, 0o300);
+    e.web.uploadFile(e.remoteRootId, 'b.txt', 'b');
+    e.srv.control.clearRequests();
+    const r = await e.sync([], { as: runAs });
+    expect(r.code, explain(r)).toBe(1);
+    expect(parkedLines(r.stderr), explain(r)).toEqual([expect.stringMatching(/^ {2}PARKED \(the synced folder itself\): reading the folder .*mirror failed \(EACCES\)/)]);
+    expect(writeRequests(e.srv)).toEqual([]);
+    await chmod(e.mirror, 0o755);
+    const fixed = await e.sync([], { as: runAs });
+    expect(fixed.code, explain(fixed)).toBe(0);
+    expect(await listTree(e.mirror)).toEqual(['a.txt', 'b.txt']);
+  });
+
   it('downloads parked in a read-only folder come down by themselves after chmod 755, on the next plain sync --once', async () => {
     const e = await env();
     const docs = e.web.createFolder(e.remoteRootId, 'docs');
