@@ -357,7 +357,8 @@ export class DaemonSession {
       this.retryTimer = null;
       const now = Date.now();
       for (const root of this.parts.roots) {
-        const paths = due.filter((f) => f.root === root.id && f.nextRetryAtMs <= now).map((f) => f.path);
+        // A root that could not be listed (parked at '') gets its full scan from the pass itself.
+        const paths = due.filter((f) => f.root === root.id && f.nextRetryAtMs <= now && f.path !== '').map((f) => f.path);
         if (paths.length > 0) this.parts.engine.hintLocal(root.id, paths);
       }
       this.passes.request('hint');
