@@ -6,7 +6,7 @@
  *   ← {"ok":true,"result":{...DaemonStatus}}
  *   → {"verb":"status-path","path":"/home/me/Box/report.pdf"}
  *   ← {"ok":true,"result":{...PathStatus}}
- *   → {"verb":"pause"} | {"verb":"resume"} | {"verb":"sync-now"} | {"verb":"confirm-guard","id":"..."}
+ *   → {"verb":"pause"} | {"verb":"resume"} | {"verb":"sync-now"} | {"verb":"confirm-guard","id":"..."} | {"verb":"retry","path":"..."?}
  *   ← {"ok":true,"result":{"message":"..."}}
  *   → {"verb":"item","request":{"command":"info","path":"/home/me/Box/report.pdf"}}   (see item-protocol.ts)
  *   ← {"ok":true,"result":{...ItemInfoResult}}
@@ -27,6 +27,7 @@ export const controlRequestSchema = z.discriminatedUnion('verb', [
   z.strictObject({ verb: z.literal('resume') }),
   z.strictObject({ verb: z.literal('sync-now') }),
   z.strictObject({ verb: z.literal('confirm-guard'), id: z.string().min(1) }),
+  z.strictObject({ verb: z.literal('retry'), path: z.string().min(1).optional() }),
   z.strictObject({ verb: z.literal('item'), request: itemRequestSchema }),
 ]);
 

@@ -29,6 +29,8 @@ import { pathStatus } from './path-status.js';
 import { RemoteSide } from './remote-side.js';
 import { Schedules } from './schedules.js';
 import { SETTLE_GONE_MS } from '../engine/hinted-scope.js';
+import { retryParks } from '../engine/park-recheck.js';
+import { retriedText, retryHints, retryTarget } from './retry-command.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Just past the time a hinted pass defers a path found gone with no move in sight (hinted-scope.ts). */
@@ -251,11 +253,28 @@ export class DaemonSession {
         this.passes.request('hint');
         return { message: `guard ${req.id} confirmed; the held operations run now` };
       }
+      case 'retry':
+        return this.retry(req.path);
       default: {
         const never: never = req;
         throw new Error(`unknown verb ${JSON.stringify(never)}`);
       }
     }
+  }
+
+  /** `boxsync retry [PATH]`: clear the rows (retry-command.ts) and run a pass for those paths now. */
+  private retry(path: string | undefined): VerbResult {
+    const target = path === undefined ? undefined : retryTarget(this.parts.roots, path);
+    if (target === null) throw new Error(`${safeText(path)} is not inside any configured sync folder; nothing was changed`);
+    const rows = retryParks(this.parts.journal, this.parts.roots, target);
+    const hints = retryHints(rows);
+    for (const root of this.parts.roots) {
+      const paths = hints.flatMap((h) => (h.root === root.id && h.path !== '' ? [h.path] : []));
+      if (paths.length > 0) this.parts.engine.hintLocal(root.id, paths);
+    }
+    if (rows.length > 0) this.passes.request(hints.some((h) => h.path === '') ? 'full' : 'hint');
+    this.log.info({ items: rows.length }, 'retry requested by the user');
+    return { message: retriedText(rows, 'now (`boxsync status` shows how it goes)', path) };
   }
 
   private itemCommands(): ItemCommands {
@@ -343,14 +362,16 @@ export class DaemonSession {
     // The last pass of a closing session ends while the journal closes: nothing is left to wake.
     if (this.closing) return;
     const ours = new Set(this.parts.roots.map((r) => r.id));
-    const due = this.parts.journal.failures().filter((f) => ours.has(f.root) && f.disposition === 'retry');
+    // Parks on a condition that can clear are re-checked when their backoff elapses (engine/park-recheck.ts).
+    const due = this.parts.journal.failures().filter((f) => ours.has(f.root) && (f.disposition === 'retry' || (f.disposition === 'skip' && f.parkClass === 'condition')));
     if (due.length === 0) return;
     const nextMs = Math.min(...due.map((f) => f.nextRetryAtMs));
     this.retryTimer = setTimeout(() => {
       this.retryTimer = null;
       const now = Date.now();
       for (const root of this.parts.roots) {
-        const paths = due.filter((f) => f.root === root.id && f.nextRetryAtMs <= now).map((f) => f.path);
+        // A root that could not be listed (parked at '') gets its full scan from the pass itself.
+        const paths = due.filter((f) => f.root === root.id && f.nextRetryAtMs <= now && f.path !== '').map((f) => f.path);
         if (paths.length > 0) this.parts.engine.hintLocal(root.id, paths);
       }
       this.passes.request('hint');

@@ -18,6 +18,9 @@ import { toSyncError } from './executor.js';
 import { localRootExists, scanLocal, type IsIgnored } from './observe-local.js';
 import { hintedScope, SETTLE_GONE_MS, type GoneSince } from './hinted-scope.js';
 import { observeRemote } from './observe-remote.js';
+import { recheckParks } from './park-recheck.js';
+import { parkUnreadableRoot } from './scan-parks.js';
+import { shownPath } from '../core/park-class.js';
 import { cursorName } from './remote-hints.js';
 import { clearClean, isClean, markClean, setSettlingPaths, settlingPaths } from './clean-mark.js';
 import { DEFAULT_WINDOW_ENTRIES } from './windows.js';
@@ -206,10 +209,18 @@ class SyncEngine implements Engine {
         this.pendingLocal.delete(root.id);
         let scope: SnapshotScope;
         if (hintedPass && !observed.full && this.scanned.has(root.id)) {
-          scope = await this.hintedScope(rc, hinted, observed.touchedIds, signal);
+          // Parks whose cause may have cleared (park-recheck.ts) are planned again with the hints.
+          const rechecked = await recheckParks({ journal, root, fs: rc.fs }, { mode: 'due', nowMs: clock.now() });
+          scope = await this.hintedScope(rc, [...hinted, ...rechecked], observed.touchedIds, signal);
         } else {
           const limit = this.deps.options.windowEntries ?? DEFAULT_WINDOW_ENTRIES;
-          const scanned = await scanLocal({ journal, root, fs: rc.fs, isIgnored: rc.isIgnored }, undefined, signal, limit);
+          const scanned = await scanLocal({ journal, root, fs: rc.fs, isIgnored: rc.isIgnored, nowMs: () => clock.now() }, undefined, signal, limit).catch(async (e: unknown) => {
+            // A root that cannot be listed is parked (and listed); the other roots go on.
+            if (!signal.aborted && (await parkUnreadableRoot({ journal, root: root.id, fs: rc.fs, nowMs: () => clock.now() }, toSyncError(e)))) return null;
+            throw e;
+          });
+          if (scanned === null) continue;
+          const rechecked = await recheckParks({ journal, root, fs: rc.fs }, { mode: 'all', nowMs: clock.now() });
           this.scanned.add(root.id);
           scope = { kind: 'full' };
           // A change of what is synced edits the merge base first, and is planned whole: it is never a delete.
@@ -224,7 +235,7 @@ class SyncEngine implements Engine {
             // not record them (a crash came first) plans them now.
             const mine = this.deferred.get(root.id);
             const settled = (settlingPaths(journal, root) ?? []).filter((p) => mine?.has(p) !== true);
-            scope = { kind: 'hinted', localPaths: [...hinted, ...scanned.changed, ...failed, ...settled], remoteIds: observed.touchedIds };
+            scope = { kind: 'hinted', localPaths: [...hinted, ...scanned.changed, ...failed, ...settled, ...rechecked], remoteIds: observed.touchedIds };
             logger.debug({ root: root.id, changed: scanned.changed.length, touched: observed.touchedIds.length }, 'the last run converged: planning only what changed');
           }
         }
@@ -366,7 +377,7 @@ class SyncEngine implements Engine {
     const parkedRows = mine.filter((f) => f.disposition === 'skip');
     const problems = [...mine.filter((f) => f.disposition !== 'skip'), ...parkedRows]
       .slice(0, 50)
-      .map((f) => ({ root: f.root, path: f.path === '' ? '(the synced folder itself)' : escapeText(f.path), message: safeText(f.message), parked: f.disposition === 'skip' }));
+      .map((f) => ({ root: f.root, path: f.path === '' ? '(the synced folder itself)' : shownPath(f, escapeText), message: safeText(f.message), parked: f.disposition === 'skip' }));
     let why = args.why;
     let outcome: RunSummary['outcome'];
     if (tally.fatal) {

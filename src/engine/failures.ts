@@ -11,6 +11,7 @@ import type { SyncError } from '../core/errors.js';
 import type { RelPath, RootId } from '../core/model.js';
 import type { FailureRecord, Journal } from '../ports/journal.js';
 import { backoffDelayMs, itemBackoff } from '../core/retry.js';
+import { parkClassOf } from '../core/park-class.js';
 
 const REPLAN_DELAY_MS = 60_000;
 /** A 'skip' failure waits for a change, not for a time: far enough in the future never to elapse by itself. */
@@ -19,13 +20,15 @@ export const PARKED_MS = 100 * 365 * 24 * 60 * 60_000;
 
 export function recordOpFailure(
   journal: Journal,
-  f: { root: RootId; path: RelPath; error: SyncError; nowMs: number; random: number },
+  f: { root: RootId; path: RelPath; error: SyncError; nowMs: number; random: number; probe?: string | null },
 ): FailureRecord {
   const previous = journal.getFailure(f.root, f.path);
   const attempts = (previous?.attempts ?? 0) + 1;
   const disposition = f.error.disposition === 'fatal' ? 'retry' : f.error.disposition;
-  const delayMs =
-    disposition === 'skip' ? PARKED_MS : disposition === 'replan' ? REPLAN_DELAY_MS : backoffDelayMs({ policy: itemBackoff, attempt: attempts, random: f.random, retryAfterMs: f.error.retryAfterMs });
+  const parkClass = parkClassOf(f.error.code);
+  // A park on a condition that can clear is re-checked by the daemon when this backoff elapses (park-recheck.ts).
+  const backoff = (): number => backoffDelayMs({ policy: itemBackoff, attempt: attempts, random: f.random, retryAfterMs: f.error.retryAfterMs });
+  const delayMs = disposition === 'skip' ? (parkClass === 'condition' ? backoff() : PARKED_MS) : disposition === 'replan' ? REPLAN_DELAY_MS : backoff();
   const record: FailureRecord = {
     root: f.root,
     path: f.path,
@@ -34,6 +37,8 @@ export function recordOpFailure(
     attempts,
     nextRetryAtMs: f.nowMs + delayMs,
     disposition,
+    parkClass,
+    probe: f.probe ?? null,
   };
   journal.recordFailure(record);
   return record;

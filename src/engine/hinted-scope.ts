@@ -143,7 +143,8 @@ async function vanishedAncestors(deps: LocalObserverDeps, paths: readonly RelPat
       let gone = checked.get(a);
       if (gone === undefined) {
         const row = journal.getLocal(root.id, a);
-        const now = row ? await fs.stat(a) : undefined;
+        // One that cannot be looked at (EACCES, ENAMETOOLONG) is unknown, never gone.
+        const now = row ? await fs.stat(a).catch(() => row) : undefined;
         gone = row !== undefined && (now === undefined || now.kind !== 'folder' || now.inode !== row.inode);
         checked.set(a, gone);
       }

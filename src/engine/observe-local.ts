@@ -13,6 +13,9 @@ import type { LocalFs } from '../ports/local-fs.js';
 import { ancestorsOf, basename, foldKey, isAncestorOrSelf, parentOf } from '../core/paths.js';
 import PQueue from 'p-queue';
 import { assertNever } from '../core/operations.js';
+import type { SyncError } from '../core/errors.js';
+import { toSyncError } from './executor.js';
+import { SCAN_PARK_CODES, ScanParks } from './scan-parks.js';
 
 /** Stale rows deleted per transaction at the end of a scan. */
 const SWEEP_CHUNK_ROWS = 1000;
@@ -24,6 +27,8 @@ export interface LocalObserverDeps {
   readonly root: SyncRoot;
   readonly fs: LocalFs;
   readonly isIgnored: IsIgnored;
+  /** The engine's clock (parks are stamped with it); Date.now by default. */
+  readonly nowMs?: () => number;
 }
 
 function sameStat(a: LocalEntry, b: LocalEntry): boolean {
@@ -92,12 +97,15 @@ export async function scanLocal(deps: LocalObserverDeps, under?: RelPath, signal
   };
   const dropBelow = (p: RelPath): void => dropInChunks(journal, pathsBelow(journal, root.id, p), drop);
   let listedUnder = under === undefined;
+  // What the walk could not read is parked, and its rows kept: unknown, never gone (scan-parks.ts).
+  const parks = new ScanParks({ journal, root: root.id, fs, nowMs: deps.nowMs ?? Date.now });
   const onListed = (dir: RelPath | '', entries: readonly LocalEntry[]): void => {
     if (dir === under) listedUnder = true;
     const kinds = new Map<RelPath, LocalEntry['kind']>();
     for (const e of entries) kinds.set(e.path, e.kind);
     for (const row of rowsOf(dir).values()) {
       const kind = kinds.get(row.path);
+      if (kind === undefined && parks.raised.has(row.path)) continue;
       if (kind === undefined) {
         journal.transaction(() => drop(row.path));
         if (row.kind === 'folder') dropBelow(row.path);
@@ -116,6 +124,7 @@ export async function scanLocal(deps: LocalObserverDeps, under?: RelPath, signal
     },
     hash: true,
     onListed,
+    onUnreadable: parks.onUnreadable,
     // A whole-root scan runs at the start of a pass with nothing in flight: partial downloads of a killed run go.
     removeTemps: under === undefined,
     ...(under === undefined ? {} : { under }),
@@ -132,8 +141,12 @@ export async function scanLocal(deps: LocalObserverDeps, under?: RelPath, signal
         if (written) note(entry.path);
       }
     });
+    await parks.flush();
   }
+  await parks.flush();
   const scope = under ?? '';
+  // Readable again: planned in this run, with what changed on Box below it meanwhile.
+  for (const p of parks.clearStale(scope)) note(p);
   // `under` gone, or no longer a folder: nothing below it is left.
   if (under !== undefined && !listedUnder) dropBelow(under);
   else if (journal.countLocalUnder(root.id, scope, reported + 1) > reported) dropInChunks(journal, orphans(journal, root.id, scope), drop);
@@ -178,6 +191,7 @@ function* orphans(journal: Journal, root: RootId, scope: RelPath | ''): Generato
 /** What re-stating one hinted path found, applied to the journal afterwards in hint order. */
 type Restat =
   | { readonly kind: 'gone'; readonly path: RelPath }
+  | { readonly kind: 'unreadable'; readonly path: RelPath; readonly error: SyncError }
   | { readonly kind: 'folder'; readonly entry: LocalEntry }
   | { readonly kind: 'entry'; readonly entry: LocalEntry };
 
@@ -185,6 +199,17 @@ type Restat =
 const RESTAT_CONCURRENCY = 16;
 
 async function restatOne(deps: LocalObserverDeps, path: RelPath): Promise<Restat> {
+  try {
+    return await restatEntry(deps, path);
+  } catch (e) {
+    // EACCES, ENAMETOOLONG, EIO... on this one path: parked, its rows kept, the other hints go on.
+    const error = toSyncError(e);
+    if (!SCAN_PARK_CODES.has(error.code)) throw error;
+    return { kind: 'unreadable', path, error };
+  }
+}
+
+async function restatEntry(deps: LocalObserverDeps, path: RelPath): Promise<Restat> {
   const { journal, root, fs, isIgnored } = deps;
   const entry = await fs.stat(path);
   if (!entry || isIgnored(path, entry.kind === 'folder')) return { kind: 'gone', path };
@@ -248,7 +273,7 @@ async function restatBatch(deps: LocalObserverDeps, paths: readonly RelPath[], s
   try {
     for (const next of found) {
       const r = await next;
-      const path = r.kind === 'gone' ? r.path : r.entry.path;
+      const path = r.kind === 'gone' || r.kind === 'unreadable' ? r.path : r.entry.path;
       if (rescanned.size > 0 && (rescanned.has(path) || ancestorsOf(path).some((a) => rescanned.has(a)))) continue;
       switch (r.kind) {
         case 'gone':
@@ -263,6 +288,12 @@ async function restatBatch(deps: LocalObserverDeps, paths: readonly RelPath[], s
         case 'entry':
           journal.transaction(() => put(journal, root.id, r.entry));
           break;
+        case 'unreadable': {
+          const parks = new ScanParks({ journal, root: root.id, fs: deps.fs, nowMs: deps.nowMs ?? Date.now });
+          parks.onUnreadable(r.path, r.error);
+          await parks.flush();
+          break;
+        }
         default:
           assertNever(r);
       }

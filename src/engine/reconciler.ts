@@ -11,7 +11,7 @@
  * touched, fatal stops the run. Passes repeat until the plan is empty; a bounded number of passes catches a
  * plan that never settles, and an operation that failed once in a run is not tried again in the same run.
  */
-import type { SyncError } from '../core/errors.js';
+import { SyncError } from '../core/errors.js';
 import type { RelPath, RemoteEntry, RootId, SyncRoot } from '../core/model.js';
 import { ancestorsOf } from '../core/paths.js';
 import { assertNever, opPath, pathsTouched, type Operation, type OperationKind } from '../core/operations.js';
@@ -30,6 +30,7 @@ import { reobserve } from './reobserve.js';
 import { buildSnapshot, type SnapshotScope } from './snapshot.js';
 import { caseTwinsOnTheWay, DEFAULT_WINDOW_ENTRIES, fitsOneWindow, planWindows } from './windows.js';
 import { deferredPaths, recordOpFailure } from './failures.js';
+import { probedLocally } from '../core/park-class.js';
 import type { StatusTracker } from './status-tracker.js';
 import type { QueueTask, TransferQueue } from './transfer-queue.js';
 import type { EngineEvents, EngineOptions } from './types.js';
@@ -229,7 +230,8 @@ async function reconcileScope(
     const ops = planned.ops.filter((op) => !snapshot.deferred.has(opPath(op)) && !failedThisRun.has(signature(op)));
     const work: Operation[] = [];
     for (const op of ops) {
-      if (op.kind === 'report') report(ctx, rc.root, op, tally, failedThisRun);
+      // A clash is re-checked against its folder (park-recheck.ts): a rename or delete of the twin changes it.
+      if (op.kind === 'report') report(ctx, rc.root, op, tally, failedThisRun, probedLocally(op.problem) ? await rc.fs.probe?.(op.path) : undefined);
       else work.push(op);
     }
     if (work.length === 0) {
@@ -365,11 +367,13 @@ function tell(ctx: ReconcileContext, o: OperationEvent): void {
   }
 }
 
-function report(ctx: ReconcileContext, root: SyncRoot, op: Extract<Operation, { kind: 'report' }>, tally: Tally, failedThisRun: Set<string>): void {
+function report(ctx: ReconcileContext, root: SyncRoot, op: Extract<Operation, { kind: 'report' }>, tally: Tally, failedThisRun: Set<string>, probe?: string): void {
   failedThisRun.add(signature(op));
   tally.reported += 1;
   const message = `${op.reason}; skipped until it changes`;
-  ctx.journal.recordFailure({ root: root.id, path: op.path, code: op.problem, message, attempts: 1, nextRetryAtMs: ctx.clock.now(), disposition: 'skip' });
+  // A clash is re-checked by the daemon with backoff (recordOpFailure), never at every pass.
+  const error = new SyncError({ code: op.problem, disposition: 'skip', message });
+  recordOpFailure(ctx.journal, { root: root.id, path: op.path, error, nowMs: ctx.clock.now(), random: ctx.random(), probe: probe ?? null });
   ctx.logger.warn({ root: root.id, path: op.path, problem: op.problem }, message);
   const event: OperationEvent = { root: root.id, kind: 'report', path: op.path, reason: op.reason, ok: false, error: message };
   recordHistory(ctx, event);
@@ -401,7 +405,8 @@ async function handleFailure(
       return;
     case 'retry':
     case 'skip':
-      park(ctx, root, path, error, run.failedThisRun, op);
+      // A park on a condition remembers how the item and its folder looked, to be re-checked (park-recheck.ts).
+      park(ctx, root, path, error, run.failedThisRun, op, error.disposition === 'skip' && probedLocally(error.code) ? await rc.fs.probe?.(path) : undefined);
       return;
     case 'replan': {
       const n = (run.replans.get(signature(op)) ?? 0) + 1;
@@ -422,9 +427,9 @@ async function handleFailure(
   }
 }
 
-function park(ctx: ReconcileContext, root: RootId, path: RelPath, error: SyncError, failedThisRun: Set<string>, op: Operation): void {
+function park(ctx: ReconcileContext, root: RootId, path: RelPath, error: SyncError, failedThisRun: Set<string>, op: Operation, probe?: string): void {
   failedThisRun.add(signature(op));
-  const rec = recordOpFailure(ctx.journal, { root, path, error, nowMs: ctx.clock.now(), random: ctx.random() });
+  const rec = recordOpFailure(ctx.journal, { root, path, error, nowMs: ctx.clock.now(), random: ctx.random(), probe: probe ?? null });
   ctx.logger.warn({ root, op: op.kind, path, code: error.code, nextRetryAtMs: rec.nextRetryAtMs }, error.message);
 }
 

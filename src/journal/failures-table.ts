@@ -2,6 +2,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { asRelPath, asRootId, type RelPath, type RootId } from '../core/model.js';
 import type { FailureRecord } from '../ports/journal.js';
+import { parkClassOf, type ParkClass } from '../core/park-class.js';
 
 interface FailureRow {
   readonly root: string;
@@ -11,9 +12,11 @@ interface FailureRow {
   readonly attempts: number;
   readonly next_retry_at_ms: number;
   readonly disposition: FailureRecord['disposition'];
+  readonly park_class: ParkClass;
+  readonly probe: string | null;
 }
 
-const COLS = 'root, path, code, message, attempts, next_retry_at_ms, disposition';
+const COLS = 'root, path, code, message, attempts, next_retry_at_ms, disposition, park_class, probe';
 
 const fromRow = (r: FailureRow): FailureRecord => ({
   root: asRootId(r.root),
@@ -23,6 +26,8 @@ const fromRow = (r: FailureRow): FailureRecord => ({
   attempts: r.attempts,
   nextRetryAtMs: r.next_retry_at_ms,
   disposition: r.disposition,
+  parkClass: r.park_class,
+  probe: r.probe,
 });
 
 export class FailuresTable {
@@ -34,7 +39,7 @@ export class FailuresTable {
 
   constructor(db: Database) {
     this.#put = db.prepare(
-      `INSERT OR REPLACE INTO failures (${COLS}) VALUES (@root, @path, @code, @message, @attempts, @next_retry_at_ms, @disposition)`,
+      `INSERT OR REPLACE INTO failures (${COLS}) VALUES (@root, @path, @code, @message, @attempts, @next_retry_at_ms, @disposition, @park_class, @probe)`,
     );
     this.#get = db.prepare(`SELECT ${COLS} FROM failures WHERE root = ? AND path = ?`);
     this.#clear = db.prepare(`DELETE FROM failures WHERE root = ? AND path = ?`);
@@ -52,6 +57,8 @@ export class FailuresTable {
       attempts: Math.max(1, Math.trunc(f.attempts)),
       next_retry_at_ms: Math.trunc(f.nextRetryAtMs),
       disposition: f.disposition,
+      park_class: f.parkClass ?? parkClassOf(f.code),
+      probe: f.probe ?? null,
     });
   }
 

@@ -91,6 +91,14 @@ CREATE TABLE unsynced_paths (
 ) STRICT, WITHOUT ROWID;
 `,
   },
+  {
+    toVersion: 6,
+    description: 'what a parked item waits for (the item, or a condition that can clear) and the look it is re-checked against',
+    sql: `
+ALTER TABLE failures ADD COLUMN park_class TEXT NOT NULL DEFAULT 'condition' CHECK (park_class IN ('item', 'condition'));
+ALTER TABLE failures ADD COLUMN probe TEXT;
+`,
+  },
 ];
 
 /** Why a journal cannot be used as it is; openJournal moves such a file aside and starts fresh. */

@@ -1,4 +1,4 @@
--- The boxsync journal, schema version 5 (PRAGMA user_version = 5).
+-- The boxsync journal, schema version 6 (PRAGMA user_version = 6).
 --
 -- This file is the complete current schema: a fresh journal is created by running it whole. Older journals are
 -- brought up to it by the steps in migrations.ts; test/journal/migrations.test.ts checks that a migrated journal
@@ -90,7 +90,9 @@ CREATE TABLE trashed_remote_ids (
 
 -- Per-path failures with backoff (the "item" retry layer): one row per failing path of a root. attempts counts
 -- consecutive failures; next_retry_at_ms says when the planner may try the path again. 'skip' rows wait for the
--- item to change; 'retry' rows back off; 'replan' rows are re-observed. A success clears the row.
+-- item to change; 'retry' rows back off; 'replan' rows are re-observed. A success clears the row. park_class says
+-- what a park waits for ('item': the item to change; 'condition': a cause that can clear, re-checked; see
+-- core/park-class.ts); probe is the look at the item and its folder a condition park is re-checked against.
 CREATE TABLE failures (
   root             TEXT NOT NULL,
   path             TEXT NOT NULL,
@@ -99,6 +101,8 @@ CREATE TABLE failures (
   attempts         INTEGER NOT NULL CHECK (attempts >= 1),
   next_retry_at_ms INTEGER NOT NULL,
   disposition      TEXT NOT NULL CHECK (disposition IN ('retry', 'skip', 'replan')),
+  park_class       TEXT NOT NULL DEFAULT 'condition' CHECK (park_class IN ('item', 'condition')),
+  probe            TEXT,
   PRIMARY KEY (root, path)
 ) STRICT, WITHOUT ROWID;
 

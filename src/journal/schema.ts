@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /** The user_version a journal has once schema.sql (or the migrations) ran. */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 const candidates = [new URL('./schema.sql', import.meta.url), new URL('../../src/journal/schema.sql', import.meta.url)];
 

@@ -30,6 +30,7 @@ import { sha1File } from './hash.js';
 import type { LocalTrash } from './local-trash.js';
 import { entryFromStats, scanTree } from './scan.js';
 import { openTempFile } from './temp-file.js';
+import { probePath } from './probe.js';
 import { isTempName, newTempName } from './temp-name.js';
 
 export interface LocalFsOptions {
@@ -107,6 +108,10 @@ export class DiskLocalFs implements LocalFs {
     } catch (e) {
       throw classifyFsError(e, { action: 'looking at', path });
     }
+  }
+
+  probe(path: RelPath | ''): Promise<string> {
+    return probePath(this.#rawFs, path === '' ? this.rootPath : this.abs(path));
   }
 
   async hash(path: RelPath): Promise<string> {

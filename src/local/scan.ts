@@ -3,7 +3,10 @@
  * memory holds one folder listing and the pending folder paths, never the tree. lstat only: a symlink is reported
  * as 'symlink' and never followed, so the walk cannot leave the root.
  */
+import { isUtf8 } from 'node:buffer';
 import type { Stats } from 'node:fs';
+import { escapeText } from '../core/escape.js';
+import { LOCAL_NAME_NOT_UTF8 } from '../core/park-class.js';
 import { SyncError } from '../core/errors.js';
 import { asRelPath, type LocalEntry, type LocalKind, type RelPath } from '../core/model.js';
 import type { ScanOptions } from '../ports/local-fs.js';
@@ -113,7 +116,7 @@ export async function* scanTree(scan: ScanContext): AsyncGenerator<readonly Loca
  */
 async function observeNames(ctx: WalkContext, dir: RelPath | '', names: readonly string[]): Promise<(LocalEntry | undefined)[]> {
   const paths = names.map((name) => (isTempName(name) ? null : asRelPath(dir === '' ? name : `${dir}/${name}`)));
-  const stats = ctx.syncStat.on ? lstatWindowSync(ctx, paths) : await Promise.all(paths.map((path) => (path === null ? undefined : lstatOrUndefined(ctx.fs, ctx.abs(path)))));
+  const stats = ctx.syncStat.on ? lstatWindowSync(ctx, paths) : await Promise.all(paths.map((path) => (path === null ? undefined : lstatOrUnreadable(ctx, path))));
   const out: (LocalEntry | undefined)[] = new Array(names.length);
   for (let i = 0; i < names.length; i += OBSERVE_CONCURRENCY) {
     const part = await Promise.all(
@@ -143,17 +146,69 @@ function lstatWindowSync(ctx: WalkContext, paths: readonly (RelPath | null)[]): 
     } catch (e) {
       // Gone, or a folder on the way replaced by a file, since the listing: as lstatOrUndefined.
       if (isGone(e)) return undefined;
-      throw e;
+      return unreadable(ctx, path, e, 'looking at');
     }
   });
   ctx.syncStat.record(paths.length, performance.now() - t0);
   return stats;
 }
 
+/**
+ * lstat of one entry; undefined when it is gone, or when it cannot be looked at (EACCES on a folder without
+ * search permission, ENAMETOOLONG past PATH_MAX, ELOOP, EIO...: given to onUnreadable, the rest of the walk goes on).
+ */
+async function lstatOrUnreadable(ctx: ScanContext, path: RelPath): Promise<Stats | undefined> {
+  try {
+    return await lstatOrUndefined(ctx.fs, ctx.abs(path));
+  } catch (e) {
+    return unreadable(ctx, path, e, 'looking at');
+  }
+}
+
+/** An entry that cannot be read: onUnreadable hears of it (its row is kept: unknown, not gone); without it, the scan fails. */
+function unreadable(ctx: ScanContext, path: RelPath, e: unknown, action: string): undefined {
+  // The parked path is shown beside the message: a path past PATH_MAX would crowd out the reason.
+  const err = classifyFsError(e, { action, path: path.length > 120 ? `…${path.slice(-120)}` : path });
+  if (ctx.opts.onUnreadable === undefined || err.disposition === 'fatal') throw err;
+  ctx.opts.onUnreadable(path, err);
+  return undefined;
+}
+
+/**
+ * The name of a path whose bytes are not UTF-8, as it is shown and parked: the valid parts escaped (escapeText),
+ * each byte that is not part of a valid UTF-8 sequence as \xNN. A name decoded with replacement characters would
+ * name another file, or none.
+ */
+export function escapedNameBytes(bytes: Buffer): string {
+  let out = '';
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i] as number;
+    const len = b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+    const seq = len === 0 ? null : bytes.subarray(i, i + len);
+    if (seq !== null && seq.length === len && isUtf8(seq)) {
+      out += escapeText(seq.toString('utf8'));
+      i += len;
+    } else {
+      out += `\\x${b.toString(16).padStart(2, '0')}`;
+      i += 1;
+    }
+  }
+  return out;
+}
+
 /** The names in a folder, sorted; [] when it is gone; null when it cannot be read (after onUnreadable). */
 async function listFolder(ctx: ScanContext, dir: RelPath | ''): Promise<string[] | null> {
   try {
-    return (await ctx.fs.promises.readdir(ctx.abs(dir))).map(String).sort();
+    // Read as bytes: a name that is not UTF-8 would otherwise come back with replacement characters, and its
+    // lstat would find nothing, so the file would be dropped without a word.
+    const names: string[] = [];
+    for (const raw of await ctx.fs.promises.readdir(ctx.abs(dir), { encoding: 'buffer' })) {
+      const bytes = Buffer.isBuffer(raw) ? raw : Buffer.from(String(raw));
+      if (isUtf8(bytes)) names.push(bytes.toString('utf8'));
+      else notUtf8(ctx, dir, bytes);
+    }
+    return names.sort();
   } catch (e) {
     // Gone or replaced by a file since we saw it: the next scan sees what is there now.
     if (isGone(e)) return [];
@@ -164,9 +219,23 @@ async function listFolder(ctx: ScanContext, dir: RelPath | ''): Promise<string[]
   }
 }
 
+/** A name that is not UTF-8 cannot be synced (Box names are Unicode): parked under its escaped name, never dropped in silence. */
+function notUtf8(ctx: ScanContext, dir: RelPath | '', bytes: Buffer): void {
+  const shown = escapedNameBytes(bytes);
+  const path = asRelPath(dir === '' ? shown : `${dir}/${shown}`);
+  const err = new SyncError({
+    code: LOCAL_NAME_NOT_UTF8,
+    disposition: 'skip',
+    message: 'this name is not valid UTF-8 (Box names are Unicode); it is not synced until it is renamed',
+    details: { path },
+  });
+  if (ctx.opts.onUnreadable === undefined) throw err;
+  ctx.opts.onUnreadable(path, err);
+}
+
 /** lstat, ignore rules, and the SHA-1 (kept from `known` when size, mtime and inode match). */
 async function observe(ctx: ScanContext, path: RelPath): Promise<LocalEntry | undefined> {
-  const st = await lstatOrUndefined(ctx.fs, ctx.abs(path));
+  const st = await lstatOrUnreadable(ctx, path);
   return st === undefined ? undefined : observeStat(ctx, path, st);
 }
 

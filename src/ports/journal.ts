@@ -10,6 +10,7 @@
  * Rows of all roots live in one database; every tree method takes the RootId. Remote rows are shared across
  * roots (keyed by Box id alone) because two roots can never contain the same Box item.
  */
+import type { ParkClass } from '../core/park-class.js';
 import type { LocalEntry, RelPath, RemoteEntry, RemoteId, RootId, SyncedEntry } from '../core/model.js';
 import type { UploadSessionStore } from './remote-store.js';
 
@@ -23,6 +24,13 @@ export interface FailureRecord {
   readonly nextRetryAtMs: number;
   /** 'skip' failures wait for the item to change; 'retry' ones back off. */
   readonly disposition: 'retry' | 'skip' | 'replan';
+  /** What a park waits for (core/park-class.ts); stored as parkClassOf(code) when not given. */
+  readonly parkClass?: ParkClass;
+  /**
+   * For a park on a local condition: what the item and its folder looked like when it was parked (engine/park-recheck.ts),
+   * so a re-check clears it when either changed (a chmod, a chown, a rename). Null when there is nothing local to look at.
+   */
+  readonly probe?: string | null;
 }
 
 /** One finished (or failed) operation of the engine, as the operation history keeps it. */

@@ -71,6 +71,11 @@ export interface LocalFs {
   scan(opts: ScanOptions): AsyncIterable<readonly LocalEntry[]>;
   /** lstat one path; undefined when absent. */
   stat(path: RelPath): Promise<LocalEntry | undefined>;
+  /**
+   * A short text that changes when the item's or its folder's permissions, owner or identity change (mode, uid,
+   * gid, inode, ctime of both): what a park on a local condition is re-checked against. Never throws.
+   */
+  probe?(path: RelPath | ''): Promise<string>;
   /** SHA-1 (lower-case hex) of a file, streamed. */
   hash(path: RelPath): Promise<string>;
   mkdir(path: RelPath): Promise<LocalEntry>;

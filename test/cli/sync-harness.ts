@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import { startBoxServer, type BoxServer, type RecordedRequest, type ServerActor } from '../../src/box-server/index.js';
 import { writeBoxConfig } from '../support/box-config.js';
-import { runCli, type CliResult } from '../support/cli.js';
+import { runCli, type CliResult, type RunAs } from '../support/cli.js';
 import { makeTempDir } from '../support/tmp.js';
 
 export const TOKEN = 'e2e-secret-token-T';
@@ -25,7 +25,7 @@ export interface SyncEnv {
   readonly configFile: string;
   /** Write (or rewrite) the config; `extra` is merged at the top level, `folder` into folders[0]. */
   writeConfig(opts?: { extra?: Record<string, unknown>; folder?: Record<string, unknown> }): Promise<void>;
-  sync(args?: readonly string[], opts?: { env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<CliResult>;
+  sync(args?: readonly string[], opts?: { env?: NodeJS.ProcessEnv; timeoutMs?: number; as?: RunAs }): Promise<CliResult>;
   /** `sync(args)`, failing the test with an account of the run (see `explain`) unless it exits 0. */
   syncOk(args?: readonly string[]): Promise<CliResult>;
   close(): Promise<void>;
@@ -69,6 +69,7 @@ export async function startSyncEnv(opts: SyncEnvOptions = {}): Promise<SyncEnv &
     runCli(['sync', '--once', '--config', configFile, ...args], {
       env: { BOXSYNC_LOG_LEVEL: 'warn', ...o.env },
       timeoutMs: o.timeoutMs ?? 90_000,
+      ...(o.as ? { as: o.as } : {}),
     });
   return {
     srv,

@@ -9,7 +9,7 @@ import { startBoxServer, type BoxServer, type BoxServerOptions, type ServerActor
 import { sendControl } from '../../src/daemon/control-client.js';
 import type { DaemonStatus } from '../../src/daemon/control-protocol.js';
 import { writeBoxConfig } from '../support/box-config.js';
-import { spawnCli } from '../support/cli.js';
+import { spawnCli, type RunAs } from '../support/cli.js';
 import { makeTempDir } from '../support/tmp.js';
 import { waitFor } from '../support/wait.js';
 
@@ -28,7 +28,7 @@ export interface Harness {
   readonly socketPath: string;
   readonly configFile: string;
   /** `boxsync daemon --config FILE ...args` with `env` added to this process's environment. */
-  start(env?: NodeJS.ProcessEnv, args?: readonly string[]): Promise<DaemonRun>;
+  start(env?: NodeJS.ProcessEnv, args?: readonly string[], as?: RunAs): Promise<DaemonRun>;
   status(): Promise<DaemonStatus>;
   /** Wait until a pass finished after now and the daemon is idle. */
   settled(timeoutMs?: number): Promise<DaemonStatus>;
@@ -64,8 +64,8 @@ export async function createHarness(opts: { server?: BoxServerOptions; config?: 
     rootId,
     socketPath,
     configFile,
-    async start(env = {}, args = []) {
-      const child = spawnCli(['daemon', '--config', configFile, ...args], { env: { BOXSYNC_SYNC_CHECK_SEC: '3', ...env } });
+    async start(env = {}, args = [], as) {
+      const child = spawnCli(['daemon', '--config', configFile, ...args], { env: { BOXSYNC_SYNC_CHECK_SEC: '3', ...env }, ...(as ? { as } : {}) });
       let out = '';
       child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
       child.stderr!.on('data', (d: Buffer) => (out += d.toString()));

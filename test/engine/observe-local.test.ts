@@ -1,6 +1,7 @@
 /** Local observation over a real temp dir and a real journal: scans swept folder by folder, and batched re-stats. */
 import * as nodeFs from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { asRelPath as p, asRemoteId, asRootId, type SyncRoot } from '../../src/core/model.js';
@@ -129,9 +130,67 @@ describe('scanLocal: the sweep, folder by folder', () => {
     expect(unreadable).toEqual(['locked']);
     expect(listed).toEqual(['']);
     expect(seen).toEqual(['locked']);
-    // scanLocal asks for no onUnreadable: an unreadable folder fails the scan, and no row is dropped.
-    await expect(scanLocal({ ...deps, fs })).rejects.toThrow(/permission denied/i);
-    expect(rows(deps)).toEqual(['locked', 'locked/x']);
+    // scanLocal parks the folder (the planner plans nothing at or below it) and drops no row below it.
+    await writeFile(join(dir, 'new.txt'), 'new');
+    await scanLocal({ ...deps, fs });
+    expect(rows(deps)).toEqual(['locked', 'locked/x', 'new.txt']);
+    const park = deps.journal.getFailure(deps.root.id, p('locked'));
+    expect(park).toMatchObject({ code: 'permission_denied', disposition: 'skip', parkClass: 'condition' });
+    expect(park?.message).toMatch(/reading the folder locked failed \(EACCES\)/);
+    // Readable again: the next scan clears the park by itself.
+    await scanLocal(deps);
+    expect(deps.journal.getFailure(deps.root.id, p('locked'))).toBeUndefined();
+  });
+});
+
+describe('scanLocal: one bad entry never stops the scan', () => {
+  it('an entry that cannot be looked at (EACCES on lstat) is parked and its rows kept; its siblings sync', async () => {
+    const { deps, dir } = await setup();
+    await mkdir(join(dir, 'shut'));
+    await writeFile(join(dir, 'shut', 'x'), 'x');
+    await scanLocal(deps);
+    const deny = (path: nodeFs.PathLike): boolean => String(path).endsWith('/shut');
+    const eacces = (): Error => Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
+    const faulty = {
+      ...nodeFs,
+      lstat: ((path: nodeFs.PathLike, cb: (e: Error | null, st?: nodeFs.Stats) => void) => (deny(path) ? cb(eacces()) : nodeFs.lstat(path, cb))) as typeof nodeFs.lstat,
+      lstatSync: ((path: nodeFs.PathLike, o?: nodeFs.StatSyncOptions) => {
+        if (deny(path)) throw eacces();
+        return nodeFs.lstatSync(path, o);
+      }) as typeof nodeFs.lstatSync,
+      promises: { ...nodeFs.promises, lstat: (async (path: nodeFs.PathLike) => (deny(path) ? Promise.reject(eacces()) : nodeFs.promises.lstat(path))) as typeof nodeFs.promises.lstat },
+    } as typeof nodeFs;
+    const fs = createLocalFs({ rootPath: dir, fs: faulty, trash: createLocalTrash({ mode: 'state', stateDir: join(dir, '..', 'state2'), fs: nodeFs, logger: silentLogger }), logger: silentLogger });
+    await writeFile(join(dir, 'sibling.txt'), 's');
+    await scanLocal({ ...deps, fs });
+    expect(rows(deps)).toEqual(['shut', 'shut/x', 'sibling.txt']);
+    expect(deps.journal.getFailure(deps.root.id, p('shut'))).toMatchObject({ code: 'permission_denied', disposition: 'skip', parkClass: 'condition' });
+  });
+
+  it('a path past PATH_MAX is parked as too long here, not an unclassified error', async () => {
+    const { deps, dir } = await setup();
+    const seg = 'n'.repeat(250);
+    const build = `const fs = require('node:fs'); for (let i = 0; i < 18; i++) { fs.mkdirSync(${JSON.stringify(seg)}); process.chdir(${JSON.stringify(seg)}); }`;
+    cleanups.unshift(async () => void spawnSync('rm', ['-rf', join(dir, seg)]));
+    expect(spawnSync(process.execPath, ['-e', build], { cwd: dir }).status).toBe(0);
+    await scanLocal(deps);
+    const parks = deps.journal.failures(deps.root.id);
+    expect(parks).toHaveLength(1);
+    expect(parks[0]).toMatchObject({ code: 'name_too_long', disposition: 'skip', parkClass: 'condition' });
+    expect(parks[0]!.message).toMatch(/\(ENAMETOOLONG\); the name is too long for this file system/);
+  });
+
+  it('a name that is not UTF-8 is parked under its escaped name, and the park goes when it is renamed', async () => {
+    const { deps, dir } = await setup();
+    const bad = Buffer.concat([Buffer.from(`${dir}/`), Buffer.from([0xff, 0x41, 0xc3])]);
+    await writeFile(bad, 'x');
+    await scanLocal(deps);
+    expect(rows(deps)).toEqual([]);
+    expect(deps.journal.failures(deps.root.id)).toMatchObject([{ path: '\\xffA\\xc3', code: 'local_name_not_utf8', parkClass: 'item' }]);
+    await rename(bad, join(dir, 'fixed'));
+    await scanLocal(deps);
+    expect(rows(deps)).toEqual(['fixed']);
+    expect(deps.journal.failures(deps.root.id)).toEqual([]);
   });
 });
 

@@ -20,9 +20,16 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-export function spawnCli(args: readonly string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; stdin?: 'pipe' } = {}): ChildProcess {
+/** An unprivileged user to run the CLI as (tests run as root, where permissions deny nothing). */
+export interface RunAs {
+  readonly uid: number;
+  readonly gid: number;
+}
+
+export function spawnCli(args: readonly string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; stdin?: 'pipe'; as?: RunAs } = {}): ChildProcess {
   return spawn(process.execPath, ['--import', tsxLoader, cliEntry, ...args], {
     cwd: opts.cwd ?? repoRoot,
+    ...(opts.as ? { uid: opts.as.uid, gid: opts.as.gid } : {}),
     env: { ...process.env, ...opts.env },
     stdio: [opts.stdin ?? 'ignore', 'pipe', 'pipe'],
   });
@@ -30,7 +37,7 @@ export function spawnCli(args: readonly string[], opts: { env?: NodeJS.ProcessEn
 
 export function runCli(
   args: readonly string[],
-  opts: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {},
+  opts: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number; as?: RunAs } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawnCli(args, opts);
