@@ -21,6 +21,7 @@ import type { Engine, EngineDeps, EngineEvents } from '../engine/types.js';
 import { openJournal } from '../journal/index.js';
 import { loadIgnoreMatcher, type IgnoreMatcher } from '../local/ignore.js';
 import { createLocalFs } from '../local/local-fs.js';
+import { newTempKey } from '../local/temp-name.js';
 import { createLocalTrash, type LocalTrash } from '../local/local-trash.js';
 import type { WatcherKind } from '../local/watcher-options.js';
 import type { Logger } from '../logger.js';
@@ -109,8 +110,11 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
     });
 
     const ignoreByRoot = new Map<RootId, IgnoreMatcher>();
+    const marker = config.safety.rootMarker;
     for (const root of config.folders) {
-      ignoreByRoot.set(root.id, await loadIgnoreMatcher(nodeFs, root.localPath, root.exclude));
+      const rules = await loadIgnoreMatcher(nodeFs, root.localPath, root.exclude);
+      // The root marker (safety.rootMarker) is never synced, on either side.
+      ignoreByRoot.set(root.id, marker === null ? rules : (p, isDir) => p === marker || rules(p, isDir));
     }
     const isIgnoredFor = (root: SyncRoot): IgnoreMatcher => {
       const m = ignoreByRoot.get(root.id);
@@ -121,10 +125,13 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
     // One trash per state dir, shared by all roots; the daemon purges it on the localTrashPurge schedule.
     const localTrash = createLocalTrash({ mode: config.localTrash.mode, stateDir: config.stateDir, fs: nodeFs, logger: logger.child({ component: 'local-trash' }) });
     const localFsByRoot = new Map<RootId, LocalFs>();
+    // Temp files of this state dir carry a tag made with this key (local/temp-name.ts): only they are cleaned up.
+    let tempKey = journal.getMeta('tempKey');
+    if (tempKey === undefined || tempKey === '') journal.setMeta('tempKey', (tempKey = newTempKey()));
     const localFsFor = (root: SyncRoot): LocalFs => {
       let fs = localFsByRoot.get(root.id);
       if (!fs) {
-        fs = createLocalFs({ rootPath: root.localPath, fs: nodeFs, trash: localTrash, logger: logger.child({ component: 'local', root: root.id }), liveChanges: opts.liveChanges === true });
+        fs = createLocalFs({ rootPath: root.localPath, fs: nodeFs, trash: localTrash, logger: logger.child({ component: 'local', root: root.id }), liveChanges: opts.liveChanges === true, tempKey });
         localFsByRoot.set(root.id, fs);
       }
       return fs;
@@ -147,6 +154,7 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
           windowEntries: config.planWindowEntries,
           maxDeletes: config.safety.maxDeletes,
           maxDeleteFraction: config.safety.maxDeleteFraction,
+          rootMarker: marker,
         },
       };
     const engine = createEngine(engineDeps, opts.events ?? {});

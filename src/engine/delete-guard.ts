@@ -2,10 +2,15 @@
  * The mass-delete guard (SYNC-LESSONS #1): a pass that would trash more than `maxDeletes` items AND more than
  * `maxDeleteFraction` of the root, on either side, is refused. `sync --once` stops with outcome 'guard' (exit 3);
  * the daemon holds the guard until the user confirms it. A trashed folder counts with every synced item below it.
+ *
+ * Deleting everything under a root always asks, whatever the count (issue 26: a small mirror on a disk that is
+ * not mounted was emptied into the Box trash below the 100-item limit), unless `maxDeleteFraction` is 1 (the
+ * user allows deleting all of a root in one pass).
  */
 import type { RootId } from '../core/model.js';
 import type { Operation } from '../core/operations.js';
 import type { Journal } from '../ports/journal.js';
+import { escapeText } from '../core/escape.js';
 import { guardIdText } from './guard-id.js';
 
 export interface DeleteGuardVerdict {
@@ -34,14 +39,25 @@ export function checkMassDelete(args: {
   if (deletes === 0) return null;
   const counts = args.journal.countSynced(args.root);
   const totalItems = counts.files + counts.folders;
+  const id = guardIdText({ kind: 'mass-delete', root: args.root, deletes });
+  if (deletes >= totalItems && totalItems > 0 && args.maxDeleteFraction < 1) {
+    return {
+      deletes,
+      totalItems,
+      id,
+      message:
+        `refusing to delete all ${totalItems} synced item${totalItems === 1 ? '' : 's'} in ${escapeText(args.localPath)} in one pass; nothing was deleted. ` +
+        `If this is intended, confirm it (boxsync confirm ${id} while the daemon runs, or boxsync sync --once --confirm ${id}).`,
+    };
+  }
   if (deletes <= args.maxDeletes || deletes <= args.maxDeleteFraction * totalItems) return null;
   return {
     deletes,
     totalItems,
-    id: guardIdText({ kind: 'mass-delete', root: args.root, deletes }),
+    id,
     message:
-      `refusing to delete ${deletes} of ${totalItems} synced items in ${args.localPath} in one pass ` +
+      `refusing to delete ${deletes} of ${totalItems} synced items in ${escapeText(args.localPath)} in one pass ` +
       `(limit ${args.maxDeletes} items and ${Math.round(args.maxDeleteFraction * 100)} %); nothing was deleted. ` +
-      'If this is intended, confirm it (daemon) or raise maxDeletes and run again.',
+      `If this is intended, confirm it (boxsync confirm ${id} while the daemon runs, or boxsync sync --once --confirm ${id}) or raise maxDeletes and run again.`,
   };
 }

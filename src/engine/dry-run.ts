@@ -23,6 +23,7 @@ import { plan } from '../core/plan.js';
 import type { LocalFs } from '../ports/local-fs.js';
 import type { RemoteStore } from '../ports/remote-store.js';
 import { checkMassDelete, type DeleteGuardVerdict } from './delete-guard.js';
+import { checkLocalRoot } from './root-guard.js';
 import { guardIdText } from './guard-id.js';
 import { localRootExists, scanLocal } from './observe-local.js';
 import { observeRemote } from './observe-remote.js';
@@ -84,6 +85,8 @@ export function readOnlyLocalFs(fs: LocalFs): LocalFs {
     tempPathFor: (p) => fs.tempPathFor(p),
     childNames: (p) => fs.childNames(p),
     rootExists: () => fs.rootExists(),
+    rootState: (marker) => fs.rootState(marker),
+    writeRootMarker: refuse('write the root marker'),
     mkdir: refuse('create a folder'),
     openTemp: refuse('create a temp file'),
     discardTemp: refuse('remove a temp file'),
@@ -139,16 +142,18 @@ export async function planDryRun(deps: EngineDeps, opts: { fullRescan?: boolean;
     const fs = readOnlyLocalFs(deps.localFsFor(root));
     const isIgnored = deps.isIgnoredFor(root);
     const notes: string[] = [];
+    const verdict = await checkLocalRoot(
+      { journal, root, fs, isIgnored: isIgnored as (p: string, isDir: boolean) => boolean, marker: deps.options.rootMarker ?? null },
+      { acceptNew: false, allowEmpty: false, checkEmpty: true, readOnly: true },
+    );
+    if (!verdict.ok) {
+      roots.push({ ...base, ops: [], reports: [], deferred: 0, guard: { id: verdict.id, message: verdict.message }, notes: [] });
+      continue;
+    }
     if (await localRootExists(fs)) {
       await scanLocal({ journal, root, fs, isIgnored }, undefined, opts.signal);
     } else {
-      const synced = journal.countSynced(root.id);
-      if (synced.files + synced.folders > 0) {
-        const message = `the local folder ${root.localPath} is missing (unmounted or moved?) while ${synced.files} files were in sync; refusing to delete them on Box. Restore or remount it, then run again`;
-        roots.push({ ...base, ops: [], reports: [], deferred: 0, guard: { id: guardIdText({ kind: 'local-root-missing', root: root.id }), message }, notes: [] });
-        continue;
-      }
-      notes.push(`the local folder ${root.localPath} does not exist yet; the real run creates it`);
+      if (verdict.note !== undefined) notes.push(verdict.note);
       journal.transaction(() => {
         for (const e of [...journal.localUnder(root.id, '')]) journal.deleteLocal(root.id, e.path);
       });

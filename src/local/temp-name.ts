@@ -2,24 +2,72 @@
  * Names of boxsync's own temporary files. A temp file lives in the same folder as its target (so the final rename
  * stays on one file system and is atomic) under a hidden name with TEMP_PREFIX, which the scanner skips, the
  * built-in ignore rules exclude and watchers therefore never report.
+ *
+ * The prefix alone does not make a file ours (issue 26, point 8): a user may name a file `.boxsync-tmp-notes`. A
+ * name of ours also carries a tag, an HMAC of its process part under a key kept in the journal of the state dir
+ * (`TempNames`), so the cleanup of leftover partial downloads removes only files a boxsync of this state dir
+ * made; any other file with the prefix is reported and left alone.
  */
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 
 export const TEMP_PREFIX = '.boxsync-tmp-';
 
+/** Does the name have the temp prefix (ours or not): such names are never synced. */
 export function isTempName(name: string): boolean {
   return name.startsWith(TEMP_PREFIX);
 }
 
 /** Random per process, so two processes never pick the same name; a counter makes each name of one process new. */
 const PROCESS_PART = randomBytes(6).toString('hex');
-let counter = 0;
+const PART_CHARS = 12;
+const TAG_CHARS = 12;
+/** Tags of foreign process parts met by isOurs, remembered up to this many (a bound, not a cache of every name). */
+const TAGS_KEPT = 64;
 
-/**
- * A fresh temp file name (short: the target's own name may already be near the 255-byte limit). Not random per
- * call: 8 random bytes a file cost more than the rest of naming it in a mirror of many small files.
- */
-export function newTempName(): string {
-  counter += 1;
-  return `${TEMP_PREFIX}${PROCESS_PART}${counter.toString(36)}`;
+/** A fresh key for a state dir's temp names (kept in its journal). */
+export function newTempKey(): string {
+  return randomBytes(16).toString('hex');
+}
+
+export class TempNames {
+  readonly #key: string;
+  readonly #mine: string;
+  readonly #tags = new Map<string, string>();
+  #counter = 0;
+
+  /** `key`: the state dir's key (newTempKey, kept in the journal); without one, a key of this process alone. */
+  constructor(key: string = newTempKey()) {
+    this.#key = key;
+    this.#mine = `${TEMP_PREFIX}${PROCESS_PART}${this.#tag(PROCESS_PART)}`;
+  }
+
+  /**
+   * A fresh temp file name (short: the target's own name may already be near the 255-byte limit). Not random per
+   * call: 8 random bytes a file cost more than the rest of naming it in a mirror of many small files.
+   */
+  next(): string {
+    this.#counter += 1;
+    return `${this.#mine}${this.#counter.toString(36)}`;
+  }
+
+  /** Was this name made by a boxsync with this key (this process or an earlier one of the same state dir)? */
+  isOurs(name: string): boolean {
+    if (!isTempName(name)) return false;
+    const rest = name.slice(TEMP_PREFIX.length);
+    const part = rest.slice(0, PART_CHARS);
+    const tag = rest.slice(PART_CHARS, PART_CHARS + TAG_CHARS);
+    const counter = rest.slice(PART_CHARS + TAG_CHARS);
+    if (!/^[0-9a-f]{12}$/.test(part) || !/^[0-9a-z]+$/.test(counter)) return false;
+    return tag === this.#tag(part);
+  }
+
+  #tag(part: string): string {
+    let tag = this.#tags.get(part);
+    if (tag === undefined) {
+      tag = createHmac('sha256', this.#key).update(part).digest('hex').slice(0, TAG_CHARS);
+      if (this.#tags.size >= TAGS_KEPT) this.#tags.clear();
+      this.#tags.set(part, tag);
+    }
+    return tag;
+  }
 }
