@@ -228,6 +228,7 @@ class SyncEngine implements Engine {
         const outcome = await reconcileRoot(ctx, rc, scope, tally);
         outcomes.push(outcome);
         if (outcome === 'converged' && !tally.fatal && !signal.aborted) {
+          this.allowedGuards.delete(guardIdText({ kind: 'local-root-empty', root: root.id }));
           markClean(journal, root, clock.now(), scope.kind === 'full');
           // This pass planned the deferred paths another process left (above, or a whole-root plan): only this
           // process's own are still waiting.
@@ -346,7 +347,8 @@ class SyncEngine implements Engine {
       { journal: this.deps.journal, root, fs: rc.fs, isIgnored: rc.isIgnored as (p: string, isDir: boolean) => boolean, marker: this.deps.options.rootMarker ?? null },
       {
         acceptNew: this.allowedGuards.delete(guardIdText({ kind: 'local-root-missing', root: root.id })),
-        allowEmpty: fullPass && this.allowedGuards.delete(guardIdText({ kind: 'local-root-empty', root: root.id })),
+        // Kept until the root converges: the deletes it lets through may meet the mass-delete guard first.
+        allowEmpty: this.allowedGuards.has(guardIdText({ kind: 'local-root-empty', root: root.id })),
         checkEmpty: fullPass,
       },
     );
