@@ -220,6 +220,10 @@ function simulateRoot(
       ops: work,
       maxDeletes: deps.options.maxDeletes,
       maxDeleteFraction: deps.options.maxDeleteFraction,
+      sideEmpty: (side) =>
+        side === 'local'
+          ? [...world.local.values()].every((l) => l.path.includes('/') || isIgnored(l.path, l.kind === 'folder'))
+          : [...world.remote.values()].every((r) => r.parentId !== rootCfg.remoteId || isIgnored(r.name as RelPath, r.kind === 'folder')),
     });
     if (guard) break;
     try {
