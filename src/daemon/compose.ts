@@ -21,7 +21,7 @@ import type { Engine, EngineDeps, EngineEvents } from '../engine/types.js';
 import { openJournal } from '../journal/index.js';
 import { loadIgnoreMatcher, type IgnoreMatcher } from '../local/ignore.js';
 import { createLocalFs } from '../local/local-fs.js';
-import { newTempKey } from '../local/temp-name.js';
+import { loadTempKey } from '../local/temp-name.js';
 import { createLocalTrash, type LocalTrash } from '../local/local-trash.js';
 import type { WatcherKind } from '../local/watcher-options.js';
 import type { Logger } from '../logger.js';
@@ -46,6 +46,8 @@ export interface ComposeOptions {
   readonly streamType?: () => StreamType;
   /** The journal file; default `<stateDir>/journal.db`. `sync --once --dry-run` points it at a throw-away copy. */
   readonly journalFile?: string;
+  /** The dry run: nothing but the journal (a copy) is written to the state dir. */
+  readonly readOnlyStateDir?: boolean;
   /**
    * `--bwlimit RATE` (sync, daemon), read by parseRate: the cap in bytes per second, or null for none. It wins over
    * the config's http.bwlimitKiBps; undefined (no --bwlimit): the config's cap.
@@ -126,8 +128,7 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
     const localTrash = createLocalTrash({ mode: config.localTrash.mode, stateDir: config.stateDir, fs: nodeFs, logger: logger.child({ component: 'local-trash' }) });
     const localFsByRoot = new Map<RootId, LocalFs>();
     // Temp files of this state dir carry a tag made with this key (local/temp-name.ts): only they are cleaned up.
-    let tempKey = journal.getMeta('tempKey');
-    if (tempKey === undefined || tempKey === '') journal.setMeta('tempKey', (tempKey = newTempKey()));
+    const tempKey = loadTempKey(config.stateDir, { create: opts.readOnlyStateDir !== true });
     const localFsFor = (root: SyncRoot): LocalFs => {
       let fs = localFsByRoot.get(root.id);
       if (!fs) {

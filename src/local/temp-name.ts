@@ -4,11 +4,14 @@
  * built-in ignore rules exclude and watchers therefore never report.
  *
  * The prefix alone does not make a file ours (issue 26, point 8): a user may name a file `.boxsync-tmp-notes`. A
- * name of ours also carries a tag, an HMAC of its process part under a key kept in the journal of the state dir
+ * name of ours also carries a tag, an HMAC of its process part under a key kept in the state dir
  * (`TempNames`), so the cleanup of leftover partial downloads removes only files a boxsync of this state dir
- * made; any other file with the prefix is reported and left alone.
+ * made; any other file with the prefix is reported and left alone. The key lives in the state dir
+ * (`<stateDir>/temp-key`, loadTempKey), so it outlives a journal that is rebuilt.
  */
 import { createHmac, randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 export const TEMP_PREFIX = '.boxsync-tmp-';
 
@@ -24,9 +27,36 @@ const TAG_CHARS = 12;
 /** Tags of foreign process parts met by isOurs, remembered up to this many (a bound, not a cache of every name). */
 const TAGS_KEPT = 64;
 
-/** A fresh key for a state dir's temp names (kept in its journal). */
+/** A fresh key for a state dir's temp names. */
 export function newTempKey(): string {
   return randomBytes(16).toString('hex');
+}
+
+export const TEMP_KEY_FILE = 'temp-key';
+
+/**
+ * The state dir's temp-name key: read from `<stateDir>/temp-key`, made (mode 0600) when absent unless `create` is
+ * false (the dry run writes nothing: a key of its own then, which no leftover on disk can carry).
+ */
+export function loadTempKey(stateDir: string, opts: { create: boolean }): string {
+  const file = join(stateDir, TEMP_KEY_FILE);
+  const read = (): string | undefined => {
+    try {
+      const text = readFileSync(file, 'utf8').trim();
+      return /^[0-9a-f]{32}$/.test(text) ? text : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const found = read();
+  if (found !== undefined || !opts.create) return found ?? newTempKey();
+  try {
+    // 'wx': a process that wrote it first wins, and its key is the one read back.
+    writeFileSync(file, `${newTempKey()}\n`, { mode: 0o600, flag: 'wx' });
+  } catch {
+    // Written by another process meanwhile (read below), or the state dir refuses: then a key of this process.
+  }
+  return read() ?? newTempKey();
 }
 
 export class TempNames {
@@ -35,7 +65,7 @@ export class TempNames {
   readonly #tags = new Map<string, string>();
   #counter = 0;
 
-  /** `key`: the state dir's key (newTempKey, kept in the journal); without one, a key of this process alone. */
+  /** `key`: the state dir's key (loadTempKey); without one, a key of this process alone. */
   constructor(key: string = newTempKey()) {
     this.#key = key;
     this.#mine = `${TEMP_PREFIX}${PROCESS_PART}${this.#tag(PROCESS_PART)}`;

@@ -10,7 +10,6 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TempNames } from '../../src/local/temp-name.js';
 import { contentRequests, exists, explain, listTree, readText, startSyncEnv, writeRequests, writeText, type SyncEnv } from './sync-harness.js';
@@ -242,9 +241,7 @@ describe('sync --once: temp files are recognised by more than their name', () =>
     await e.syncOk();
     await writeText(join(e.mirror, 'sub', '.boxsync-tmp-my-notes.txt'), 'my own notes\n');
     // A partial download a killed run of this state dir left: its name carries the state dir's key.
-    const journal = new Database(join(e.stateDir, 'journal.db'), { readonly: true });
-    const key = (journal.prepare("SELECT value FROM meta WHERE key = 'tempKey'").get() as { value: string }).value;
-    journal.close();
+    const key = (await readText(join(e.stateDir, 'temp-key'))).trim();
     const leftover = new TempNames(key).next();
     await writeFile(join(e.mirror, leftover), 'half a download');
     e.srv.control.clearRequests();
