@@ -385,7 +385,10 @@ class SyncEngine implements Engine {
       this.tracker.fatal = { code: tally.fatal.code, message: tally.fatal.message };
     } else if (refusals.length > 0 || outcomes.includes('guard')) {
       outcome = 'guard';
-      why = this.tracker.heldGuard?.message ?? refusals.map((r) => r.message).join('; ');
+      // A guard another root's pass held does not hide the roots refused before their pass.
+      const held = this.tracker.heldGuard?.message;
+      const refused = refusals.map((r) => r.message).join('; ');
+      why = held === undefined ? refused : refused === '' || held.includes(refused) ? held : `${held}; ${refused}`;
     } else if (why !== null || failedItems > 0 || parkedRows.length > 0 || outcomes.includes('stalled')) {
       outcome = 'failed-items';
       if (why === null && outcomes.includes('stalled')) why = 'the plan did not settle within the pass limit';
