@@ -144,7 +144,7 @@ export async function planDryRun(deps: EngineDeps, opts: { fullRescan?: boolean;
     const notes: string[] = [];
     const verdict = await checkLocalRoot(
       { journal, root, fs, isIgnored: isIgnored as (p: string, isDir: boolean) => boolean, marker: deps.options.rootMarker ?? null },
-      { acceptNew: false, allowEmpty: false, checkEmpty: deps.options.maxDeleteFraction < 1, readOnly: true },
+      { acceptNew: false, allowEmpty: false, checkEmpty: true, emptyGuard: deps.options.maxDeleteFraction < 1, readOnly: true },
     );
     if (!verdict.ok) {
       roots.push({ ...base, ops: [], reports: [], deferred: 0, guard: { id: verdict.id, message: verdict.message }, notes: [] });

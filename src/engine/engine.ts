@@ -349,8 +349,9 @@ class SyncEngine implements Engine {
         acceptNew: this.allowedGuards.delete(guardIdText({ kind: 'local-root-missing', root: root.id })),
         // Kept until the root converges: the deletes it lets through may meet the mass-delete guard first.
         allowEmpty: this.allowedGuards.has(guardIdText({ kind: 'local-root-empty', root: root.id })),
+        checkEmpty: fullPass,
         // maxDeleteFraction 1: the user lets a pass delete all of a root (delete-guard.ts).
-        checkEmpty: fullPass && this.deps.options.maxDeleteFraction < 1,
+        emptyGuard: this.deps.options.maxDeleteFraction < 1,
       },
     );
     if (verdict.ok) {

@@ -42,6 +42,11 @@ export interface RootGuardOptions {
   readonly allowEmpty: boolean;
   /** Look whether the root lists empty (full passes; a hinted pass's deletions meet the mass-delete guard). */
   readonly checkEmpty: boolean;
+  /**
+   * Refuse a root that lists empty (the local-root-empty guard): off when `safety.maxDeleteFraction` is 1. An
+   * empty mount point is refused as missing either way.
+   */
+  readonly emptyGuard: boolean;
   /** The dry run: judge only, write nothing (no folder, marker, identity or journal change). */
   readonly readOnly?: boolean;
 }
@@ -102,7 +107,7 @@ export async function checkLocalRoot(deps: RootGuardDeps, opts: RootGuardOptions
   const was = readIdentity(journal, root);
   const missing = whyMissing(state, was, marker);
   if (missing !== null) return { ok: false, id: guardIdText({ kind: 'local-root-missing', root: root.id }), message: missingMessage(root, missing) };
-  if (opts.checkEmpty && !opts.allowEmpty && (await listsEmpty(deps))) {
+  if (opts.checkEmpty && (state!.mountPoint || (opts.emptyGuard && !opts.allowEmpty)) && (await listsEmpty(deps))) {
     if (state!.mountPoint) {
       return { ok: false, id: guardIdText({ kind: 'local-root-missing', root: root.id }), message: missingMessage(root, 'is an empty mount point (a new, empty file system is mounted there?)') };
     }

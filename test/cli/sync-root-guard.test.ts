@@ -10,6 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TempNames } from '../../src/local/temp-name.js';
 import { contentRequests, exists, explain, listTree, readText, startSyncEnv, writeRequests, writeText, type SyncEnv } from './sync-harness.js';
@@ -120,6 +121,21 @@ describe('sync --once: a root is what it was', () => {
     expect(await listTree(e.mirror)).toEqual(NINE);
     expect(writeRequests(e.srv)).toEqual([]);
     expect(contentRequests(e.srv)).toEqual({ downloads: [], uploads: [] });
+  });
+
+  it.skipIf(!canMount)('a journal of an older boxsync (no identity recorded) and an empty disk mounted on the root: an empty mount point is missing, exit 3', async () => {
+    e = await startSyncEnv();
+    seedNine(e);
+    await e.syncOk();
+    const journal = new Database(join(e.stateDir, 'journal.db'));
+    expect(journal.prepare("DELETE FROM meta WHERE key LIKE 'rootIdentity:%'").run().changes).toBe(1);
+    journal.close();
+    mountTmpfs(e.mirror);
+    e.srv.control.clearRequests();
+    const r = await e.sync();
+    expect(r.code, explain(r)).toBe(3);
+    expect(r.stdout + r.stderr).toMatch(/is an empty mount point .*nothing is deleted on Box/);
+    nothingTrashedOnBox(e);
   });
 
   it('the root folder replaced by a new empty one at the same path (another inode): exit 3, nothing trashed; the old folder back syncs on', async () => {
