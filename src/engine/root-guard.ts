@@ -87,21 +87,22 @@ export async function checkLocalRoot(deps: RootGuardDeps, opts: RootGuardOptions
   const write = opts.readOnly !== true;
   const synced = journal.countSyncedUnder(root.id, '', 1) > 0;
   let state = await fs.rootState(marker);
-  if (opts.acceptNew && write) {
+  /** The folder there now becomes the root: made when absent, marked, its identity recorded. */
+  const adopt = async (): Promise<void> => {
     if (state === undefined) await fs.createRoot();
-    forgetRoot(journal, root);
     if (marker !== null) await fs.writeRootMarker(marker);
     state = await fs.rootState(marker);
     if (state !== undefined) writeIdentity(journal, root, state, marker);
+  };
+  if (opts.acceptNew && write) {
+    forgetRoot(journal, root);
+    await adopt();
     return { ok: true, accepted: true, note: `accepted ${escapeText(root.localPath)} as the new local folder of this root: it is merged with Box as on a first sync, and nothing is deleted on either side` };
   }
   if (!synced) {
     // A first sync (or nothing in sync yet): whatever folder is there becomes the root.
     if (!write) return state === undefined ? { ok: true, note: `the local folder ${escapeText(root.localPath)} does not exist yet; the real run creates it` } : { ok: true };
-    if (state === undefined) await fs.createRoot();
-    if (marker !== null) await fs.writeRootMarker(marker);
-    state = await fs.rootState(marker);
-    if (state !== undefined) writeIdentity(journal, root, state, marker);
+    await adopt();
     return { ok: true };
   }
   const was = readIdentity(journal, root);
