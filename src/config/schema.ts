@@ -164,6 +164,16 @@ export const rawConfigSchema = z.strictObject({
     .strictObject({
       maxDeletes: z.int().min(0).default(100),
       maxDeleteFraction: z.number().min(0).max(1).default(0.5),
+      /**
+       * A file boxsync puts in each root when it first syncs it (like abraunegg/onedrive's check_nomount): once
+       * there, a root without it is refused as missing (a disk not mounted). Never synced. null: none.
+       */
+      rootMarker: z
+        .string()
+        .regex(/^(?!\.{1,2}$)[^/\0]{1,255}$/, 'a plain file name (no "/"), like ".boxsync-root"')
+        .refine((n) => !n.startsWith('.boxsync-tmp-'), 'not a name boxsync uses for its temp files')
+        .nullable()
+        .default(null),
     })
     .prefault({}),
   localTrash: z

@@ -22,6 +22,7 @@ import { openJournal } from '../journal/index.js';
 import { createIgnoreMatcher, ignoreReason, readIgnoreFile, type IgnoreMatcher } from '../local/ignore.js';
 import { fingerprintOf, type ScopeRules } from '../engine/scope-change.js';
 import { createLocalFs } from '../local/local-fs.js';
+import { loadTempKey } from '../local/temp-name.js';
 import { createLocalTrash, type LocalTrash } from '../local/local-trash.js';
 import type { WatcherKind } from '../local/watcher-options.js';
 import type { Logger } from '../logger.js';
@@ -46,6 +47,8 @@ export interface ComposeOptions {
   readonly streamType?: () => StreamType;
   /** The journal file; default `<stateDir>/journal.db`. `sync --once --dry-run` points it at a throw-away copy. */
   readonly journalFile?: string;
+  /** The dry run: nothing but the journal (a copy) is written to the state dir. */
+  readonly readOnlyStateDir?: boolean;
   /**
    * `--bwlimit RATE` (sync, daemon), read by parseRate: the cap in bytes per second, or null for none. It wins over
    * the config's http.bwlimitKiBps; undefined (no --bwlimit): the config's cap.
@@ -112,9 +115,12 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
 
     const ignoreByRoot = new Map<RootId, IgnoreMatcher>();
     const scopeByRoot = new Map<RootId, ScopeRules>();
+    const marker = config.safety.rootMarker;
     for (const root of config.folders) {
       const ignoreFile = await readIgnoreFile(nodeFs, root.localPath);
-      ignoreByRoot.set(root.id, createIgnoreMatcher([...root.exclude, ...ignoreFile]));
+      const rules = createIgnoreMatcher([...root.exclude, ...ignoreFile]);
+      // The root marker (safety.rootMarker) is never synced, on either side.
+      ignoreByRoot.set(root.id, marker === null ? rules : (p, isDir) => p === marker || rules(p, isDir));
       scopeByRoot.set(root.id, { fingerprint: fingerprintOf(root.exclude, ignoreFile), reasonFor: ignoreReason(root.exclude) });
     }
     const isIgnoredFor = (root: SyncRoot): IgnoreMatcher => {
@@ -126,10 +132,12 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
     // One trash per state dir, shared by all roots; the daemon purges it on the localTrashPurge schedule.
     const localTrash = createLocalTrash({ mode: config.localTrash.mode, stateDir: config.stateDir, fs: nodeFs, logger: logger.child({ component: 'local-trash' }) });
     const localFsByRoot = new Map<RootId, LocalFs>();
+    // Temp files of this state dir carry a tag made with this key (local/temp-name.ts): only they are cleaned up.
+    const tempKey = loadTempKey(config.stateDir, { create: opts.readOnlyStateDir !== true });
     const localFsFor = (root: SyncRoot): LocalFs => {
       let fs = localFsByRoot.get(root.id);
       if (!fs) {
-        fs = createLocalFs({ rootPath: root.localPath, fs: nodeFs, trash: localTrash, logger: logger.child({ component: 'local', root: root.id }), liveChanges: opts.liveChanges === true });
+        fs = createLocalFs({ rootPath: root.localPath, fs: nodeFs, trash: localTrash, logger: logger.child({ component: 'local', root: root.id }), liveChanges: opts.liveChanges === true, tempKey });
         localFsByRoot.set(root.id, fs);
       }
       return fs;
@@ -153,6 +161,7 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
           windowEntries: config.planWindowEntries,
           maxDeletes: config.safety.maxDeletes,
           maxDeleteFraction: config.safety.maxDeleteFraction,
+          rootMarker: marker,
         },
       };
     const engine = createEngine(engineDeps, opts.events ?? {});

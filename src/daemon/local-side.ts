@@ -72,6 +72,20 @@ export class LocalSide {
     }
   }
 
+  /**
+   * Watch the root's folder afresh: after the user accepted a new local folder for it (a confirmed
+   * local-root-missing guard), the old watcher still watches the folder that was replaced.
+   */
+  async restartRoot(rootId: string): Promise<void> {
+    const i = this.watches.findIndex((w) => w.root.id === rootId);
+    if (i < 0 || this.closed) return;
+    const [old] = this.watches.splice(i, 1);
+    if (old!.fallbackTimer) clearInterval(old!.fallbackTimer);
+    await old!.watcher.close();
+    if (await isFolder(old!.root.localPath)) await this.startRoot(old!.root);
+    else this.missing.push(old!.root);
+  }
+
   private async startRoot(root: SyncRoot): Promise<void> {
     const watcher = createWatcher(this.deps.watcherKind, {
       rootPath: root.localPath,

@@ -243,13 +243,16 @@ export class DaemonSession {
         await this.schedules.run('fullRescan');
         return { message: 'full rescan and listing started; `boxsync status` shows progress' };
       case 'confirm-guard': {
-        if (parseGuardId(req.id) === null) {
+        const guard = parseGuardId(req.id);
+        if (guard === null) {
           throw new Error(`"${safeText(req.id)}" is not a safety guard id (they look like mass-delete:ROOT:COUNT or remote-root-empty:ROOT); nothing was changed, \`boxsync status\` shows the one held`);
         }
         if (!this.parts.engine.confirmGuard(req.id)) {
           throw new Error(`no safety guard with id ${req.id} is held; nothing was changed (\`boxsync status\` shows the current one)`);
         }
         this.log.warn({ guard: req.id }, 'safety guard confirmed by the user');
+        // A new local folder accepted as the root: watch it, not the one it replaced.
+        if (guard.kind === 'local-root-missing') await this.local.restartRoot(guard.root);
         this.passes.request('hint');
         return { message: `guard ${req.id} confirmed; the held operations run now` };
       }

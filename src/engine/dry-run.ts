@@ -23,6 +23,7 @@ import { plan } from '../core/plan.js';
 import type { LocalFs } from '../ports/local-fs.js';
 import type { RemoteStore } from '../ports/remote-store.js';
 import { checkMassDelete, type DeleteGuardVerdict } from './delete-guard.js';
+import { checkLocalRoot } from './root-guard.js';
 import { guardIdText } from './guard-id.js';
 import { localRootExists, scanLocal } from './observe-local.js';
 import { observeRemote } from './observe-remote.js';
@@ -85,6 +86,8 @@ export function readOnlyLocalFs(fs: LocalFs): LocalFs {
     tempPathFor: (p) => fs.tempPathFor(p),
     childNames: (p) => fs.childNames(p),
     rootExists: () => fs.rootExists(),
+    rootState: (marker) => fs.rootState(marker),
+    writeRootMarker: refuse('write the root marker'),
     mkdir: refuse('create a folder'),
     openTemp: refuse('create a temp file'),
     discardTemp: refuse('remove a temp file'),
@@ -142,18 +145,20 @@ export async function planDryRun(deps: EngineDeps, opts: { fullRescan?: boolean;
     const isIgnored = deps.isIgnoredFor(root);
     // A pair that left the config is forgotten (scope-change.ts); said with the first root.
     const notes: string[] = root === deps.roots[0] ? [...removed] : [];
+    const verdict = await checkLocalRoot(
+      { journal, root, fs, isIgnored: isIgnored as (p: string, isDir: boolean) => boolean, marker: deps.options.rootMarker ?? null },
+      { acceptNew: false, allowEmpty: false, checkEmpty: true, emptyGuard: deps.options.maxDeleteFraction < 1, readOnly: true },
+    );
+    if (!verdict.ok) {
+      roots.push({ ...base, ops: [], reports: [], deferred: 0, guard: { id: verdict.id, message: verdict.message }, notes });
+      continue;
+    }
     if (await localRootExists(fs)) {
       await scanLocal({ journal, root, fs, isIgnored }, undefined, opts.signal);
       // As the real run does (on this copy of the journal): a change of scope is never a delete.
       notes.push(...applyScopeChange({ journal, root, rules: deps.scopeRulesFor?.(root) ?? configOnlyRules(root), isIgnored, nowMs: clock.now() }).notices);
     } else {
-      const synced = journal.countSynced(root.id);
-      if (synced.files + synced.folders > 0) {
-        const message = `the local folder ${root.localPath} is missing (unmounted or moved?) while ${synced.files} files were in sync; refusing to delete them on Box. Restore or remount it, then run again`;
-        roots.push({ ...base, ops: [], reports: [], deferred: 0, guard: { id: guardIdText({ kind: 'local-root-missing', root: root.id }), message }, notes: [] });
-        continue;
-      }
-      notes.push(`the local folder ${root.localPath} does not exist yet; the real run creates it`);
+      if (verdict.note !== undefined) notes.push(verdict.note);
       journal.transaction(() => {
         for (const e of [...journal.localUnder(root.id, '')]) journal.deleteLocal(root.id, e.path);
       });
@@ -220,6 +225,10 @@ function simulateRoot(
       ops: work,
       maxDeletes: deps.options.maxDeletes,
       maxDeleteFraction: deps.options.maxDeleteFraction,
+      sideEmpty: (side) =>
+        side === 'local'
+          ? [...world.local.values()].every((l) => l.path.includes('/') || isIgnored(l.path, l.kind === 'folder'))
+          : [...world.remote.values()].every((r) => r.parentId !== rootCfg.remoteId || isIgnored(r.name as RelPath, r.kind === 'folder')),
     });
     if (guard) break;
     try {

@@ -15,7 +15,8 @@ import { escapeText, safeText } from '../core/escape.js';
 import type { RelPath, RemoteId, RootId, SyncRoot } from '../core/model.js';
 import type { LocalFs } from '../ports/local-fs.js';
 import { toSyncError } from './executor.js';
-import { localRootExists, scanLocal, type IsIgnored } from './observe-local.js';
+import { scanLocal, type IsIgnored } from './observe-local.js';
+import { checkLocalRoot } from './root-guard.js';
 import { hintedScope, SETTLE_GONE_MS, type GoneSince } from './hinted-scope.js';
 import { observeRemote } from './observe-remote.js';
 import { recheckParks } from './park-recheck.js';
@@ -72,7 +73,7 @@ class SyncEngine implements Engine {
     this.tracker = new StatusTracker({ journal: deps.journal, roots: deps.roots, clock: deps.clock, queue: () => this.queue, onStatus: events.onStatus });
   }
 
-  runOnce(opts: { signal?: AbortSignal; fullRescan?: boolean } = {}): Promise<RunSummary> {
+  runOnce(opts: { signal?: AbortSignal; fullRescan?: boolean; confirm?: readonly string[] } = {}): Promise<RunSummary> {
     const run = this.chain.then(() => this.run(opts));
     this.chain = run.catch(() => undefined);
     return run;
@@ -140,8 +141,9 @@ class SyncEngine implements Engine {
     return rc;
   }
 
-  private async run(opts: { signal?: AbortSignal; fullRescan?: boolean }): Promise<RunSummary> {
+  private async run(opts: { signal?: AbortSignal; fullRescan?: boolean; confirm?: readonly string[] }): Promise<RunSummary> {
     const { journal, clock, logger } = this.deps;
+    for (const id of opts.confirm ?? []) this.allowedGuards.add(id);
     const startedAtMs = clock.now();
     const signal = opts.signal ? AbortSignal.any([opts.signal, this.closer.signal]) : this.closer.signal;
     // Every transfer in flight listens on this one signal; dozens at once are expected, not a leak.
@@ -202,7 +204,10 @@ class SyncEngine implements Engine {
       for (const root of this.deps.roots) {
         if (observed.refusals.some((r) => r.root === root.id)) continue;
         const rc = this.rootContext(root);
-        if (!(await this.ensureLocalRoot(rc, refusals))) continue;
+        const ready = await this.ensureLocalRoot(rc, refusals, !(hintedPass && !observed.full && this.scanned.has(root.id)));
+        if (ready === false) continue;
+        // A new root accepted: its local rows and merge base are gone, so the whole root is planned again.
+        if (ready === 'accepted') clean.delete(root.id);
         this.tracker.setPhase('scanning');
         const hinted = [...(this.pendingLocal.get(root.id) ?? [])];
         consumedLocal.set(root.id, hinted);
@@ -242,6 +247,7 @@ class SyncEngine implements Engine {
         const outcome = await reconcileRoot(ctx, rc, scope, tally);
         outcomes.push(outcome);
         if (outcome === 'converged' && !tally.fatal && !signal.aborted) {
+          this.allowedGuards.delete(guardIdText({ kind: 'local-root-empty', root: root.id }));
           markClean(journal, root, clock.now(), scope.kind === 'full');
           // This pass planned the deferred paths another process left (above, or a whole-root plan): only this
           // process's own are still waiting.
@@ -354,17 +360,35 @@ class SyncEngine implements Engine {
     this.events.onNotice?.({ root, text });
   }
 
-  /** A missing local root is created on a first run, and refused once anything was in sync there. */
-  private async ensureLocalRoot(rc: RootContext, refusals: { id: string; message: string }[]): Promise<boolean> {
-    if (await localRootExists(rc.fs)) return true;
-    const synced = this.deps.journal.countSynced(rc.root.id);
-    if (synced.files + synced.folders === 0) {
-      await rc.fs.createRoot();
+  /**
+   * The local root guard (root-guard.ts): a missing root is created on a first run, and refused once anything was
+   * in sync there, as is one that is not the folder that was synced or is suddenly empty (looked at on full passes).
+   * A refused root gets a full scan at its next pass.
+   */
+  private async ensureLocalRoot(rc: RootContext, refusals: { id: string; message: string }[], fullPass: boolean): Promise<boolean | 'accepted'> {
+    const root = rc.root;
+    const verdict = await checkLocalRoot(
+      { journal: this.deps.journal, root, fs: rc.fs, isIgnored: rc.isIgnored as (p: string, isDir: boolean) => boolean, marker: this.deps.options.rootMarker ?? null },
+      {
+        acceptNew: this.allowedGuards.delete(guardIdText({ kind: 'local-root-missing', root: root.id })),
+        // Kept until the root converges: the deletes it lets through may meet the mass-delete guard first.
+        allowEmpty: this.allowedGuards.has(guardIdText({ kind: 'local-root-empty', root: root.id })),
+        checkEmpty: fullPass,
+        // maxDeleteFraction 1: the user lets a pass delete all of a root (delete-guard.ts).
+        emptyGuard: this.deps.options.maxDeleteFraction < 1,
+      },
+    );
+    if (verdict.ok) {
+      if (verdict.accepted === true) {
+        this.deps.logger.warn({ root: root.id }, verdict.note);
+        this.scanned.delete(root.id);
+        return 'accepted';
+      }
       return true;
     }
-    const message = `the local folder ${rc.root.localPath} is missing (unmounted or moved?) while ${synced.files} files were in sync; refusing to delete them on Box. Restore or remount it, then run again`;
-    refusals.push({ id: guardIdText({ kind: 'local-root-missing', root: rc.root.id }), message });
-    this.deps.logger.error({ root: rc.root.id }, message);
+    this.scanned.delete(root.id);
+    refusals.push({ id: verdict.id, message: verdict.message });
+    this.deps.logger.error({ root: root.id }, verdict.message);
     return false;
   }
 
@@ -386,7 +410,10 @@ class SyncEngine implements Engine {
       this.tracker.fatal = { code: tally.fatal.code, message: tally.fatal.message };
     } else if (refusals.length > 0 || outcomes.includes('guard')) {
       outcome = 'guard';
-      why = this.tracker.heldGuard?.message ?? refusals.map((r) => r.message).join('; ');
+      // A guard another root's pass held does not hide the roots refused before their pass.
+      const held = this.tracker.heldGuard?.message;
+      const refused = refusals.map((r) => r.message).join('; ');
+      why = held === undefined ? refused : refused === '' || held.includes(refused) ? held : `${held}; ${refused}`;
     } else if (why !== null || failedItems > 0 || parkedRows.length > 0 || outcomes.includes('stalled')) {
       outcome = 'failed-items';
       if (why === null && outcomes.includes('stalled')) why = 'the plan did not settle within the pass limit';

@@ -7,12 +7,15 @@ import type { RootId } from '../core/model.js';
 export type GuardId =
   /** More deletes in one pass than `safety.maxDeletes` and `maxDeleteFraction` allow; stable for the same count. */
   | { readonly kind: 'mass-delete'; readonly root: RootId; readonly deletes: number }
-  /** The Box folder of a root is gone or empty although files were in sync there; the local root folder is missing. */
-  | { readonly kind: 'remote-root-missing' | 'remote-root-empty' | 'local-root-missing'; readonly root: RootId };
+  /**
+   * The Box folder of a root is gone or empty although files were in sync there; the local root folder is missing
+   * (gone, another device or inode, no marker, an empty mount point) or suddenly empty (engine/root-guard.ts).
+   */
+  | { readonly kind: 'remote-root-missing' | 'remote-root-empty' | 'local-root-missing' | 'local-root-empty'; readonly root: RootId };
 
 export type GuardKind = GuardId['kind'];
 
-const ROOT_KINDS: ReadonlySet<string> = new Set(['remote-root-missing', 'remote-root-empty', 'local-root-missing']);
+const ROOT_KINDS: ReadonlySet<string> = new Set(['remote-root-missing', 'remote-root-empty', 'local-root-missing', 'local-root-empty']);
 
 export function guardIdText(g: GuardId): string {
   return g.kind === 'mass-delete' ? `mass-delete:${g.root}:${g.deletes}` : `${g.kind}:${g.root}`;

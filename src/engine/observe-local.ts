@@ -115,6 +115,7 @@ export async function scanLocal(deps: LocalObserverDeps, under?: RelPath, signal
     }
   };
   let reported = 0;
+  const foreignTemps: RelPath[] = [];
   const scan = fs.scan({
     isIgnored,
     known: (p) => {
@@ -127,6 +128,7 @@ export async function scanLocal(deps: LocalObserverDeps, under?: RelPath, signal
     onUnreadable: parks.onUnreadable,
     // A whole-root scan runs at the start of a pass with nothing in flight: partial downloads of a killed run go.
     removeTemps: under === undefined,
+    onForeignTemp: (p) => void foreignTemps.push(p),
     ...(under === undefined ? {} : { under }),
   });
   for await (const batch of scan) {
@@ -150,8 +152,32 @@ export async function scanLocal(deps: LocalObserverDeps, under?: RelPath, signal
   // `under` gone, or no longer a folder: nothing below it is left.
   if (under !== undefined && !listedUnder) dropBelow(under);
   else if (journal.countLocalUnder(root.id, scope, reported + 1) > reported) dropInChunks(journal, orphans(journal, root.id, scope), drop);
+  reportForeignTemps(journal, root.id, foreignTemps, under === undefined);
   return { changed };
 }
+
+/** The failure code of a user's file named like a boxsync temp file (never synced, never removed: reported). */
+export const FOREIGN_TEMP_CODE = 'temp_name_reserved';
+
+/**
+ * Files named like boxsync's temp files that boxsync did not make are parked with a message saying so, on every
+ * run while they are there; a whole-root scan (`wholeRoot`) drops the reports of those gone or renamed since.
+ */
+function reportForeignTemps(journal: Journal, root: RootId, found: readonly RelPath[], wholeRoot: boolean): void {
+  const seen = new Set(found);
+  const stale = wholeRoot ? journal.failures(root).filter((f) => f.code === FOREIGN_TEMP_CODE && !seen.has(f.path)) : [];
+  const fresh = found.filter((p) => journal.getFailure(root, p)?.code !== FOREIGN_TEMP_CODE);
+  if (stale.length === 0 && fresh.length === 0) return;
+  journal.transaction(() => {
+    for (const f of stale) journal.clearFailure(root, f.path);
+    for (const path of fresh) {
+      const message = `the file is named like a boxsync temp file (${TEMP_NAME_HINT}) but boxsync did not make it: it is not synced and left as it is; rename it to sync it`;
+      journal.recordFailure({ root, path, code: FOREIGN_TEMP_CODE, message, attempts: 1, nextRetryAtMs: 0, disposition: 'skip' });
+    }
+  });
+}
+
+const TEMP_NAME_HINT = '.boxsync-tmp-*';
 
 /** Drops paths as a source yields them, SWEEP_CHUNK_ROWS per transaction (a keyset pager may be the source). */
 function dropInChunks(journal: Journal, paths: Iterable<RelPath>, drop: (p: RelPath) => void): void {

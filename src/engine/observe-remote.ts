@@ -15,6 +15,7 @@
  */
 import type { RemoteId, RootId, SyncRoot } from '../core/model.js';
 import { isSyncError } from '../core/errors.js';
+import { escapeText } from '../core/escape.js';
 import type { Journal } from '../ports/journal.js';
 import type { RemoteChanges, StreamType } from '../ports/remote-changes.js';
 import type { RemoteStore } from '../ports/remote-store.js';
@@ -127,7 +128,7 @@ async function listRoot(
       refusal: {
         root: root.id,
         code: 'remote-root-missing',
-        message: `the Box folder ${root.remoteId} of ${root.localPath} is gone or not visible; nothing was changed, check the folder and the account`,
+        message: `the Box folder ${root.remoteId} of ${escapeText(root.localPath)} is gone or not visible; nothing was changed, check the folder and the account`,
       },
     };
   }
@@ -141,7 +142,7 @@ async function listRoot(
       refusal: {
         root: root.id,
         code: 'remote-root-empty',
-        message: `the Box folder ${root.remoteId} of ${root.localPath} is suddenly empty while ${synced.files} files were in sync; refusing to delete them locally. Check Box; if it is meant to be empty, confirm this guard (boxsync daemon) and the mass-delete guard decides next`,
+        message: `the Box folder ${root.remoteId} of ${escapeText(root.localPath)} is suddenly empty while ${synced.files} files were in sync; refusing to delete them locally. Check Box; if it is meant to be empty, confirm this guard (boxsync daemon) and the mass-delete guard decides next`,
       },
     };
   }

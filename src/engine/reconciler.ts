@@ -23,7 +23,7 @@ import type { PrefetchFile, RemoteStore } from '../ports/remote-store.js';
 import type { Logger } from 'pino';
 import { CommitBatch } from './commit-batch.js';
 import { commitOutcome } from './commit.js';
-import { checkMassDelete } from './delete-guard.js';
+import { checkMassDelete, rootSideEmpty } from './delete-guard.js';
 import { execute, toSyncError, type Outcome } from './executor.js';
 import type { IsIgnored } from './observe-local.js';
 import { reobserve } from './reobserve.js';
@@ -176,6 +176,7 @@ function massDeleteVerdict(ctx: ReconcileContext, rc: RootContext, ops: readonly
     ops,
     maxDeletes: ctx.options.maxDeletes,
     maxDeleteFraction: ctx.options.maxDeleteFraction,
+    sideEmpty: (side) => rootSideEmpty(ctx.journal, rc.root, rc.isIgnored, side),
   });
 }
 

@@ -43,6 +43,11 @@ export interface EngineOptions {
    * Default SETTLE_GONE_MS.
    */
   readonly settleGoneMs?: number;
+  /**
+   * `safety.rootMarker`: a file boxsync puts in each root when it first syncs it; once there, a root without it is
+   * refused as missing (root-guard.ts). Default null (none).
+   */
+  readonly rootMarker?: string | null;
 }
 
 export interface EngineDeps {
@@ -157,7 +162,8 @@ export interface Engine {
    * Observe (first run: take the stream position BEFORE the full listing, then list + scan; later runs: fetch
    * remote changes since the stored cursor and rescan locally), then plan/execute/commit until quiescent.
    */
-  runOnce(opts?: { signal?: AbortSignal; fullRescan?: boolean }): Promise<RunSummary>;
+  /** `confirm`: guard ids the user confirmed for this run (`sync --once --confirm ID`, `--accept-new-root ROOT`). */
+  runOnce(opts?: { signal?: AbortSignal; fullRescan?: boolean; confirm?: readonly string[] }): Promise<RunSummary>;
   /** Daemon entry points: feed hints, then `runPass` handles only what they touched (cost grows with the change). */
   hintLocal(root: RootId, paths: readonly RelPath[]): void;
   hintRemote(ids: readonly RemoteId[]): void;

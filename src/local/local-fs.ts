@@ -19,7 +19,7 @@ import type { Logger } from 'pino';
 import { SyncError } from '../core/errors.js';
 import { asRelPath, type LocalEntry, type RelPath } from '../core/model.js';
 import type { LocalGuard } from '../core/operations.js';
-import type { LocalFs, ScanOptions, TempFile } from '../ports/local-fs.js';
+import type { LocalFs, RootState, ScanOptions, TempFile } from '../ports/local-fs.js';
 import { assertParentsInside, firstBadAncestor } from './containment.js';
 import { classifyFsError, errnoOf } from './fs-errors.js';
 import { viaCallback, type FsModule } from './fs-module.js';
@@ -31,7 +31,7 @@ import type { LocalTrash } from './local-trash.js';
 import { entryFromStats, scanTree } from './scan.js';
 import { openTempFile } from './temp-file.js';
 import { probePath } from './probe.js';
-import { isTempName, newTempName } from './temp-name.js';
+import { isTempName, TempNames } from './temp-name.js';
 
 export interface LocalFsOptions {
   /** Absolute path of the sync root. */
@@ -44,6 +44,12 @@ export interface LocalFsOptions {
    * answer on the next turn of the event loop (QuickGateOptions.answerNextTurn). Default false (`sync --once`).
    */
   readonly liveChanges?: boolean;
+  /**
+   * The state dir's key for temp names (temp-name.ts TempNames, kept in the journal): leftover temp files made
+   * with it are removed by a full scan; others with the prefix are reported and left alone. Default: a key of
+   * this process alone.
+   */
+  readonly tempKey?: string;
 }
 
 /** errnos of link(2) that mean "this file system has no hard links", not "the target exists". */
@@ -61,6 +67,7 @@ export class DiskLocalFs implements LocalFs {
   readonly #trash: LocalTrash;
   readonly #logger: Logger | undefined;
   readonly #twins: NameTwins;
+  readonly #temps: TempNames;
   /** Folders with a rename of ours not yet fsynced (see durable()). */
   readonly #unsynced = new Set<string>();
 
@@ -75,6 +82,7 @@ export class DiskLocalFs implements LocalFs {
     this.#trash = opts.trash;
     this.#logger = opts.logger;
     this.#twins = new NameTwins(this.#fs);
+    this.#temps = new TempNames(opts.tempKey);
   }
 
   abs(path: RelPath): string {
@@ -96,7 +104,14 @@ export class DiskLocalFs implements LocalFs {
     // A full scan asks statfs again; the daemon's small scans after each watcher event use the last answer.
     if (opts.under === undefined) this.#localDisk = this.#askLocalDisk();
     // The walk times its own synchronous lstats, a window at a time (scan.ts).
-    return scanTree({ fs: this.#rawFs, rootPath: this.rootPath, abs: (p) => (p === '' ? this.rootPath : this.abs(p)), opts, localDisk: this.#localDisk });
+    return scanTree({
+      fs: this.#rawFs,
+      rootPath: this.rootPath,
+      abs: (p) => (p === '' ? this.rootPath : this.abs(p)),
+      opts,
+      localDisk: this.#localDisk,
+      isOurTemp: (name) => this.#temps.isOurs(name),
+    });
   }
 
   /** undefined also when a folder on the way is a symlink: such a path is not part of the tree. */
@@ -142,7 +157,7 @@ export class DiskLocalFs implements LocalFs {
   }
 
   tempPathFor(path: RelPath): string {
-    return join(dirname(this.abs(path)), newTempName());
+    return join(dirname(this.abs(path)), this.#temps.next());
   }
 
   async openTemp(path: RelPath): Promise<TempFile> {
@@ -164,7 +179,7 @@ export class DiskLocalFs implements LocalFs {
   }
 
   async discardTemp(tempAbs: string): Promise<void> {
-    if (!isTempName(basename(tempAbs))) throw new Error(`refusing to discard ${tempAbs}: not a boxsync temp file`);
+    if (!this.#temps.isOurs(basename(tempAbs))) throw new Error(`refusing to discard ${tempAbs}: not a boxsync temp file`);
     await this.#fs.promises.rm(tempAbs, { force: true });
   }
 
@@ -178,6 +193,25 @@ export class DiskLocalFs implements LocalFs {
 
   async createRoot(): Promise<void> {
     await this.#fs.promises.mkdir(this.rootPath, { recursive: true });
+  }
+
+  async rootState(marker: string | null): Promise<RootState | undefined> {
+    const st = await this.#rawFs.promises.stat(this.rootPath).catch(() => undefined);
+    if (st === undefined || !st.isDirectory()) return undefined;
+    // A root that is a symlink the user chose: its parent folder says nothing about the target's mount.
+    const link = await this.#rawFs.promises.lstat(this.rootPath).catch(() => undefined);
+    const parent = this.rootPath === '/' || link?.isSymbolicLink() === true ? undefined : await this.#rawFs.promises.stat(dirname(this.rootPath)).catch(() => undefined);
+    const hasMarker = marker === null ? null : (await lstatOrUndefined(this.#rawFs, join(this.rootPath, marker)))?.isFile() === true;
+    return { dev: String(st.dev), ino: Number(st.ino), mountPoint: parent !== undefined && parent.dev !== st.dev, hasMarker };
+  }
+
+  async writeRootMarker(name: string): Promise<void> {
+    const text = 'This file tells boxsync that this folder is the sync root it synced (safety.rootMarker). Do not remove it.\n';
+    try {
+      await this.#rawFs.promises.writeFile(join(this.rootPath, name), text, { flag: 'wx' });
+    } catch (e) {
+      if (errnoOf(e) !== 'EEXIST') throw classifyFsError(e, { action: 'writing the root marker', path: asRelPath(name) });
+    }
   }
 
   async commitTemp(tempAbs: string, path: RelPath, guard: LocalGuard, mtimeMs?: number, opts?: { readonly synced?: boolean }): Promise<LocalEntry> {

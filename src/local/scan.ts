@@ -54,6 +54,8 @@ interface ScanContext {
   readonly opts: ScanOptions;
   /** Whether the root is on a local disk (quick-fs.ts onLocalDisk), as the LocalFs last asked. */
   readonly localDisk: Promise<boolean>;
+  /** Was a temp-prefixed name made by this state dir's boxsync (temp-name.ts TempNames.isOurs)? */
+  readonly isOurTemp: (name: string) => boolean;
 }
 
 interface WalkContext extends ScanContext {
@@ -123,7 +125,7 @@ async function observeNames(ctx: WalkContext, dir: RelPath | '', names: readonly
       names.slice(i, i + OBSERVE_CONCURRENCY).map(async (name, k) => {
         const path = paths[i + k];
         if (path === null || path === undefined) {
-          if (ctx.opts.removeTemps === true) await removeTemp(ctx, dir === '' ? name : `${dir}/${name}`);
+          await leftoverTemp(ctx, asRelPath(dir === '' ? name : `${dir}/${name}`), name);
           return undefined;
         }
         const st = stats[i + k];
@@ -265,10 +267,17 @@ async function observeStat(ctx: ScanContext, path: RelPath, st: Stats): Promise<
   }
 }
 
-/** Unlink one leftover temp file of ours; a folder or anything else by that name is left alone. */
-async function removeTemp(ctx: ScanContext, path: string): Promise<void> {
-  const abs = ctx.abs(asRelPath(path));
+/**
+ * A temp-prefixed name met by the walk. One of ours (a partial download of a killed run) is unlinked when the
+ * scan may remove temps; any other file by such a name is a user's, never removed: it is reported
+ * (onForeignTemp). A folder or anything else by that name is left alone.
+ */
+async function leftoverTemp(ctx: ScanContext, path: RelPath, name: string): Promise<void> {
+  const ours = ctx.isOurTemp(name);
+  if (ours && ctx.opts.removeTemps !== true) return;
+  const abs = ctx.abs(path);
   const st = await lstatOrUndefined(ctx.fs, abs);
   if (st === undefined || !st.isFile()) return;
-  await ctx.fs.promises.unlink(abs).catch(() => undefined);
+  if (ours) await ctx.fs.promises.unlink(abs).catch(() => undefined);
+  else ctx.opts.onForeignTemp?.(path);
 }

@@ -26,6 +26,17 @@ export interface TempFile {
   close(): Promise<void>;
 }
 
+/** What the root folder is now (engine/root-guard.ts compares it with what it was). */
+export interface RootState {
+  /** Its device (st_dev, as text: it may not fit a double) and inode. */
+  readonly dev: string;
+  readonly ino: number;
+  /** On another device than its parent folder: something is mounted on it. */
+  readonly mountPoint: boolean;
+  /** Whether the marker file asked for is there (null: none asked for). */
+  readonly hasMarker: boolean | null;
+}
+
 export interface ScanOptions {
   /** Only this subtree (default: the whole root). */
   readonly under?: RelPath;
@@ -50,6 +61,11 @@ export interface ScanOptions {
    * when it is renamed into place.
    */
   readonly removeTemps?: boolean;
+  /**
+   * Called for a file with the temp prefix that this state dir's boxsync did not make (a user's own
+   * `.boxsync-tmp-notes`): it is never removed nor synced, and the caller reports it.
+   */
+  readonly onForeignTemp?: (path: RelPath) => void;
   /**
    * Called once for every folder whose listing the scan read (the root, `under`, and every folder reported
    * below), after all its entries were observed, with the entries reported for it in name order (ignored names,
@@ -94,6 +110,10 @@ export interface LocalFs {
   rootExists(): Promise<boolean>;
   /** Create the root folder (and its parents): only on a first run, when nothing was ever in sync there. */
   createRoot(): Promise<void>;
+  /** The root's device, inode and mount state, and whether `marker` is in it; undefined when it is missing. */
+  rootState(marker: string | null): Promise<RootState | undefined>;
+  /** Write the root marker file (safety.rootMarker); one already there is kept. */
+  writeRootMarker(name: string): Promise<void>;
   /**
    * Rename an absolute temp file (from tempPathFor) into place after checking the guard on `path`; sets mtime when
    * given and fsyncs the file (unless `synced`: its writer already fsynced its bytes, as a download does). The

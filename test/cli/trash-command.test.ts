@@ -97,6 +97,8 @@ describe('boxsync trash', () => {
     const xdg = join(env.dir, 'xdg-data');
     extraEnv = { XDG_DATA_HOME: xdg };
     env.web.uploadFile(env.rootId, 'notes.txt', 'my notes');
+    // Another file stays: deleting everything under a root (or a root that lists empty) is a guard of its own.
+    env.web.uploadFile(env.rootId, 'stays.txt', 'stays');
     await ok(['sync', '--once']);
     const path = join(env.mirror, 'notes.txt');
     // What a file manager does: the .trashinfo first, then the rename into files/.
@@ -122,6 +124,8 @@ describe('boxsync trash', () => {
     h = await createHarness();
     const env = h;
     const id = env.web.uploadFile(env.rootId, 'doc.txt', 'keep me').id;
+    // Another file stays: deleting everything under a root is a guard of its own.
+    env.web.uploadFile(env.rootId, 'stays.txt', 'stays');
     await env.start();
     const path = join(env.mirror, 'doc.txt');
     await waitFor(() => exists(path), { timeoutMs: 30_000, what: 'doc.txt in the mirror' });

@@ -35,7 +35,7 @@ describe('config defaults', () => {
     expect(c.socketPath).toBe('/run/user/1000/boxsync/control.sock');
     expect(c.streamType).toBe('changes');
     expect(c.transferConcurrency).toBe(4);
-    expect(c.safety).toEqual({ maxDeletes: 100, maxDeleteFraction: 0.5 });
+    expect(c.safety).toEqual({ maxDeletes: 100, maxDeleteFraction: 0.5, rootMarker: null });
     expect(c.localTrash).toEqual({ mode: 'state', retentionDays: 30 });
     expect(c.log.level).toBe('info');
     expect(c.schedules.fullRescan).toBe('0 3 * * *');

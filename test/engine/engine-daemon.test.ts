@@ -158,6 +158,8 @@ describe('engine: a hinted pass sees a local move whole, even hinted from one en
   it('a folder hinted gone with no move in sight waits for its settle time, then goes to the Box trash', async () => {
     const h = await harness({ settleGoneMs: SETTLE_MS });
     await h.write('dir/a.txt', 'a');
+    // Something stays: deleting everything under a root is a guard of its own (delete-guard.ts).
+    await h.write('stays.txt', 's');
     expectConverged(await h.run());
     const dirId = h.store.childByName(h.top.id, 'dir')!.id;
     await rm(join(h.localPath, 'dir'), { recursive: true });

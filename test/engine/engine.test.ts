@@ -166,6 +166,8 @@ describe('engine: conflicts and edit-beats-delete', () => {
   it('edited on Box, deleted locally: downloads it again', async () => {
     const h = await harness();
     const f = h.store.seedFile(h.top.id, 'keep.txt', 'v1');
+    // Another file stays: a root that lists empty is a guard of its own (below).
+    h.store.seedFile(h.top.id, 'other.txt', 'o');
     expectConverged(await h.run());
     await h.remove('keep.txt');
     h.store.editRemotely(f.id, 'v2 from box');
@@ -233,17 +235,42 @@ describe('engine: safety', () => {
     const h = await harness({ maxDeletes: 3, maxDeleteFraction: 0.5 });
     for (let i = 0; i < 8; i++) await h.write(`f${i}.txt`, `content ${i}`);
     expectConverged(await h.run());
-    for (let i = 0; i < 8; i++) await h.remove(`f${i}.txt`);
+    // One file stays: deleting everything (and a root that lists empty) are guards of their own, below.
+    for (let i = 0; i < 7; i++) await h.remove(`f${i}.txt`);
     const s = await h.run();
     expect(s.outcome).toBe('guard');
     expect(h.callsOf('trash')).toBe(0);
     const held = h.engine.status().heldGuard;
-    expect(held?.message).toMatch(/refusing to delete 8 of 8/);
+    expect(held?.message).toMatch(/refusing to delete 7 of 8/);
     expect(h.engine.confirmGuard('not-the-id')).toBe(false);
     expect(h.engine.confirmGuard(held!.id)).toBe(true);
     expectConverged(await h.run());
-    expect(h.callsOf('trash')).toBe(8);
-    expect(h.store.allEntries().filter((e) => e.status === 'trashed')).toHaveLength(8);
+    expect(h.callsOf('trash')).toBe(7);
+    expect(h.store.allEntries().filter((e) => e.status === 'trashed')).toHaveLength(7);
+  });
+
+  it('deleting everything under a root asks whatever the count: the root that lists empty first, then the deletes', async () => {
+    const h = await harness();
+    await h.write('a.txt', 'a');
+    await h.write('d/b.txt', 'b');
+    expectConverged(await h.run());
+    await h.remove('a.txt');
+    await h.remove('d');
+    const s = await h.run();
+    expect(s.outcome).toBe('guard');
+    expect(s.message).toMatch(/suddenly empty while files were in sync; refusing to delete them on Box/);
+    expect(h.callsOf('trash')).toBe(0);
+    expect(h.engine.confirmGuard(h.engine.status().heldGuard!.id)).toBe(true);
+    const next = await h.run();
+    expect(next.outcome).toBe('guard');
+    const held = h.engine.status().heldGuard!;
+    expect(held.id).toMatch(/^mass-delete:/);
+    expect(held.message).toMatch(/refusing to delete all 3 synced items/);
+    expect(h.callsOf('trash')).toBe(0);
+    expect(h.engine.confirmGuard(held.id)).toBe(true);
+    expectConverged(await h.run());
+    expect(h.store.allEntries().filter((e) => e.status === 'trashed').length).toBeGreaterThan(0);
+    expect(h.store.allEntries().filter((e) => e.status === 'active' && e.parentId === h.top.id)).toEqual([]);
   });
 
   it('refuses a root whose local folder went missing, touching nothing on Box', async () => {
@@ -344,6 +371,13 @@ describe('engine: safety', () => {
     const held = h.engine.status().heldGuard!;
     expect(h.engine.confirmGuard(held.id)).toBe(true);
     h.changes.invalidate();
+    // Then the deletes meet the mass-delete guard: deleting everything under a root always asks.
+    const next = await h.run();
+    expect(next.outcome).toBe('guard');
+    expect(await h.list()).toEqual(['a.txt', 'b.txt']);
+    const all = h.engine.status().heldGuard!;
+    expect(all.message).toMatch(/refusing to delete all 2 synced items/);
+    expect(h.engine.confirmGuard(all.id)).toBe(true);
     expectConverged(await h.run());
     expect(await h.list()).toEqual([]);
   });

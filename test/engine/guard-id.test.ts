@@ -9,6 +9,7 @@ describe('guard ids: one spelling, read back exactly', () => {
     { kind: 'remote-root-missing', root },
     { kind: 'remote-root-empty', root },
     { kind: 'local-root-missing', root },
+    { kind: 'local-root-empty', root },
   ])('%o round-trips', (g) => {
     expect(parseGuardId(guardIdText(g))).toEqual(g);
   });

@@ -4,7 +4,7 @@ import { Volume, createFsFromVolume } from 'memfs';
 import { describe, expect, it } from 'vitest';
 import type { FsModule } from '../../src/local/fs-module.js';
 import { createIgnoreMatcher, DEFAULT_IGNORE_PATTERNS, IGNORE_CACHE_QUESTIONS, ignoreReason, loadIgnoreMatcher, namePrefilter } from '../../src/local/ignore.js';
-import { isTempName, newTempName, TEMP_PREFIX } from '../../src/local/temp-name.js';
+import { isTempName, TempNames, TEMP_PREFIX } from '../../src/local/temp-name.js';
 
 describe('createIgnoreMatcher', () => {
   const m = createIgnoreMatcher([]);
@@ -21,7 +21,7 @@ describe('createIgnoreMatcher', () => {
     'deep/er/Thumbs.db',
     'desktop.ini',
     `${TEMP_PREFIX}0123abcd`,
-    `some/dir/${newTempName()}`,
+    `some/dir/${new TempNames().next()}`,
   ])('ignores editor and OS litter and our temp files: %s', (p) => {
     expect(m(p, false)).toBe(true);
   });
@@ -149,7 +149,7 @@ describe('the name prefilter (a quick "not ignored" before the ignore package)',
 
 describe('newTempName', () => {
   it('gives a new, short temp name each call', () => {
-    const names = Array.from({ length: 10_000 }, () => newTempName());
+    const names = Array.from({ length: 10_000 }, () => new TempNames().next());
     expect(new Set(names).size).toBe(names.length);
     expect(names.every((n) => isTempName(n) && Buffer.byteLength(n) <= 40 && /^[\w.-]+$/.test(n))).toBe(true);
   });

@@ -48,7 +48,7 @@ export async function runSyncDryRun(opts: DryRunOptions = {}): Promise<ExitCode>
     const journalFile = join(scratch, 'journal.db');
     await copyJournal(join(config.stateDir, 'journal.db'), journalFile);
     const { compose } = await import('../../daemon/compose.js');
-    composition = await compose({ config, logger, journalFile });
+    composition = await compose({ config, logger, journalFile, readOnlyStateDir: true });
     const report = await composition.planDryRun({ fullRescan: opts.fullRescan ?? false, ...(opts.signal ? { signal: opts.signal } : {}) });
     out.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : formatDryRun(report));
     return report.guarded ? 3 : 0;

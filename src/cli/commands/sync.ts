@@ -33,6 +33,10 @@ export interface SyncOnceOptions {
   readonly onSummary?: (summary: RunSummary, config: Config) => void;
   /** `-v/--verbose`: log at debug level unless BOXSYNC_LOG_LEVEL says otherwise. */
   readonly verbose?: boolean;
+  /** `--confirm ID` (repeatable): safety guards the user confirmed for this run, as `boxsync status` or the last run showed them. */
+  readonly confirm?: readonly string[];
+  /** `--accept-new-root ROOT` (repeatable): root ids or local paths whose folder is accepted as the new root. */
+  readonly acceptNewRoots?: readonly string[];
   /** `--bwlimit RATE` read (see readBwlimit); undefined: the config's http.bwlimitKiBps. */
   readonly bandwidthBytesPerSec?: number | null | undefined;
 }
@@ -63,7 +67,14 @@ export function register(program: Command): void {
     .option('--bwlimit <rate>', 'cap the total transfer rate, e.g. 500K or 2M per second (overrides http.bwlimitKiBps)')
     .option('-n, --dry-run', 'print the plan (every operation and its reason, and what the safety guards would do) and change nothing (0 printed, 2 fatal, 3 a guard would stop the run)')
     .option('--json', 'with --dry-run: print the plan as JSON')
-    .action(async (opts: { once?: boolean; config?: string; fullRescan?: boolean; bwlimit?: string; dryRun?: boolean; json?: boolean }, cmd: Command) => {
+    .option('--confirm <id>', 'confirm a safety guard that stopped the last run, by the id it printed (repeatable)', collect, [])
+    .option(
+      '--accept-new-root <root>',
+      'the local folder of ROOT (its id or local path) was replaced on purpose: accept it and merge it with Box as on a first sync (nothing is deleted) (repeatable)',
+      collect,
+      [],
+    )
+    .action(async (opts: { once?: boolean; config?: string; fullRescan?: boolean; bwlimit?: string; dryRun?: boolean; json?: boolean; confirm: string[]; acceptNewRoot: string[] }, cmd: Command) => {
       const bw = readBwlimit(opts.bwlimit);
       if (bw === null) return;
       if (opts.dryRun) {
@@ -101,6 +112,8 @@ export function register(program: Command): void {
           signal: ac.signal,
           verbose: isVerbose(cmd),
           bandwidthBytesPerSec: bw.bandwidthBytesPerSec,
+          confirm: opts.confirm,
+          acceptNewRoots: opts.acceptNewRoot,
         });
       } finally {
         process.off('SIGINT', onSignal);
@@ -149,6 +162,12 @@ export async function runSyncOnce(opts: SyncOnceOptions = {}): Promise<ExitCode>
   const opened = await configAndLock(opts.configPath, env, say);
   if (opened === null) return 2;
   const { config, lock } = opened;
+  const confirm = await confirmedGuards(config, opts);
+  if (typeof confirm === 'string') {
+    say(confirm);
+    lock.release();
+    return 2;
+  }
 
   const { createRunReporter } = await import('../progress.js');
   const reporter = createRunReporter({ tty, out, err });
@@ -166,7 +185,7 @@ export async function runSyncOnce(opts: SyncOnceOptions = {}): Promise<ExitCode>
     if (composition.journalRebuilt !== null) {
       say(`the journal failed its integrity check (${composition.journalRebuilt}); it was set aside and is rebuilt from a fresh scan and listing. No file is touched for this.`);
     }
-    const summary = await composition.engine.runOnce({ ...(opts.signal ? { signal: opts.signal } : {}), fullRescan: opts.fullRescan ?? false });
+    const summary = await composition.engine.runOnce({ ...(opts.signal ? { signal: opts.signal } : {}), fullRescan: opts.fullRescan ?? false, confirm });
     reporter.finish(summary);
     opts.onSummary?.(summary, config);
     if (opts.signal?.aborted && summary.outcome !== 'converged') {
@@ -190,6 +209,28 @@ export async function runSyncOnce(opts: SyncOnceOptions = {}): Promise<ExitCode>
     await composition?.close().catch((e: unknown) => logger.error({ err: e }, 'error while closing'));
     lock.release();
   }
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** The guard ids `--confirm` and `--accept-new-root` name, or what is wrong with them (exit 2, nothing done). */
+async function confirmedGuards(config: Config, opts: SyncOnceOptions): Promise<string[] | string> {
+  const { parseGuardId, guardIdText } = await import('../../engine/guard-id.js');
+  const { resolve } = await import('node:path');
+  const { escapeText } = await import('../../core/escape.js');
+  const out: string[] = [];
+  for (const id of opts.confirm ?? []) {
+    if (parseGuardId(id) === null) return `--confirm: "${escapeText(id)}" is not a safety guard id (they look like mass-delete:ROOT:COUNT or local-root-empty:ROOT); nothing was done`;
+    out.push(id);
+  }
+  for (const name of opts.acceptNewRoots ?? []) {
+    const root = config.folders.find((r) => r.id === name || r.localPath === resolve(name));
+    if (root === undefined) return `--accept-new-root: "${escapeText(name)}" is neither the id nor the local path of a configured root; nothing was done`;
+    out.push(guardIdText({ kind: 'local-root-missing', root: root.id }));
+  }
+  return out;
 }
 
 export function exitCodeOf(summary: RunSummary): ExitCode {
