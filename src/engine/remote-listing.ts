@@ -8,6 +8,7 @@ import { isSyncError, type SyncError } from '../core/errors.js';
 import { escapeText } from '../core/escape.js';
 import type { RelPath, RemoteEntry, RemoteId, SyncRoot } from '../core/model.js';
 import { joinPath } from '../core/paths.js';
+import { byteLength, childPathBytes, pathTooLong } from '../core/path-limits.js';
 import type { Journal } from '../ports/journal.js';
 import type { RejectedItem, RemoteStore } from '../ports/remote-store.js';
 import type { Logger } from 'pino';
@@ -53,14 +54,16 @@ export async function listSubtree(
   deps: ListingDeps,
   folderId: RemoteId,
   signal?: AbortSignal,
-  opts: { refuseEmpty?: boolean; onlyNewFolders?: boolean } = {},
+  opts: { refuseEmpty?: boolean; onlyNewFolders?: boolean; topPathBytes?: number } = {},
 ): Promise<SubtreeResult> {
   const problems: ListingProblems = { rejected: [], incomplete: [] };
   const visited = new Set<RemoteId>([folderId]);
   for (const r of deps.roots ?? []) visited.add(r.remoteId);
+  // The absolute local path's bytes of each folder to list (core/path-limits.ts): what is deeper is parked.
+  const pathBytes = new Map<RemoteId, number>([[folderId, opts.topPathBytes ?? topPathBytes(deps, folderId)]]);
   const run = async (id: RemoteId, isTop: boolean): Promise<RemoteId[] | 'refused'> => {
     try {
-      return await listOneFolder(deps, id, isTop, opts, visited, problems, signal);
+      return await listOneFolder(deps, id, isTop, opts, { visited, pathBytes }, problems, signal);
     } catch (e) {
       if (signal?.aborted || !isSyncError(e) || e.disposition === 'fatal' || e.code === 'aborted') throw e;
       deps.logger.warn({ folderId: id, code: e.code }, `${e.message}; the rest of the tree is still synced`);
@@ -95,6 +98,16 @@ export async function listSubtree(
   if (failure !== undefined) throw failure.error;
   record(deps, problems);
   return { refused: false, problems };
+}
+
+/**
+ * Bytes of the top folder's absolute local path: from its root when the journal places it under one, else 0
+ * (the bound then counts from the top folder, and a walk below it still ends).
+ */
+function topPathBytes(deps: ListingDeps, folderId: RemoteId): number {
+  const at = locateRemote(deps.journal, deps.roots ?? [], folderId);
+  if (!at) return 0;
+  return byteLength(at.root.localPath) + (at.path === '' ? 0 : 1 + byteLength(at.path));
 }
 
 function record(deps: ListingDeps, problems: ListingProblems): void {
@@ -152,11 +165,14 @@ async function listOneFolder(
   id: RemoteId,
   isTop: boolean,
   opts: { refuseEmpty?: boolean; onlyNewFolders?: boolean },
-  visited: Set<RemoteId>,
+  walk: { readonly visited: Set<RemoteId>; readonly pathBytes: Map<RemoteId, number> },
   problems: ListingProblems,
   signal?: AbortSignal,
 ): Promise<RemoteId[] | 'refused'> {
   const { journal, remote } = deps;
+  const { visited } = walk;
+  const myBytes = walk.pathBytes.get(id) ?? 0;
+  walk.pathBytes.delete(id);
   signal?.throwIfAborted();
   const before = new Set(journal.remoteChildren(id).map((e) => e.id));
   const seen = new Set<RemoteId>();
@@ -178,7 +194,18 @@ async function listOneFolder(
           seen.add(child.id);
           continue;
         }
-        if (child.kind === 'folder') visited.add(child.id);
+        // Deeper than a Linux path can hold (a tree with no bottom ends here): parked, not stored, not listed.
+        const bytes = childPathBytes(myBytes, child.name);
+        const tooLong = pathTooLong(bytes);
+        if (tooLong !== null) {
+          problems.rejected.push({ id: child.id, name: escapeText(child.name), kind: child.kind, parentId: id, endpoint: `GET /folders/${id}/items`, field: 'name', reason: tooLong });
+          seen.add(child.id);
+          continue;
+        }
+        if (child.kind === 'folder') {
+          visited.add(child.id);
+          walk.pathBytes.set(child.id, bytes);
+        }
         page.push(child);
       }
       const known = new Set(page.filter((c) => journal.getRemote(c.id) !== undefined).map((c) => c.id));
