@@ -1,5 +1,9 @@
-/** The readable form of DaemonStatus and PathStatus that `boxsync status` prints. */
+/**
+ * The readable form of DaemonStatus and PathStatus that `boxsync status` prints. Every path (names from Box and
+ * from disk) and every message is escaped here, where it is printed (core/escape.ts).
+ */
 import { formatLock } from './item-text.js';
+import { escapeText as esc, safeText } from '../core/escape.js';
 import { formatBytesOneDecimal, formatWholeDuration } from '../core/format.js';
 import type { DaemonStatus, PathStatus } from './control-protocol.js';
 import type { LastExit } from './last-exit.js';
@@ -11,14 +15,14 @@ import type { LastExit } from './last-exit.js';
 export function attentionReasons(s: DaemonStatus): string[] {
   const out: string[] = [];
   const e = s.engine;
-  if (e.fatal) out.push(`syncing stopped: ${e.fatal.message}`);
+  if (e.fatal) out.push(`syncing stopped: ${safeText(e.fatal.message)}`);
   else if (s.notices.some((n) => n.startsWith('syncing stopped:'))) out.push('syncing stopped on a fatal error');
-  if (e.heldGuard) out.push(`a safety guard holds syncing (${e.heldGuard.id})`);
+  if (e.heldGuard) out.push(`a safety guard holds syncing (${esc(e.heldGuard.id)})`);
   const parked = e.errors.filter((p) => p.nextRetryAtMs === null).length;
   const failing = e.errors.length - parked;
   if (failing > 0) out.push(`${failing} item${failing === 1 ? '' : 's'} failing (retried with backoff)`);
   if (parked > 0) out.push(`${parked} item${parked === 1 ? '' : 's'} parked until changed`);
-  for (const w of s.watchers) if (w.health.state === 'degraded') out.push(`watcher degraded for ${w.localPath}`);
+  for (const w of s.watchers) if (w.health.state === 'degraded') out.push(`watcher degraded for ${esc(w.localPath)}`);
   return out;
 }
 
@@ -30,11 +34,11 @@ export function formatDaemonStatus(s: DaemonStatus, nowMs: number = Date.now()):
   lines.push(`  last successful sync: ${e.lastSuccessfulSyncAtMs === null ? 'not yet' : `${ago(nowMs, e.lastSuccessfulSyncAtMs)}`}`);
   const attention = attentionReasons(s);
   lines.push(attention.length === 0 ? '  health: ok' : `  health: NEEDS ATTENTION: ${attention.join('; ')}`);
-  for (const n of s.notices) lines.push(`  ! ${n}`);
-  if (e.fatal) lines.push(`  FATAL ${e.fatal.code}: ${e.fatal.message}`);
-  if (e.heldGuard) lines.push(`  guard held (${e.heldGuard.id}): ${e.heldGuard.message}\n    confirm with: boxsync confirm ${e.heldGuard.id}`);
+  for (const n of s.notices) lines.push(`  ! ${safeText(n)}`);
+  if (e.fatal) lines.push(`  FATAL ${e.fatal.code}: ${safeText(e.fatal.message)}`);
+  if (e.heldGuard) lines.push(`  guard held (${esc(e.heldGuard.id)}): ${safeText(e.heldGuard.message)}\n    confirm with: boxsync confirm ${esc(e.heldGuard.id)}`);
   for (const r of e.roots) {
-    lines.push(`  ${r.localPath} <-> Box folder ${r.remoteId}`);
+    lines.push(`  ${esc(r.localPath)} <-> Box folder ${esc(r.remoteId)}`);
     lines.push(`    in sync: ${r.inSync.files} files, ${r.inSync.folders} folders, ${formatBytesOneDecimal(r.inSync.bytes)}`);
     lines.push(`    queued: ${r.queued.ops} operations, ${formatBytesOneDecimal(r.queued.bytes)}`);
     if (r.inFlight.length > 0) {
@@ -42,7 +46,7 @@ export function formatDaemonStatus(s: DaemonStatus, nowMs: number = Date.now()):
       lines.push(`    transferring at ${formatBytesOneDecimal(r.rateBytesPerSec)}/s${eta}:`);
       for (const t of r.inFlight) {
         const pct = t.totalBytes > 0 ? Math.floor((100 * t.doneBytes) / t.totalBytes) : 100;
-        lines.push(`      ${t.direction === 'up' ? '↑' : '↓'} ${t.path}  ${pct}% of ${formatBytesOneDecimal(t.totalBytes)}`);
+        lines.push(`      ${t.direction === 'up' ? '↑' : '↓'} ${esc(t.path)}  ${pct}% of ${formatBytesOneDecimal(t.totalBytes)}`);
       }
     }
     const w = s.watchers.find((x) => x.root === r.root);
@@ -50,16 +54,16 @@ export function formatDaemonStatus(s: DaemonStatus, nowMs: number = Date.now()):
   }
   const rs = s.remoteStream;
   const effective = rs.effective === rs.configured ? rs.effective : `${rs.effective} (configured: ${rs.configured})`;
-  lines.push(`  remote events: ${rs.state} on the ${effective} stream${rs.note ? `; ${rs.note}` : ''}`);
+  lines.push(`  remote events: ${rs.state} on the ${effective} stream${rs.note ? `; ${safeText(rs.note)}` : ''}`);
   if (e.conflicts.length > 0) {
     lines.push(`  conflicts (${e.conflicts.length}):`);
-    for (const c of e.conflicts.slice(0, 20)) lines.push(`    ${c.path}: your copy kept as ${c.copy}`);
+    for (const c of e.conflicts.slice(0, 20)) lines.push(`    ${esc(c.path)}: your copy kept as ${esc(c.copy)}`);
   }
   if (e.errors.length > 0) {
     lines.push(`  errors (${e.errors.length}):`);
     for (const p of e.errors.slice(0, 20)) {
       const next = p.nextRetryAtMs === null ? 'waits for the file to change' : `retry ${p.nextRetryAtMs <= nowMs ? 'now' : `in ${formatWholeDuration(p.nextRetryAtMs - nowMs)}`}`;
-      lines.push(`    ${p.path}: ${p.message} (${p.code}; ${next})`);
+      lines.push(`    ${esc(p.path)}: ${safeText(p.message)} (${esc(p.code)}; ${next})`);
     }
     if (e.errors.length > 20) lines.push(`    … and ${e.errors.length - 20} more (boxsync status --json lists all)`);
   }
@@ -67,14 +71,14 @@ export function formatDaemonStatus(s: DaemonStatus, nowMs: number = Date.now()):
 }
 
 export function formatPathStatus(p: PathStatus, nowMs: number = Date.now()): string {
-  const lines = [`${p.path}: ${p.state}`, `  ${p.detail}`];
+  const lines = [`${esc(p.path)}: ${p.state}`, `  ${safeText(p.detail)}`];
   if (p.failure) {
-    lines.push(`  last error: ${p.failure.message} (${p.failure.code}, attempt ${p.failure.attempts}; next retry ${p.failure.nextRetryAtMs <= nowMs ? 'now' : `in ${formatWholeDuration(p.failure.nextRetryAtMs - nowMs)}`})`);
+    lines.push(`  last error: ${safeText(p.failure.message)} (${esc(p.failure.code)}, attempt ${p.failure.attempts}; next retry ${p.failure.nextRetryAtMs <= nowMs ? 'now' : `in ${formatWholeDuration(p.failure.nextRetryAtMs - nowMs)}`})`);
   }
   if (p.lastOperation) {
     const o = p.lastOperation;
-    lines.push(`  last operation: ${o.kind} ${ago(nowMs, o.atMs)}, ${o.ok ? 'done' : `failed: ${o.error ?? 'unknown error'}`}`);
-    lines.push(`  because: ${o.reason}`);
+    lines.push(`  last operation: ${o.kind} ${ago(nowMs, o.atMs)}, ${o.ok ? 'done' : `failed: ${o.error === undefined || o.error === null ? 'unknown error' : safeText(o.error)}`}`);
+    lines.push(`  because: ${esc(o.reason)}`);
   }
   if (p.lock !== undefined) lines.push(`  lock: ${formatLock(p.lock)}`);
   return `${lines.join('\n')}\n`;
@@ -82,8 +86,8 @@ export function formatPathStatus(p: PathStatus, nowMs: number = Date.now()): str
 
 /** `boxsync status` when no daemon answers: the reason it last ended, when the state dir kept one. */
 export function formatNotRunning(socketPath: string, last: LastExit | null, nowMs: number = Date.now()): string {
-  const lines = [`no boxsync daemon is running (nothing answers on ${socketPath})`];
-  if (last) lines.push(`  it last ended ${ago(nowMs, last.atMs)} with exit code ${last.code}: ${last.reason}`);
+  const lines = [`no boxsync daemon is running (nothing answers on ${esc(socketPath)})`];
+  if (last) lines.push(`  it last ended ${ago(nowMs, last.atMs)} with exit code ${last.code}: ${safeText(last.reason)}`);
   lines.push('  start it with `boxsync daemon` or `systemctl --user start boxsync`');
   return `${lines.join('\n')}\n`;
 }
@@ -95,7 +99,7 @@ function watcherText(h: DaemonStatus['watchers'][number]['health']): string {
     case 'ok':
       return `ok, ${h.watches} inotify watches`;
     case 'degraded':
-      return `DEGRADED: ${h.reason}`;
+      return `DEGRADED: ${safeText(h.reason)}`;
   }
 }
 
