@@ -15,14 +15,14 @@ import type { LastExit } from './last-exit.js';
 export function attentionReasons(s: DaemonStatus): string[] {
   const out: string[] = [];
   const e = s.engine;
-  if (e.fatal) out.push(`syncing stopped: ${safeText(e.fatal.message)}`);
+  if (e.fatal) out.push(`syncing stopped: ${e.fatal.message}`);
   else if (s.notices.some((n) => n.startsWith('syncing stopped:'))) out.push('syncing stopped on a fatal error');
-  if (e.heldGuard) out.push(`a safety guard holds syncing (${esc(e.heldGuard.id)})`);
+  if (e.heldGuard) out.push(`a safety guard holds syncing (${e.heldGuard.id})`);
   const parked = e.errors.filter((p) => p.nextRetryAtMs === null).length;
   const failing = e.errors.length - parked;
   if (failing > 0) out.push(`${failing} item${failing === 1 ? '' : 's'} failing (retried with backoff)`);
   if (parked > 0) out.push(`${parked} item${parked === 1 ? '' : 's'} parked until changed`);
-  for (const w of s.watchers) if (w.health.state === 'degraded') out.push(`watcher degraded for ${esc(w.localPath)}`);
+  for (const w of s.watchers) if (w.health.state === 'degraded') out.push(`watcher degraded for ${w.localPath}`);
   return out;
 }
 
@@ -33,7 +33,7 @@ export function formatDaemonStatus(s: DaemonStatus, nowMs: number = Date.now()):
   lines.push(`boxsync daemon (pid ${s.pid}, up ${formatWholeDuration(nowMs - s.startedAtMs)}): ${phase}`);
   lines.push(`  last successful sync: ${e.lastSuccessfulSyncAtMs === null ? 'not yet' : `${ago(nowMs, e.lastSuccessfulSyncAtMs)}`}`);
   const attention = attentionReasons(s);
-  lines.push(attention.length === 0 ? '  health: ok' : `  health: NEEDS ATTENTION: ${attention.join('; ')}`);
+  lines.push(attention.length === 0 ? '  health: ok' : `  health: NEEDS ATTENTION: ${attention.map((a) => safeText(a)).join('; ')}`);
   for (const n of s.notices) lines.push(`  ! ${safeText(n)}`);
   if (e.fatal) lines.push(`  FATAL ${e.fatal.code}: ${safeText(e.fatal.message)}`);
   if (e.heldGuard) lines.push(`  guard held (${esc(e.heldGuard.id)}): ${safeText(e.heldGuard.message)}\n    confirm with: boxsync confirm ${esc(e.heldGuard.id)}`);
