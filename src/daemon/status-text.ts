@@ -4,6 +4,7 @@
  */
 import { formatLock } from './item-text.js';
 import { escapeText as esc, safeText } from '../core/escape.js';
+import { shownFailurePath } from '../engine/remote-listing.js';
 import { formatBytesOneDecimal, formatWholeDuration } from '../core/format.js';
 import type { DaemonStatus, PathStatus } from './control-protocol.js';
 import type { LastExit } from './last-exit.js';
@@ -63,7 +64,7 @@ export function formatDaemonStatus(s: DaemonStatus, nowMs: number = Date.now()):
     lines.push(`  errors (${e.errors.length}):`);
     for (const p of e.errors.slice(0, 20)) {
       const next = p.nextRetryAtMs === null ? 'waits for the file to change' : `retry ${p.nextRetryAtMs <= nowMs ? 'now' : `in ${formatWholeDuration(p.nextRetryAtMs - nowMs)}`}`;
-      lines.push(`    ${esc(p.path)}: ${safeText(p.message)} (${esc(p.code)}; ${next})`);
+      lines.push(`    ${shownFailurePath(p.code, p.path)}: ${safeText(p.message)} (${esc(p.code)}; ${next})`);
     }
     if (e.errors.length > 20) lines.push(`    … and ${e.errors.length - 20} more (boxsync status --json lists all)`);
   }

@@ -123,6 +123,15 @@ export const LIST_CONCURRENCY = 4;
 export const REJECTED_CODE = 'remote_item_invalid';
 export const INCOMPLETE_CODE = 'listing_incomplete';
 
+/**
+ * A failure's path as printed. A refused item is parked under its name already escaped (rejectedKey), below
+ * folders whose names passed Box's rules (no control character, no backslash): escaping that key again would
+ * double its backslashes (`line\\x0abreak.txt`). Any other failure's path is a raw path, escaped here.
+ */
+export function shownFailurePath(code: string, path: string): string {
+  return code === REJECTED_CODE ? path.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => escapeText(c)) : escapeText(path);
+}
+
 /** The path key under which a refused item is parked: its escaped name (never a path), or its Box id. */
 function rejectedKey(parentPath: RelPath | '', r: RejectedItem): RelPath {
   const shown = r.name !== null && r.name !== '' ? r.name.replace(/\//g, '\\x2f') : `(Box id ${r.id ?? 'unknown'})`;

@@ -58,9 +58,11 @@ describe('sync --once: malformed Box names that arrive by event', () => {
       expect(r.code, explain(r)).toBe(1);
       expect(out).toMatch(/6 items are parked and not syncing/);
       for (const id of badById.keys()) expect(out, explain(r)).toMatch(new RegExp(`PARKED .*Box id ${id}\\)`));
-      expect(out).toContain('\\x1b[2Jclear.txt');
-      expect(out).toContain('\\x0abreak.txt');
-      expect(out).toContain('\\x2finjected.txt');
+      // Each name escaped once: a control character as \xNN, a backslash doubled, `/` as \x2f.
+      expect(out).toContain('PARKED \\x1b[2Jclear.txt: ');
+      expect(out).toContain('PARKED line\\x0abreak.txt: ');
+      expect(out).toContain('PARKED a\\\\b.txt: ');
+      expect(out).toContain('PARKED docs\\x2finjected.txt: ');
       expect(out, explain(r)).not.toMatch(RAW_CONTROL);
     }
     expect(await readText(join(env.mirror, 'good.txt'))).toBe('good');
