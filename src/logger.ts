@@ -6,6 +6,7 @@
  * On a TTY the output is pretty-printed; otherwise it is JSON lines (journald keeps them).
  */
 import { pino, type Logger, type LoggerOptions } from 'pino';
+import { escapeText, terminalSafeJson } from './core/escape.js';
 
 export type { Logger };
 
@@ -67,7 +68,7 @@ export function logLevelFor(configured: LogLevel, inputs: LogLevelInputs = {}): 
   const fromEnv = env.BOXSYNC_LOG_LEVEL?.trim().toLowerCase();
   if (fromEnv) {
     if ((LOG_LEVELS as readonly string[]).includes(fromEnv)) return fromEnv as LogLevel;
-    inputs.warn?.(`BOXSYNC_LOG_LEVEL=${env.BOXSYNC_LOG_LEVEL} is not a log level (${LOG_LEVELS.join(', ')}); ignored`);
+    inputs.warn?.(`BOXSYNC_LOG_LEVEL=${escapeText(env.BOXSYNC_LOG_LEVEL ?? '')} is not a log level (${LOG_LEVELS.join(', ')}); ignored`);
   }
   if (inputs.verbose === true) return 'debug';
   return configured;
@@ -79,6 +80,37 @@ export interface LoggerSetup {
   readonly pretty?: boolean;
   /** Write here instead of stdout (tests pass a stream to assert on log lines). */
   readonly destination?: NodeJS.WritableStream;
+  /**
+   * Escape every string of each line (escapeLogLine) before it is written: for a destination that prints values
+   * raw on a terminal (pino-pretty). Pretty output always is.
+   */
+  readonly escapeStrings?: boolean;
+}
+
+/**
+ * One JSON log line with every string in it escaped (core/escape.ts), keys included: pino-pretty prints a
+ * message, an error's stack and other values as they are, so a name holding `ESC[2J` or a newline would reach
+ * the terminal raw. JSON itself escapes C0 controls only; this also catches DEL, C1 and bidi controls, and makes
+ * the pretty printer show `\x1b[2J`. A line that is not JSON is escaped as text.
+ */
+export function escapeLogLine(line: string): string {
+  const body = line.endsWith('\n') ? line.slice(0, -1) : line;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return `${escapeText(body)}\n`;
+  }
+  return `${JSON.stringify(escapeDeep(parsed, 0))}\n`;
+}
+
+function escapeDeep(v: unknown, depth: number): unknown {
+  if (typeof v === 'string') return escapeText(v);
+  if (v === null || typeof v !== 'object' || depth > 20) return v;
+  if (Array.isArray(v)) return v.map((x) => escapeDeep(x, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) out[escapeText(k)] = escapeDeep(x, depth + 1);
+  return out;
 }
 
 export function createLogger(setup: LoggerSetup = {}): Logger {
@@ -86,10 +118,12 @@ export function createLogger(setup: LoggerSetup = {}): Logger {
     level: setup.level ?? logLevelFor('info'),
     redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
   };
+  // JSON lines keep their values; only what JSON leaves raw and a terminal could act on is escaped.
+  opts.hooks = { streamWrite: setup.escapeStrings ? escapeLogLine : terminalSafeJson };
   if (setup.destination) return pino(opts, setup.destination as pino.DestinationStream);
   const pretty = setup.pretty ?? Boolean(process.stdout.isTTY);
   if (pretty) {
-    return pino({ ...opts, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss' } } });
+    return pino({ ...opts, hooks: { streamWrite: escapeLogLine }, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss' } } });
   }
   return pino(opts);
 }

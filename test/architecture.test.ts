@@ -44,7 +44,7 @@ const allowed: Record<string, readonly string[]> = {
   daemon: ['core', 'ports', 'engine', 'journal', 'remote', 'local', 'daemon', 'logger', 'config'],
   cli: ['core', 'ports', 'engine', 'daemon', 'cli', 'logger', 'config', 'journal', 'remote', 'local', 'box-server'],
   'box-server': ['box-server'],
-  logger: [],
+  logger: ['core'],
   config: ['core', 'config'],
 };
 

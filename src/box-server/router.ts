@@ -90,9 +90,9 @@ async function applyFault(ctx: Ctx, rule: FaultRule): Promise<boolean> {
     streamBody(ctx, rule.stream, headers);
     return true;
   }
-  if (rule.body !== undefined || rule.rawBody !== undefined) {
+  if (rule.body !== undefined || rule.rawBody !== undefined || rule.respond !== undefined) {
     ctx.req.resume();
-    const text = rule.rawBody ?? JSON.stringify(rule.body);
+    const text = rule.rawBody ?? JSON.stringify(rule.respond ? rule.respond({ path: ctx.url.pathname, query: ctx.url.searchParams }) : rule.body);
     const body = Buffer.from(text);
     ctx.res.writeHead(rule.status ?? 200, { 'box-request-id': ctx.requestId, 'Content-Type': 'application/json', 'Content-Length': String(body.length), ...headers });
     ctx.res.end(body);

@@ -83,6 +83,12 @@ export interface FaultRule {
    * only: a function cannot cross the HTTP control surface). Lets a test corrupt one field of a real answer.
    */
   transform?: (body: unknown, req: { readonly path: string; readonly query: URLSearchParams }) => unknown;
+  /**
+   * Answer with the JSON this function returns for the request (status: `status` or 200) instead of running the
+   * route (programmatic control only). Lets a test make up answers for items that do not exist: a tree with no
+   * bottom, a paging marker that changes on every page.
+   */
+  respond?: (req: { readonly path: string; readonly query: URLSearchParams }) => unknown;
   /** Extra response headers (with `status`, `body`, `rawBody` or `transform`), e.g. `{ 'Retry-After': '86400' }`. */
   headers?: Record<string, string>;
   /** Accept the request and never answer (until the client gives up or the server closes). */

@@ -13,6 +13,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerCommands } from './commands/index.js';
 import { versionText } from './version.js';
+import { errorText } from '../core/escape.js';
 
 const program = new Command();
 program
@@ -31,7 +32,7 @@ try {
   if (e instanceof CommanderError) {
     process.exitCode = e.exitCode === 0 ? 0 : 2;
   } else {
-    process.stderr.write(`boxsync: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.stderr.write(`boxsync: ${errorText(e)}\n`);
     process.exitCode = 2;
   }
 }

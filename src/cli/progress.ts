@@ -14,6 +14,7 @@ import { SingleBar } from 'cli-progress';
 import type { OperationKind } from '../core/operations.js';
 import { formatBytes, formatDuration } from '../core/format.js';
 import { assertNever } from '../core/operations.js';
+import { escapeText, safeText } from '../core/escape.js';
 import type { EngineEvents, RunSummary, StatusReport } from '../engine/types.js';
 
 export type OperationEvent = Parameters<NonNullable<EngineEvents['onOperation']>>[0];
@@ -125,7 +126,7 @@ export class ProgressTracker {
 /** At most `max` characters of the files in flight: the first name, shortened from the left, and how many more. */
 export function currentText(current: readonly string[], max = 40): string {
   if (current.length === 0) return '';
-  const first = current[0]!;
+  const first = escapeText(current[0]!);
   const more = current.length > 1 ? ` +${current.length - 1}` : '';
   const room = Math.max(8, max - more.length);
   return `${first.length > room ? `…${first.slice(first.length - room + 1)}` : first}${more}`;
@@ -197,10 +198,12 @@ export function createRunReporter(opts: ReporterOptions): RunReporter {
   };
 }
 
+/** One line per operation; the path (a name from Box or from disk), the reason and the error are escaped. */
 export function formatOperationLine(o: OperationEvent): string {
   const status = o.ok ? '' : 'FAILED ';
-  const tail = o.ok ? `(${o.reason})` : `(${o.reason}): ${o.error ?? 'unknown error'}`;
-  return `${status}${o.kind.padEnd(20)} ${o.path}  ${tail}`;
+  const reason = escapeText(o.reason);
+  const tail = o.ok ? `(${reason})` : `(${reason}): ${o.error === undefined || o.error === null ? 'unknown error' : safeText(o.error)}`;
+  return `${status}${o.kind.padEnd(20)} ${escapeText(o.path)}  ${tail}`;
 }
 
 /** The one-line summary: outcome, duration, what moved, conflicts and failures. Never contains a token. */
@@ -225,7 +228,7 @@ export function formatSummary(s: RunSummary): string {
       ? `boxsync: converged in ${formatDuration(s.durationMs)} (${passes})`
       : `boxsync: ${s.outcome === 'failed-items' && s.failedItems + s.parkedItems === 0 ? UNFINISHED : outcomeText(s.outcome)} (the run took ${formatDuration(s.durationMs)}, ${passes})`;
   const why = whyOf(s.message);
-  const tail = why === null ? '' : ` - ${why}`;
+  const tail = why === null ? '' : ` - ${safeText(why, 4000)}`;
   return `${head}: ${parts.join(', ')}${tail}`;
 }
 

@@ -51,3 +51,19 @@ export function safeText(text: unknown, maxChars = 1000): string {
   const cut = s.length > maxChars ? `${s.slice(0, maxChars)}…` : s;
   return escapeText(redactSecrets(cut));
 }
+
+const JSON_UNSAFE = /[\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * JSON text with the characters JSON.stringify leaves raw but a terminal may act on (DEL, C1 controls, bidi and
+ * line separators) written as `\uXXXX` escapes: the same JSON value, safe to print. (JSON.stringify already
+ * escapes C0 controls such as ESC and the newline.)
+ */
+export function terminalSafeJson(json: string): string {
+  return json.replace(JSON_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** An error (or anything thrown) as one escaped, redacted line of text, for `boxsync: <message>` lines. */
+export function errorText(e: unknown): string {
+  return safeText(e instanceof Error ? e.message : String(e), 4000);
+}

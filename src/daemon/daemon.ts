@@ -18,6 +18,7 @@
  */
 import { configPath, loadConfig, type Config } from '../config.js';
 import { createLogger, logLevelFor } from '../logger.js';
+import { errorText } from '../core/escape.js';
 import type { ControlRequest } from './control-protocol.js';
 import { startControlServer, type ControlServer } from './control-server.js';
 import type { ComposeDaemonParts } from './daemon-parts.js';
@@ -41,7 +42,7 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
   try {
     config = await loadConfig({ path: opts.configPath });
   } catch (e) {
-    process.stderr.write(`boxsync daemon: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.stderr.write(`boxsync daemon: ${errorText(e)}\n`);
     return DAEMON_EXIT.config;
   }
   const rootLogger = createLogger({ level: logLevelFor(config.log.level, { verbose: opts.verbose === true, warn: (m) => void process.stderr.write(`boxsync daemon: ${m}\n`) }) });

@@ -6,7 +6,7 @@
  */
 import * as nodeFs from 'node:fs';
 import type { Config } from '../config.js';
-import { safeText } from '../core/escape.js';
+import { errorText, safeText, terminalSafeJson } from '../core/escape.js';
 import { ControlRequestError, DaemonNotRunningError, sendControl } from './control-client.js';
 import type { ItemResult } from './item-commands.js';
 import { EXIT_CODE_OF, ItemCommandError, isItemErrorKind, type ItemRequest } from './item-protocol.js';
@@ -36,7 +36,7 @@ export async function runItemCommand(req: ItemRequest, opts: ItemClientOptions):
   try {
     config = await loadConfig({ path: opts.config, env });
   } catch (e) {
-    return fail('fatal', e instanceof Error ? e.message : String(e));
+    return fail('fatal', errorText(e));
   }
   let result: ItemResult;
   try {
@@ -56,7 +56,7 @@ export async function runItemCommand(req: ItemRequest, opts: ItemClientOptions):
     }
     result = { ...r, printed: r.link.downloadUrl };
   }
-  out.write(opts.json ? `${JSON.stringify(result, null, 2)}\n` : formatItemResult(req.command, result));
+  out.write(opts.json ? `${terminalSafeJson(JSON.stringify(result, null, 2))}\n` : formatItemResult(req.command, result));
   return 0;
 }
 

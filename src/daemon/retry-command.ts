@@ -9,7 +9,8 @@
  */
 import { relative, isAbsolute } from 'node:path';
 import { escapeText } from '../core/escape.js';
-import { LOCAL_NAME_NOT_UTF8, shownPath } from '../core/park-class.js';
+import { LOCAL_NAME_NOT_UTF8 } from '../core/park-class.js';
+import { shownFailurePath } from '../engine/remote-listing.js';
 import { parentOf } from '../core/paths.js';
 import { asRelPath, type RelPath, type RootId, type SyncRoot } from '../core/model.js';
 import type { FailureRecord } from '../ports/journal.js';
@@ -32,7 +33,7 @@ export function retryTarget(roots: readonly SyncRoot[], absPath: string): RetryT
 /** What both ways print: "N items to try again WHEN:" and the items (at most 20). */
 export function retriedText(rows: readonly FailureRecord[], when: string, path: string | undefined): string {
   if (rows.length === 0) return path === undefined ? 'no item is failed or parked; nothing to retry' : `no failed or parked item at ${escapeText(path)}; nothing to retry`;
-  const shown = rows.slice(0, 20).map((f) => `  ${f.path === '' ? '(the synced folder itself)' : shownPath(f, escapeText)} (${f.code})`);
+  const shown = rows.slice(0, 20).map((f) => `  ${f.path === '' ? '(the synced folder itself)' : shownFailurePath(f.code, f.path)} (${f.code})`);
   const more = rows.length > 20 ? [`  … and ${rows.length - 20} more`] : [];
   return [`${rows.length} item${rows.length === 1 ? '' : 's'} to try again ${when}:`, ...shown, ...more].join('\n');
 }

@@ -5,6 +5,7 @@
  * `status --json` always prints one JSON object, with `"running": false` when no daemon answers.
  */
 import { resolve } from 'node:path';
+import { safeText, terminalSafeJson } from '../core/escape.js';
 import { DaemonNotRunningError, sendControl } from './control-client.js';
 import type { ControlRequest, DaemonStatus, PathStatus, VerbResult } from './control-protocol.js';
 import { STATUS_EXIT } from './exit-codes.js';
@@ -26,8 +27,8 @@ interface FailureReport {
 }
 
 const plainReport: FailureReport = {
-  notRunning: (_where, e) => void process.stderr.write(`boxsync: ${e.message}\n`),
-  failed: (_where, message) => void process.stderr.write(`boxsync: ${message}\n`),
+  notRunning: (_where, e) => void process.stderr.write(`boxsync: ${safeText(e.message, 4000)}\n`),
+  failed: (_where, message) => void process.stderr.write(`boxsync: ${safeText(message, 4000)}\n`),
 };
 
 const statusTextReport: FailureReport = {
@@ -84,5 +85,5 @@ function lastExitAt(where: DaemonLocation): LastExit | null {
 }
 
 function printJson(v: unknown): void {
-  process.stdout.write(`${JSON.stringify(v, null, 2)}\n`);
+  process.stdout.write(`${terminalSafeJson(JSON.stringify(v, null, 2))}\n`);
 }

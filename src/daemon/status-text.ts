@@ -1,5 +1,10 @@
-/** The readable form of DaemonStatus and PathStatus that `boxsync status` prints. */
+/**
+ * The readable form of DaemonStatus and PathStatus that `boxsync status` prints. Every path (names from Box and
+ * from disk) and every message is escaped here, where it is printed (core/escape.ts).
+ */
 import { formatLock } from './item-text.js';
+import { escapeText as esc, safeText } from '../core/escape.js';
+import { shownFailurePath } from '../engine/remote-listing.js';
 import { formatBytesOneDecimal, formatWholeDuration } from '../core/format.js';
 import type { DaemonStatus, PathStatus } from './control-protocol.js';
 import type { LastExit } from './last-exit.js';
@@ -38,12 +43,12 @@ export function formatDaemonStatus(s: DaemonStatus, nowMs: number = Date.now()):
   lines.push(`boxsync daemon (pid ${s.pid}, up ${formatWholeDuration(nowMs - s.startedAtMs)}): ${phase}`);
   lines.push(`  last successful sync: ${e.lastSuccessfulSyncAtMs === null ? 'not yet' : `${ago(nowMs, e.lastSuccessfulSyncAtMs)}`}`);
   const attention = attentionReasons(s);
-  lines.push(attention.length === 0 ? '  health: ok' : `  health: NEEDS ATTENTION: ${attention.join('; ')}`);
-  for (const n of s.notices) lines.push(`  ! ${n}`);
-  if (e.fatal) lines.push(`  FATAL ${e.fatal.code}: ${e.fatal.message}`);
-  if (e.heldGuard) lines.push(`  guard held (${e.heldGuard.id}): ${e.heldGuard.message}\n    confirm with: boxsync confirm ${e.heldGuard.id}`);
+  lines.push(attention.length === 0 ? '  health: ok' : `  health: NEEDS ATTENTION: ${attention.map((a) => safeText(a)).join('; ')}`);
+  for (const n of s.notices) lines.push(`  ! ${safeText(n)}`);
+  if (e.fatal) lines.push(`  FATAL ${e.fatal.code}: ${safeText(e.fatal.message)}`);
+  if (e.heldGuard) lines.push(`  guard held (${esc(e.heldGuard.id)}): ${safeText(e.heldGuard.message)}\n    confirm with: boxsync confirm ${esc(e.heldGuard.id)}`);
   for (const r of e.roots) {
-    lines.push(`  ${r.localPath} <-> Box folder ${r.remoteId}`);
+    lines.push(`  ${esc(r.localPath)} <-> Box folder ${esc(r.remoteId)}`);
     lines.push(`    in sync: ${r.inSync.files} files, ${r.inSync.folders} folders, ${formatBytesOneDecimal(r.inSync.bytes)}`);
     lines.push(`    queued: ${r.queued.ops} operations, ${formatBytesOneDecimal(r.queued.bytes)}`);
     if (r.inFlight.length > 0) {
@@ -51,7 +56,7 @@ export function formatDaemonStatus(s: DaemonStatus, nowMs: number = Date.now()):
       lines.push(`    transferring at ${formatBytesOneDecimal(r.rateBytesPerSec)}/s${eta}:`);
       for (const t of r.inFlight) {
         const pct = t.totalBytes > 0 ? Math.floor((100 * t.doneBytes) / t.totalBytes) : 100;
-        lines.push(`      ${t.direction === 'up' ? '↑' : '↓'} ${t.path}  ${pct}% of ${formatBytesOneDecimal(t.totalBytes)}`);
+        lines.push(`      ${t.direction === 'up' ? '↑' : '↓'} ${esc(t.path)}  ${pct}% of ${formatBytesOneDecimal(t.totalBytes)}`);
       }
     }
     const w = s.watchers.find((x) => x.root === r.root);
@@ -59,10 +64,10 @@ export function formatDaemonStatus(s: DaemonStatus, nowMs: number = Date.now()):
   }
   const rs = s.remoteStream;
   const effective = rs.effective === rs.configured ? rs.effective : `${rs.effective} (configured: ${rs.configured})`;
-  lines.push(`  remote events: ${rs.state} on the ${effective} stream${rs.note ? `; ${rs.note}` : ''}`);
+  lines.push(`  remote events: ${rs.state} on the ${effective} stream${rs.note ? `; ${safeText(rs.note)}` : ''}`);
   if (e.conflicts.length > 0) {
     lines.push(`  conflicts (${e.conflicts.length}):`);
-    for (const c of e.conflicts.slice(0, 20)) lines.push(`    ${c.path}: your copy kept as ${c.copy}`);
+    for (const c of e.conflicts.slice(0, 20)) lines.push(`    ${esc(c.path)}: your copy kept as ${esc(c.copy)}`);
   }
   const unsynced = e.unsynced ?? [];
   if (unsynced.length > 0) {
@@ -74,7 +79,7 @@ export function formatDaemonStatus(s: DaemonStatus, nowMs: number = Date.now()):
     lines.push(`  errors (${e.errors.length}):`);
     for (const p of e.errors.slice(0, 20)) {
       const next = p.nextRetryAtMs === null ? 'waits for the file to change' : `retry ${p.nextRetryAtMs <= nowMs ? 'now' : `in ${formatWholeDuration(p.nextRetryAtMs - nowMs)}`}`;
-      lines.push(`    ${p.path}: ${p.message} (${p.code}; ${next})`);
+      lines.push(`    ${shownFailurePath(p.code, p.path)}: ${safeText(p.message)} (${esc(p.code)}; ${next})`);
     }
     if (e.errors.length > 20) lines.push(`    … and ${e.errors.length - 20} more (boxsync status --json lists all)`);
   }
@@ -82,14 +87,14 @@ export function formatDaemonStatus(s: DaemonStatus, nowMs: number = Date.now()):
 }
 
 export function formatPathStatus(p: PathStatus, nowMs: number = Date.now()): string {
-  const lines = [`${p.path}: ${p.state}`, `  ${p.detail}`];
+  const lines = [`${esc(p.path)}: ${p.state}`, `  ${safeText(p.detail)}`];
   if (p.failure) {
-    lines.push(`  last error: ${p.failure.message} (${p.failure.code}, attempt ${p.failure.attempts}; next retry ${p.failure.nextRetryAtMs <= nowMs ? 'now' : `in ${formatWholeDuration(p.failure.nextRetryAtMs - nowMs)}`})`);
+    lines.push(`  last error: ${safeText(p.failure.message)} (${esc(p.failure.code)}, attempt ${p.failure.attempts}; next retry ${p.failure.nextRetryAtMs <= nowMs ? 'now' : `in ${formatWholeDuration(p.failure.nextRetryAtMs - nowMs)}`})`);
   }
   if (p.lastOperation) {
     const o = p.lastOperation;
-    lines.push(`  last operation: ${o.kind} ${ago(nowMs, o.atMs)}, ${o.ok ? 'done' : `failed: ${o.error ?? 'unknown error'}`}`);
-    lines.push(`  because: ${o.reason}`);
+    lines.push(`  last operation: ${o.kind} ${ago(nowMs, o.atMs)}, ${o.ok ? 'done' : `failed: ${o.error === undefined || o.error === null ? 'unknown error' : safeText(o.error)}`}`);
+    lines.push(`  because: ${esc(o.reason)}`);
   }
   if (p.lock !== undefined) lines.push(`  lock: ${formatLock(p.lock)}`);
   return `${lines.join('\n')}\n`;
@@ -97,8 +102,8 @@ export function formatPathStatus(p: PathStatus, nowMs: number = Date.now()): str
 
 /** `boxsync status` when no daemon answers: the reason it last ended, when the state dir kept one. */
 export function formatNotRunning(socketPath: string, last: LastExit | null, nowMs: number = Date.now()): string {
-  const lines = [`no boxsync daemon is running (nothing answers on ${socketPath})`];
-  if (last) lines.push(`  it last ended ${ago(nowMs, last.atMs)} with exit code ${last.code}: ${last.reason}`);
+  const lines = [`no boxsync daemon is running (nothing answers on ${esc(socketPath)})`];
+  if (last) lines.push(`  it last ended ${ago(nowMs, last.atMs)} with exit code ${last.code}: ${safeText(last.reason)}`);
   lines.push('  start it with `boxsync daemon` or `systemctl --user start boxsync`');
   return `${lines.join('\n')}\n`;
 }
@@ -110,7 +115,7 @@ function watcherText(h: DaemonStatus['watchers'][number]['health']): string {
     case 'ok':
       return `ok, ${h.watches} inotify watches`;
     case 'degraded':
-      return `DEGRADED: ${h.reason}`;
+      return `DEGRADED: ${safeText(h.reason)}`;
   }
 }
 

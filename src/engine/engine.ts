@@ -11,7 +11,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import { shutdownReason } from '../core/errors.js';
-import { escapeText, safeText } from '../core/escape.js';
+import { safeText } from '../core/escape.js';
 import type { RelPath, RemoteId, RootId, SyncRoot } from '../core/model.js';
 import type { LocalFs } from '../ports/local-fs.js';
 import { toSyncError } from './executor.js';
@@ -21,7 +21,7 @@ import { hintedScope, SETTLE_GONE_MS, type GoneSince } from './hinted-scope.js';
 import { observeRemote } from './observe-remote.js';
 import { recheckParks } from './park-recheck.js';
 import { parkUnreadableRoot } from './scan-parks.js';
-import { shownPath } from '../core/park-class.js';
+import { shownFailurePath } from './remote-listing.js';
 import { cursorName } from './remote-hints.js';
 import { clearClean, isClean, markClean, setSettlingPaths, settlingPaths } from './clean-mark.js';
 import { DEFAULT_WINDOW_ENTRIES } from './windows.js';
@@ -401,7 +401,7 @@ class SyncEngine implements Engine {
     const parkedRows = mine.filter((f) => f.disposition === 'skip');
     const problems = [...mine.filter((f) => f.disposition !== 'skip'), ...parkedRows]
       .slice(0, 50)
-      .map((f) => ({ root: f.root, path: f.path === '' ? '(the synced folder itself)' : shownPath(f, escapeText), message: safeText(f.message), parked: f.disposition === 'skip' }));
+      .map((f) => ({ root: f.root, path: f.path === '' ? '(the synced folder itself)' : shownFailurePath(f.code, f.path), message: safeText(f.message), parked: f.disposition === 'skip' }));
     let why = args.why;
     let outcome: RunSummary['outcome'];
     if (tally.fatal) {

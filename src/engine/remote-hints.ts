@@ -11,10 +11,11 @@ import { escapeText } from '../core/escape.js';
 import type { RemoteEntry, RemoteId, SyncRoot } from '../core/model.js';
 import type { Journal } from '../ports/journal.js';
 import type { RemoteHint, StreamType } from '../ports/remote-changes.js';
-import type { RemoteStore } from '../ports/remote-store.js';
+import type { RejectedItem, RemoteStore } from '../ports/remote-store.js';
 import type { RemoteObserverDeps } from './observe-remote.js';
 import { listSubtree, recordListingProblems, REJECTED_CODE, type ListingProblems } from './remote-listing.js';
 import { locateRemote } from './remote-tree.js';
+import { byteLength, MAX_TREE_DEPTH, pathTooLong } from '../core/path-limits.js';
 
 /**
  * Item fetches after a burst of events at once: each is one small GET, bound by latency, not by bandwidth (the
@@ -31,6 +32,8 @@ interface Wanted {
   readonly id: RemoteId;
   readonly kind: 'file' | 'folder' | 'weblink' | null;
   readonly trashedHint: boolean;
+  /** The parent the event named (where an item new to us is parked when Box answers for it malformed). */
+  readonly parentId?: RemoteId | null;
 }
 
 function wantedFrom(journal: Journal, roots: readonly SyncRoot[], hints: readonly RemoteHint[], extraIds: readonly RemoteId[]): Wanted[] {
@@ -50,7 +53,7 @@ function wantedFrom(journal: Journal, roots: readonly SyncRoot[], hints: readonl
     // shows it. Skipped unless another event of the item asked for a fetch already.
     if (prev === undefined && isEcho(known, h)) continue;
     // The last event of an item decides whether it went to the trash (a restore after a trash is not trashed).
-    byId.set(h.id, { id: h.id, kind: h.kind, trashedHint: h.change === 'trashed' || (prev?.trashedHint === true && h.change !== 'restored') });
+    byId.set(h.id, { id: h.id, kind: h.kind, trashedHint: h.change === 'trashed' || (prev?.trashedHint === true && h.change !== 'restored'), parentId: h.parentId ?? prev?.parentId ?? null });
   }
   for (const id of extraIds) if (!byId.has(id)) byId.set(id, { id, kind: journal.getRemote(id)?.kind ?? null, trashedHint: false });
   return [...byId.values()];
@@ -74,12 +77,48 @@ async function fetchItem(remote: RemoteStore, w: Wanted): Promise<RemoteEntry | 
 /** True when storing `e` would make it its own ancestor (Box moving a folder into its own subtree, or a root below itself). */
 function makesCycle(journal: Journal, e: RemoteEntry, pending: ReadonlyMap<RemoteId, RemoteEntry>, rootIds: ReadonlySet<RemoteId>): boolean {
   let cur = e.parentId;
-  for (let depth = 0; cur !== null && depth < 1000; depth++) {
+  for (let depth = 0; cur !== null && depth < MAX_TREE_DEPTH; depth++) {
     if (cur === e.id) return true;
     if (rootIds.has(cur)) return false;
     cur = (pending.get(cur) ?? journal.getRemote(cur))?.parentId ?? null;
   }
   return cur !== null;
+}
+
+/**
+ * The item Box answered for malformed, to park: under its last good name when the journal knows it, else under
+ * the (escaped) name Box sent or its Box id, in the folder Box or the event named. Null when neither names a
+ * folder (nothing to place it in: a listing of its folder parks it if it is ours).
+ */
+function malformedItem(journal: Journal, w: Wanted, details: Readonly<Record<string, unknown>>, reason: string): RejectedItem | null {
+  const known = journal.getRemote(w.id);
+  const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+  const parentId = known?.parentId ?? (str(details.parentId) as RemoteId | null) ?? w.parentId ?? null;
+  if (parentId === null) return null;
+  const kind = known?.kind ?? w.kind ?? (str(details.itemKind) as RejectedItem['kind']);
+  return {
+    id: w.id,
+    name: known ? escapeText(known.name) : str(details.itemName),
+    kind,
+    parentId,
+    endpoint: String(details.endpoint ?? 'GET item'),
+    field: String(details.field ?? '(body)'),
+    reason,
+  };
+}
+
+/** Bytes of an item's absolute local path, through the hinted entries and the journal; null when under no root. */
+function absPathBytes(journal: Journal, roots: readonly SyncRoot[], pending: ReadonlyMap<RemoteId, RemoteEntry>, id: RemoteId): number | null {
+  let bytes = 0;
+  let cur = pending.get(id) ?? journal.getRemote(id);
+  for (let depth = 0; cur && depth <= MAX_TREE_DEPTH; depth++) {
+    const root = roots.find((r) => r.remoteId === cur!.id);
+    if (root) return bytes + byteLength(root.localPath);
+    bytes += 1 + byteLength(cur.name);
+    if (cur.parentId === null) return null;
+    cur = pending.get(cur.parentId) ?? journal.getRemote(cur.parentId);
+  }
+  return null;
 }
 
 export async function applyHints(
@@ -104,11 +143,9 @@ export async function applyHints(
           return { w, entry: await fetchItem(deps.remote, w) };
         } catch (e) {
           if (!isSyncError(e) || e.code !== 'malformed_response') throw e;
-          const known = journal.getRemote(w.id);
           deps.logger.warn({ id: w.id, code: e.code }, `${e.message}; this item is skipped until it changes, the rest syncs`);
-          if (known?.parentId) {
-            problems.rejected.push({ id: w.id, name: escapeText(known.name), kind: known.kind, parentId: known.parentId, endpoint: String(e.details.endpoint ?? 'GET item'), field: String(e.details.field ?? '(body)'), reason: e.message });
-          }
+          const r = malformedItem(journal, w, e.details, e.message);
+          if (r) problems.rejected.push(r);
           return null;
         }
       }),
@@ -141,17 +178,30 @@ export async function applyHints(
     }
   }
   for (const e of kept) if (rootIds.has(e.id)) inside.add(e.id);
+  // An item Box places deeper than a Linux path can hold is parked, not stored (its last good place is kept).
+  const pathBytes = new Map<RemoteId, number | null>();
+  const tooDeep = new Set<RemoteId>();
+  for (const e of kept) {
+    if (!inside.has(e.id) || rootIds.has(e.id)) continue;
+    const bytes = absPathBytes(journal, roots, pending, e.id);
+    pathBytes.set(e.id, bytes);
+    const why = bytes === null ? null : pathTooLong(bytes);
+    if (why === null) continue;
+    problems.rejected.push({ id: e.id, name: escapeText(e.name), kind: e.kind, parentId: e.parentId!, endpoint: `GET /${e.kind === 'folder' ? 'folders' : 'files'}/${e.id}`, field: 'name', reason: why });
+    tooDeep.add(e.id);
+  }
   // Folders new to the journal (created, moved in from outside, restored) are listed before the cursor moves.
   for (const e of kept) {
-    if (e.kind === 'folder' && inside.has(e.id) && !rootIds.has(e.id) && journal.getRemote(e.id) === undefined) {
-      const r = await listSubtree({ journal, remote: deps.remote, logger: deps.logger }, e.id, signal);
+    if (e.kind === 'folder' && inside.has(e.id) && !rootIds.has(e.id) && !tooDeep.has(e.id) && journal.getRemote(e.id) === undefined) {
+      const top = pathBytes.get(e.id);
+      const r = await listSubtree({ journal, remote: deps.remote, logger: deps.logger }, e.id, signal, top === null || top === undefined ? {} : { topPathBytes: top });
       problems.rejected.push(...r.problems.rejected);
       problems.incomplete.push(...r.problems.incomplete);
     }
   }
   journal.transaction(() => {
     for (const { w, entry } of fetched) {
-      if (entry && cyclic.has(entry.id)) continue;
+      if (entry && (cyclic.has(entry.id) || tooDeep.has(entry.id))) continue;
       const stored = entry ? pending.get(entry.id) ?? entry : null;
       if (stored && inside.has(stored.id)) {
         journal.putRemote(stored);

@@ -6,8 +6,10 @@
 import PQueue from 'p-queue';
 import { isSyncError, type SyncError } from '../core/errors.js';
 import { escapeText } from '../core/escape.js';
+import { LOCAL_NAME_NOT_UTF8 } from '../core/park-class.js';
 import type { RelPath, RemoteEntry, RemoteId, SyncRoot } from '../core/model.js';
 import { joinPath } from '../core/paths.js';
+import { byteLength, childPathBytes, pathTooLong } from '../core/path-limits.js';
 import type { Journal } from '../ports/journal.js';
 import type { RejectedItem, RemoteStore } from '../ports/remote-store.js';
 import type { Logger } from 'pino';
@@ -53,14 +55,16 @@ export async function listSubtree(
   deps: ListingDeps,
   folderId: RemoteId,
   signal?: AbortSignal,
-  opts: { refuseEmpty?: boolean; onlyNewFolders?: boolean } = {},
+  opts: { refuseEmpty?: boolean; onlyNewFolders?: boolean; topPathBytes?: number } = {},
 ): Promise<SubtreeResult> {
   const problems: ListingProblems = { rejected: [], incomplete: [] };
   const visited = new Set<RemoteId>([folderId]);
   for (const r of deps.roots ?? []) visited.add(r.remoteId);
+  // The absolute local path's bytes of each folder to list (core/path-limits.ts): what is deeper is parked.
+  const pathBytes = new Map<RemoteId, number>([[folderId, opts.topPathBytes ?? topPathBytes(deps, folderId)]]);
   const run = async (id: RemoteId, isTop: boolean): Promise<RemoteId[] | 'refused'> => {
     try {
-      return await listOneFolder(deps, id, isTop, opts, visited, problems, signal);
+      return await listOneFolder(deps, id, isTop, opts, { visited, pathBytes }, problems, signal);
     } catch (e) {
       if (signal?.aborted || !isSyncError(e) || e.disposition === 'fatal' || e.code === 'aborted') throw e;
       deps.logger.warn({ folderId: id, code: e.code }, `${e.message}; the rest of the tree is still synced`);
@@ -97,6 +101,16 @@ export async function listSubtree(
   return { refused: false, problems };
 }
 
+/**
+ * Bytes of the top folder's absolute local path: from its root when the journal places it under one, else 0
+ * (the bound then counts from the top folder, and a walk below it still ends).
+ */
+function topPathBytes(deps: ListingDeps, folderId: RemoteId): number {
+  const at = locateRemote(deps.journal, deps.roots ?? [], folderId);
+  if (!at) return 0;
+  return byteLength(at.root.localPath) + (at.path === '' ? 0 : 1 + byteLength(at.path));
+}
+
 function record(deps: ListingDeps, problems: ListingProblems): void {
   if (deps.roots && (problems.rejected.length > 0 || problems.incomplete.length > 0)) {
     recordListingProblems(deps.journal, deps.roots, problems, deps.nowMs?.() ?? Date.now());
@@ -109,6 +123,17 @@ export const LIST_CONCURRENCY = 4;
 /** Failure codes written by the listing (cleared when the folder lists cleanly again). */
 export const REJECTED_CODE = 'remote_item_invalid';
 export const INCOMPLETE_CODE = 'listing_incomplete';
+
+/**
+ * A failure's path as printed. A refused item is parked under its name already escaped (rejectedKey), below
+ * folders whose names passed Box's rules (no control character, no backslash): escaping that key again would
+ * double its backslashes (`line\\x0abreak.txt`). Any other failure's path is a raw path, escaped here.
+ */
+export function shownFailurePath(code: string, path: string): string {
+  // A local name that is not UTF-8 is parked under its escaped form already (scan-parks.ts).
+  if (code === LOCAL_NAME_NOT_UTF8) return path;
+  return code === REJECTED_CODE ? path.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => escapeText(c)) : escapeText(path);
+}
 
 /** The path key under which a refused item is parked: its escaped name (never a path), or its Box id. */
 function rejectedKey(parentPath: RelPath | '', r: RejectedItem): RelPath {
@@ -152,11 +177,14 @@ async function listOneFolder(
   id: RemoteId,
   isTop: boolean,
   opts: { refuseEmpty?: boolean; onlyNewFolders?: boolean },
-  visited: Set<RemoteId>,
+  walk: { readonly visited: Set<RemoteId>; readonly pathBytes: Map<RemoteId, number> },
   problems: ListingProblems,
   signal?: AbortSignal,
 ): Promise<RemoteId[] | 'refused'> {
   const { journal, remote } = deps;
+  const { visited } = walk;
+  const myBytes = walk.pathBytes.get(id) ?? 0;
+  walk.pathBytes.delete(id);
   signal?.throwIfAborted();
   const before = new Set(journal.remoteChildren(id).map((e) => e.id));
   const seen = new Set<RemoteId>();
@@ -178,7 +206,18 @@ async function listOneFolder(
           seen.add(child.id);
           continue;
         }
-        if (child.kind === 'folder') visited.add(child.id);
+        // Deeper than a Linux path can hold (a tree with no bottom ends here): parked, not stored, not listed.
+        const bytes = childPathBytes(myBytes, child.name);
+        const tooLong = pathTooLong(bytes);
+        if (tooLong !== null) {
+          problems.rejected.push({ id: child.id, name: escapeText(child.name), kind: child.kind, parentId: id, endpoint: `GET /folders/${id}/items`, field: 'name', reason: tooLong });
+          seen.add(child.id);
+          continue;
+        }
+        if (child.kind === 'folder') {
+          visited.add(child.id);
+          walk.pathBytes.set(child.id, bytes);
+        }
         page.push(child);
       }
       const known = new Set(page.filter((c) => journal.getRemote(c.id) !== undefined).map((c) => c.id));

@@ -5,9 +5,10 @@
 import type { RelPath, RemoteEntry, RemoteId, SyncRoot } from '../core/model.js';
 import type { Journal } from '../ports/journal.js';
 import { joinPath } from '../core/paths.js';
+import { MAX_TREE_DEPTH } from '../core/path-limits.js';
 
-/** Bound on parent walks, so a corrupt parent cycle cannot hang the engine. */
-const MAX_DEPTH = 1000;
+/** Bound on parent walks, so a corrupt parent cycle cannot hang the engine: as deep as a mirror can go. */
+const MAX_DEPTH = MAX_TREE_DEPTH;
 
 /**
  * The path of a remote item under `root`: '' for the root folder itself, null when the item is unknown or

@@ -20,6 +20,7 @@ import type { Journal } from '../ports/journal.js';
 import { deferredPaths } from './failures.js';
 import type { IsIgnored } from './observe-local.js';
 import { ancestorsOf, basename, joinPath, parentOf } from '../core/paths.js';
+import { MAX_TREE_DEPTH } from '../core/path-limits.js';
 import { remotePathOf, walkRemote } from './remote-tree.js';
 import { caseTwinsOnTheWay } from './windows.js';
 
@@ -247,7 +248,7 @@ function remotePaths(journal: Journal, root: SyncRoot, remote: ReadonlyMap<Remot
     if (known !== undefined) return known;
     const e = remote.get(id);
     let p: RelPath | '' | null;
-    if (!e || e.parentId === null || depth > 1000) p = remotePathOf(journal, root, id);
+    if (!e || e.parentId === null || depth > MAX_TREE_DEPTH) p = remotePathOf(journal, root, id);
     else {
       const parent = pathOf(e.parentId, depth + 1);
       p = parent === null ? null : joinPath(parent, e.name);
@@ -267,7 +268,7 @@ export function notCovered(paths: readonly RelPath[], taken: readonly RelPath[])
 
 function addRemoteWithAncestors(journal: Journal, root: SyncRoot, id: RemoteId, into: Map<RemoteId, RemoteEntry>): void {
   let cur = journal.getRemote(id);
-  for (let depth = 0; cur && !into.has(cur.id) && depth < 1000; depth++) {
+  for (let depth = 0; cur && !into.has(cur.id) && depth < MAX_TREE_DEPTH; depth++) {
     into.set(cur.id, cur);
     if (cur.id === root.remoteId || cur.parentId === null) return;
     cur = journal.getRemote(cur.parentId);

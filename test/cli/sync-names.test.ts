@@ -7,6 +7,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { escapeText } from '../../src/core/escape.js';
 import { contentRequests, explain, readText, startSyncEnv, writeText, type SyncEnv } from './sync-harness.js';
 
 let e: SyncEnv & { remoteRootId: string };
@@ -63,7 +64,8 @@ describe('names Box refuses', () => {
     expect([0, 1], explain(first)).toContain(first.code);
     const names = e.web.listFolder(e.web.findByPath('/Mirror/Bad')!.id).map((i) => i.name);
     expect(names).toEqual(['fine.txt']);
-    for (const n of bad) expect(first.stderr, `report for ${JSON.stringify(n.slice(0, 20))}`).toContain(n.slice(0, 20));
+    // Reported under the name as printed: escaped (a tab shows as \x09, a backslash doubled).
+    for (const n of bad) expect(first.stderr, `report for ${JSON.stringify(n.slice(0, 20))}`).toContain(escapeText(n.slice(0, 20)));
 
     e.srv.control.clearRequests();
     const second = await e.sync();

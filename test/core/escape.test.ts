@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { escapeText, redactSecrets, safeText } from '../../src/core/escape.js';
+import { errorText, escapeText, redactSecrets, safeText, terminalSafeJson } from '../../src/core/escape.js';
+import { escapeLogLine } from '../../src/logger.js';
 
 describe('escapeText', () => {
   it('makes terminal control sequences visible and keeps ordinary names', () => {
@@ -21,5 +22,28 @@ describe('redactSecrets', () => {
   it('safeText does both and cuts long text', () => {
     expect(safeText('Bearer abcdefghijklmnop\u001b]0;x\u0007')).toBe('Bearer [REDACTED]\\x1b]0;x\\x07');
     expect(safeText('x'.repeat(2000)).length).toBe(1001);
+  });
+});
+
+describe('terminalSafeJson, errorText and escapeLogLine', () => {
+  it('terminalSafeJson escapes what JSON.stringify leaves raw and keeps the same JSON value', () => {
+    const value = { name: 'csi\u009b2J \u202eexe del\u007f', esc: '\u001b[2J' };
+    const json = terminalSafeJson(JSON.stringify(value));
+    expect(json).not.toMatch(/[\u007f-\u009f\u202a-\u202e]/);
+    expect(json).toContain('\\u009b');
+    expect(JSON.parse(json)).toEqual(value);
+  });
+
+  it('errorText escapes and redacts a thrown message', () => {
+    expect(errorText(new Error('open "a\u001b[2J\nb": Bearer abcdefghijkl'))).toBe('open "a\\x1b[2J\\x0ab": Bearer [REDACTED]');
+    expect(errorText('plain')).toBe('plain');
+  });
+
+  it('escapeLogLine escapes every string of a JSON log line (keys, message, nested error stack), and text lines too', () => {
+    const line = `${JSON.stringify({ level: 40, msg: 'x\u001b[2Jy', err: { stack: 'at\nnext' }, ['k\u009b']: ['\u202e'] })}\n`;
+    const out = escapeLogLine(line);
+    expect(out.endsWith('\n')).toBe(true);
+    expect(JSON.parse(out)).toEqual({ level: 40, msg: 'x\\x1b[2Jy', err: { stack: 'at\\x0anext' }, ['k\\x9b']: ['\\u{202e}'] });
+    expect(escapeLogLine('not json \u001b[2J\n')).toBe('not json \\x1b[2J\n');
   });
 });

@@ -106,7 +106,7 @@ async function load(path: string | undefined, verb: string): Promise<import('../
   try {
     return await loadConfig({ path });
   } catch (e) {
-    process.stderr.write(`boxsync config ${verb}: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.stderr.write(`boxsync config ${verb}: ${(await import('../../core/escape.js')).errorText(e)}\n`);
     process.exitCode = 2;
     return null;
   }

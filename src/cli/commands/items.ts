@@ -9,6 +9,7 @@
  * 7 Box refused the credentials (run `boxsync login`); 8 the daemon holds the state dir but does not answer.
  */
 import { resolve } from 'node:path';
+import { escapeText } from '../../core/escape.js';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { ItemRequest } from '../../daemon/item-protocol.js';
 
@@ -72,7 +73,7 @@ export function register(program: Command): void {
     .option('--direct', 'print the direct-download URL instead of the link (files only)')
     .action(async (path: string, opts: Common & { access?: string; password?: string; expires?: number; download?: boolean; direct?: boolean }) => {
       if (opts.access !== undefined && !['open', 'company', 'collaborators'].includes(opts.access)) {
-        process.stderr.write(`boxsync: --access must be open, company or collaborators, not "${opts.access}"\n`);
+        process.stderr.write(`boxsync: --access must be open, company or collaborators, not "${escapeText(opts.access)}"\n`);
         process.exitCode = 2;
         return;
       }
@@ -131,7 +132,7 @@ export function register(program: Command): void {
     .requiredOption('--keep <side>', 'local, remote or both')
     .action(async (path: string, opts: Common & { keep: string }) => {
       if (!['local', 'remote', 'both'].includes(opts.keep)) {
-        process.stderr.write(`boxsync: --keep must be local, remote or both, not "${opts.keep}"\n`);
+        process.stderr.write(`boxsync: --keep must be local, remote or both, not "${escapeText(opts.keep)}"\n`);
         process.exitCode = 2;
         return;
       }

@@ -10,7 +10,7 @@ export function register(program: Command): void {
     .option('--json', 'print JSON')
     .option('-c, --config <file>', 'config file (for the account and its login)')
     .action(async (boxPath: string, opts: { all?: boolean; json?: boolean; config?: string }) => {
-      const [{ loadConfig }, { adapterForConfig, listAll, resolveBoxPath }, { safeText }] = await Promise.all([
+      const [{ loadConfig }, { adapterForConfig, listAll, resolveBoxPath }, { safeText, errorText, terminalSafeJson }] = await Promise.all([
         import('../../config.js'),
         import('../account-tools.js'),
         import('../../core/escape.js'),
@@ -19,7 +19,7 @@ export function register(program: Command): void {
       try {
         config = await loadConfig({ path: opts.config });
       } catch (e) {
-        process.stderr.write(`boxsync ls: ${e instanceof Error ? e.message : String(e)}\n`);
+        process.stderr.write(`boxsync ls: ${errorText(e)}\n`);
         process.exitCode = 2;
         return;
       }
@@ -29,7 +29,7 @@ export function register(program: Command): void {
         const entries = (await listAll(adapter, folder.id)).filter((e) => opts.all || e.kind === 'folder');
         entries.sort((a, b) => (a.kind === b.kind ? a.name.localeCompare(b.name) : a.kind === 'folder' ? -1 : 1));
         if (opts.json) {
-          process.stdout.write(`${JSON.stringify({ path: folder.path, id: folder.id, entries: entries.map((e) => ({ id: e.id, name: e.name, kind: e.kind })) }, null, 2)}\n`);
+          process.stdout.write(`${terminalSafeJson(JSON.stringify({ path: folder.path, id: folder.id, entries: entries.map((e) => ({ id: e.id, name: e.name, kind: e.kind })) }, null, 2))}\n`);
         } else {
           process.stdout.write(`${safeText(folder.path)}  (Box folder ${folder.id})\n`);
           const width = Math.max(4, ...entries.map((e) => e.id.length));
@@ -37,7 +37,7 @@ export function register(program: Command): void {
           if (entries.length === 0) process.stdout.write('  (no folders here)\n');
         }
       } catch (e) {
-        process.stderr.write(`boxsync ls: ${e instanceof Error ? e.message : String(e)}\n`);
+        process.stderr.write(`boxsync ls: ${errorText(e)}\n`);
         process.exitCode = 2;
       } finally {
         await adapter.close();

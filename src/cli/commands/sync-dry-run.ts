@@ -12,7 +12,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { escapeText, safeText } from '../../core/escape.js';
+import { escapeText, safeText, terminalSafeJson } from '../../core/escape.js';
 import type { DryRunReport } from '../../engine/dry-run.js';
 import { configAndLock, type ExitCode } from './sync.js';
 
@@ -30,7 +30,7 @@ export async function runSyncDryRun(opts: DryRunOptions = {}): Promise<ExitCode>
   const env = opts.env ?? process.env;
   const out = opts.out ?? process.stdout;
   const err = opts.err ?? process.stderr;
-  const say = (line: string): void => void err.write(`boxsync: ${line}\n`);
+  const say = (line: string): void => void err.write(`boxsync: ${safeText(line, 4000)}\n`);
 
   const { isSyncError } = await import('../../core/errors.js');
   const opened = await configAndLock(opts.configPath, env, say, (pid, stateDir) =>
@@ -50,7 +50,7 @@ export async function runSyncDryRun(opts: DryRunOptions = {}): Promise<ExitCode>
     const { compose } = await import('../../daemon/compose.js');
     composition = await compose({ config, logger, journalFile, readOnlyStateDir: true });
     const report = await composition.planDryRun({ fullRescan: opts.fullRescan ?? false, ...(opts.signal ? { signal: opts.signal } : {}) });
-    out.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : formatDryRun(report));
+    out.write(opts.json ? `${terminalSafeJson(JSON.stringify(report, null, 2))}\n` : formatDryRun(report));
     return report.guarded ? 3 : 0;
   } catch (e) {
     if (opts.signal?.aborted) {

@@ -12,6 +12,7 @@ import type { Command } from 'commander';
 import { parseRate } from '../../remote/box/bandwidth.js';
 import { isVerbose } from '../global-options.js';
 import { assertNever } from '../../core/operations.js';
+import { errorText, safeText } from '../../core/escape.js';
 import type { Logger } from '../../logger.js';
 import type { Config } from '../../config.js';
 import { shutdownReason } from '../../core/errors.js';
@@ -51,7 +52,7 @@ export function readBwlimit(rate: string | undefined): { readonly bandwidthBytes
   try {
     return { bandwidthBytesPerSec: parseRate(rate) };
   } catch (e) {
-    process.stderr.write(`boxsync: --bwlimit: ${e instanceof Error ? e.message : String(e)}. Nothing was done.\n`);
+    process.stderr.write(`boxsync: --bwlimit: ${errorText(e)}. Nothing was done.\n`);
     process.exitCode = 2;
     return null;
   }
@@ -156,7 +157,8 @@ export async function runSyncOnce(opts: SyncOnceOptions = {}): Promise<ExitCode>
   const out = opts.out ?? process.stdout;
   const err = opts.err ?? process.stderr;
   const tty = opts.tty ?? Boolean(process.stderr.isTTY);
-  const say = (line: string): void => void err.write(`boxsync: ${line}\n`);
+  // Messages here carry Box's and the disk's words (an error naming a path): escaped as they are printed.
+  const say = (line: string): void => void err.write(`boxsync: ${safeText(line, 4000)}\n`);
 
   const { isSyncError } = await import('../../core/errors.js');
   const opened = await configAndLock(opts.configPath, env, say);
@@ -273,5 +275,6 @@ async function cliLogger(
       done();
     },
   });
-  return createLogger({ level, destination: pretty({ destination: above, colorize: true, translateTime: 'SYS:HH:MM:ss', sync: true }) });
+  // Every string of a line is escaped before pino-pretty prints it raw (a name holding ESC[2J or a newline).
+  return createLogger({ level, escapeStrings: true, destination: pretty({ destination: above, colorize: true, translateTime: 'SYS:HH:MM:ss', sync: true }) });
 }

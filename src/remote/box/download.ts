@@ -56,16 +56,17 @@ export async function download(deps: DownloadDeps, req: DownloadRequest): Promis
   let written = 0;
   let totalBytes = 0;
   let resumes = 0;
-  const ctx: OpenContext = { location: undefined, failures: 0 };
+  const d = deps.deadline ?? DEFAULT_DEADLINE;
+  // Under a bandwidth cap below the deadline's minimum rate, the deadline allows for the cap instead.
+  const minRate = Math.min(d.minBytesPerSec, deps.bandwidth?.bytesPerSec ?? Infinity);
+  // The whole transfer's deadline: the body's bytes, and the waits before them (202s, retries to open it).
+  const deadline = deps.http.clock.now() + d.baseMs + Math.ceil(((limit ?? 0) / minRate) * 1000);
+  const ctx: OpenContext = { location: undefined, failures: 0, deadline };
   try {
     if (limit !== undefined) await deps.freeSpace.admit(req.id, out.path, limit);
-    const d = deps.deadline ?? DEFAULT_DEADLINE;
-    // Under a bandwidth cap below the deadline's minimum rate, the deadline allows for the cap instead.
-    const minRate = Math.min(d.minBytesPerSec, deps.bandwidth?.bytesPerSec ?? Infinity);
-    const deadline = deps.http.clock.now() + d.baseMs + Math.ceil(((limit ?? 0) / minRate) * 1000);
     const bounds: Bounds = { limit, deadline, now: () => deps.http.clock.now(), id: req.id, bandwidth: deps.bandwidth, signal: req.signal };
     for (;;) {
-      const res = await withRetries(deps, req, () => openBody(deps, req, written, ctx));
+      const res = await withRetries(deps, req, deadline, () => openBody(deps, req, written, ctx));
       if (written > 0 && res.status === 200) {
         // The host ignored Range: start over from byte 0.
         log.info({ id: req.id }, 'download host ignored Range; restarting from the beginning');
@@ -119,12 +120,14 @@ export async function download(deps: DownloadDeps, req: DownloadRequest): Promis
  * to open the body (5xx, network, operation blocked) is tried again with core/retry.ts's HTTP backoff, or the
  * server's Retry-After, up to `maxAttempts` times.
  */
-async function withRetries<T>(deps: DownloadDeps, req: DownloadRequest, open: () => Promise<T>): Promise<T> {
+async function withRetries<T>(deps: DownloadDeps, req: DownloadRequest, deadline: number, open: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await open();
     } catch (e) {
       if (!isSyncError(e) || !isTransient(e) || attempt >= (deps.maxAttempts ?? 5) || req.signal?.aborted) throw e;
+      // Past the download's deadline: not tried again in this run (the next run or pass does).
+      if (deps.http.clock.now() + (e.retryAfterMs ?? 0) > deadline) throw e;
       downloadLog(deps.logger).debug({ id: req.id, attempt, code: e.code }, 'opening the download failed; trying again');
       await deps.http.backoff(attempt, e.retryAfterMs, req.signal);
     }
@@ -135,6 +138,8 @@ interface OpenContext {
   /** The pre-signed URL from the last 302, reused for Range resumes until it stops working. */
   location: string | undefined;
   failures: number;
+  /** The download's deadline (epoch ms): a 202 whose wait would end past it ends the download. */
+  readonly deadline: number;
 }
 
 /**
@@ -162,6 +167,11 @@ async function openBody(deps: DownloadDeps, req: DownloadRequest, offset: number
     if (res.status === 202) {
       if (notReady >= (deps.maxNotReady ?? 30)) throw remoteError('server_error', `file ${req.id} is still not ready for download`);
       const wait = retryAfterMs(res.headers, deps.http.clock.now()) ?? 1000;
+      if (deps.http.clock.now() + wait > ctx.deadline) {
+        throw remoteError('server_error', `file ${req.id} is still not ready for download (202) by its deadline, after ${notReady + 1} answers; the next run or pass tries again`, {
+          details: { id: req.id, tooLongToWait: true },
+        });
+      }
       deps.http.refuseLongWait(remoteError('operation_blocked', `GET /files/${req.id}/content: not ready yet (202)`, { retryAfterMs: wait }), `GET /files/${req.id}/content`);
       await deps.http.backoff(1, wait, req.signal);
       continue;

@@ -228,11 +228,32 @@ export class BoxChanges implements RemoteChanges {
     }
   }
 
-  /** The hint for an event's source, or null when it names no file, folder or web link we can use. */
+  /**
+   * The hint for an event's source, or null when it names no file, folder or web link we can use. A source that
+   * fails validation (a name Box would refuse, a malformed field) but names an item by kind and id is still a
+   * hint, without its name or etag: the item is fetched, and what Box answers decides (a malformed answer is
+   * parked by the engine, never dropped).
+   */
   private hintOf(eventType: string | undefined, source: unknown): RemoteHint | null {
     const c = checkItem(source, { requireName: false });
-    if (!c.ok) return null;
-    const e = c.entry;
+    if (!c.ok) {
+      if (c.unknownType) return null;
+      if (c.id === null || c.kind === null) {
+        this.log.warn({ field: c.field }, `skipped an event whose item has no usable id or type (${c.reason}); a listing still finds the item`);
+        return null;
+      }
+      this.log.warn({ id: c.id, field: c.field }, `an event shows Box ${c.kind} ${c.id} with a malformed \`${c.field}\`; fetching it to see what Box holds`);
+      const parent = (source as { parent?: { id?: unknown } | null }).parent;
+      const parentId = parent && (typeof parent.id === 'string' || typeof parent.id === 'number') && /^[0-9A-Za-z_-]{1,64}$/.test(String(parent.id)) ? String(parent.id) : null;
+      return this.hintFrom(eventType, { id: c.id, kind: c.kind, parentId, sequenceId: '', etag: '', name: '', status: 'active' });
+    }
+    return this.hintFrom(eventType, c.entry);
+  }
+
+  private hintFrom(
+    eventType: string | undefined,
+    e: { readonly id: string; readonly kind: RemoteHint['kind']; readonly parentId: string | null; readonly sequenceId: string; readonly etag: string; readonly name: string; readonly status: string },
+  ): RemoteHint {
     const type = eventType ?? '';
     const trashed = e.status !== 'active' || (/TRASH|DELETE/.test(type) && !/UNDELETE/.test(type));
     return {
@@ -240,7 +261,7 @@ export class BoxChanges implements RemoteChanges {
       kind: e.kind,
       change: trashed ? 'trashed' : /UNDELETE|RESTORE/.test(type) ? 'restored' : 'changed',
       syncStateSet: type === 'ITEM_SYNC',
-      parentId: e.parentId,
+      parentId: e.parentId === null ? null : asRemoteId(e.parentId),
       sequenceId: e.sequenceId === '' ? null : e.sequenceId,
       etag: e.etag === '' ? null : e.etag,
       name: e.name === '' ? null : e.name,

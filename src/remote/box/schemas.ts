@@ -159,12 +159,15 @@ export function decodeItemStrict(raw: unknown, endpoint: string, opts: { require
     const t = raw !== null && typeof raw === 'object' ? String((raw as { type?: unknown }).type) : typeof raw;
     throw malformed(endpoint, 'type', `the answer is a ${t}, not a file, folder or web link`);
   }
-  throw malformed(endpoint, c.field, c.reason);
+  // What the engine needs to park the item by its Box id: its escaped name and the parent Box named.
+  const parent = raw !== null && typeof raw === 'object' ? (raw as { parent?: { id?: unknown } | null }).parent : undefined;
+  const parentId = parent && (typeof parent.id === 'string' || typeof parent.id === 'number') && /^[0-9A-Za-z_-]{1,64}$/.test(String(parent.id)) ? String(parent.id) : null;
+  throw malformed(endpoint, c.field, c.reason, { itemId: c.id, itemName: c.name, itemKind: c.kind, parentId });
 }
 
-export function malformed(endpoint: string, field: string, reason: string): SyncError {
+export function malformed(endpoint: string, field: string, reason: string, item: Record<string, string | null> = {}): SyncError {
   return remoteError('malformed_response', `Box answered ${endpoint} with a malformed \`${field}\` (${escapeText(reason)})`, {
-    details: { endpoint, field },
+    details: { endpoint, field, ...item },
   });
 }
 

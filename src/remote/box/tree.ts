@@ -16,6 +16,11 @@ import type { WireItem } from './wire-types.js';
 const CACHE_LIMIT = 10_000;
 /** A page whose frame is malformed is asked for this many times in all. */
 const MALFORMED_ATTEMPTS = 3;
+/**
+ * Pages in a row that bring no entry this listing has not seen (empty, or repeating earlier pages) end it as
+ * incomplete, whatever the paging markers say: two, so that one empty page in a long listing is not an error.
+ */
+const STALE_PAGES = 2;
 
 export interface ListingLimits {
   /** A folder listing that takes longer than this ends as incomplete. */
@@ -96,7 +101,8 @@ export class TreeReader {
    * Marker paging (offset paging too, when a server answers that way), with every entry validated: a malformed
    * or hostile entry, a duplicate id, or the folder itself is yielded as rejected, never as an entry. The walk
    * is bounded: a marker or offset that repeats or does not advance, a page that stays malformed after its
-   * retries, fewer entries than `total_count`, more than `maxPages` pages, or the listing deadline all end it
+   * retries, fewer entries than `total_count`, STALE_PAGES pages in a row with no entry not seen before (a
+   * marker that changes while the pages repeat), more than `maxPages` pages, or the listing deadline all end it
    * with `listing_incomplete` after the pages already yielded.
    */
   async *listFolder(id: RemoteId, signal?: AbortSignal): AsyncIterable<ListingPage> {
@@ -104,6 +110,9 @@ export class TreeReader {
     const deadline = this.http.clock.now() + this.limits.listingDeadlineMs;
     const markers = new Set<string>();
     const ids = new Set<string>();
+    /** Every raw id this listing has seen (valid or not): a page that adds none is stale. */
+    const rawIds = new Set<string>();
+    let stale = 0;
     let marker: string | undefined;
     let offset: number | undefined;
     let rawCount = 0;
@@ -119,9 +128,13 @@ export class TreeReader {
         if (isSyncError(e) && e.code === 'malformed_response' && page > 0) throw incomplete(e.message);
         throw e;
       });
+      const fresh = newRawIds(body.entries, rawIds);
+      stale = fresh === 0 && page > 0 ? stale + 1 : 0;
+      if (stale >= STALE_PAGES) throw incomplete(`${stale} pages in a row brought no entry not already listed`);
       const entries: RemoteEntry[] = [];
       const rejected: RejectedItem[] = [];
-      for (const raw of body.entries) {
+      // A page that repeats earlier ones adds nothing (its entries would only read as duplicates): skipped.
+      for (const raw of stale > 0 ? [] : body.entries) {
         rawCount += 1;
         const c = checkItem(raw, { requireName: true, listedIn: id });
         if (!c.ok) {
@@ -201,6 +214,20 @@ export class TreeReader {
   forget(id: RemoteId): void {
     this.seen.delete(id);
   }
+}
+
+/** How many entries of a page carry an id not in `seen` (added to it). Entries without a usable id add none. */
+function newRawIds(entries: readonly unknown[], seen: Set<string>): number {
+  let fresh = 0;
+  for (const raw of entries) {
+    const id = raw !== null && typeof raw === 'object' ? (raw as { id?: unknown }).id : undefined;
+    if (typeof id !== 'string' && typeof id !== 'number') continue;
+    const key = String(id);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    fresh += 1;
+  }
+  return fresh;
 }
 
 /** The cached entry back in wire shape, so a 304 answer flows through the same decoder. */
