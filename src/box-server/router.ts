@@ -79,6 +79,7 @@ function streamBody(ctx: Ctx, spec: NonNullable<FaultRule['stream']>, headers: R
 
 async function applyFault(ctx: Ctx, rule: FaultRule): Promise<boolean> {
   if (rule.delayMs) await new Promise((r) => setTimeout(r, rule.delayMs));
+  if (rule.hook) await rule.hook();
   if (rule.hang) {
     ctx.req.resume();
     return true;

@@ -70,6 +70,12 @@ export interface FaultRule {
    * only: a function cannot cross the HTTP control surface). Lets a test corrupt one field of a real answer.
    */
   transform?: (body: unknown, req: { readonly path: string; readonly query: URLSearchParams }) => unknown;
+  /**
+   * Run this (programmatic only) before the request is handled and before any of its body is read, then handle
+   * the request as usual (or as the rule's other fields say). The client waits meanwhile, its body held in the
+   * socket buffers: a test changes the world at a known point of a request, e.g. truncates a file mid-upload.
+   */
+  hook?: () => void | Promise<void>;
   /** Extra response headers (with `status`, `body`, `rawBody` or `transform`), e.g. `{ 'Retry-After': '86400' }`. */
   headers?: Record<string, string>;
   /** Accept the request and never answer (until the client gives up or the server closes). */
