@@ -75,6 +75,8 @@ export interface NewVersionUpload extends UploadRequest {
   readonly id: RemoteId;
   /** Etag the plan was based on. */
   readonly ifMatch?: string;
+  /** The folder the file is in as the plan saw it: an answer naming another is checked with a GET (never just believed). */
+  readonly parentId?: RemoteId;
 }
 
 export interface MoveRequest {
