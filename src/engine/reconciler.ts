@@ -25,6 +25,7 @@ import { CommitBatch } from './commit-batch.js';
 import { commitOutcome } from './commit.js';
 import { checkMassDelete } from './delete-guard.js';
 import { execute, toSyncError, type Outcome } from './executor.js';
+import { createsFolder, followUps } from './follow-ups.js';
 import type { IsIgnored } from './observe-local.js';
 import { reobserve } from './reobserve.js';
 import { buildSnapshot, type SnapshotScope } from './snapshot.js';
@@ -251,15 +252,21 @@ async function reconcileScope(
     // Each outcome is committed as soon as its operation ends (with those that ended meanwhile: commit-batch.ts),
     // so progress survives a crash mid-batch.
     running = work.length;
-    await Promise.all(
-      work.map(async (op) => {
-        const outcome = await ctx.queue.add(taskFor(ctx, rc, op));
-        running -= 1;
-        commits.wake();
-        const final = outcome.status === 'done' ? await commit(ctx, commits, rc.root.id, op, outcome, tally) : outcome;
-        if (final.status === 'failed') await handleFailure(ctx, rc, op, final.error, { tally, failedThisRun, replans: state.replans, found: state.foundByReplans });
-      }),
-    );
+    const runOp = async (op: Operation): Promise<void> => {
+      const outcome = await ctx.queue.add(taskFor(ctx, rc, op));
+      running -= 1;
+      commits.wake();
+      const final = outcome.status === 'done' ? await commit(ctx, commits, rc.root.id, op, outcome, tally) : outcome;
+      if (final.status === 'failed') await handleFailure(ctx, rc, op, final.error, { tally, failedThisRun, replans: state.replans, found: state.foundByReplans });
+      else if (createsFolder(op) && !ctx.signal?.aborted) {
+        // What the new folder allows inside it runs in this pass too (follow-ups.ts): a deep new tree in one pass.
+        const next = followUps({ journal, root: rc.root, isIgnored: rc.isIgnored, nowMs: ctx.clock.now(), scope, folder: opPath(op), skip: (o) => failedThisRun.has(signature(o)) });
+        work.push(...next);
+        running += next.length;
+        await Promise.all(next.map(runOp));
+      }
+    };
+    await Promise.all(work.map(runOp));
     if (tally.fatal) return 'fatal';
     if (scope.kind === 'hinted') {
       const more = [...work.flatMap(pathsTouched), ...state.foundByReplans.splice(0)];

@@ -1,0 +1,64 @@
+/**
+ * A deep new tree converges in one `sync --once`. A pass never batches a folder with what is inside it, so a
+ * chain of new folders used to take a pass per level, and 150 levels stopped at the pass limit (50) with "the
+ * plan did not settle", taking four runs. Now a folder the pass creates is followed at once by what it allows
+ * inside it (src/engine/follow-ups.ts), in both directions.
+ */
+import { mkdir, writeFile, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { explain, startSyncEnv, type SyncEnv } from './sync-harness.js';
+
+const LEVELS = 150;
+
+/** The passes the run's summary line counts ("(N passes)"). */
+function passes(out: string): number {
+  const m = /\((\d+) pass(?:es)?\)|, (\d+) pass(?:es)?\)/.exec(out);
+  expect(m, out).not.toBeNull();
+  return Number(m![1] ?? m![2]);
+}
+const names = Array.from({ length: LEVELS }, (_, i) => `d${String(i).padStart(3, '0')}`);
+let e: (SyncEnv & { remoteRootId: string }) | undefined;
+afterEach(async () => {
+  await e?.close();
+  e = undefined;
+});
+
+describe(`a chain of ${LEVELS} new nested folders`, () => {
+  it('made here reaches Box in one run, with the file at its bottom', async () => {
+    e = await startSyncEnv();
+    const deepest = join(e.mirror, ...names);
+    await mkdir(deepest, { recursive: true });
+    await writeFile(join(deepest, 'bottom.txt'), 'at the bottom');
+    const r = await e.sync([], { timeoutMs: 180_000 });
+    expect(r.code, explain(r)).toBe(0);
+    expect(r.stdout + r.stderr).not.toMatch(/did not settle/);
+    // One pass creates the whole chain; the next finds nothing left (and a third at most for what it linked).
+    expect(passes(r.stdout)).toBeLessThanOrEqual(3);
+    const bottom = e.web.findByPath(['Mirror', ...names, 'bottom.txt'].join('/'));
+    expect(bottom?.type).toBe('file');
+    expect(e.web.readFile(bottom!.id).toString()).toBe('at the bottom');
+    // Nothing is left for a second run.
+    e.srv.control.clearRequests();
+    const again = await e.sync([], { timeoutMs: 180_000 });
+    expect(again.code, explain(again)).toBe(0);
+    expect(e.srv.control.requests().filter((q) => q.method !== 'GET' && q.method !== 'OPTIONS')).toEqual([]);
+  }, 240_000);
+
+  it('made on Box reaches the disk in one run, with the file at its bottom', async () => {
+    e = await startSyncEnv();
+    let parent = e.remoteRootId;
+    for (const n of names) parent = e.web.createFolder(parent, n).id;
+    e.web.uploadFile(parent, 'bottom.txt', 'from Box');
+    const r = await e.sync([], { timeoutMs: 180_000 });
+    expect(r.code, explain(r)).toBe(0);
+    expect(r.stdout + r.stderr).not.toMatch(/did not settle/);
+    // One pass creates the whole chain; the next finds nothing left (and a third at most for what it linked).
+    expect(passes(r.stdout)).toBeLessThanOrEqual(3);
+    expect(await readFile(join(e.mirror, ...names, 'bottom.txt'), 'utf8')).toBe('from Box');
+    e.srv.control.clearRequests();
+    const again = await e.sync([], { timeoutMs: 180_000 });
+    expect(again.code, explain(again)).toBe(0);
+    expect(e.srv.control.requests().filter((q) => q.method !== 'GET' && q.method !== 'OPTIONS')).toEqual([]);
+  }, 240_000);
+});
