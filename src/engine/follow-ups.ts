@@ -11,7 +11,9 @@
  * links of what exists on both sides) and that touch nothing but paths strictly inside the new folder are taken:
  * no other operation of the batch can be at those paths (the batch held the folder itself), and nothing is
  * deleted, moved or trashed outside the normal passes (the mass-delete guard sees every deletion). Anything else
- * the subtree needs waits for the next pass, as before.
+ * the subtree needs waits for the next pass, as before. A new folder with more than FOLLOW_UP_MAX_ROWS rows below
+ * it (on either side) is not followed: its subtree is left to the next pass, whose windows keep the snapshots of a
+ * big tree bounded; only a smaller one is planned whole at once.
  */
 import { opPath, pathsTouched, type Operation } from '../core/operations.js';
 import type { RelPath, SyncRoot } from '../core/model.js';
@@ -20,6 +22,9 @@ import { plan } from '../core/plan.js';
 import type { Journal } from '../ports/journal.js';
 import type { IsIgnored } from './observe-local.js';
 import { buildSnapshot, type SnapshotScope } from './snapshot.js';
+
+/** The largest subtree (rows below the new folder, per side) planned at once when its folder is created. */
+export const FOLLOW_UP_MAX_ROWS = 10_000;
 
 const CREATES: ReadonlySet<Operation['kind']> = new Set(['create-remote-folder', 'create-local-folder', 'upload', 'download', 'write-weblink', 'link']);
 
@@ -43,10 +48,17 @@ export interface FollowUpArgs {
 
 /** The creations that the folder just made allows inside it (strictly below it), planned from the journal now. */
 export function followUps(a: FollowUpArgs): Operation[] {
+  const remoteId = a.journal.getSynced(a.root.id, a.folder)?.remoteId;
+  if (remoteId === undefined) return [];
+  const limit = FOLLOW_UP_MAX_ROWS + 1;
+  if (a.journal.countLocalUnder(a.root.id, a.folder, limit) > FOLLOW_UP_MAX_ROWS || a.journal.countRemoteBelow(remoteId, limit) > FOLLOW_UP_MAX_ROWS) return [];
   const unsettled = a.scope.kind === 'hinted' && a.scope.unsettled !== undefined ? { unsettled: a.scope.unsettled } : {};
   const snapshot = buildSnapshot({ journal: a.journal, root: a.root, isIgnored: a.isIgnored, nowMs: a.nowMs, scope: { kind: 'hinted', localPaths: [a.folder], remoteIds: [], ...unsettled } });
-  const inside = (p: RelPath): boolean => p !== a.folder && isAncestorOrSelf(a.folder, p);
-  return plan(snapshot, { nowMs: a.nowMs }).ops.filter(
-    (op) => CREATES.has(op.kind) && pathsTouched(op).every(inside) && !snapshot.deferred.has(opPath(op)) && !a.skip(op),
-  );
+  return creationsInside(plan(snapshot, { nowMs: a.nowMs }).ops, [a.folder]).filter((op) => !snapshot.deferred.has(opPath(op)) && !a.skip(op));
+}
+
+/** Of a plan's operations, the creations that touch only paths strictly inside one of `folders` (dry-run.ts too). */
+export function creationsInside(ops: readonly Operation[], folders: readonly RelPath[]): Operation[] {
+  const inside = (p: RelPath): boolean => folders.some((f) => p !== f && isAncestorOrSelf(f, p));
+  return ops.filter((op) => CREATES.has(op.kind) && pathsTouched(op).every(inside));
 }

@@ -7,6 +7,7 @@
 import { mkdir, writeFile, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { DryRunReport } from '../../src/engine/dry-run.js';
 import { explain, startSyncEnv, type SyncEnv } from './sync-harness.js';
 
 const LEVELS = 150;
@@ -30,6 +31,13 @@ describe(`a chain of ${LEVELS} new nested folders`, () => {
     const deepest = join(e.mirror, ...names);
     await mkdir(deepest, { recursive: true });
     await writeFile(join(deepest, 'bottom.txt'), 'at the bottom');
+    // The dry run predicts the same: every folder and the file in the first pass.
+    const dry = await e.sync(['-n', '--json'], { timeoutMs: 180_000 });
+    expect(dry.code, explain(dry)).toBe(0);
+    const predicted = (JSON.parse(dry.stdout) as DryRunReport).roots[0]!;
+    expect(predicted.notes).toEqual([]);
+    expect(predicted.ops).toHaveLength(LEVELS + 1);
+    expect(new Set(predicted.ops.map((o) => o.pass))).toEqual(new Set([1]));
     const r = await e.sync([], { timeoutMs: 180_000 });
     expect(r.code, explain(r)).toBe(0);
     expect(r.stdout + r.stderr).not.toMatch(/did not settle/);
