@@ -170,6 +170,7 @@ async function upload(op: UploadOp | UploadVersionOp, ctx: ExecContext): Promise
     before.sha1 ?? (known && known.sizeBytes === before.sizeBytes && known.mtimeMs === before.mtimeMs && known.inode === before.inode && known.sha1 ? known.sha1 : await fs.hash(op.path));
   const common = {
     sourcePath: fs.abs(op.path),
+    source: { sizeBytes: before.sizeBytes, mtimeMs: before.mtimeMs, inode: before.inode },
     modifiedAtMs: before.mtimeMs,
     sha1,
     resumeKey: `${root.id}:${op.path}`,

@@ -21,7 +21,7 @@ import { remoteError } from './error-codes.js';
 import { sha1File } from './file-hash.js';
 import type { BoxHttp } from './http.js';
 import { sessionUpload } from './upload-session.js';
-import { readSnapshot } from './upload-source.js';
+import { readSnapshot, sourceChanged } from './upload-source.js';
 import type { WireFiles, WirePreflight } from './wire-types.js';
 
 /**
@@ -68,6 +68,10 @@ export function uploadVersion(deps: UploadDeps, req: NewVersionUpload): Promise<
 async function upload(deps: UploadDeps, target: UploadTarget, req: UploadRequest): Promise<RemoteEntry> {
   const st = await stat(req.sourcePath);
   const source: SourceFacts = { sizeBytes: st.size, mtimeMs: st.mtimeMs, inode: st.ino };
+  const planned = req.source;
+  if (planned && (planned.sizeBytes !== source.sizeBytes || planned.mtimeMs !== source.mtimeMs || planned.inode !== source.inode)) {
+    throw sourceChanged(req.sourcePath, 'changed since it was planned');
+  }
   const pre = source.sizeBytes >= (deps.preflightMinBytes ?? PREFLIGHT_MIN_BYTES) ? await preflight(deps, target, req.name, source.sizeBytes, req.signal) : undefined;
   if (source.sizeBytes >= deps.sessionThresholdBytes) return sessionUpload(deps, target, req, source);
   const url = acceleratedUrl(deps, pre, target) ?? defaultUploadUrl(deps, target);
