@@ -53,7 +53,9 @@ export function followUps(a: FollowUpArgs): Operation[] {
   const limit = FOLLOW_UP_MAX_ROWS + 1;
   if (a.journal.countLocalUnder(a.root.id, a.folder, limit) > FOLLOW_UP_MAX_ROWS || a.journal.countRemoteBelow(remoteId, limit) > FOLLOW_UP_MAX_ROWS) return [];
   const unsettled = a.scope.kind === 'hinted' && a.scope.unsettled !== undefined ? { unsettled: a.scope.unsettled } : {};
-  const snapshot = buildSnapshot({ journal: a.journal, root: a.root, isIgnored: a.isIgnored, nowMs: a.nowMs, scope: { kind: 'hinted', localPaths: [a.folder], remoteIds: [], ...unsettled } });
+  // closeMoves: an entry moved into the new folder is seen with its other end, so it is planned as a move (which
+  // touches a path outside the folder and waits for the next pass), never uploaded or downloaded as a new item.
+  const snapshot = buildSnapshot({ journal: a.journal, root: a.root, isIgnored: a.isIgnored, nowMs: a.nowMs, scope: { kind: 'hinted', localPaths: [a.folder], remoteIds: [], closeMoves: true, ...unsettled } });
   return creationsInside(plan(snapshot, { nowMs: a.nowMs }).ops, [a.folder]).filter((op) => !snapshot.deferred.has(opPath(op)) && !a.skip(op));
 }
 

@@ -4,7 +4,7 @@
  * plan did not settle", taking four runs. Now a folder the pass creates is followed at once by what it allows
  * inside it (src/engine/follow-ups.ts), in both directions.
  */
-import { mkdir, writeFile, readFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DryRunReport } from '../../src/engine/dry-run.js';
@@ -69,4 +69,27 @@ describe(`a chain of ${LEVELS} new nested folders`, () => {
     expect(again.code, explain(again)).toBe(0);
     expect(e.srv.control.requests().filter((q) => q.method !== 'GET' && q.method !== 'OPTIONS')).toEqual([]);
   }, 240_000);
+
+  // What a new folder is followed with is only ever a creation inside it: an item moved into it is still a move.
+  it('a file moved into a new folder, here or on Box, is moved (same Box id, same inode), not created again', async () => {
+    e = await startSyncEnv();
+    await mkdir(e.mirror, { recursive: true });
+    await writeFile(join(e.mirror, 'here.txt'), 'moved here');
+    e.web.uploadFile(e.remoteRootId, 'there.txt', 'moved on Box');
+    const first = await e.sync();
+    expect(first.code, explain(first)).toBe(0);
+    const hereId = e.web.findByPath('Mirror/here.txt')!.id;
+    const thereInode = (await stat(join(e.mirror, 'there.txt'))).ino;
+
+    await mkdir(join(e.mirror, 'New Here', 'deeper'), { recursive: true });
+    await rename(join(e.mirror, 'here.txt'), join(e.mirror, 'New Here', 'deeper', 'here.txt'));
+    const newOnBox = e.web.createFolder(e.remoteRootId, 'New There');
+    e.web.move('file', e.web.findByPath('Mirror/there.txt')!.id, newOnBox.id);
+    const r = await e.sync();
+    expect(r.code, explain(r)).toBe(0);
+    expect(e.web.findByPath('Mirror/New Here/deeper/here.txt')?.id).toBe(hereId);
+    expect(e.web.findByPath('Mirror/here.txt')).toBeNull();
+    expect((await stat(join(e.mirror, 'New There', 'there.txt'))).ino).toBe(thereInode);
+    expect(e.srv.control.requests().filter((q) => q.method === 'POST' && /\/files\/content$/.test(q.path) && q.status === 201)).toHaveLength(1);
+  }, 120_000);
 });

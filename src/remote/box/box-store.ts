@@ -60,14 +60,7 @@ export class BoxStore implements RemoteStore {
   }
 
   async move(req: MoveRequest): Promise<RemoteEntry> {
-    const asked: AskedFor = {
-      what: 'move',
-      kind: req.kind,
-      id: req.id,
-      ...(req.parentId === undefined ? {} : { parentId: req.parentId }),
-      ...(req.name === undefined ? {} : { name: req.name }),
-    };
-    return this.checked(asked, await this.mutations.move(req));
+    return this.checked(askedOf('move', req), await this.mutations.move(req));
   }
 
   /** The answer, remembered, once it matches what was asked (answer-check.ts: a GET when it does not). */
@@ -85,17 +78,21 @@ export class BoxStore implements RemoteStore {
   }
 
   async restore(req: RestoreRequest): Promise<RemoteEntry> {
-    const asked: AskedFor = {
-      what: 'restore',
-      kind: req.kind,
-      id: req.id,
-      ...(req.parentId === undefined ? {} : { parentId: req.parentId }),
-      ...(req.name === undefined ? {} : { name: req.name }),
-    };
-    return this.checked(asked, await this.mutations.restore(req));
+    return this.checked(askedOf('restore', req), await this.mutations.restore(req));
   }
 
   setSyncState(folderId: RemoteId, state: 'synced' | 'not_synced' | 'partially_synced'): Promise<void> {
     return this.mutations.setSyncState(folderId, state);
   }
+}
+
+/** What a move or restore asked for: the item, and the parent and name when it named them. */
+function askedOf(what: string, req: MoveRequest | RestoreRequest): AskedFor {
+  return {
+    what,
+    kind: req.kind,
+    id: req.id,
+    ...(req.parentId === undefined ? {} : { parentId: req.parentId }),
+    ...(req.name === undefined ? {} : { name: req.name }),
+  };
 }
