@@ -92,4 +92,20 @@ describe(`a chain of ${LEVELS} new nested folders`, () => {
     expect((await stat(join(e.mirror, 'New There', 'there.txt'))).ino).toBe(thereInode);
     expect(e.srv.control.requests().filter((q) => q.method === 'POST' && /\/files\/content$/.test(q.path) && q.status === 201)).toHaveLength(1);
   }, 120_000);
+
+  it('a file moved on Box into a chain of new folders is moved here (same inode), not trashed and lost', async () => {
+    e = await startSyncEnv();
+    await mkdir(e.mirror, { recursive: true });
+    const f = e.web.uploadFile(e.remoteRootId, 'there.txt', 'moved on Box');
+    const first = await e.sync();
+    expect(first.code, explain(first)).toBe(0);
+    const inode = (await stat(join(e.mirror, 'there.txt'))).ino;
+    let parent = e.remoteRootId;
+    for (const n of ['one', 'two', 'three']) parent = e.web.createFolder(parent, n).id;
+    e.web.move('file', f.id, parent);
+    const r = await e.sync();
+    expect(r.code, explain(r)).toBe(0);
+    expect((await stat(join(e.mirror, 'one', 'two', 'three', 'there.txt'))).ino).toBe(inode);
+    expect(r.stderr).not.toMatch(/local-trash/);
+  }, 120_000);
 });
