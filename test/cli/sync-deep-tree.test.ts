@@ -20,6 +20,18 @@ function passes(out: string): number {
 }
 const names = Array.from({ length: LEVELS }, (_, i) => `d${String(i).padStart(3, '0')}`);
 let e: (SyncEnv & { remoteRootId: string }) | undefined;
+
+/** One `sync --once` converges (one pass creates the chain, the next finds nothing, a third at most for what it linked), and a second run has nothing to write. */
+async function convergesInOneRun(env: SyncEnv): Promise<void> {
+  const r = await env.sync([], { timeoutMs: 180_000 });
+  expect(r.code, explain(r)).toBe(0);
+  expect(r.stdout + r.stderr).not.toMatch(/did not settle/);
+  expect(passes(r.stdout)).toBeLessThanOrEqual(3);
+  env.srv.control.clearRequests();
+  const again = await env.sync([], { timeoutMs: 180_000 });
+  expect(again.code, explain(again)).toBe(0);
+  expect(env.srv.control.requests().filter((q) => q.method !== 'GET' && q.method !== 'OPTIONS')).toEqual([]);
+}
 afterEach(async () => {
   await e?.close();
   e = undefined;
@@ -38,19 +50,10 @@ describe(`a chain of ${LEVELS} new nested folders`, () => {
     expect(predicted.notes).toEqual([]);
     expect(predicted.ops).toHaveLength(LEVELS + 1);
     expect(new Set(predicted.ops.map((o) => o.pass))).toEqual(new Set([1]));
-    const r = await e.sync([], { timeoutMs: 180_000 });
-    expect(r.code, explain(r)).toBe(0);
-    expect(r.stdout + r.stderr).not.toMatch(/did not settle/);
-    // One pass creates the whole chain; the next finds nothing left (and a third at most for what it linked).
-    expect(passes(r.stdout)).toBeLessThanOrEqual(3);
+    await convergesInOneRun(e);
     const bottom = e.web.findByPath(['Mirror', ...names, 'bottom.txt'].join('/'));
     expect(bottom?.type).toBe('file');
     expect(e.web.readFile(bottom!.id).toString()).toBe('at the bottom');
-    // Nothing is left for a second run.
-    e.srv.control.clearRequests();
-    const again = await e.sync([], { timeoutMs: 180_000 });
-    expect(again.code, explain(again)).toBe(0);
-    expect(e.srv.control.requests().filter((q) => q.method !== 'GET' && q.method !== 'OPTIONS')).toEqual([]);
   }, 240_000);
 
   it('made on Box reaches the disk in one run, with the file at its bottom', async () => {
@@ -58,16 +61,8 @@ describe(`a chain of ${LEVELS} new nested folders`, () => {
     let parent = e.remoteRootId;
     for (const n of names) parent = e.web.createFolder(parent, n).id;
     e.web.uploadFile(parent, 'bottom.txt', 'from Box');
-    const r = await e.sync([], { timeoutMs: 180_000 });
-    expect(r.code, explain(r)).toBe(0);
-    expect(r.stdout + r.stderr).not.toMatch(/did not settle/);
-    // One pass creates the whole chain; the next finds nothing left (and a third at most for what it linked).
-    expect(passes(r.stdout)).toBeLessThanOrEqual(3);
+    await convergesInOneRun(e);
     expect(await readFile(join(e.mirror, ...names, 'bottom.txt'), 'utf8')).toBe('from Box');
-    e.srv.control.clearRequests();
-    const again = await e.sync([], { timeoutMs: 180_000 });
-    expect(again.code, explain(again)).toBe(0);
-    expect(e.srv.control.requests().filter((q) => q.method !== 'GET' && q.method !== 'OPTIONS')).toEqual([]);
   }, 240_000);
 
   // What a new folder is followed with is only ever a creation inside it: an item moved into it is still a move.
