@@ -78,7 +78,7 @@ function streamBody(ctx: Ctx, spec: NonNullable<FaultRule['stream']>, headers: R
 }
 
 async function applyFault(ctx: Ctx, rule: FaultRule): Promise<boolean> {
-  rule.onArrive?.({ method: ctx.req.method ?? 'GET', path: ctx.url.pathname });
+  if (rule.hook) await rule.hook({ method: ctx.req.method ?? 'GET', path: ctx.url.pathname });
   if (rule.delayMs) await new Promise((r) => setTimeout(r, rule.delayMs));
   if (rule.hang) {
     ctx.req.resume();

@@ -89,15 +89,17 @@ export interface FaultRule {
    * bottom, a paging marker that changes on every page.
    */
   respond?: (req: { readonly path: string; readonly query: URLSearchParams }) => unknown;
+  /**
+   * Run this (programmatic only) when a matching request arrives, before any delay, before the request is handled
+   * and before any of its body is read, then handle the request as usual (or as the rule's other fields say). The
+   * client waits meanwhile, its body held in the socket buffers: a test changes the world at a known point of a
+   * request (truncates a file mid-upload), or acts at the moment a request reached the server (kills its client).
+   */
+  hook?: (req: { readonly method: string; readonly path: string }) => void | Promise<void>;
   /** Extra response headers (with `status`, `body`, `rawBody` or `transform`), e.g. `{ 'Retry-After': '86400' }`. */
   headers?: Record<string, string>;
   /** Accept the request and never answer (until the client gives up or the server closes). */
   hang?: boolean;
-  /**
-   * Called when a matching request arrives, before any delay and before the route runs (programmatic control
-   * only, like `transform`). Lets a test act at the moment a request reached the server, e.g. kill its client.
-   */
-  onArrive?: (req: { readonly method: string; readonly path: string }) => void;
   /**
    * Answer 200 with a generated body instead of running the route: `announceBytes` as Content-Length (absent:
    * chunked), then `sendBytes` bytes ('forever': until the client closes), `chunkBytes` at a time, one chunk

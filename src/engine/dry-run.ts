@@ -28,6 +28,7 @@ import { guardIdText } from './guard-id.js';
 import { localRootExists, scanLocal } from './observe-local.js';
 import { observeRemote } from './observe-remote.js';
 import { MAX_PASSES } from './reconciler.js';
+import { createsFolder, creationsInside } from './follow-ups.js';
 import { buildSnapshot } from './snapshot.js';
 import { applyScopeChange, configOnlyRules, forgetRemovedRoots } from './scope-change.js';
 import type { EngineDeps } from './types.js';
@@ -233,6 +234,13 @@ function simulateRoot(
     if (guard) break;
     try {
       for (const op of work) applyOutcome(world, op, alloc);
+      // The real run follows each folder it creates with what that folder allows inside it, in the same pass.
+      for (let made = work.filter(createsFolder).map(opPath); made.length > 0; ) {
+        const more = creationsInside(plan(snapshotOf(world, first), { nowMs }).ops, made).filter((op) => !first.deferred.has(opPath(op)));
+        for (const op of more) applyOutcome(world, op, alloc);
+        work.push(...more);
+        made = more.filter(createsFolder).map(opPath);
+      }
     } catch (e) {
       notes.push(`after pass ${pass} the rest of the plan depends on results only the real run sees (${e instanceof Error ? e.message : String(e)})`);
       pushOps(ops, work, pass);

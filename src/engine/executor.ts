@@ -189,6 +189,7 @@ async function upload(op: UploadOp | UploadVersionOp, ctx: ExecContext): Promise
     before.sha1 ?? (known && known.sizeBytes === before.sizeBytes && known.mtimeMs === before.mtimeMs && known.inode === before.inode && known.sha1 ? known.sha1 : await fs.hash(op.path));
   const common = {
     sourcePath: fs.abs(op.path),
+    source: { sizeBytes: before.sizeBytes, mtimeMs: before.mtimeMs, inode: before.inode },
     modifiedAtMs: before.mtimeMs,
     sha1,
     resumeKey: `${root.id}:${op.path}`,
@@ -198,7 +199,12 @@ async function upload(op: UploadOp | UploadVersionOp, ctx: ExecContext): Promise
   const uploaded =
     op.kind === 'upload'
       ? await remote.uploadNew({ ...common, parentId: op.parentId, name: op.name })
-      : await remote.uploadVersion({ ...common, id: op.remoteId, name: op.path.slice(op.path.lastIndexOf('/') + 1), ifMatch: op.ifMatch });
+      : await remote.uploadVersion({ ...common, id: op.remoteId, name: op.path.slice(op.path.lastIndexOf('/') + 1), ifMatch: op.ifMatch, ...parentOf(journal.getRemote(op.remoteId)) });
   // Record the stat taken before the upload: if the file changed meanwhile, the next scan sees it and uploads again.
   return { remote: uploaded, local: { ...before, sha1: uploaded.sha1 ?? sha1 }, bytes: uploaded.sizeBytes };
+}
+
+/** The folder the plan saw the file in (its etag is the If-Match): an answer naming another is checked, not believed. */
+function parentOf(r: RemoteEntry | undefined): { parentId?: RemoteEntry['id'] } {
+  return r?.parentId ? { parentId: r.parentId } : {};
 }

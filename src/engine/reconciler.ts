@@ -12,8 +12,8 @@
  * plan that never settles, and an operation that failed once in a run is not tried again in the same run.
  */
 import { SyncError } from '../core/errors.js';
-import type { RelPath, RemoteEntry, RootId, SyncRoot } from '../core/model.js';
-import { ancestorsOf } from '../core/paths.js';
+import type { RelPath, RemoteEntry, RemoteId, RootId, SyncRoot } from '../core/model.js';
+import { ancestorsOf, joinPath } from '../core/paths.js';
 import { assertNever, opPath, pathsTouched, type Operation, type OperationKind } from '../core/operations.js';
 import { plan } from '../core/plan.js';
 import type { Clock } from '../ports/clock.js';
@@ -25,6 +25,7 @@ import { CommitBatch } from './commit-batch.js';
 import { commitOutcome } from './commit.js';
 import { checkMassDelete, rootSideEmpty } from './delete-guard.js';
 import { execute, toSyncError, type Outcome } from './executor.js';
+import { createsFolder, followUps } from './follow-ups.js';
 import type { IsIgnored } from './observe-local.js';
 import { reobserve } from './reobserve.js';
 import { buildSnapshot, type SnapshotScope } from './snapshot.js';
@@ -254,18 +255,25 @@ async function reconcileScope(
     // Each outcome is committed as soon as its operation ends (with those that ended meanwhile: commit-batch.ts),
     // so progress survives a crash mid-batch.
     running = work.length;
-    // The adapter may bring many of this plan's downloads at once (Box: zip archives of small files).
-    const prefetched = ctx.remote.prefetch?.(work.flatMap(prefetchFile), ctx.signal);
+    // The adapter may bring many of this pass's downloads at once (Box: zip archives of small files): the plan's
+    // own, and the files below the folders it creates here, which follow-ups download in this pass.
+    const prefetched = ctx.remote.prefetch?.(prefetchFiles(journal, rc, work), ctx.signal);
     try {
-      await Promise.all(
-        work.map(async (op) => {
-          const outcome = await ctx.queue.add(taskFor(ctx, rc, op));
-          running -= 1;
-          commits.wake();
-          const final = outcome.status === 'done' ? await commit(ctx, commits, rc.root.id, op, outcome, tally) : outcome;
-          if (final.status === 'failed') await handleFailure(ctx, rc, op, final.error, { tally, failedThisRun, replans: state.replans, found: state.foundByReplans });
-        }),
-      );
+      const runOp = async (op: Operation): Promise<void> => {
+        const outcome = await ctx.queue.add(taskFor(ctx, rc, op));
+        running -= 1;
+        commits.wake();
+        const final = outcome.status === 'done' ? await commit(ctx, commits, rc.root.id, op, outcome, tally) : outcome;
+        if (final.status === 'failed') await handleFailure(ctx, rc, op, final.error, { tally, failedThisRun, replans: state.replans, found: state.foundByReplans });
+        else if (createsFolder(op) && !ctx.signal?.aborted) {
+          // What the new folder allows inside it runs in this pass too (follow-ups.ts): a deep new tree in one pass.
+          const next = followUps({ journal, root: rc.root, isIgnored: rc.isIgnored, nowMs: ctx.clock.now(), scope, folder: opPath(op), skip: (o) => failedThisRun.has(signature(o)) });
+          work.push(...next);
+          running += next.length;
+          await Promise.all(next.map(runOp));
+        }
+      };
+      await Promise.all(work.map(runOp));
     } finally {
       prefetched?.release();
     }
@@ -286,9 +294,32 @@ async function reconcileScope(
   return 'stalled';
 }
 
-function prefetchFile(op: Operation): PrefetchFile[] {
-  if (op.kind !== 'download') return [];
-  return [{ id: op.remoteId, name: op.path.slice(op.path.lastIndexOf('/') + 1), sha1: op.expect.sha1, sizeBytes: op.expect.sizeBytes }];
+/** Rows walked below the folders a pass creates here, looking for the files it will download into them. */
+const PREFETCH_WALK_ROWS = 50_000;
+
+/**
+ * The downloads a pass is about to run: its plan's, and the files below each folder it creates here (those come
+ * down in the same pass as follow-ups, planned only once their folder exists). Ignored paths are left out.
+ */
+function prefetchFiles(journal: Journal, rc: RootContext, work: readonly Operation[]): PrefetchFile[] {
+  const out: PrefetchFile[] = [];
+  let budget = PREFETCH_WALK_ROWS;
+  for (const op of work) {
+    if (op.kind === 'download') out.push({ id: op.remoteId, name: op.path.slice(op.path.lastIndexOf('/') + 1), sha1: op.expect.sha1, sizeBytes: op.expect.sizeBytes });
+    if (op.kind !== 'create-local-folder') continue;
+    const folders: { id: RemoteId; path: RelPath }[] = [{ id: op.remoteId, path: op.path }];
+    while (folders.length > 0 && budget > 0) {
+      const f = folders.pop()!;
+      for (const c of journal.remoteChildren(f.id)) {
+        if (--budget <= 0) break;
+        const path = joinPath(f.path, c.name);
+        if (rc.isIgnored(path, c.kind === 'folder')) continue;
+        if (c.kind === 'folder') folders.push({ id: c.id, path });
+        else if (c.kind === 'file') out.push({ id: c.id, name: c.name, sha1: c.sha1, sizeBytes: c.sizeBytes });
+      }
+    }
+  }
+  return out;
 }
 
 function transferOf(ctx: ReconcileContext, root: RootId, op: Operation): Pick<QueueTask, 'direction' | 'totalBytes'> {

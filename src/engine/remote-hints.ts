@@ -167,16 +167,19 @@ export async function applyHints(
   const presentIds = new Set(kept.map((e) => e.id));
   // A folder is inside our roots when its parent is a root, is already known, or is itself a hinted folder that is.
   const inside = new Set<RemoteId>();
-  for (let changed = true; changed; ) {
-    changed = false;
-    for (const e of kept) {
-      if (inside.has(e.id) || e.parentId === null) continue;
-      if (rootIds.has(e.id) || rootIds.has(e.parentId) || inside.has(e.parentId) || (!presentIds.has(e.parentId) && journal.getRemote(e.parentId) !== undefined)) {
-        inside.add(e.id);
-        changed = true;
+  const spread = (): void => {
+    for (let changed = true; changed; ) {
+      changed = false;
+      for (const e of kept) {
+        if (inside.has(e.id) || e.parentId === null) continue;
+        if (rootIds.has(e.id) || rootIds.has(e.parentId) || inside.has(e.parentId) || (!presentIds.has(e.parentId) && journal.getRemote(e.parentId) !== undefined)) {
+          inside.add(e.id);
+          changed = true;
+        }
       }
     }
-  }
+  };
+  spread();
   for (const e of kept) if (rootIds.has(e.id)) inside.add(e.id);
   // An item Box places deeper than a Linux path can hold is parked, not stored (its last good place is kept).
   const pathBytes = new Map<RemoteId, number | null>();
@@ -199,6 +202,10 @@ export async function applyHints(
       problems.incomplete.push(...r.problems.incomplete);
     }
   }
+  // Those listings may have found the parent of a hinted item: a folder two levels into a new folder, whose own
+  // event was skipped (its parent was unknown then). An item moved in there is inside, not gone: taken as gone,
+  // its row (which the listing had just written) was dropped, its local copy trashed, and it was never downloaded.
+  spread();
   journal.transaction(() => {
     for (const { w, entry } of fetched) {
       if (entry && (cyclic.has(entry.id) || tooDeep.has(entry.id))) continue;

@@ -64,8 +64,14 @@ export interface DownloadResult {
 }
 
 export interface UploadRequest {
-  /** Absolute path of the local file to read. It is streamed, never buffered whole. */
+  /**
+   * Absolute path of the local file to read. It is streamed, never buffered whole, and read as a fixed snapshot:
+   * exactly the length stat'ed when the upload starts, from that inode. A file that shrinks, grows or is replaced
+   * while it uploads fails the upload at once with `local_changed` (replan), the request abandoned.
+   */
   readonly sourcePath: string;
+  /** The stat the caller planned from: a file that no longer matches it when the upload starts is `local_changed`. */
+  readonly source?: { readonly sizeBytes: number; readonly mtimeMs: number; readonly inode: number };
   readonly name: string;
   /** Local mtime, sent as content_modified_at (Box keeps whole seconds). */
   readonly modifiedAtMs: number;
@@ -89,6 +95,8 @@ export interface NewVersionUpload extends UploadRequest {
   readonly id: RemoteId;
   /** Etag the plan was based on. */
   readonly ifMatch?: string;
+  /** The folder the file is in as the plan saw it: an answer naming another is checked with a GET (never just believed). */
+  readonly parentId?: RemoteId;
 }
 
 export interface MoveRequest {

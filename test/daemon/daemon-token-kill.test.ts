@@ -63,7 +63,7 @@ describe('OAuth tokens across kill -9 around a refresh (real daemon, box-server)
   it('killed while its refresh request waits at Box, never handled (lost on the way): the next start logs in with the old pair', async () => {
     const run = await h.start();
     let onDisk: Tokens | null = null;
-    h.srv.control.failNext({ method: 'POST', path: '/oauth2/token', hang: true, onArrive: () => (onDisk = killAt(run, tokenFile)) });
+    h.srv.control.failNext({ method: 'POST', path: '/oauth2/token', hang: true, hook: () => { onDisk = killAt(run, tokenFile); } });
     await killedAtRefresh(run);
     expect(await readTokens(tokenFile)).toEqual(onDisk);
     await expectWholeAndPrivate(tokenFile);

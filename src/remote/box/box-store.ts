@@ -18,6 +18,7 @@ import type { Mutations } from './mutations.js';
 import type { TreeReader } from './tree.js';
 import { uploadNew, uploadVersion, type UploadDeps } from './upload.js';
 import type { ZipPrefetcher } from './zip-prefetch.js';
+import { checkedAnswer, type AskedFor } from './answer-check.js';
 
 export class BoxStore implements RemoteStore {
   constructor(
@@ -55,19 +56,30 @@ export class BoxStore implements RemoteStore {
   }
 
   async uploadNew(req: NewFileUpload): Promise<RemoteEntry> {
-    return this.tree.remember(await uploadNew(this.uploadDeps, req));
+    const asked = { what: 'upload', kind: 'file', parentId: req.parentId, name: req.name } as const;
+    return this.checked(asked, await uploadNew(this.uploadDeps, req));
   }
 
   async uploadVersion(req: NewVersionUpload): Promise<RemoteEntry> {
-    return this.tree.remember(await uploadVersion(this.uploadDeps, req));
+    const asked = { what: 'upload of a new version', kind: 'file', id: req.id, name: req.name, ...(req.parentId === undefined ? {} : { parentId: req.parentId }) } as const;
+    return this.checked(asked, await uploadVersion(this.uploadDeps, req));
   }
 
   async createFolder(parentId: RemoteId, name: string): Promise<RemoteEntry> {
-    return this.tree.remember(await this.mutations.createFolder(parentId, name));
+    return this.checked({ what: 'folder create', kind: 'folder', parentId, name }, await this.mutations.createFolder(parentId, name));
   }
 
   async move(req: MoveRequest): Promise<RemoteEntry> {
-    return this.tree.remember(await this.mutations.move(req));
+    return this.checked(askedOf('move', req), await this.mutations.move(req));
+  }
+
+  /** The answer, remembered, once it matches what was asked (answer-check.ts: a GET when it does not). */
+  private async checked(asked: AskedFor, got: RemoteEntry): Promise<RemoteEntry> {
+    const read = (id: RemoteId, kind: AskedFor['kind']): Promise<RemoteEntry | null> => {
+      this.tree.forget(id);
+      return this.tree.getItem(id, kind);
+    };
+    return this.tree.remember(await checkedAnswer(asked, got, read, this.uploadDeps.logger));
   }
 
   async trash(id: RemoteId, kind: 'file' | 'folder' | 'weblink', ifMatch?: string): Promise<void> {
@@ -76,10 +88,21 @@ export class BoxStore implements RemoteStore {
   }
 
   async restore(req: RestoreRequest): Promise<RemoteEntry> {
-    return this.tree.remember(await this.mutations.restore(req));
+    return this.checked(askedOf('restore', req), await this.mutations.restore(req));
   }
 
   setSyncState(folderId: RemoteId, state: 'synced' | 'not_synced' | 'partially_synced'): Promise<void> {
     return this.mutations.setSyncState(folderId, state);
   }
+}
+
+/** What a move or restore asked for: the item, and the parent and name when it named them. */
+function askedOf(what: string, req: MoveRequest | RestoreRequest): AskedFor {
+  return {
+    what,
+    kind: req.kind,
+    id: req.id,
+    ...(req.parentId === undefined ? {} : { parentId: req.parentId }),
+    ...(req.name === undefined ? {} : { name: req.name }),
+  };
 }

@@ -19,7 +19,6 @@
  *     the target moved on, the session expired), which aborts it like a cancel.
  */
 import { createHash } from 'node:crypto';
-import { open, type FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { RemoteEntry } from '../../core/model.js';
 import { isShutdownReason, isSyncError } from '../../core/errors.js';
@@ -30,6 +29,7 @@ import { decodeTime, encodeTime, idString, ITEM_FIELDS_PARAM } from './decode.js
 import { remoteError } from './error-codes.js';
 import type { SourceFacts, UploadDeps, UploadTarget } from './upload.js';
 import { firstEntry } from './upload.js';
+import { assertEndsAt, openSource, readExact, sourceChanged } from './upload-source.js';
 import type { WireFiles, WirePart } from './wire-types.js';
 import { malformed, parseFrame, partSchema, partsPageSchema, uploadSessionSchema } from './schemas.js';
 import PQueue from 'p-queue';
@@ -69,9 +69,9 @@ export async function sessionUpload(deps: UploadDeps, target: UploadTarget, req:
   const session = rec;
 
   try {
-    const { parts, sha1 } = await sendParts(deps, session, req, present, (p) => store?.addPart(session.key, p));
+    const { parts, sha1 } = await sendParts(deps, session, req, present, source.inode, (p) => store?.addPart(session.key, p));
     if (req.sha1 !== undefined && req.sha1.toLowerCase() !== sha1) {
-      throw remoteError('checksum_mismatch', `${req.sourcePath} changed while it was being uploaded`);
+      throw sourceChanged(req.sourcePath, 'changed');
     }
     const entry = await commit(deps, session, target, req, parts, sha1);
     store?.delete(session.key);
@@ -101,7 +101,7 @@ export async function sessionUpload(deps: UploadDeps, target: UploadTarget, req:
 }
 
 /** Failures after which the session can never be committed: resuming it would only fail again. */
-const HOPELESS_CODES: ReadonlySet<string> = new Set(['precondition_failed', 'item_name_in_use', 'session_expired', 'checksum_mismatch', 'conflict']);
+const HOPELESS_CODES: ReadonlySet<string> = new Set(['precondition_failed', 'item_name_in_use', 'session_expired', 'checksum_mismatch', 'conflict', 'local_changed']);
 
 type Interruption = 'none' | 'shutdown' | 'cancel';
 
@@ -222,6 +222,7 @@ async function sendParts(
   rec: UploadSessionRecord,
   req: UploadRequest,
   present: ReadonlyMap<number, Part>,
+  inode: number,
   onPart: (p: Part) => void,
 ): Promise<{ parts: Part[]; sha1: string }> {
   const whole = createHash('sha1');
@@ -229,12 +230,13 @@ async function sendParts(
   const queue = new PQueue({ concurrency: Math.max(1, deps.partConcurrency) });
   let failure: unknown;
   let doneBytes = 0;
-  const fh = await open(req.sourcePath, 'r');
+  // A fixed snapshot (upload-source.ts): the inode stat'ed, exactly the session's file_size, nothing beyond it.
+  const fh = await openSource(req.sourcePath, { sizeBytes: rec.fileSizeBytes, mtimeMs: rec.sourceMtimeMs, inode });
   try {
     for (let i = 0; i < rec.totalParts && failure === undefined; i++) {
       const offset = i * rec.partSizeBytes;
       const size = Math.min(rec.partSizeBytes, rec.fileSizeBytes - offset);
-      const buf = await readExactly(fh, offset, size);
+      const buf = await readExact(fh, req.sourcePath, offset, size);
       whole.update(buf);
       const partSha1 = createHash('sha1').update(buf).digest();
       const known = present.get(offset);
@@ -261,6 +263,7 @@ async function sendParts(
         }
       });
     }
+    if (failure === undefined) await assertEndsAt(fh, req.sourcePath, rec.fileSizeBytes);
     await queue.onIdle();
   } finally {
     await fh.close();
@@ -282,17 +285,6 @@ function throttled(buf: Buffer, bandwidth: Bandwidth, signal: AbortSignal | unde
     })(),
     { objectMode: false },
   );
-}
-
-async function readExactly(fh: FileHandle, offset: number, size: number): Promise<Buffer> {
-  const buf = Buffer.allocUnsafe(size);
-  let got = 0;
-  while (got < size) {
-    const { bytesRead } = await fh.read(buf, got, size - got, offset + got);
-    if (bytesRead === 0) throw remoteError('checksum_mismatch', `the file shrank while it was being uploaded (at byte ${offset + got})`);
-    got += bytesRead;
-  }
-  return buf;
 }
 
 async function putPart(deps: UploadDeps, rec: UploadSessionRecord, offset: number, buf: Buffer, sha1: Buffer, signal: AbortSignal | undefined): Promise<Part> {

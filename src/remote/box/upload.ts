@@ -10,7 +10,6 @@
  * Nothing is buffered whole: the multipart body is a stream around the file's read stream.
  */
 import { randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import type { Bandwidth } from './bandwidth.js';
 import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
@@ -22,6 +21,7 @@ import { remoteError } from './error-codes.js';
 import { sha1File } from './file-hash.js';
 import type { BoxHttp } from './http.js';
 import { sessionUpload } from './upload-session.js';
+import { readSnapshot, sourceChanged } from './upload-source.js';
 import type { WireFiles, WirePreflight } from './wire-types.js';
 
 /**
@@ -53,6 +53,8 @@ export type UploadTarget =
 export interface SourceFacts {
   readonly sizeBytes: number;
   readonly mtimeMs: number;
+  /** The file stat'ed: what is read must be this inode, exactly sizeBytes long (upload-source.ts). */
+  readonly inode: number;
 }
 
 export function uploadNew(deps: UploadDeps, req: NewFileUpload): Promise<RemoteEntry> {
@@ -65,7 +67,11 @@ export function uploadVersion(deps: UploadDeps, req: NewVersionUpload): Promise<
 
 async function upload(deps: UploadDeps, target: UploadTarget, req: UploadRequest): Promise<RemoteEntry> {
   const st = await stat(req.sourcePath);
-  const source: SourceFacts = { sizeBytes: st.size, mtimeMs: st.mtimeMs };
+  const source: SourceFacts = { sizeBytes: st.size, mtimeMs: st.mtimeMs, inode: st.ino };
+  const planned = req.source;
+  if (planned && (planned.sizeBytes !== source.sizeBytes || planned.mtimeMs !== source.mtimeMs || planned.inode !== source.inode)) {
+    throw sourceChanged(req.sourcePath, 'changed since it was planned');
+  }
   const pre = source.sizeBytes >= (deps.preflightMinBytes ?? PREFLIGHT_MIN_BYTES) ? await preflight(deps, target, req.name, source.sizeBytes, req.signal) : undefined;
   if (source.sizeBytes >= deps.sessionThresholdBytes) return sessionUpload(deps, target, req, source);
   const url = acceleratedUrl(deps, pre, target) ?? defaultUploadUrl(deps, target);
@@ -125,8 +131,8 @@ async function simpleUpload(deps: UploadDeps, target: UploadTarget, req: UploadR
       (async function* () {
         yield head;
         let done = 0;
-        const file = total === 0 ? [] : createReadStream(req.sourcePath, { end: total - 1, highWaterMark: 1 << 20 });
-        for await (const chunk of file) {
+        // Exactly the announced length: a file that shrinks or grows meanwhile fails the body at once (local_changed).
+        for await (const chunk of readSnapshot(req.sourcePath, source, 1 << 20)) {
           if (deps.bandwidth) await deps.bandwidth.take((chunk as Buffer).length, req.signal);
           done += (chunk as Buffer).length;
           req.onProgress?.({ doneBytes: done, totalBytes: total });
