@@ -62,6 +62,35 @@ describe('engine: hinted passes', () => {
   });
 });
 
+describe('engine: a hinted pass clears only the failures of paths it planned (issue 26 point 14)', () => {
+  it('a failure of a path the pass did not plan stays (its retry timer hints it); the pass that plans it does the work and clears it', async () => {
+    const h = await harness();
+    await h.write('doc.docx', 'v1');
+    await h.write('other.txt', 'o1');
+    expectConverged(await h.run());
+    // The last save of doc.docx landed while its upload ran: the upload failed (checksum mismatch, replan) and the
+    // journal already holds the new local state.
+    await h.write('doc.docx', 'v2 saved during the upload');
+    h.engine.hintLocal(h.root.id, [asRelPath('doc.docx')]);
+    h.journal.recordFailure({ root: h.root.id, path: asRelPath('doc.docx'), code: 'checksum_mismatch', message: 'the file changed during its upload', attempts: 1, nextRetryAtMs: Date.now() + 60_000, disposition: 'replan' });
+    await h.run();
+    expect(h.journal.getFailure(h.root.id, asRelPath('doc.docx'))?.disposition).toBe('replan');
+    // Its backoff elapses; an unrelated save gets a hinted pass that does not plan doc.docx.
+    h.journal.recordFailure({ ...h.journal.getFailure(h.root.id, asRelPath('doc.docx'))!, nextRetryAtMs: Date.now() - 1 });
+    await h.write('other.txt', 'o2');
+    h.engine.hintLocal(h.root.id, [asRelPath('other.txt')]);
+    await h.run();
+    expect(remoteContent(h, 'other.txt')).toBe('o2');
+    expect(remoteContent(h, 'doc.docx')).toBe('v1');
+    expect(h.journal.getFailure(h.root.id, asRelPath('doc.docx'))).toBeDefined();
+    // The retry timer hints it: that pass uploads the save and clears the failure.
+    h.engine.hintLocal(h.root.id, [asRelPath('doc.docx')]);
+    expectConverged(await h.run());
+    expect(remoteContent(h, 'doc.docx')).toBe('v2 saved during the upload');
+    expect(h.journal.getFailure(h.root.id, asRelPath('doc.docx'))).toBeUndefined();
+  });
+});
+
 /** Settle time for paths found gone in these tests (the daemon's is SETTLE_GONE_MS). */
 const SETTLE_MS = 50;
 
