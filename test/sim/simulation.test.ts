@@ -15,6 +15,9 @@ import { checkInvariants, noteRequired, outsideFingerprint } from './invariants.
 import { runWorld, type WorldResult } from './sim.js';
 import { sha1Of } from './trees.js';
 import { runChild, startWorld } from './world.js';
+import { loadConfig } from '../../src/config.js';
+import { asRelPath } from '../../src/core/model.js';
+import { openJournal } from '../../src/journal/index.js';
 
 const FIRST_SEED = 1;
 const WORLDS = 12;
@@ -55,6 +58,13 @@ describe('seeded whole-system simulation', () => {
       expect(broken.some((f) => f.startsWith('(c) boxsync temp file left'))).toBe(true);
       expect(broken.some((f) => f.startsWith('(c) mirror only-local.txt holds a content nobody wrote'))).toBe(true);
       expect(broken.some((f) => f.startsWith('(d) something outside'))).toBe(true);
+      // (f): the journal forgets a.txt's merge base (no failure row, nothing would plan it).
+      const { journal } = openJournal(join(w.stateDir, 'journal.db'));
+      const root = (await loadConfig({ path: w.configFile, env: w.env })).folders[0]!;
+      journal.deleteSynced(root.id, asRelPath('a.txt'));
+      journal.close();
+      const forgotten = (await checkInvariants(w, { required, written, outsideBefore })).failures;
+      expect(forgotten.some((f) => f.startsWith('(f) a.txt: out of sync in the journal (new locally)'))).toBe(true);
     } finally {
       await w.close();
     }
