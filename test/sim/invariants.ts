@@ -1,6 +1,6 @@
 /**
- * The invariants checked after every scenario, from the disk and from box-server only (never from boxsync's
- * journal):
+ * The invariants checked after every scenario, from the disk and from box-server ((f) also reads boxsync's
+ * journal, to check it against both):
  *   (a) the local tree and the Box tree are equal: same relative paths, same SHA-1 per file;
  *   (b) every content that existed on either side when a sync started is still recoverable: in the mirror
  *       (conflict copies included), on Box (a current file, an old or deleted version, the trash), or in
