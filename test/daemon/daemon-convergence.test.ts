@@ -10,21 +10,18 @@
  */
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sendControl } from '../../src/daemon/control-client.js';
 import type { DaemonStatus, PathStatus } from '../../src/daemon/control-protocol.js';
 import { readBoxTree, readLocalTree } from '../sim/trees.js';
+import { closedAfterEach } from '../support/closed-after-each.js';
 import { waitFor } from '../support/wait.js';
 import { createHarness, type DaemonRun, type Harness } from './daemon-harness.js';
 
+// Each test's harness (box-server, daemon child, temp dirs) is closed after it; `run` is the daemon it started.
+const createClosed = closedAfterEach(createHarness);
 let h: Harness | undefined;
 let run: DaemonRun | undefined;
-afterEach(async () => {
-  if (run && h) await h.stop(run).catch(() => undefined);
-  run = undefined;
-  await h?.close();
-  h = undefined;
-});
 
 /** Paths where the mirror and Box differ (kind or content), at most 20. */
 async function differences(x: Harness): Promise<string[]> {
@@ -85,7 +82,7 @@ async function put(root: string, rel: string, content: string): Promise<void> {
 
 describe('daemon: workloads converge and status tells the truth (issue 26 points 14-15)', () => {
   it('a git checkout storm (400 files: 60 changed, 40 renamed, 20 deleted, 20 added, three round trips) converges, .git/index included', async () => {
-    h = await createHarness({ config: { transferConcurrency: 8 } });
+    h = await createClosed({ config: { transferConcurrency: 8 } });
     const m = h.mirror;
     // The work tree: 40 folders of 10 files; the repository's own files beside it.
     const main = new Map<string, string>();
@@ -147,7 +144,7 @@ describe('daemon: workloads converge and status tells the truth (issue 26 points
   }, 420_000);
 
   it('a package manager\'s churn (5,000 created, deleted 2 s later, 2,500 created again) converges while status keeps answering', async () => {
-    h = await createHarness({ config: { transferConcurrency: 8 } });
+    h = await createClosed({ config: { transferConcurrency: 8 } });
     const m = h.mirror;
     await put(m, 'package.json', '{}\n');
     run = await h.start();
@@ -184,7 +181,7 @@ describe('daemon: workloads converge and status tells the truth (issue 26 points
   }, 600_000);
 
   it('atomic saves (5 documents, 50 saves each: temp file renamed over the document) all reach Box, the last save of each included', async () => {
-    h = await createHarness();
+    h = await createClosed();
     const m = h.mirror;
     for (let d = 1; d <= 5; d++) await put(m, `docs/doc${d}.docx`, `doc${d} save 0\n`);
     run = await h.start();
@@ -205,7 +202,7 @@ describe('daemon: workloads converge and status tells the truth (issue 26 points
   }, 420_000);
 
   it('a failure filed as replan is retried by the daemon\'s timer (nothing else happens meanwhile)', async () => {
-    h = await createHarness();
+    h = await createClosed();
     run = await h.start();
     // Every upload of it answers 412 until the item is parked: the failure is filed as replan, with a retry time.
     h.srv.control.failNext({ method: 'POST', path: /^\/api\/2\.0\/files(\/[^/]+)?\/content$/, status: 412, count: 4 });
