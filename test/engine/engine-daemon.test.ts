@@ -91,6 +91,28 @@ describe('engine: a hinted pass clears only the failures of paths it planned (is
   });
 });
 
+describe('engine: a local row whose SHA-1 and size disagree (a hash read while a checkout rewrote the file)', () => {
+  it('is planned as a local change (an upload), not refreshed by a link pass after pass until the plan does not settle', async () => {
+    const h = await harness();
+    await h.write('f.txt', 'main 274\n');
+    expectConverged(await h.run());
+    await h.write('f.txt', 'branch 274\n');
+    const base = h.journal.getSynced(h.root.id, asRelPath('f.txt'))!;
+    // The new stat with the old content's SHA-1.
+    const row = h.journal.getLocal(h.root.id, asRelPath('f.txt'))!;
+    const { size, mtimeMs, ino } = await import('node:fs/promises').then((fs) => fs.stat(join(h.localPath, 'f.txt')));
+    h.journal.putLocal(h.root.id, { ...row, sizeBytes: size, mtimeMs, inode: ino, sha1: base.sha1 });
+    h.engine.hintLocal(h.root.id, [asRelPath('f.txt')]);
+    const s = await h.run();
+    // Before: 50 passes of "link", then "the plan did not settle". Now the change is uploaded; this fake store
+    // refuses the row's stale SHA-1 (Box's adapter turns that into a replan that hashes the file again).
+    expect(s.ops.link).toBeUndefined();
+    expect(s.passes).toBeLessThan(5);
+    expect(s.problems.map((p) => p.path)).toEqual(['f.txt']);
+    expect(s.problems[0]!.message).toMatch(/SHA-1/);
+  });
+});
+
 /** Settle time for paths found gone in these tests (the daemon's is SETTLE_GONE_MS). */
 const SETTLE_MS = 50;
 
