@@ -7,7 +7,7 @@
  * sync must either have a failure row (retried or parked with a reason) or be planned by a pass it has
  * scheduled. The simulation checks the same at quiescence (test/sim/invariants.ts).
  */
-import type { RelPath, SyncRoot } from '../core/model.js';
+import { asRelPath, type RelPath, type SyncRoot } from '../core/model.js';
 import { ancestorsOf } from '../core/paths.js';
 import type { Journal } from '../ports/journal.js';
 import type { IsIgnored } from './observe-local.js';
@@ -42,7 +42,10 @@ export function outOfSync(journal: Journal, root: SyncRoot, isIgnored: IsIgnored
     if (add(l.path, 'new locally')) return out;
   }
   const onBox = new Set<RelPath>();
-  for (const { path, entry } of walkRemote(journal, root.remoteId, '', (p, e) => !isIgnored(p, e.kind === 'folder'))) {
+  for (const walked of walkRemote(journal, root.remoteId, '', (p, e) => !isIgnored(p, e.kind === 'folder'))) {
+    const { entry } = walked;
+    // A web link lives here as NAME.url (its merge base is at that path).
+    const path = entry.kind === 'weblink' ? asRelPath(walked.path + '.url') : walked.path;
     onBox.add(path);
     const s = journal.getSynced(root.id, path);
     if (s === undefined) {

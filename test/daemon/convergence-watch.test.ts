@@ -34,7 +34,9 @@ describe('out of sync, from the journal', () => {
     await h.write('a.txt', 'a');
     await h.write('dir/b.txt', 'b');
     h.store.seedFile(h.top.id, 'remote.txt', 'r');
+    h.store.seedWeblink(h.top.id, 'Handbook', 'https://example.com/handbook');
     expectConverged(await h.run());
+    expect(await h.exists('Handbook.url')).toBe(true);
     expect(outOfSync(h.journal, h.root, noIgnore)).toEqual([]);
     // The journal learns of changes a pass has not reconciled (as a pass deferring them leaves it).
     const b = h.journal.getLocal(h.root.id, asRelPath('dir/b.txt'))!;
