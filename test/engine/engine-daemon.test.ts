@@ -2,10 +2,11 @@
  * The daemon's way of driving the engine: hints in, then a pass that looks only at what the hints touched;
  * pause and resume; status pushed to listeners while it works.
  */
-import { rename, rm } from 'node:fs/promises';
+import { rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { asRelPath } from '../../src/core/model.js';
+import { asRelPath, type RelPath } from '../../src/core/model.js';
+import { restatLocal } from '../../src/engine/observe-local.js';
 import { waitFor } from '../support/wait.js';
 import { expectConverged, makeHarness, type Harness } from './support/harness.js';
 import { closedAfterEach } from '../support/closed-after-each.js';
@@ -110,6 +111,32 @@ describe('engine: a local row whose SHA-1 and size disagree (a hash read while a
     expect(s.passes).toBeLessThan(5);
     expect(s.problems.map((p) => p.path)).toEqual(['f.txt']);
     expect(s.problems[0]!.message).toMatch(/SHA-1/);
+  });
+});
+
+describe('engine: a re-stat whose file is rewritten while it is hashed', () => {
+  it('keeps the newer stat without a SHA-1, never the hash paired with another content\'s size', async () => {
+    const h = await harness();
+    await h.write('f.txt', 'main 274\n');
+    expectConverged(await h.run());
+    await h.write('f.txt', 'branch 274\n');
+    // The checkout writes the file again between the stat and the end of the hash.
+    const racing = new Proxy(h.localFs, {
+      get(target, prop) {
+        const real = Reflect.get(target, prop) as unknown;
+        if (prop !== 'hash') return typeof real === 'function' ? (real as (...a: unknown[]) => unknown).bind(target) : real;
+        return async (p: RelPath) => {
+          const sha = await target.hash(p);
+          await h.write('f.txt', 'the third content, longer\n');
+          return sha;
+        };
+      },
+    });
+    await restatLocal({ journal: h.journal, root: h.root, fs: racing, isIgnored: () => false }, [asRelPath('f.txt')]);
+    const row = h.journal.getLocal(h.root.id, asRelPath('f.txt'))!;
+    const { size } = await stat(join(h.localPath, 'f.txt'));
+    expect(row.sizeBytes).toBe(size);
+    expect(row.sha1).toBeNull();
   });
 });
 
