@@ -100,6 +100,9 @@ function sameLocalKind(s: SyncedEntry, l: LocalEntry): boolean {
 function localContentChanged(s: SyncedEntry, l: LocalEntry): boolean {
   if (s.kind !== 'file') return false;
   const statSame = l.sizeBytes === s.sizeBytes && l.mtimeMs === s.mtimeMs && l.inode === s.inode;
+  // Another size is another content, whatever SHA-1 the row carries: a hash read while a checkout rewrote the file
+  // can pair the old content's SHA-1 with the new size, and a refresh of the base (a link) never settled that.
+  if (l.sizeBytes !== s.sizeBytes) return true;
   if (l.sha1 !== null && s.sha1 !== null) return l.sha1 !== s.sha1;
   return !statSame;
 }

@@ -14,10 +14,12 @@ import { safeText } from '../core/escape.js';
 import { parseGuardId } from '../engine/guard-id.js';
 import type { EngineEvents } from '../engine/types.js';
 import type { Logger } from '../logger.js';
+import type { FailureRecord } from '../ports/journal.js';
 import type { ControlRequest, DaemonStatus, PathStatus, VerbResult } from './control-protocol.js';
 import type { ComposeDaemonParts, DaemonParts } from './daemon-parts.js';
 import type { DaemonSettings } from './daemon-settings.js';
 import { LocalSide } from './local-side.js';
+import { ConvergenceWatch } from './convergence-watch.js';
 import { cleanExpiredUploadSessions, maintainJournal } from './maintenance-jobs.js';
 import { createNotifier } from './notifier.js';
 import { ItemCommands, type ItemResult } from './item-commands.js';
@@ -41,6 +43,8 @@ export class DaemonSession {
   private retryTimer: NodeJS.Timeout | null = null;
   private readonly unsettledTimers = new Set<NodeJS.Timeout>();
   private closing = false;
+  /** The wake-up every pass leaves behind, and the idle check for a forgotten path (convergence-watch.ts). */
+  private convergence: ConvergenceWatch | null = null;
 
   private constructor(
     readonly config: Config,
@@ -97,7 +101,10 @@ export class DaemonSession {
     });
     const passes: PassRunner = new PassRunner(parts.engine, log, {
       onBusy: () => reclaimer.busy(),
-      onIdle: () => reclaimer.idle(),
+      onIdle: () => {
+        reclaimer.idle();
+        session?.convergence?.idle();
+      },
       onFatal: fatal,
       onSummary: (s) => {
         // Once per held guard, not once per pass while it stays held.
@@ -109,6 +116,7 @@ export class DaemonSession {
         if (s.outcome !== 'converged' || s.passes > 1 || s.durationMs > 1000) log.info({ summary: s }, `pass ${s.outcome}: ${s.message}`);
         session?.scheduleRetries();
         session?.scheduleUnsettled();
+        session?.convergence?.afterPass(s);
       },
     });
     const local = new LocalSide({
@@ -170,6 +178,7 @@ export class DaemonSession {
       rootLogger.child({ component: 'schedules' }),
     );
     session = new DaemonSession(config, parts, passes, local, remote, schedules, ops, log, hooks.onFatal ?? (() => undefined), reclaimer);
+    session.convergence = new ConvergenceWatch({ engine: parts.engine, journal: parts.journal, roots: parts.roots, isIgnoredFor: parts.isIgnoredFor, request: () => passes.request('hint'), busy: () => passes.busy, log });
     try {
       await remote.prepare();
     } catch (e) {
@@ -317,6 +326,7 @@ export class DaemonSession {
     this.reclaimer.stop();
     if (this.retryTimer) clearTimeout(this.retryTimer);
     for (const t of this.unsettledTimers) clearTimeout(t);
+    this.convergence?.close();
     this.parts.engine.pause();
     await raceTimeout(Promise.all([this.schedules.stop(), this.local.close(), this.remote.close()]), left(1_000));
     const drained = await raceTimeout(
@@ -356,30 +366,39 @@ export class DaemonSession {
   }
 
   /**
-   * Items that failed with a retry disposition wait in the failures table until their nextRetryAtMs; nothing
-   * else would wake the daemon then, so a timer hints those paths when the earliest backoff elapses.
+   * Items that failed (retry or replan: every disposition but a parked skip) wait in the failures table until
+   * their nextRetryAtMs; nothing else would wake the daemon then, so a timer hints those paths when the earliest
+   * backoff elapses. The paths are read when it fires: a failure recorded since is not left behind.
    */
   private scheduleRetries(): void {
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = null;
     // The last pass of a closing session ends while the journal closes: nothing is left to wake.
     if (this.closing) return;
-    const ours = new Set(this.parts.roots.map((r) => r.id));
-    // Parks on a condition that can clear are re-checked when their backoff elapses (engine/park-recheck.ts).
-    const due = this.parts.journal.failures().filter((f) => ours.has(f.root) && (f.disposition === 'retry' || (f.disposition === 'skip' && f.parkClass === 'condition')));
+    const due = this.retryable();
     if (due.length === 0) return;
     const nextMs = Math.min(...due.map((f) => f.nextRetryAtMs));
     this.retryTimer = setTimeout(() => {
       this.retryTimer = null;
+      if (this.closing) return;
       const now = Date.now();
+      const ready = this.retryable().filter((f) => f.nextRetryAtMs <= now);
       for (const root of this.parts.roots) {
         // A root that could not be listed (parked at '') gets its full scan from the pass itself.
-        const paths = due.filter((f) => f.root === root.id && f.nextRetryAtMs <= now && f.path !== '').map((f) => f.path);
+        const paths = ready.filter((f) => f.root === root.id && f.path !== '').map((f) => f.path);
         if (paths.length > 0) this.parts.engine.hintLocal(root.id, paths);
       }
+      // Nothing ready (cleared meanwhile, or pushed later): the pass this asks for sets the timer again.
       this.passes.request('hint');
     }, Math.max(0, nextMs - Date.now()) + 50);
     this.retryTimer.unref();
+  }
+
+  private retryable(): FailureRecord[] {
+    const ours = new Set(this.parts.roots.map((r) => r.id));
+    // Every failure but a park waiting for the item itself: parks on a condition that can clear are re-checked when
+    // their backoff elapses (engine/park-recheck.ts).
+    return this.parts.journal.failures().filter((f) => ours.has(f.root) && (f.disposition !== 'skip' || f.parkClass === 'condition'));
   }
 
   private onFatal(message: string): void {

@@ -94,6 +94,10 @@ class SyncEngine implements Engine {
     return out;
   }
 
+  hasHints(): boolean {
+    return this.pendingRemote.size > 0 || [...this.pendingLocal.values()].some((s) => s.size > 0);
+  }
+
   hintRemote(ids: readonly RemoteId[]): void {
     for (const id of ids) this.pendingRemote.add(id);
     this.hintedSinceRun = true;

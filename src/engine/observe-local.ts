@@ -242,7 +242,18 @@ async function restatEntry(deps: LocalObserverDeps, path: RelPath): Promise<Rest
   if (entry.kind === 'folder') return { kind: 'folder', entry };
   const known = journal.getLocal(root.id, path);
   let sha1 = entry.sha1;
-  if (entry.kind === 'file' && sha1 === null) sha1 = known && sameStat(known, entry) && known.sha1 !== null ? known.sha1 : await fs.hash(path);
+  if (entry.kind === 'file' && sha1 === null) {
+    if (known && sameStat(known, entry) && known.sha1 !== null) sha1 = known.sha1;
+    else {
+      sha1 = await fs.hash(path);
+      // Rewritten while it was read (a checkout): the hash may belong to neither stat. The row keeps the newer
+      // stat without a SHA-1 (a change to look at again), never a SHA-1 paired with another content's size.
+      const after = await fs.stat(path);
+      if (!after) return { kind: 'gone', path };
+      if (after.kind === 'folder') return { kind: 'folder', entry: after };
+      if (!sameStat(after, entry)) return { kind: 'entry', entry: { ...after, sha1: null } };
+    }
+  }
   return { kind: 'entry', entry: { ...entry, sha1 } };
 }
 

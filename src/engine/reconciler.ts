@@ -12,7 +12,7 @@
  * plan that never settles, and an operation that failed once in a run is not tried again in the same run.
  */
 import { SyncError } from '../core/errors.js';
-import type { RelPath, RemoteEntry, RemoteId, RootId, SyncRoot } from '../core/model.js';
+import type { RelPath, RemoteEntry, RemoteId, RootId, Snapshot, SyncRoot } from '../core/model.js';
 import { ancestorsOf, joinPath } from '../core/paths.js';
 import { assertNever, opPath, pathsTouched, type Operation, type OperationKind } from '../core/operations.js';
 import { plan } from '../core/plan.js';
@@ -238,7 +238,7 @@ async function reconcileScope(
     }
     if (work.length === 0) {
       // A window sees part of the root: the failures of the rest are cleared when every window converged.
-      if (!mode.window) clearResolvedFailures(journal, rc.root, snapshot.deferred);
+      if (!mode.window) clearResolvedFailures(journal, rc.root, snapshot.deferred, scope.kind === 'hinted' ? plannedIn(journal, rc.root, scope, snapshot) : undefined);
       return 'converged';
     }
     if (pass === 1 && mode.holdDeletes === true && !state.deletesConfirmed && work.some(isTrash)) return { held: work.filter(isTrash) };
@@ -469,19 +469,34 @@ function park(ctx: ReconcileContext, root: RootId, path: RelPath, error: SyncErr
  * At quiescence, a retry/replan failure whose backoff has elapsed needs nothing any more (the plan for its path
  * is empty): the item was fixed, synced another way, or went away. Parked 'skip' rows stay until the item changes.
  */
-function clearResolvedFailures(journal: Journal, rootEntry: SyncRoot, deferred: ReadonlySet<RelPath>): void {
+function clearResolvedFailures(journal: Journal, rootEntry: SyncRoot, deferred: ReadonlySet<RelPath>, planned?: (path: RelPath) => boolean): void {
   const root = rootEntry.id;
   // Also resolved: a retry whose path no longer names anything in any of the three trees (the item was renamed
   // or its folder moved while the failing operation ran); the item is planned again under its new path.
   const gone = (path: RelPath): boolean =>
     path !== '' && journal.getLocal(root, path) === undefined && journal.getSynced(root, path) === undefined && remoteAtPath(journal, rootEntry, path) === undefined;
+  // A hinted pass that did not plan a path knows nothing of it: its failure stays, and the daemon's retry timer
+  // hints the path (its backoff has elapsed), so the pass that plans it clears it or does the work. Clearing it
+  // here left a file saved during its upload off Box until the nightly rescan.
   const resolved = journal.failures(root).filter(
-    (f) => f.disposition !== 'skip' && (!deferred.has(f.path) || (f.code !== 'listing_incomplete' && gone(f.path))),
+    (f) => f.disposition !== 'skip' && (!deferred.has(f.path) ? planned?.(f.path) !== false : f.code !== 'listing_incomplete' && gone(f.path)),
   );
   if (resolved.length === 0) return;
   journal.transaction(() => {
     for (const f of resolved) journal.clearFailure(root, f.path);
   });
+}
+
+/** Did a hinted pass plan this path: hinted (or below a hinted path), or held by its snapshot on any of the three trees? */
+function plannedIn(journal: Journal, root: SyncRoot, scope: Extract<SnapshotScope, { kind: 'hinted' }>, snapshot: Snapshot): (path: RelPath) => boolean {
+  let hinted: Set<RelPath> | undefined;
+  return (path) => {
+    hinted ??= new Set(scope.localPaths);
+    if (hinted.has(path) || ancestorsOf(path).some((a) => hinted!.has(a))) return true;
+    if (snapshot.local.has(path) || snapshot.synced.has(path)) return true;
+    const r = remoteAtPath(journal, root, path);
+    return r !== undefined && snapshot.remote.has(r.id);
+  };
 }
 
 /** The remote row at a path under a root, by walking names from the root (undefined when nothing is there). */

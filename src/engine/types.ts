@@ -173,6 +173,8 @@ export interface Engine {
    * the watcher has had time to report where it went.
    */
   takeUnsettled(): Unsettled;
+  /** Hints fed (or given back by a pass that did not finish its work) that no pass has taken yet. */
+  hasHints(): boolean;
   status(): StatusReport;
   pause(): void;
   resume(): void;

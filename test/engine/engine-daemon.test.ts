@@ -2,10 +2,11 @@
  * The daemon's way of driving the engine: hints in, then a pass that looks only at what the hints touched;
  * pause and resume; status pushed to listeners while it works.
  */
-import { rename, rm } from 'node:fs/promises';
+import { rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { asRelPath } from '../../src/core/model.js';
+import { asRelPath, type RelPath } from '../../src/core/model.js';
+import { restatLocal } from '../../src/engine/observe-local.js';
 import { waitFor } from '../support/wait.js';
 import { expectConverged, makeHarness, type Harness } from './support/harness.js';
 import { closedAfterEach } from '../support/closed-after-each.js';
@@ -59,6 +60,83 @@ describe('engine: hinted passes', () => {
     h.engine.hintRemote([r.id]);
     expectConverged(await h.run());
     expect(await h.read('x.txt')).toBe('x2');
+  });
+});
+
+describe('engine: a hinted pass clears only the failures of paths it planned (issue 26 point 14)', () => {
+  it('a failure of a path the pass did not plan stays (its retry timer hints it); the pass that plans it does the work and clears it', async () => {
+    const h = await harness();
+    await h.write('doc.docx', 'v1');
+    await h.write('other.txt', 'o1');
+    expectConverged(await h.run());
+    // The last save of doc.docx landed while its upload ran: the upload failed (checksum mismatch, replan) and the
+    // journal already holds the new local state.
+    await h.write('doc.docx', 'v2 saved during the upload');
+    h.engine.hintLocal(h.root.id, [asRelPath('doc.docx')]);
+    h.journal.recordFailure({ root: h.root.id, path: asRelPath('doc.docx'), code: 'checksum_mismatch', message: 'the file changed during its upload', attempts: 1, nextRetryAtMs: Date.now() + 60_000, disposition: 'replan' });
+    await h.run();
+    expect(h.journal.getFailure(h.root.id, asRelPath('doc.docx'))?.disposition).toBe('replan');
+    // Its backoff elapses; an unrelated save gets a hinted pass that does not plan doc.docx.
+    h.journal.recordFailure({ ...h.journal.getFailure(h.root.id, asRelPath('doc.docx'))!, nextRetryAtMs: Date.now() - 1 });
+    await h.write('other.txt', 'o2');
+    h.engine.hintLocal(h.root.id, [asRelPath('other.txt')]);
+    await h.run();
+    expect(remoteContent(h, 'other.txt')).toBe('o2');
+    expect(remoteContent(h, 'doc.docx')).toBe('v1');
+    expect(h.journal.getFailure(h.root.id, asRelPath('doc.docx'))).toBeDefined();
+    // The retry timer hints it: that pass uploads the save and clears the failure.
+    h.engine.hintLocal(h.root.id, [asRelPath('doc.docx')]);
+    expectConverged(await h.run());
+    expect(remoteContent(h, 'doc.docx')).toBe('v2 saved during the upload');
+    expect(h.journal.getFailure(h.root.id, asRelPath('doc.docx'))).toBeUndefined();
+  });
+});
+
+describe('engine: a local row whose SHA-1 and size disagree (a hash read while a checkout rewrote the file)', () => {
+  it('is planned as a local change (an upload), not refreshed by a link pass after pass until the plan does not settle', async () => {
+    const h = await harness();
+    await h.write('f.txt', 'main 274\n');
+    expectConverged(await h.run());
+    await h.write('f.txt', 'branch 274\n');
+    const base = h.journal.getSynced(h.root.id, asRelPath('f.txt'))!;
+    // The new stat with the old content's SHA-1.
+    const row = h.journal.getLocal(h.root.id, asRelPath('f.txt'))!;
+    const { size, mtimeMs, ino } = await import('node:fs/promises').then((fs) => fs.stat(join(h.localPath, 'f.txt')));
+    h.journal.putLocal(h.root.id, { ...row, sizeBytes: size, mtimeMs, inode: ino, sha1: base.sha1 });
+    h.engine.hintLocal(h.root.id, [asRelPath('f.txt')]);
+    const s = await h.run();
+    // Before: 50 passes of "link", then "the plan did not settle". Now the change is uploaded; this fake store
+    // refuses the row's stale SHA-1 (Box's adapter turns that into a replan that hashes the file again).
+    expect(s.ops.link).toBeUndefined();
+    expect(s.passes).toBeLessThan(5);
+    expect(s.problems.map((p) => p.path)).toEqual(['f.txt']);
+    expect(s.problems[0]!.message).toMatch(/SHA-1/);
+  });
+});
+
+describe('engine: a re-stat whose file is rewritten while it is hashed', () => {
+  it('keeps the newer stat without a SHA-1, never the hash paired with another content\'s size', async () => {
+    const h = await harness();
+    await h.write('f.txt', 'main 274\n');
+    expectConverged(await h.run());
+    await h.write('f.txt', 'branch 274\n');
+    // The checkout writes the file again between the stat and the end of the hash.
+    const racing = new Proxy(h.localFs, {
+      get(target, prop) {
+        const real = Reflect.get(target, prop) as unknown;
+        if (prop !== 'hash') return typeof real === 'function' ? (real as (...a: unknown[]) => unknown).bind(target) : real;
+        return async (p: RelPath) => {
+          const sha = await target.hash(p);
+          await h.write('f.txt', 'the third content, longer\n');
+          return sha;
+        };
+      },
+    });
+    await restatLocal({ journal: h.journal, root: h.root, fs: racing, isIgnored: () => false }, [asRelPath('f.txt')]);
+    const row = h.journal.getLocal(h.root.id, asRelPath('f.txt'))!;
+    const { size } = await stat(join(h.localPath, 'f.txt'));
+    expect(row.sizeBytes).toBe(size);
+    expect(row.sha1).toBeNull();
   });
 });
 

@@ -135,4 +135,38 @@ describe('HintBatcher', () => {
     ]);
     b.close();
   });
+
+  it('does work linear in the events: 50,000 creates, deletes and re-creates of a package manager (manual clock)', () => {
+    vi.useFakeTimers({ now: 2_000_000 });
+    try {
+      const hinted = new Set<string>();
+      let batches = 0;
+      const b = new HintBatcher((h) => {
+        batches += 1;
+        for (const x of h) hinted.add(x.path);
+      });
+      // Events arrive in bursts of 500 a millisecond apart, as a watcher reads them.
+      const burst = (paths: readonly string[], act: (p: string) => void): void => {
+        for (let i = 0; i < paths.length; i++) {
+          act(paths[i]!);
+          if (i % 500 === 499) vi.advanceTimersByTime(1);
+        }
+      };
+      const created = Array.from({ length: 20_000 }, (_, i) => `node_modules/p${i % 400}/f${i}.js`);
+      burst(created, (p) => b.touch(p));
+      vi.advanceTimersByTime(2_000);
+      burst(created, (p) => b.remove(p));
+      burst(created.slice(0, 10_000), (p) => b.touch(p));
+      vi.advanceTimersByTime(10_000);
+      // Every path was hinted, nothing is left pending, and the batcher looked at a bounded number of entries
+      // per event (a scan per event made this 50,000 x 30,000 looks).
+      expect(hinted.size).toBe(20_000);
+      expect(b.size).toBe(0);
+      expect(batches).toBeLessThan(200);
+      expect(b.examined).toBeLessThan(50_000 * 20);
+      b.close();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });

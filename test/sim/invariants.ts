@@ -1,6 +1,6 @@
 /**
- * The invariants checked after every scenario, from the disk and from box-server only (never from boxsync's
- * journal):
+ * The invariants checked after every scenario, from the disk and from box-server ((g) also reads boxsync's
+ * journal, to check it against both):
  *   (a) the local tree and the Box tree are equal: same relative paths, same SHA-1 per file;
  *   (b) every content that existed on either side when a sync started is still recoverable: in the mirror
  *       (conflict copies included), on Box (a current file, an old or deleted version, the trash), or in
@@ -12,13 +12,22 @@
  *   (f) a change of scope (a path excluded in the config, or included again) is never a delete: in the runs after
  *       it, nothing at or below that path is trashed on Box or moved to the local trash (scopeDeletes). While a path
  *       is excluded, (a) leaves it out: its two sides are not synced.
+ *   (g) no path is forgotten (issue 26 point 14): at quiescence (the last `sync --once` exited 0, so no pass is
+ *       scheduled), every path that differs between the disk, boxsync's journal and Box is parked with a reason (a
+ *       failure row). Read from the journal file (engine/out-of-sync.ts: local row, merge base and remote row
+ *       agree) and against the disk and Box (each merge base names what is there).
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import * as nodeFs from 'node:fs';
 import ignore from 'ignore';
+import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { readBoxRecoverable, readBoxTree, readFilesUnder, readLocalTree, sha1Of, type Entry } from './trees.js';
 import type { World } from './world.js';
 import type { RecordedRequest } from '../../src/box-server/index.js';
+import { loadConfig } from '../../src/config.js';
+import { outOfSync } from '../../src/engine/out-of-sync.js';
+import { openJournal } from '../../src/journal/index.js';
+import { loadIgnoreMatcher } from '../../src/local/ignore.js';
 
 /** Contents that must stay recoverable: sha1 -> where and when it was seen at the start of a sync. */
 export type Required = Map<string, string>;
@@ -145,5 +154,42 @@ export async function checkInvariants(
   const outsideAfter = await outsideFingerprint(w);
   if (outsideAfter !== o.outsideBefore) failures.push(`(d) something outside the mirror and the state dir changed:\n--- before\n${o.outsideBefore}\n--- after\n${outsideAfter}`);
 
+  // (g) nothing out of sync at quiescence unless parked with a reason
+  failures.push(...(await forgottenPaths(w, l.entries, b.ids)));
+
   return { failures, local: l.entries, box: b.entries };
+}
+
+/** (g): paths that differ between the disk, the journal and Box, with no failure row saying why. */
+export async function forgottenPaths(w: World, local: Map<string, Entry>, boxIds: Map<string, { readonly id: string }>): Promise<string[]> {
+  const out: string[] = [];
+  const config = await loadConfig({ path: w.configFile, env: w.env });
+  const { journal } = openJournal(join(w.stateDir, 'journal.db'));
+  try {
+    for (const root of config.folders) {
+      const isIgnored = await loadIgnoreMatcher(nodeFs, root.localPath, root.exclude);
+      const parked = new Map(journal.failures(root.id).map((f) => [f.path as string, f.message]));
+      const forgotten = (path: string, why: string): void => {
+        if (!parked.get(path)) out.push(`(g) ${path}: ${why}, and no failure row says why (nothing would plan it)`);
+      };
+      for (const o of outOfSync(journal, root, isIgnored, 50)) forgotten(o.path, `out of sync in the journal (${o.why})`);
+      for (const sy of journal.syncedUnder(root.id, '')) {
+        const onDisk = local.get(sy.path);
+        if (!onDisk) {
+          if (!isIgnored(sy.path, sy.kind === 'folder')) forgotten(sy.path, 'the journal holds it as synced, the disk does not have it');
+          continue;
+        }
+        if (boxIds.get(sy.path)?.id !== sy.remoteId) forgotten(sy.path, `the journal holds it as synced with Box item ${sy.remoteId}, Box has ${boxIds.get(sy.path)?.id ?? 'nothing'} there`);
+        if (sy.kind === 'file' && onDisk.kind === 'file') {
+          const st = await lstat(join(root.localPath, sy.path));
+          if (st.ino !== sy.inode || st.size !== sy.sizeBytes || Math.trunc(st.mtimeMs) !== Math.trunc(sy.mtimeMs)) {
+            forgotten(sy.path, 'the disk changed since the journal\'s merge base and nothing planned it');
+          }
+        }
+      }
+    }
+  } finally {
+    journal.close();
+  }
+  return out;
 }

@@ -15,6 +15,9 @@ import { checkInvariants, noteRequired, outsideFingerprint, scopeDeletes } from 
 import { runWorld, type WorldResult } from './sim.js';
 import { sha1Of } from './trees.js';
 import { runChild, startWorld } from './world.js';
+import { loadConfig } from '../../src/config.js';
+import { asRelPath } from '../../src/core/model.js';
+import { openJournal } from '../../src/journal/index.js';
 
 const FIRST_SEED = 1;
 const WORLDS = 12;
@@ -60,6 +63,13 @@ describe('seeded whole-system simulation', () => {
       expect(scopeDeletes('docs', [run], new Map())).toEqual(['(f) run 1 after the scope change of /docs: remote-trash Docs/a.txt']);
       const del = { method: 'DELETE', path: '/2.0/folders/77', query: '', status: 204, atMs: 0, headers: {} };
       expect(scopeDeletes('docs', [{ stderr: '', requests: [del] }], new Map([['77', 'docs']]))).toHaveLength(1);
+      // (g): the journal forgets a.txt's merge base (no failure row, nothing would plan it).
+      const { journal } = openJournal(join(w.stateDir, 'journal.db'));
+      const root = (await loadConfig({ path: w.configFile, env: w.env })).folders[0]!;
+      journal.deleteSynced(root.id, asRelPath('a.txt'));
+      journal.close();
+      const forgotten = (await checkInvariants(w, { required, written, outsideBefore })).failures;
+      expect(forgotten.some((f) => f.startsWith('(g) a.txt: out of sync in the journal (new locally)'))).toBe(true);
     } finally {
       await w.close();
     }

@@ -10,6 +10,8 @@
  * Nothing is buffered whole: the multipart body is a stream around the file's read stream.
  */
 import { randomBytes } from 'node:crypto';
+import { isSyncError, SyncError } from '../../core/errors.js';
+import { escapeText } from '../../core/escape.js';
 import type { Bandwidth } from './bandwidth.js';
 import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
@@ -156,8 +158,17 @@ async function simpleUpload(deps: UploadDeps, target: UploadTarget, req: UploadR
       ...(target.kind === 'version' && target.ifMatch !== undefined ? { 'if-match': target.ifMatch } : {}),
     },
     ...(req.signal === undefined ? {} : { signal: req.signal }),
+  }).catch(async (e: unknown) => {
+    // Box found other bytes than the SHA-1 sent: when the file no longer hashes to it, it changed during the
+    // upload; the engine looks at it again at once (a retry with backoff would keep the last save off Box).
+    if (isSyncError(e) && e.code === 'checksum_mismatch' && (await sha1File(req.sourcePath).catch(() => null)) !== sha1) throw changedWhileUploading(req, 'Box found other bytes than the SHA-1 sent');
+    throw e;
   });
   return firstEntry(res.body, url);
+}
+
+function changedWhileUploading(req: UploadRequest, how: string): SyncError {
+  return new SyncError({ code: 'local_changed', disposition: 'replan', message: `${escapeText(req.name)} changed while it was being uploaded (${how}); will look at it again` });
 }
 
 export function firstEntry(body: WireFiles | undefined, what: string): RemoteEntry {

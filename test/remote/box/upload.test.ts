@@ -138,4 +138,42 @@ describe('Box adapter: simple uploads', () => {
     expect(f).toMatchObject({ code: 'server_error', disposition: 'retry' });
     expect(server.control.requests().filter((r) => r.method === 'POST')).toHaveLength(1);
   });
+
+  describe('a file that changes during its upload (issue 26: a checkout rewrites files while they upload)', () => {
+    // Slow enough to change the file mid-way; a stall would take 10 minutes (the test's bound fails first).
+    let slow: BoxAdapter;
+    beforeAll(() => {
+      slow = adapterFor(server, { bandwidthBytesPerSec: 2 * 1024 * 1024, stallTimeoutMs: 600_000 });
+    });
+    afterAll(async () => slow.close());
+
+    const midway = async (rewrite: (path: string) => Promise<void>): Promise<{ code: string; disposition: string }> => {
+      const path = await file(Buffer.alloc(6 * 1024 * 1024, 7));
+      let changed: Promise<void> | null = null;
+      const f = await failure(
+        slow.store.uploadNew({
+          parentId: asRemoteId(folder()),
+          name: 'busy.bin',
+          sourcePath: path,
+          modifiedAtMs: 0,
+          onProgress: (pr) => {
+            if (changed === null && pr.doneBytes > 0) changed = rewrite(path);
+          },
+        }),
+      );
+      await changed;
+      expect(changed).not.toBeNull();
+      return f;
+    };
+
+    it('a file truncated mid-way ends the request at once (not at the stall timeout) and asks for a replan', async () => {
+      const f = await midway((p) => writeFile(p, 'short now'));
+      expect(f).toMatchObject({ code: 'local_changed', disposition: 'replan' });
+    }, 30_000);
+
+    it('a file rewritten mid-way with other bytes of the same size is a replan, not a checksum retry with backoff', async () => {
+      const f = await midway((p) => writeFile(p, Buffer.alloc(6 * 1024 * 1024, 9)));
+      expect(f).toMatchObject({ code: 'local_changed', disposition: 'replan' });
+    }, 30_000);
+  });
 });
