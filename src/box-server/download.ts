@@ -56,15 +56,14 @@ function parseRange(header: string | undefined, size: number): { start: number; 
   return { start, end };
 }
 
-/** Destroys the socket once half of `total` bytes went out (the 'mid-body' reset fault). */
-function cutAtHalf(ctx: Ctx, total: number): Transform {
+/** Destroys the socket once `bytes` of the body went out (the 'mid-body' reset fault; zip archives use it too). */
+export function cutAfter(ctx: Ctx, bytes: number): Transform {
   let sent = 0;
-  const half = Math.floor(total / 2);
   return new Transform({
     transform(chunk: Buffer, _enc, cb) {
-      if (sent + chunk.length >= half) {
-        this.push(chunk.subarray(0, Math.max(0, half - sent)));
-        sent = half;
+      if (sent + chunk.length >= bytes) {
+        this.push(chunk.subarray(0, Math.max(0, bytes - sent)));
+        sent = bytes;
         setImmediate(() => ctx.req.socket.destroy());
         cb();
         return;
@@ -98,7 +97,7 @@ export async function serveDownload(ctx: Ctx): Promise<void> {
   }
   const source = store.blobs.read(t.b, start, end);
   try {
-    if (ctx.midBodyReset) await pipeline(source, cutAtHalf(ctx, length), ctx.res);
+    if (ctx.midBodyReset) await pipeline(source, cutAfter(ctx, Math.floor(length / 2)), ctx.res);
     else await pipeline(source, ctx.res);
   } catch {
     // The client went away or the reset fault cut the body: nothing more to send.

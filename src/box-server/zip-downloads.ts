@@ -17,10 +17,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { extname } from 'node:path';
-import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import yazl from 'yazl';
 import { BoxError } from './box-error.js';
+import { cutAfter } from './download.js';
 import type { ServerCore } from './core.js';
 import { param, readJson, sendJson, type Ctx } from './http-context.js';
 import type { ItemRec } from './state.js';
@@ -286,24 +286,6 @@ async function content(ctx: Ctx): Promise<void> {
     // The client went away, or a blob could not be read: the archive is cut, and the status says so.
     rec.state = 'failed';
   }
-}
-
-/** The 'mid-body' reset fault: the connection is cut once `bytes` of the archive went out. */
-function cutAfter(ctx: Ctx, bytes: number): Transform {
-  let sent = 0;
-  return new Transform({
-    transform(chunk: Buffer, _enc, cb) {
-      if (sent + chunk.length >= bytes) {
-        this.push(chunk.subarray(0, bytes - sent));
-        sent = bytes;
-        setImmediate(() => ctx.req.socket.destroy());
-        cb();
-        return;
-      }
-      sent += chunk.length;
-      cb(null, chunk);
-    },
-  });
 }
 
 /** `POST /zip_downloads` and the status URL are API routes; the content URL is an open (pre-signed) one. */
