@@ -96,6 +96,8 @@ export interface SyncRoot {
   readonly direction: SyncDirection;
   /** gitignore-syntax patterns, relative to the root. */
   readonly exclude: readonly string[];
+  /** Selective sync: folders (relative to the root, no leading or trailing slash) not kept on this disk. */
+  readonly unselected?: readonly string[];
 }
 
 /**

@@ -21,6 +21,7 @@ import type { Engine, EngineDeps, EngineEvents } from '../engine/types.js';
 import { openJournal } from '../journal/index.js';
 import { createIgnoreMatcher, ignoreReason, readIgnoreFile, type IgnoreMatcher } from '../local/ignore.js';
 import { fingerprintOf, type ScopeRules } from '../engine/scope-change.js';
+import { withSelective } from '../engine/selective.js';
 import { createLocalFs } from '../local/local-fs.js';
 import { createLocalTrash, type LocalTrash } from '../local/local-trash.js';
 import type { WatcherKind } from '../local/watcher-options.js';
@@ -56,6 +57,8 @@ export interface ComposeOptions {
    * other work turns between a download's file calls (LocalFsOptions.liveChanges). Default false (`sync --once`).
    */
   readonly liveChanges?: boolean;
+  /** `selective exclude --free-space`: a deselected folder's local copy is removed, not moved to the local trash. */
+  readonly freeSpace?: boolean;
 }
 
 export interface Composition {
@@ -114,8 +117,10 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
     const scopeByRoot = new Map<RootId, ScopeRules>();
     for (const root of config.folders) {
       const ignoreFile = await readIgnoreFile(nodeFs, root.localPath);
-      ignoreByRoot.set(root.id, createIgnoreMatcher([...root.exclude, ...ignoreFile]));
-      scopeByRoot.set(root.id, { fingerprint: fingerprintOf(root.exclude, ignoreFile), reasonFor: ignoreReason(root.exclude) });
+      // Selective sync's unselected folders are ignored like an exclude rule, with their own reason (selective.ts).
+      const sel = withSelective(root, createIgnoreMatcher([...root.exclude, ...ignoreFile]), { fingerprint: fingerprintOf(root.exclude, ignoreFile), reasonFor: ignoreReason(root.exclude) });
+      ignoreByRoot.set(root.id, sel.isIgnored);
+      scopeByRoot.set(root.id, sel.rules);
     }
     const isIgnoredFor = (root: SyncRoot): IgnoreMatcher => {
       const m = ignoreByRoot.get(root.id);
@@ -153,6 +158,7 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
           windowEntries: config.planWindowEntries,
           maxDeletes: config.safety.maxDeletes,
           maxDeleteFraction: config.safety.maxDeleteFraction,
+          freeSpace: opts.freeSpace === true,
         },
       };
     const engine = createEngine(engineDeps, opts.events ?? {});

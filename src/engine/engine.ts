@@ -22,6 +22,7 @@ import { cursorName } from './remote-hints.js';
 import { clearClean, isClean, markClean, setSettlingPaths, settlingPaths } from './clean-mark.js';
 import { DEFAULT_WINDOW_ENTRIES } from './windows.js';
 import { applyScopeChange, configOnlyRules, forgetRemovedRoots } from './scope-change.js';
+import { freeDeselected, freeNotice } from './selective-free.js';
 import { newTally, reconcileRoot, type ReconcileContext, type RootContext, type RootOutcome, type Tally } from './reconciler.js';
 import type { SnapshotScope } from './snapshot.js';
 import { StatusTracker } from './status-tracker.js';
@@ -216,6 +217,8 @@ class SyncEngine implements Engine {
           const rules = this.deps.scopeRulesFor?.(root) ?? configOnlyRules(root);
           const changedScope = applyScopeChange({ journal, root, rules, isIgnored: rc.isIgnored, nowMs: clock.now() });
           for (const text of changedScope.notices) this.notice(root.id, text);
+          // Selective sync: a folder no longer selected frees the disk, if it holds nothing Box lacks.
+          for (const d of changedScope.deselected) this.notice(root.id, freeNotice(await freeDeselected(rc.fs, d, { removeOutright: this.deps.options.freeSpace === true })));
           if (changedScope.changed) clean.delete(root.id);
           // The last run converged under the same rules: only what changed since can need work (clean-mark.ts).
           if (opts.fullRescan !== true && !observed.full && scanned.changed !== null && clean.has(root.id)) {

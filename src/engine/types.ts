@@ -31,6 +31,8 @@ export interface EngineOptions {
    * items AND more than `maxDeleteFraction` of the root. Default 100 and 0.5.
    */
   readonly maxDeletes: number;
+  /** Selective sync: remove a deselected folder's local copy instead of moving it to the local trash (selective-free.ts). */
+  readonly freeSpace?: boolean;
   readonly maxDeleteFraction: number;
   /**
    * A full pass over a root bigger than this many rows is planned in windows of about this size, so its memory

@@ -17,6 +17,7 @@ import { register as registerLs } from './ls.js';
 import { register as registerConfig } from './config-cmd.js';
 import { register as registerInit } from './init.js';
 import { register as registerItems } from './items.js';
+import { register as registerSelective } from './selective.js';
 
 export function registerCommands(program: Command): void {
   registerServer(program);
@@ -32,5 +33,6 @@ export function registerCommands(program: Command): void {
   registerLs(program);
   registerConfig(program);
   registerItems(program);
+  registerSelective(program);
   registerCompletion(program);
 }

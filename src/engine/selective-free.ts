@@ -1,0 +1,97 @@
+/**
+ * Selective sync (issue 27): a folder no longer selected frees the disk, safely.
+ *
+ * By the time this runs the merge base of the folder is forgotten (scope-change.ts), so nothing here can become a
+ * Box delete: the folder is ignored by the root's matcher and planned for no more. What is left is the local copy.
+ * It is removed only when every file in it is exactly what the merge base had (same inode, size and mtime as
+ * the last sync agreed on, so Box has that content): then the folder goes to the local trash, or with
+ * `selective exclude --free-space` it is removed. A single file that differs, or that Box never had, keeps the
+ * whole folder where it is, and the notice names the files that hold it. `boxsync selective exclude` uploads
+ * local changes before it deselects, so this check is the backstop (an edit made in between, or a daemon that
+ * reloaded the config), not the usual path.
+ */
+import { lstat, readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { escapeText } from '../core/escape.js';
+import type { RelPath } from '../core/model.js';
+import type { LocalFs } from '../ports/local-fs.js';
+import type { Deselected } from './scope-change.js';
+
+/** Files looked at per deselected folder; a bigger folder is kept, and said so (nothing removed unchecked). */
+const MAX_CHECKED = 200_000;
+/** Files named in a notice; more are counted. */
+const MAX_NAMED = 10;
+
+export interface FreeResult {
+  readonly path: RelPath;
+  /** Where the local copy went, 'removed' (--free-space), or null when it was kept (see `holders`) or absent. */
+  readonly freedTo: string | null;
+  readonly files: number;
+  readonly bytes: number;
+  /** Files with content Box lacks (changed since the last sync, or never synced): they keep the folder here. */
+  readonly holders: readonly RelPath[];
+  readonly tooBig: boolean;
+}
+
+/** The files under `path` whose content differs from the merge base, with the totals of the ones that match. */
+export async function checkAgainstBase(
+  fs: Pick<LocalFs, 'abs'>,
+  d: Pick<Deselected, 'path' | 'base'>,
+): Promise<{ holders: RelPath[]; files: number; bytes: number; tooBig: boolean; present: boolean; inode: number; isDir: boolean }> {
+  const top = await lstat(fs.abs(d.path)).catch(() => undefined);
+  if (top === undefined) return { holders: [], files: 0, bytes: 0, tooBig: false, present: false, inode: 0, isDir: false };
+  const holders: RelPath[] = [];
+  let files = 0;
+  let bytes = 0;
+  const stack: RelPath[] = [d.path];
+  let seen = 0;
+  while (stack.length > 0) {
+    const rel = stack.pop()!;
+    const st = await lstat(fs.abs(rel)).catch(() => undefined);
+    if (st === undefined) continue;
+    if (++seen > MAX_CHECKED) return { holders, files, bytes, tooBig: true, present: true, inode: top.ino, isDir: top.isDirectory() };
+    if (st.isDirectory()) {
+      const names = await readdir(fs.abs(rel)).catch(() => null);
+      if (names === null) holders.push(rel);
+      else for (const n of names) stack.push(join(rel, n) as RelPath);
+      continue;
+    }
+    const b = d.base.get(rel);
+    const same = b !== undefined && b.kind !== 'folder' && st.isFile() && st.ino === b.inode && st.size === b.sizeBytes && Math.trunc(st.mtimeMs) === Math.trunc(b.mtimeMs);
+    if (!same) holders.push(rel);
+    else {
+      files++;
+      bytes += st.size;
+    }
+  }
+  holders.sort();
+  return { holders, files, bytes, tooBig: false, present: true, inode: top.ino, isDir: top.isDirectory() };
+}
+
+/** Free the local copy of one deselected path (see the header); never throws for one folder's trouble. */
+export async function freeDeselected(fs: LocalFs, d: Deselected, opts: { readonly removeOutright: boolean }): Promise<FreeResult> {
+  const c = await checkAgainstBase(fs, d);
+  const base = { path: d.path, files: c.files, bytes: c.bytes, holders: c.holders, tooBig: c.tooBig };
+  if (!c.present || c.holders.length > 0 || c.tooBig) return { ...base, freedTo: null };
+  if (opts.removeOutright) {
+    // The same guard as a trash: the folder checked is the folder removed.
+    const again = await lstat(fs.abs(d.path)).catch(() => undefined);
+    if (again === undefined || again.ino !== c.inode) return { ...base, freedTo: null, holders: [d.path] };
+    await rm(fs.abs(d.path), { recursive: true, force: true });
+    return { ...base, freedTo: 'removed' };
+  }
+  const dest = await fs.trash(d.path, c.isDir ? { state: 'folder', inode: c.inode } : { state: 'file', inode: c.inode, sizeBytes: c.bytes, mtimeMs: d.base.get(d.path)?.mtimeMs ?? 0 });
+  return { ...base, freedTo: dest };
+}
+
+/** What to tell the user about one freed (or kept) path. */
+export function freeNotice(r: FreeResult): string {
+  const name = `${escapeText(r.path)}`;
+  if (r.freedTo === 'removed') return `${name} is not selected: its local copy (${r.files} files, ${r.bytes} bytes, all on Box) was removed to free the space; Box keeps it`;
+  if (r.freedTo !== null) return `${name} is not selected: its local copy (${r.files} files, ${r.bytes} bytes, all on Box) was moved to the local trash (${escapeText(r.freedTo)}); Box keeps it`;
+  if (r.tooBig) return `${name} is not selected, but its local copy is kept: it holds more than ${MAX_CHECKED} entries to check; remove it yourself once you are sure Box has them`;
+  if (r.holders.length === 0) return `${name} is not selected; there was no local copy to free`;
+  const named = r.holders.slice(0, MAX_NAMED).map((p) => escapeText(p)).join(', ');
+  const more = r.holders.length > MAX_NAMED ? ` and ${r.holders.length - MAX_NAMED} more` : '';
+  return `${name} is not selected, but its local copy is kept (nothing removed): ${r.holders.length} file${r.holders.length === 1 ? '' : 's'} there ${r.holders.length === 1 ? 'has' : 'have'} content Box lacks: ${named}${more}. Run \`boxsync selective include ${name}\` to sync them, or move them out`;
+}
