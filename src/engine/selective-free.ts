@@ -10,10 +10,10 @@
  * local changes before it deselects, so this check is the backstop (an edit made in between, or a daemon that
  * reloaded the config), not the usual path.
  */
-import { lstat, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { escapeText } from '../core/escape.js';
-import type { RelPath } from '../core/model.js';
+import type { LocalEntry, RelPath } from '../core/model.js';
+import type { LocalGuard } from '../core/operations.js';
 import type { LocalFs } from '../ports/local-fs.js';
 import type { Deselected } from './scope-change.js';
 
@@ -31,57 +31,58 @@ export interface FreeResult {
   /** Files with content Box lacks (changed since the last sync, or never synced): they keep the folder here. */
   readonly holders: readonly RelPath[];
   readonly tooBig: boolean;
+  /** Why freeing it failed (the guard refused, the disk said no); the copy stays. */
+  readonly failed?: string;
 }
 
 /** The files under `path` whose content differs from the merge base, with the totals of the ones that match. */
 export async function checkAgainstBase(
-  fs: Pick<LocalFs, 'abs'>,
+  fs: Pick<LocalFs, 'stat' | 'childNames'>,
   d: Pick<Deselected, 'path' | 'base'>,
-): Promise<{ holders: RelPath[]; files: number; bytes: number; tooBig: boolean; present: boolean; inode: number; isDir: boolean }> {
-  const top = await lstat(fs.abs(d.path)).catch(() => undefined);
-  if (top === undefined) return { holders: [], files: 0, bytes: 0, tooBig: false, present: false, inode: 0, isDir: false };
+): Promise<{ holders: RelPath[]; files: number; bytes: number; tooBig: boolean; top: LocalEntry | undefined }> {
+  const top = await fs.stat(d.path);
   const holders: RelPath[] = [];
   let files = 0;
   let bytes = 0;
-  const stack: RelPath[] = [d.path];
+  const stack: RelPath[] = top === undefined ? [] : [d.path];
   let seen = 0;
   while (stack.length > 0) {
     const rel = stack.pop()!;
-    const st = await lstat(fs.abs(rel)).catch(() => undefined);
+    const st = rel === d.path ? top : await fs.stat(rel);
     if (st === undefined) continue;
-    if (++seen > MAX_CHECKED) return { holders, files, bytes, tooBig: true, present: true, inode: top.ino, isDir: top.isDirectory() };
-    if (st.isDirectory()) {
-      const names = await readdir(fs.abs(rel)).catch(() => null);
-      if (names === null) holders.push(rel);
-      else for (const n of names) stack.push(join(rel, n) as RelPath);
+    if (++seen > MAX_CHECKED) return { holders, files, bytes, tooBig: true, top };
+    if (st.kind === 'folder') {
+      for (const n of await fs.childNames(rel)) stack.push(join(rel, n) as RelPath);
       continue;
     }
     const b = d.base.get(rel);
-    const same = b !== undefined && b.kind !== 'folder' && st.isFile() && st.ino === b.inode && st.size === b.sizeBytes && Math.trunc(st.mtimeMs) === Math.trunc(b.mtimeMs);
+    const same = b !== undefined && b.kind !== 'folder' && st.kind === b.kind && st.inode === b.inode && st.sizeBytes === b.sizeBytes && Math.trunc(st.mtimeMs) === Math.trunc(b.mtimeMs);
     if (!same) holders.push(rel);
     else {
       files++;
-      bytes += st.size;
+      bytes += st.sizeBytes;
     }
   }
   holders.sort();
-  return { holders, files, bytes, tooBig: false, present: true, inode: top.ino, isDir: top.isDirectory() };
+  return { holders, files, bytes, tooBig: false, top };
 }
 
-/** Free the local copy of one deselected path (see the header); never throws for one folder's trouble. */
+/** Free the local copy of one deselected path (see the header); a folder that changed meanwhile is refused by the guard. */
 export async function freeDeselected(fs: LocalFs, d: Deselected, opts: { readonly removeOutright: boolean }): Promise<FreeResult> {
   const c = await checkAgainstBase(fs, d);
   const base = { path: d.path, files: c.files, bytes: c.bytes, holders: c.holders, tooBig: c.tooBig };
-  if (!c.present || c.holders.length > 0 || c.tooBig) return { ...base, freedTo: null };
-  if (opts.removeOutright) {
-    // The same guard as a trash: the folder checked is the folder removed.
-    const again = await lstat(fs.abs(d.path)).catch(() => undefined);
-    if (again === undefined || again.ino !== c.inode) return { ...base, freedTo: null, holders: [d.path] };
-    await rm(fs.abs(d.path), { recursive: true, force: true });
-    return { ...base, freedTo: 'removed' };
+  if (c.top === undefined || c.holders.length > 0 || c.tooBig) return { ...base, freedTo: null };
+  const t = c.top;
+  const guard: LocalGuard = t.kind === 'folder' ? { state: 'folder', inode: t.inode } : { state: 'file', inode: t.inode, sizeBytes: t.sizeBytes, mtimeMs: t.mtimeMs };
+  try {
+    if (opts.removeOutright) {
+      await fs.removeTree(d.path, guard);
+      return { ...base, freedTo: 'removed' };
+    }
+    return { ...base, freedTo: await fs.trash(d.path, guard) };
+  } catch (e) {
+    return { ...base, freedTo: null, holders: [d.path], failed: e instanceof Error ? e.message : String(e) };
   }
-  const dest = await fs.trash(d.path, c.isDir ? { state: 'folder', inode: c.inode } : { state: 'file', inode: c.inode, sizeBytes: c.bytes, mtimeMs: d.base.get(d.path)?.mtimeMs ?? 0 });
-  return { ...base, freedTo: dest };
 }
 
 /** What to tell the user about one freed (or kept) path. */
@@ -89,6 +90,7 @@ export function freeNotice(r: FreeResult): string {
   const name = `${escapeText(r.path)}`;
   if (r.freedTo === 'removed') return `${name} is not selected: its local copy (${r.files} files, ${r.bytes} bytes, all on Box) was removed to free the space; Box keeps it`;
   if (r.freedTo !== null) return `${name} is not selected: its local copy (${r.files} files, ${r.bytes} bytes, all on Box) was moved to the local trash (${escapeText(r.freedTo)}); Box keeps it`;
+  if (r.failed !== undefined) return `${name} is not selected, but its local copy is kept: ${escapeText(r.failed)}`;
   if (r.tooBig) return `${name} is not selected, but its local copy is kept: it holds more than ${MAX_CHECKED} entries to check; remove it yourself once you are sure Box has them`;
   if (r.holders.length === 0) return `${name} is not selected; there was no local copy to free`;
   const named = r.holders.slice(0, MAX_NAMED).map((p) => escapeText(p)).join(', ');
