@@ -88,8 +88,9 @@ export async function freeDeselected(fs: LocalFs, d: Deselected, opts: { readonl
 /** What to tell the user about one freed (or kept) path. */
 export function freeNotice(r: FreeResult): string {
   const name = `${escapeText(r.path)}`;
-  if (r.freedTo === 'removed') return `${name} is not selected: its local copy (${r.files} files, ${r.bytes} bytes, all on Box) was removed to free the space; Box keeps it`;
-  if (r.freedTo !== null) return `${name} is not selected: its local copy (${r.files} files, ${r.bytes} bytes, all on Box) was moved to the local trash (${escapeText(r.freedTo)}); Box keeps it`;
+  const files = `${r.files} file${r.files === 1 ? '' : 's'}`;
+  if (r.freedTo === 'removed') return `${name} is not selected: its local copy (${files}, ${r.bytes} bytes, all on Box) was removed to free the space; Box keeps it`;
+  if (r.freedTo !== null) return `${name} is not selected: its local copy (${files}, ${r.bytes} bytes, all on Box) was moved to the local trash (${escapeText(r.freedTo)}); Box keeps it`;
   if (r.failed !== undefined) return `${name} is not selected, but its local copy is kept: ${escapeText(r.failed)}`;
   if (r.tooBig) return `${name} is not selected, but its local copy is kept: it holds more than ${MAX_CHECKED} entries to check; remove it yourself once you are sure Box has them`;
   if (r.holders.length === 0) return `${name} is not selected; there was no local copy to free`;

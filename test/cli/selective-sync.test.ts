@@ -125,4 +125,20 @@ describe('selective sync', () => {
     const cfg = JSON.parse(await readFile(env.configFile, 'utf8')) as { folders: { selective?: { unselected: string[] } }[] };
     expect(cfg.folders[0]!.selective?.unselected ?? []).toEqual([]);
   });
+
+  it('the key edited by hand: sync --once frees a clean folder, and keeps one holding an edit Box lacks, naming the file', async () => {
+    const { env, archiveId, oldId } = await archiveEnv();
+    env.srv.control.clearRequests();
+    await writeText(join(env.mirror, 'Archive', 'sub', 'deep.txt'), 'edited after the last sync\n');
+    await env.writeConfig({ folder: { selective: { unselected: ['Archive', '/Work/'] } } });
+    const r = await env.syncOk();
+    expect(r.stderr).toMatch(/Work is not selected: its local copy \(1 file, 5 bytes, all on Box\) was moved to the local trash/);
+    expect(r.stderr).toMatch(/Archive is not selected, but its local copy is kept \(nothing removed\): 1 file there has content Box lacks: Archive\/sub\/deep\.txt/);
+    expect(await exists(join(env.mirror, 'Work'))).toBe(false);
+    expect(await readText(join(env.mirror, 'Archive', 'sub', 'deep.txt'))).toBe('edited after the last sync\n');
+    expect(await readText(join(env.mirror, 'Archive', 'old.txt'))).toBe('old report\n');
+    expectNoBoxDelete(env);
+    expect(env.web.readFile(oldId).toString()).toBe('old report\n');
+    expect(env.web.listFolder(archiveId).map((i) => i.name).sort()).toEqual(['old.txt', 'sub']);
+  });
 });
