@@ -9,7 +9,7 @@ import type { Journal } from '../ports/journal.js';
 import type { PathStatus } from './control-protocol.js';
 import type { OperationLog } from './operation-log.js';
 import { reasonText } from '../engine/scope-change.js';
-import { unselectedAt } from '../engine/selective.js';
+import { readSelecting, unselectedAt } from '../engine/selective.js';
 import { escapeText } from '../core/escape.js';
 
 export async function pathStatus(
@@ -45,6 +45,10 @@ export async function pathStatus(
       ? `excluded by ${reasonText(was.reason)} since ${new Date(was.sinceMs).toISOString()} (it was synced before); the local copy stays where it is, unsynced, and Box keeps its own`
       : 'not synced: excluded by an exclude rule (or it is a boxsync temp file)';
     return { ...base, state: 'excluded', detail };
+  }
+  const selecting = readSelecting(deps.journal, root.id).find((p) => rel === p || rel.startsWith(`${p}/`));
+  if (selecting !== undefined && !failure && (rel === selecting || !deps.journal.getSynced(root.id, relPath))) {
+    return { ...base, state: 'pending', detail: `downloading for selective sync (${escapeText(selecting)}/ was selected again)` };
   }
   if (failure) return { ...base, state: 'failed', detail: `the last attempt failed: ${failure.message}` };
   const synced = deps.journal.getSynced(root.id, relPath);

@@ -23,6 +23,7 @@ import { clearClean, isClean, markClean, setSettlingPaths, settlingPaths } from 
 import { DEFAULT_WINDOW_ENTRIES } from './windows.js';
 import { applyScopeChange, configOnlyRules, forgetRemovedRoots } from './scope-change.js';
 import { freeDeselected, freeNotice } from './selective-free.js';
+import { clearSelecting } from './selective.js';
 import { newTally, reconcileRoot, type ReconcileContext, type RootContext, type RootOutcome, type Tally } from './reconciler.js';
 import type { SnapshotScope } from './snapshot.js';
 import { StatusTracker } from './status-tracker.js';
@@ -235,6 +236,7 @@ class SyncEngine implements Engine {
         outcomes.push(outcome);
         if (outcome === 'converged' && !tally.fatal && !signal.aborted) {
           markClean(journal, root, clock.now(), scope.kind === 'full');
+          clearSelecting(journal, root.id);
           // This pass planned the deferred paths another process left (above, or a whole-root plan): only this
           // process's own are still waiting.
           const mine = [...(this.deferred.get(root.id) ?? [])];

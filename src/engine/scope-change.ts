@@ -29,6 +29,7 @@ import { ancestorsOf } from '../core/paths.js';
 import type { Journal, UnsyncedRecord } from '../ports/journal.js';
 import type { IsIgnored } from './observe-local.js';
 import { ignoredAnywhere } from './snapshot.js';
+import { addSelecting } from './selective.js';
 
 /** What decides a root's synced scope besides `root.exclude` and `root.direction` (EngineDeps.scopeRulesFor). */
 export interface ScopeRules {
@@ -144,6 +145,7 @@ function exclusionsChanged(args: { journal: Journal; root: SyncRoot; rules: Scop
     if (!anywhere(u.path, u.kind === 'folder')) {
       journal.deleteUnsynced(root.id, u.path);
       if (u.reason === 'not-selected') {
+        addSelecting(journal, root.id, u.path);
         back.push(`${escapeText(u.path)}${u.kind === 'folder' ? '/' : ''} is selected again: it is downloaded for selective sync (what the disk still has is kept, nothing is deleted)`);
         continue;
       }

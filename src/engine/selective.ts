@@ -5,7 +5,8 @@
  * the disk through selective-free.ts.
  */
 import { createHash } from 'node:crypto';
-import type { RelPath, SyncRoot } from '../core/model.js';
+import type { RelPath, RootId, SyncRoot } from '../core/model.js';
+import type { Journal } from '../ports/journal.js';
 import type { ScopeRules } from './scope-change.js';
 
 type Matcher = (path: RelPath | string, isDir: boolean) => boolean;
@@ -38,4 +39,29 @@ export function withSelective<M extends Matcher>(root: SyncRoot, isIgnored: M, r
       reasonFor: (p, isDir) => (unselectedAt(root, p) !== undefined ? 'not-selected' : rules.reasonFor(p, isDir)),
     },
   };
+}
+
+/**
+ * Folders selected again whose download has not converged yet (journal meta `selecting:<root>`, a JSON list):
+ * `boxsync status` shows them as "downloading for selective sync" until a pass over the root converges.
+ */
+const selectingKey = (root: string): string => `selecting:${root}`;
+
+export function readSelecting(journal: Pick<Journal, 'getMeta'>, root: RootId): string[] {
+  try {
+    const v = JSON.parse(journal.getMeta(selectingKey(root)) ?? '[]') as unknown;
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+export function addSelecting(journal: Pick<Journal, 'getMeta' | 'setMeta'>, root: RootId, path: string): void {
+  const now = readSelecting(journal, root);
+  if (!now.includes(path)) journal.setMeta(selectingKey(root), JSON.stringify([...now, path].sort()));
+}
+
+/** A pass over the root converged: everything selected again is down. */
+export function clearSelecting(journal: Pick<Journal, 'getMeta' | 'setMeta'>, root: RootId): void {
+  if (readSelecting(journal, root).length > 0) journal.setMeta(selectingKey(root), '[]');
 }

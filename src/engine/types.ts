@@ -111,6 +111,8 @@ export interface StatusReport {
   readonly fatal: { readonly code: string; readonly message: string } | null;
   /** Paths deliberately not synced (excluded after they were synced; their local copy stays), from the journal. */
   readonly unsynced?: readonly UnsyncedRecord[];
+  /** Folders selected again (selective sync) still coming down: "downloading for selective sync". */
+  readonly selecting?: readonly { readonly root: RootId; readonly path: string }[];
 }
 
 /** Totals of one run to quiescence (the one-line summary of `sync --once`). */
