@@ -12,6 +12,7 @@ import { asRelPath, type RelPath, type RemoteId, type SyncRoot } from '../core/m
 import { foldKey } from '../core/paths.js';
 import { checkAgainstBase } from '../engine/selective-free.js';
 import { selectionState, unselectedAt } from '../engine/selective.js';
+import { createIgnoreMatcher } from '../local/ignore.js';
 
 const out = (line: string): void => void process.stdout.write(`${line}\n`);
 const fail = (line: string): void => void process.stderr.write(`boxsync selective: ${line}\n`);
@@ -246,4 +247,21 @@ export async function runSelectiveInclude(pathArg: string, configPath: string | 
   const code = await runSyncOnce({ configPath });
   out(code === 0 ? `${name} is kept on this disk again.` : `${name} is selected; the sync did not finish (exit ${code}): the next sync picks up where it stopped.`);
   return code;
+}
+
+/**
+ * `boxsync ls`: the state of a Box folder (given by the chain of folders from the top of the account) for the
+ * folder pairs of this config, or null when no pair holds it: `synced`, `not synced: not selected`, `partly`,
+ * `not synced: excluded by the config`.
+ */
+export function syncStateOf(roots: readonly SyncRoot[], chain: readonly { id: string; name: string }[]): string | null {
+  for (const root of roots) {
+    const at = chain.findIndex((c) => c.id === root.remoteId);
+    if (at < 0) continue;
+    const rel = chain.slice(at + 1).map((c) => c.name).join('/');
+    if (rel !== '' && createIgnoreMatcher(root.exclude)(rel, true)) return 'not synced: excluded by the config';
+    const state = selectionState(root, rel);
+    return state === 'not synced' ? 'not synced: not selected' : state;
+  }
+  return null;
 }

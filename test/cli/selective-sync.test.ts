@@ -75,6 +75,11 @@ describe('selective sync', () => {
     expect(list.stdout).toMatch(/not synced\s+16 B\s+Archive\//);
     expect(list.stdout).toMatch(/synced\s+5 B\s+Work\//);
 
+    const ls = await runCli(['ls', '/Mirror', '--config', env.configFile], { env: { BOXSYNC_LOG_LEVEL: 'warn' } });
+    expect(ls.code, explain(ls)).toBe(0);
+    expect(ls.stdout).toMatch(/\d+ {2}Archive\/ {2}\[not synced: not selected\]\n/);
+    expect(ls.stdout).toMatch(/\d+ {2}Work\/ {2}\[synced\]\n/);
+
     const info = await runCli(['info', join(env.mirror, 'Archive', 'old.txt'), '--config', env.configFile], { env: { BOXSYNC_LOG_LEVEL: 'warn' } });
     expect(info.code).not.toBe(0);
     expect(info.stderr).toMatch(/old\.txt is not synced: not selected \(selective sync: Archive is in folders\[\]\.selective\.unselected/);
