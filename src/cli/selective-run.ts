@@ -182,9 +182,9 @@ export async function runSelectiveExclude(pathArg: string, configPath: string | 
         return;
       }
       const base = new Map([...c.journal.syncedUnder(root.id, rel)].map((s) => [s.path, s]));
-      const checked = await checkAgainstBase(c.localFsFor(root), { path: rel, base });
-      const failed = c.journal.failures(root.id).filter((f) => f.path === rel || f.path.startsWith(`${rel}/`)).map((f) => f.path);
-      holders = [...new Set<string>([...checked.holders, ...failed])].sort();
+      // A file here that is not what the last sync agreed on (its upload failed, or it changed since) holds the
+      // folder; a failed download does not (the local file is still the agreed one, and Box has it).
+      holders = (await checkAgainstBase(c.localFsFor(root), { path: rel, base })).holders;
     },
   });
   if (first === 2 || first === 3) {
