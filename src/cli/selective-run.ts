@@ -3,7 +3,8 @@
  * for what the command did, stderr (through the sync's reporter) for the runs' progress and notes. Exit codes as
  * `sync --once`: 0 done, 1 not done for a named reason (files holding an exclude), 2 config or lock trouble.
  */
-import { readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { writeSelection } from '../config/edit-selection.js';
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { Config } from '../config.js';
 import { escapeText, safeText } from '../core/escape.js';
@@ -48,22 +49,6 @@ async function locate(pathArg: string, configPath: string | undefined): Promise<
   });
   if (best === null) fail(`${escapeText(abs)} is not inside any folder pair of ${escapeText(loaded.file)}`);
   return best;
-}
-
-/**
- * Write `folders[index].selective.unselected` into the config file, keeping every other key as it is (the file is
- * JSON; it is replaced atomically, with its mode).
- */
-async function writeSelection(file: string, index: number, unselected: readonly string[]): Promise<void> {
-  const text = await readFile(file, 'utf8');
-  const raw = JSON.parse(text) as { folders: Record<string, unknown>[] };
-  const folder = raw.folders[index]!;
-  const selective = { ...((folder['selective'] as Record<string, unknown> | undefined) ?? {}), unselected: [...unselected] };
-  folder['selective'] = selective;
-  const mode = (await stat(file)).mode & 0o777;
-  const tmp = `${file}.boxsync-${process.pid}.tmp`;
-  await writeFile(tmp, `${JSON.stringify(raw, null, 2)}\n`, { mode });
-  await rename(tmp, file);
 }
 
 /** The pid of a running daemon on this state dir, or null; throws when another command holds the lock. */

@@ -59,7 +59,7 @@ export function resolveConfig(raw: RawConfig, file: string, dirs: XdgDirs): Reso
 
   const folders: SyncRoot[] = raw.folders.map((f) => {
     const localPath = expand(f.localPath);
-    return { id: rootIdFor(f.remoteId, localPath), remoteId: asRemoteId(f.remoteId), localPath, direction: f.direction, exclude: f.exclude, unselected: normalizeUnselected(f.selective.unselected) };
+    return { id: rootIdFor(f.remoteId, localPath), remoteId: asRemoteId(f.remoteId), localPath, direction: f.direction, exclude: f.exclude, unselected: normalizeUnselected(f.selective.unselected), newFolders: f.selective.newFolders };
   });
   folders.forEach((f, i) => {
     if (f.localPath === '/') problems.push({ key: `folders[${i}].localPath`, message: 'the file system root cannot be a sync root' });

@@ -83,6 +83,9 @@ const folderSchema = z.strictObject({
   selective: z
     .strictObject({
       unselected: z.array(z.string().min(1, 'expected a folder path relative to the folder pair, got an empty string')).default([]),
+      // A new folder appearing at the top of the pair on Box: synced (the default), or left unselected (added to
+      // `unselected`, the user told once).
+      newFolders: z.enum(['sync', 'skip']).default('sync'),
     })
     .prefault({}),
 });

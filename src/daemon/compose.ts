@@ -22,6 +22,8 @@ import { openJournal } from '../journal/index.js';
 import { createIgnoreMatcher, ignoreReason, readIgnoreFile, type IgnoreMatcher } from '../local/ignore.js';
 import { fingerprintOf, type ScopeRules } from '../engine/scope-change.js';
 import { withSelective } from '../engine/selective.js';
+import { writeSelection } from '../config/edit-selection.js';
+import { escapeText } from '../core/escape.js';
 import { createLocalFs } from '../local/local-fs.js';
 import { createLocalTrash, type LocalTrash } from '../local/local-trash.js';
 import type { WatcherKind } from '../local/watcher-options.js';
@@ -115,10 +117,13 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
 
     const ignoreByRoot = new Map<RootId, IgnoreMatcher>();
     const scopeByRoot = new Map<RootId, ScopeRules>();
+    const skippedByRoot = new Map<RootId, Set<string>>();
     for (const root of config.folders) {
       const ignoreFile = await readIgnoreFile(nodeFs, root.localPath);
       // Selective sync's unselected folders are ignored like an exclude rule, with their own reason (selective.ts).
-      const sel = withSelective(root, createIgnoreMatcher([...root.exclude, ...ignoreFile]), { fingerprint: fingerprintOf(root.exclude, ignoreFile), reasonFor: ignoreReason(root.exclude) });
+      const skipped = new Set<string>();
+      skippedByRoot.set(root.id, skipped);
+      const sel = withSelective(root, createIgnoreMatcher([...root.exclude, ...ignoreFile]), { fingerprint: fingerprintOf(root.exclude, ignoreFile), reasonFor: ignoreReason(root.exclude) }, skipped);
       ignoreByRoot.set(root.id, sel.isIgnored);
       scopeByRoot.set(root.id, sel.rules);
     }
@@ -147,6 +152,7 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
         roots: config.folders,
         localFsFor,
         isIgnoredFor,
+        skipNewFolder: (root, name) => skipNewFolder(config, root, name, skippedByRoot.get(root.id)),
         scopeRulesFor: (root) => scopeByRoot.get(root.id) ?? { fingerprint: fingerprintOf(root.exclude, []), reasonFor: ignoreReason(root.exclude) },
         logger: logger.child({ component: 'engine' }),
         clock,
@@ -193,3 +199,20 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
   }
 }
 
+
+/**
+ * `selective.newFolders: "skip"`: `name` (a new folder at the top of the pair on Box) is ignored by this process at
+ * once and written to the pair's `selective.unselected` in the config file, so every later run leaves it too.
+ */
+async function skipNewFolder(config: Config, root: SyncRoot, name: string, skipped: Set<string> | undefined): Promise<string> {
+  skipped?.add(name);
+  const index = config.folders.findIndex((r) => r.id === root.id);
+  const what = `${escapeText(name)}/ appeared on Box and is not kept on this disk (folders[${index}].selective.newFolders is "skip")`;
+  const keep = `\`boxsync selective include ${escapeText(join(root.localPath, name))}\` keeps it`;
+  try {
+    await writeSelection(config.file, index, [...new Set([...(root.unselected ?? []), ...(skipped ?? [name])])].sort());
+    return `${what}: it is added to folders[${index}].selective.unselected; ${keep}`;
+  } catch (e) {
+    return `${what}, but the config could not record it (${escapeText(e instanceof Error ? e.message : String(e))}): this process skips it, the next one may download it; ${keep}`;
+  }
+}

@@ -23,7 +23,7 @@ import { clearClean, isClean, markClean, setSettlingPaths, settlingPaths } from 
 import { DEFAULT_WINDOW_ENTRIES } from './windows.js';
 import { applyScopeChange, configOnlyRules, forgetRemovedRoots } from './scope-change.js';
 import { freeDeselected, freeNotice } from './selective-free.js';
-import { clearSelecting } from './selective.js';
+import { clearSelecting, newTopFolders } from './selective.js';
 import { newTally, reconcileRoot, type ReconcileContext, type RootContext, type RootOutcome, type Tally } from './reconciler.js';
 import type { SnapshotScope } from './snapshot.js';
 import { StatusTracker } from './status-tracker.js';
@@ -232,6 +232,7 @@ class SyncEngine implements Engine {
             logger.debug({ root: root.id, changed: scanned.changed.length, touched: observed.touchedIds.length }, 'the last run converged: planning only what changed');
           }
         }
+        await this.skipNewFolders(rc);
         const outcome = await reconcileRoot(ctx, rc, scope, tally);
         outcomes.push(outcome);
         if (outcome === 'converged' && !tally.fatal && !signal.aborted) {
@@ -296,6 +297,7 @@ class SyncEngine implements Engine {
         if (localPaths.length === 0 && remoteIds.length === 0) continue;
         const rc = this.rootContext(root);
         const scope = await this.hintedScope(rc, localPaths, remoteIds, signal);
+        await this.skipNewFolders(rc);
         const outcome = await reconcileRoot({ ...ctx, betweenWindows: undefined }, rc, scope, tally);
         if (outcome !== 'converged') ok = false;
         if (tally.fatal) break;
@@ -341,6 +343,13 @@ class SyncEngine implements Engine {
       for (const id of remoteIds) this.unsettledRemote.add(id);
     }
     return scope;
+  }
+
+  /** `selective.newFolders: "skip"`: new top-level Box folders are left unselected before anything is planned. */
+  private async skipNewFolders(rc: RootContext): Promise<void> {
+    const skip = this.deps.skipNewFolder;
+    if (skip === undefined) return;
+    for (const name of newTopFolders(this.deps.journal, rc.root, rc.isIgnored)) this.notice(rc.root.id, await skip(rc.root, name));
   }
 
   private notice(root: RootId | null, text: string): void {

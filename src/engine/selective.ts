@@ -26,19 +26,58 @@ export function selectionState(root: Pick<SyncRoot, 'unselected'>, path: string)
   return below ? 'partly' : 'synced';
 }
 
-/** The root's matcher and scope rules with its unselected folders added (reason `not-selected`). */
-export function withSelective<M extends Matcher>(root: SyncRoot, isIgnored: M, rules: ScopeRules): { isIgnored: M; rules: ScopeRules } {
-  const unselected = root.unselected ?? [];
-  if (unselected.length === 0) return { isIgnored, rules };
-  const matcher = ((p: RelPath | string, isDir: boolean) => unselectedAt(root, p) !== undefined || isIgnored(p, isDir)) as M;
+/**
+ * The root's matcher and scope rules with its unselected folders added (reason `not-selected`). `skipped` holds the
+ * new top-level folders this process left unselected (`selective.newFolders: "skip"`) before the config it read
+ * had them: they count at once, and the fingerprint is the one the next process computes from the config.
+ */
+export function withSelective<M extends Matcher>(root: SyncRoot, isIgnored: M, rules: ScopeRules, skipped: ReadonlySet<string> = new Set()): { isIgnored: M; rules: ScopeRules } {
+  const listed = (): string[] => (skipped.size === 0 ? [...(root.unselected ?? [])] : [...new Set([...(root.unselected ?? []), ...skipped])].sort());
+  const at = (p: string): boolean => listed().some((u) => p === u || p.startsWith(`${u}/`));
+  if (listed().length === 0 && root.newFolders !== 'skip') return { isIgnored, rules };
+  const matcher = ((p: RelPath | string, isDir: boolean) => at(p) || isIgnored(p, isDir)) as M;
   return {
     isIgnored: matcher,
     rules: {
       // A pair with nothing unselected keeps the fingerprint it had before selective sync existed.
-      fingerprint: `${rules.fingerprint}:${createHash('sha1').update(JSON.stringify(unselected)).digest('hex')}`,
-      reasonFor: (p, isDir) => (unselectedAt(root, p) !== undefined ? 'not-selected' : rules.reasonFor(p, isDir)),
+      get fingerprint(): string {
+        const now = listed();
+        return now.length === 0 ? rules.fingerprint : `${rules.fingerprint}:${createHash('sha1').update(JSON.stringify(now)).digest('hex')}`;
+      },
+      reasonFor: (p, isDir) => (at(p) ? 'not-selected' : rules.reasonFor(p, isDir)),
     },
   };
+}
+
+/**
+ * `selective.newFolders: "skip"`: the folders at the top of the pair on Box that appeared since the last pass (their
+ * Box ids are not in the journal meta `top-folders:<root>`) and that this disk has never had (no merge base, by
+ * path or by Box id, no local entry) and no rule ignores. The first pass with "skip" only records what is there,
+ * and so does the pair's first sync: that one takes what Box has. A folder once seen is never new again, so one
+ * selected again with `selective include` is synced.
+ */
+export function newTopFolders(journal: Journal, root: SyncRoot, isIgnored: (p: RelPath, isDir: boolean) => boolean): string[] {
+  if (root.newFolders !== 'skip') return [];
+  const key = `top-folders:${root.id}`;
+  const top = journal.remoteChildren(root.remoteId).filter((e) => e.kind === 'folder' && e.status === 'active');
+  const ids = JSON.stringify(top.map((e) => e.id).sort());
+  const stored = journal.getMeta(key);
+  let seen: Set<string> | null = null;
+  try {
+    const v = stored === undefined || stored === '' ? null : (JSON.parse(stored) as unknown);
+    if (Array.isArray(v)) seen = new Set(v.filter((x): x is string => typeof x === 'string'));
+  } catch {
+    seen = null;
+  }
+  if (stored !== ids) journal.setMeta(key, ids);
+  if (seen === null || journal.syncedChildren(root.id, '').length === 0) return [];
+  return top
+    .filter((e) => !seen.has(e.id) && e.name !== '' && !e.name.includes('/'))
+    .filter((e) => {
+      const p = e.name as RelPath;
+      return !journal.getSynced(root.id, p) && !journal.syncedByRemoteId(root.id, e.id) && !journal.getLocal(root.id, p) && !isIgnored(p, true);
+    })
+    .map((e) => e.name);
 }
 
 /**

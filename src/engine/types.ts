@@ -68,6 +68,11 @@ export interface EngineDeps {
    * it only `root.exclude` counts.
    */
   readonly scopeRulesFor?: (root: SyncRoot) => ScopeRules;
+  /**
+   * `selective.newFolders: "skip"`: leave a new top-level Box folder of `root` unselected (the matcher ignores it
+   * from now on, the config records it); returns what to tell the user, once (selective.ts newTopFolders).
+   */
+  readonly skipNewFolder?: (root: SyncRoot, name: string) => Promise<string>;
 }
 
 export type Phase = 'starting' | 'scanning' | 'listing' | 'planning' | 'transferring' | 'idle' | 'paused' | 'error';

@@ -146,4 +146,38 @@ describe('selective sync', () => {
     expect(env.web.readFile(oldId).toString()).toBe('old report\n');
     expect(env.web.listFolder(archiveId).map((i) => i.name).sort()).toEqual(['old.txt', 'sub']);
   });
+
+  it('newFolders "skip": a new top-level Box folder is left unselected, the user told once; include brings it', async () => {
+    const env = await startSyncEnv();
+    e = env;
+    const work = env.web.createFolder(env.remoteRootId, 'Work');
+    env.web.uploadFile(work.id, 'w.txt', 'work\n');
+    await env.writeConfig({ folder: { selective: { newFolders: 'skip' } } });
+    // The first sync takes what Box has.
+    await env.syncOk();
+    expect(await readText(join(env.mirror, 'Work', 'w.txt'))).toBe('work\n');
+
+    const fresh = env.web.createFolder(env.remoteRootId, 'Fresh');
+    env.web.uploadFile(fresh.id, 'f.txt', 'fresh\n');
+    const sub = env.web.createFolder(work.id, 'NewSub');
+    env.web.uploadFile(sub.id, 's.txt', 'sub\n');
+    const r = await env.syncOk();
+    expect(r.stderr).toMatch(/note: Fresh\/ appeared on Box and is not kept on this disk \(folders\[0\]\.selective\.newFolders is "skip"\): it is added to folders\[0\]\.selective\.unselected/);
+    expect(await exists(join(env.mirror, 'Fresh'))).toBe(false);
+    // Only top-level folders are skipped: one inside a synced folder comes down.
+    expect(await readText(join(env.mirror, 'Work', 'NewSub', 's.txt'))).toBe('sub\n');
+    const cfg = JSON.parse(await readFile(env.configFile, 'utf8')) as { folders: { selective: { unselected: string[]; newFolders: string } }[] };
+    expect(cfg.folders[0]!.selective).toEqual({ newFolders: 'skip', unselected: ['Fresh'] });
+    const again = await env.syncOk();
+    expect(again.stderr).not.toMatch(/appeared on Box/);
+    expect(await exists(join(env.mirror, 'Fresh'))).toBe(false);
+
+    const inc = await selective(env, ['include', join(env.mirror, 'Fresh')]);
+    expect(inc.code, explain(inc)).toBe(0);
+    expect(await readText(join(env.mirror, 'Fresh', 'f.txt'))).toBe('fresh\n');
+    const after = await env.syncOk();
+    expect(after.stderr).not.toMatch(/appeared on Box/);
+    expect(await readText(join(env.mirror, 'Fresh', 'f.txt'))).toBe('fresh\n');
+    expectNoBoxDelete(env);
+  });
 });
