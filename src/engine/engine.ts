@@ -349,12 +349,17 @@ class SyncEngine implements Engine {
   private async skipNewFolders(rc: RootContext): Promise<void> {
     const skip = this.deps.skipNewFolder;
     if (skip === undefined) return;
-    for (const name of newTopFolders(this.deps.journal, rc.root, rc.isIgnored)) this.notice(rc.root.id, await skip(rc.root, name));
+    for (const name of newTopFolders(this.deps.journal, rc.root, rc.isIgnored)) {
+      const text = await skip(rc.root, name);
+      // Listed by `boxsync status` under "not synced" until it is selected (scope-change.ts then downloads it).
+      this.deps.journal.putUnsynced({ root: rc.root.id, path: name as RelPath, reason: 'not-selected', kind: 'folder', sinceMs: this.deps.clock.now() });
+      this.notice(rc.root.id, text, 'new-folder-skipped');
+    }
   }
 
-  private notice(root: RootId | null, text: string): void {
+  private notice(root: RootId | null, text: string, kind?: 'new-folder-skipped'): void {
     this.deps.logger.info({ root }, text);
-    this.events.onNotice?.({ root, text });
+    this.events.onNotice?.({ root, text, ...(kind === undefined ? {} : { kind }) });
   }
 
   /** A missing local root is created on a first run, and refused once anything was in sync there. */

@@ -152,7 +152,8 @@ export interface EngineEvents {
   /** One line per completed operation (for non-TTY logs): op kind, path, reason. */
   onOperation?: (o: { root: RootId; kind: OperationKind; path: RelPath; reason: string; ok: boolean; error?: string }) => void;
   /** Something the user is told once (a change of scope: a path now excluded, included again; names escaped). */
-  onNotice?: (n: { root: RootId | null; text: string }) => void;
+  /** `kind` names the notices a daemon also shows as a desktop notification ('new-folder-skipped'). */
+  onNotice?: (n: { root: RootId | null; text: string; kind?: 'new-folder-skipped' }) => void;
 }
 
 /** Engine.takeUnsettled: local paths per root, and remote ids, to hint again. Empty when `local` is. */

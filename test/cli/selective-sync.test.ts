@@ -174,6 +174,8 @@ describe('selective sync', () => {
 
     const inc = await selective(env, ['include', join(env.mirror, 'Fresh')]);
     expect(inc.code, explain(inc)).toBe(0);
+    // The skipped folder was recorded as not selected: selected again, it is downloaded for selective sync.
+    expect(inc.stderr).toMatch(/note: Fresh\/ is selected again: it is downloaded for selective sync/);
     expect(await readText(join(env.mirror, 'Fresh', 'f.txt'))).toBe('fresh\n');
     const after = await env.syncOk();
     expect(after.stderr).not.toMatch(/appeared on Box/);
