@@ -75,6 +75,12 @@ describe('selective sync', () => {
     expect(list.stdout).toMatch(/not synced\s+16 B\s+Archive\//);
     expect(list.stdout).toMatch(/synced\s+5 B\s+Work\//);
 
+    // One level further down, still listed from Box (the folder is not on this disk).
+    const deeper = await selective(env, ['list', join(env.mirror, 'Archive')]);
+    expect(deeper.code, explain(deeper)).toBe(0);
+    expect(deeper.stdout).toMatch(/Archive {2}\(Box folder \d+; not synced\)/);
+    expect(deeper.stdout).toMatch(/not synced\s+5 B\s+sub\//);
+
     const ls = await runCli(['ls', '/Mirror', '--config', env.configFile], { env: { BOXSYNC_LOG_LEVEL: 'warn' } });
     expect(ls.code, explain(ls)).toBe(0);
     expect(ls.stdout).toMatch(/\d+ {2}Archive\/ {2}\[not synced: not selected\]\n/);
