@@ -26,10 +26,12 @@ export async function listAll(adapter: BoxAdapter, id: RemoteId): Promise<Remote
 }
 
 /** The folder at a Box path ("/" or "" is the account root; "Work/Reports" or "/Work/Reports"). */
-export async function resolveBoxPath(adapter: BoxAdapter, path: string): Promise<{ id: RemoteId; path: string }> {
+export async function resolveBoxPath(adapter: BoxAdapter, path: string): Promise<{ id: RemoteId; path: string; chain: readonly { id: RemoteId; name: string }[] }> {
   const parts = path.split('/').filter((p) => p !== '');
   let id = asRemoteId('0');
   const walked: string[] = [];
+  // The folders walked, from the top of the account ('0') to the folder itself.
+  const chain: { id: RemoteId; name: string }[] = [{ id, name: '' }];
   for (const name of parts) {
     const entries = await listAll(adapter, id);
     const hit = entries.find((e) => e.kind === 'folder' && foldKey(e.name) === foldKey(name));
@@ -40,6 +42,7 @@ export async function resolveBoxPath(adapter: BoxAdapter, path: string): Promise
     }
     id = hit.id;
     walked.push(hit.name);
+    chain.push({ id, name: hit.name });
   }
-  return { id, path: `/${walked.join('/')}` };
+  return { id, path: `/${walked.join('/')}`, chain };
 }

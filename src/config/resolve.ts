@@ -59,7 +59,7 @@ export function resolveConfig(raw: RawConfig, file: string, dirs: XdgDirs): Reso
 
   const folders: SyncRoot[] = raw.folders.map((f) => {
     const localPath = expand(f.localPath);
-    return { id: rootIdFor(f.remoteId, localPath), remoteId: asRemoteId(f.remoteId), localPath, direction: f.direction, exclude: f.exclude };
+    return { id: rootIdFor(f.remoteId, localPath), remoteId: asRemoteId(f.remoteId), localPath, direction: f.direction, exclude: f.exclude, unselected: normalizeUnselected(f.selective.unselected), newFolders: f.selective.newFolders };
   });
   folders.forEach((f, i) => {
     if (f.localPath === '/') problems.push({ key: `folders[${i}].localPath`, message: 'the file system root cannot be a sync root' });
@@ -138,4 +138,10 @@ function resolveAuth(
 function within(inner: string, outer: string): boolean {
   const rel = relative(outer, inner);
   return rel === '' || (rel !== '..' && !rel.startsWith('../') && !isAbsolute(rel));
+}
+
+/** `selective.unselected` entries as root-relative folder paths: slashes trimmed, duplicates dropped. */
+export function normalizeUnselected(paths: readonly string[]): string[] {
+  const out = paths.map((p) => p.split('/').filter((s) => s !== '' && s !== '.').join('/')).filter((p) => p !== '');
+  return [...new Set(out)].sort();
 }

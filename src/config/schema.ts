@@ -78,6 +78,16 @@ const folderSchema = z.strictObject({
   localPath: pathString,
   exclude: z.array(z.string().min(1, 'expected a gitignore pattern, got an empty string')).default([]),
   direction: z.enum(['two-way', 'download-only', 'upload-only']).default('two-way'),
+  // Selective sync (issue 27): Box subfolders of this pair that are not kept on this disk, as paths relative to
+  // the pair ("Archive/2019"); `boxsync selective exclude|include` edit this list.
+  selective: z
+    .strictObject({
+      unselected: z.array(z.string().min(1, 'expected a folder path relative to the folder pair, got an empty string')).default([]),
+      // A new folder appearing at the top of the pair on Box: synced (the default), or left unselected (added to
+      // `unselected`, the user told once).
+      newFolders: z.enum(['sync', 'skip']).default('sync'),
+    })
+    .prefault({}),
 });
 
 /**

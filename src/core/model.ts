@@ -96,6 +96,10 @@ export interface SyncRoot {
   readonly direction: SyncDirection;
   /** gitignore-syntax patterns, relative to the root. */
   readonly exclude: readonly string[];
+  /** Selective sync: folders (relative to the root, no leading or trailing slash) not kept on this disk. */
+  readonly unselected?: readonly string[];
+  /** Selective sync: a new top-level folder on Box is synced, or skipped (left unselected). Default 'sync'. */
+  readonly newFolders?: 'sync' | 'skip';
 }
 
 /**

@@ -21,6 +21,9 @@ import type { Engine, EngineDeps, EngineEvents } from '../engine/types.js';
 import { openJournal } from '../journal/index.js';
 import { createIgnoreMatcher, ignoreReason, readIgnoreFile, type IgnoreMatcher } from '../local/ignore.js';
 import { fingerprintOf, type ScopeRules } from '../engine/scope-change.js';
+import { withSelective } from '../engine/selective.js';
+import { writeSelection } from '../config/edit-selection.js';
+import { escapeText } from '../core/escape.js';
 import { createLocalFs } from '../local/local-fs.js';
 import { loadTempKey } from '../local/temp-name.js';
 import { createLocalTrash, type LocalTrash } from '../local/local-trash.js';
@@ -59,6 +62,8 @@ export interface ComposeOptions {
    * other work turns between a download's file calls (LocalFsOptions.liveChanges). Default false (`sync --once`).
    */
   readonly liveChanges?: boolean;
+  /** `selective exclude --free-space`: a deselected folder's local copy is removed, not moved to the local trash. */
+  readonly freeSpace?: boolean;
 }
 
 export interface Composition {
@@ -116,12 +121,16 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
     const ignoreByRoot = new Map<RootId, IgnoreMatcher>();
     const scopeByRoot = new Map<RootId, ScopeRules>();
     const marker = config.safety.rootMarker;
+    const skippedByRoot = new Map<RootId, Set<string>>();
     for (const root of config.folders) {
       const ignoreFile = await readIgnoreFile(nodeFs, root.localPath);
-      const rules = createIgnoreMatcher([...root.exclude, ...ignoreFile]);
+      // Selective sync's unselected folders are ignored like an exclude rule, with their own reason (selective.ts).
+      const skipped = new Set<string>();
+      skippedByRoot.set(root.id, skipped);
+      const sel = withSelective(root, createIgnoreMatcher([...root.exclude, ...ignoreFile]), { fingerprint: fingerprintOf(root.exclude, ignoreFile), reasonFor: ignoreReason(root.exclude) }, skipped);
       // The root marker (safety.rootMarker) is never synced, on either side.
-      ignoreByRoot.set(root.id, marker === null ? rules : (p, isDir) => p === marker || rules(p, isDir));
-      scopeByRoot.set(root.id, { fingerprint: fingerprintOf(root.exclude, ignoreFile), reasonFor: ignoreReason(root.exclude) });
+      ignoreByRoot.set(root.id, marker === null ? sel.isIgnored : (p, isDir) => p === marker || sel.isIgnored(p, isDir));
+      scopeByRoot.set(root.id, sel.rules);
     }
     const isIgnoredFor = (root: SyncRoot): IgnoreMatcher => {
       const m = ignoreByRoot.get(root.id);
@@ -150,6 +159,7 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
         roots: config.folders,
         localFsFor,
         isIgnoredFor,
+        skipNewFolder: (root, name) => skipNewFolder(config, root, name, skippedByRoot.get(root.id)),
         scopeRulesFor: (root) => scopeByRoot.get(root.id) ?? { fingerprint: fingerprintOf(root.exclude, []), reasonFor: ignoreReason(root.exclude) },
         logger: logger.child({ component: 'engine' }),
         clock,
@@ -162,6 +172,7 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
           maxDeletes: config.safety.maxDeletes,
           maxDeleteFraction: config.safety.maxDeleteFraction,
           rootMarker: marker,
+          freeSpace: opts.freeSpace === true,
         },
       };
     const engine = createEngine(engineDeps, opts.events ?? {});
@@ -196,3 +207,20 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
   }
 }
 
+
+/**
+ * `selective.newFolders: "skip"`: `name` (a new folder at the top of the pair on Box) is ignored by this process at
+ * once and written to the pair's `selective.unselected` in the config file, so every later run leaves it too.
+ */
+async function skipNewFolder(config: Config, root: SyncRoot, name: string, skipped: Set<string> | undefined): Promise<string> {
+  skipped?.add(name);
+  const index = config.folders.findIndex((r) => r.id === root.id);
+  const what = `${escapeText(name)}/ appeared on Box and is not kept on this disk (folders[${index}].selective.newFolders is "skip")`;
+  const keep = `\`boxsync selective include ${escapeText(join(root.localPath, name))}\` keeps it`;
+  try {
+    await writeSelection(config.file, index, [...new Set([...(root.unselected ?? []), ...(skipped ?? [name])])].sort());
+    return `${what}: it is added to folders[${index}].selective.unselected; ${keep}`;
+  } catch (e) {
+    return `${what}, but the config could not record it (${escapeText(e instanceof Error ? e.message : String(e))}): this process skips it, the next one may download it; ${keep}`;
+  }
+}

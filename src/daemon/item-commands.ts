@@ -9,6 +9,8 @@
  * ItemCommandErrors with their exit code (locked by another user 6, credentials refused 7, anything else 1).
  * Everything that came from Box or disk is escaped before it reaches a message.
  */
+import { unselectedAt } from '../engine/selective.js';
+import { reasonText } from '../engine/scope-change.js';
 import { copyFile, lstat, rename } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { isSyncError } from '../core/errors.js';
@@ -100,6 +102,13 @@ export class ItemCommands {
     const relPath = asRelPath(rel);
     const synced = this.deps.journal.getSynced(root.id, relPath);
     if (!synced) {
+      // Deliberately not synced (selective sync, an exclude rule): say so, not "not synced (yet)".
+      const sel = unselectedAt(root, rel);
+      const u = this.deps.journal.unsyncedPaths(root.id).find((x) => rel === x.path || rel.startsWith(`${x.path}/`));
+      if (sel !== undefined || u !== undefined) {
+        const why = sel !== undefined ? `not selected (selective sync: ${escapeText(sel)} is in folders[].selective.unselected; \`boxsync selective include ${escapeText(sel)}\` brings it back)` : `excluded by ${reasonText(u!.reason)}`;
+        throw new ItemCommandError('not-synced', `${escapeText(p)} is not synced: ${why}`);
+      }
       throw new ItemCommandError(
         'not-synced',
         `${escapeText(p)} is not synced (yet): boxsync has no Box item for it. If it is new, the next sync uploads it; \`boxsync status ${escapeText(p)}\` says more`,

@@ -10,7 +10,7 @@ import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { Logger } from '../logger.js';
 
-export type NotificationKind = 'conflict' | 'guard' | 'fatal';
+export type NotificationKind = 'conflict' | 'guard' | 'fatal' | 'new-folder';
 
 const QUIET_MS = 30_000;
 const KILL_AFTER_MS = 5_000;

@@ -9,6 +9,8 @@ import type { Journal } from '../ports/journal.js';
 import type { PathStatus } from './control-protocol.js';
 import type { OperationLog } from './operation-log.js';
 import { reasonText } from '../engine/scope-change.js';
+import { readSelecting, unselectedAt } from '../engine/selective.js';
+import { escapeText } from '../core/escape.js';
 
 export async function pathStatus(
   absPath: string,
@@ -33,11 +35,20 @@ export async function pathStatus(
   const base = { path: absPath, root: root.id, relPath, lastOperation, failure };
   if (deps.isIgnoredFor(root)(rel, st?.isDirectory() ?? false)) {
     // Synced before and excluded since (a change of scope): say which rule, and that the local copy stays.
+    const sel = unselectedAt(root, rel);
+    if (sel !== undefined) {
+      const what = `not synced: not selected (selective sync: ${escapeText(sel)} is in folders[].selective.unselected)`;
+      return { ...base, state: 'excluded', detail: `${what}; Box keeps it${st ? ', and this local copy is not synced' : ''}; \`boxsync selective include ${escapeText(sel)}\` brings it back` };
+    }
     const was = deps.journal.unsyncedPaths(root.id).find((u) => rel === u.path || rel.startsWith(`${u.path}/`));
     const detail = was
       ? `excluded by ${reasonText(was.reason)} since ${new Date(was.sinceMs).toISOString()} (it was synced before); the local copy stays where it is, unsynced, and Box keeps its own`
-      : 'matches an exclude rule (or is a boxsync temp file); not synced';
+      : 'not synced: excluded by an exclude rule (or it is a boxsync temp file)';
     return { ...base, state: 'excluded', detail };
+  }
+  const selecting = readSelecting(deps.journal, root.id).find((p) => rel === p || rel.startsWith(`${p}/`));
+  if (selecting !== undefined && !failure && (rel === selecting || !deps.journal.getSynced(root.id, relPath))) {
+    return { ...base, state: 'pending', detail: `downloading for selective sync (${escapeText(selecting)}/ was selected again)` };
   }
   if (failure) return { ...base, state: 'failed', detail: `the last attempt failed: ${failure.message}` };
   const synced = deps.journal.getSynced(root.id, relPath);

@@ -79,6 +79,10 @@ export class DaemonSession {
           notifier.notify('conflict', 'boxsync: a conflict copy was made', `"${safeText(o.path)}" changed on both sides; your version is kept beside it as a conflict copy`);
         }
       },
+      // selective.newFolders "skip": told once (the engine says it once per folder).
+      onNotice: (n) => {
+        if (n.kind === 'new-folder-skipped') notifier.notify('new-folder', 'boxsync: a new Box folder is not synced here', n.text);
+      },
     };
     let session: DaemonSession | null = null;
     // One way to stop on a fatal error, whoever meets it first (a pass, the long poll, a scheduled job): said

@@ -72,9 +72,10 @@ export function formatDaemonStatus(s: DaemonStatus, nowMs: number = Date.now()):
   const unsynced = e.unsynced ?? [];
   if (unsynced.length > 0) {
     lines.push(`  not synced any more (${unsynced.length}; each local copy stays where it is, unsynced, and Box keeps its own):`);
-    for (const u of unsynced.slice(0, 20)) lines.push(`    ${escapeText(u.path)}${u.kind === 'folder' ? '/' : ''}: excluded by ${reasonText(u.reason)} since ${new Date(u.sinceMs).toISOString()}`);
+    for (const u of unsynced.slice(0, 20)) lines.push(`    ${escapeText(u.path)}${u.kind === 'folder' ? '/' : ''}: ${u.reason === 'not-selected' ? 'not selected (selective sync; the local copy was freed if it held nothing Box lacked)' : `excluded by ${reasonText(u.reason)}`} since ${new Date(u.sinceMs).toISOString()}`);
     if (unsynced.length > 20) lines.push(`    … and ${unsynced.length - 20} more (boxsync status --json lists all)`);
   }
+  for (const sel of e.selecting ?? []) lines.push(`  ${escapeText(sel.path)}/: downloading for selective sync`);
   if (e.errors.length > 0) {
     lines.push(`  errors (${e.errors.length}):`);
     for (const p of e.errors.slice(0, 20)) {

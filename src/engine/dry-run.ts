@@ -96,6 +96,7 @@ export function readOnlyLocalFs(fs: LocalFs): LocalFs {
     commitTemp: refuse('write a file'),
     move: refuse('move'),
     trash: refuse('trash'),
+    removeTree: refuse('remove'),
     writeSmallFile: refuse('write a file'),
     // Nothing was written: nothing to make durable.
     durable: async () => undefined,

@@ -26,6 +26,8 @@ import { cursorName } from './remote-hints.js';
 import { clearClean, isClean, markClean, setSettlingPaths, settlingPaths } from './clean-mark.js';
 import { DEFAULT_WINDOW_ENTRIES } from './windows.js';
 import { applyScopeChange, configOnlyRules, forgetRemovedRoots } from './scope-change.js';
+import { freeDeselected, freeNotice } from './selective-free.js';
+import { clearSelecting, newTopFolders } from './selective.js';
 import { newTally, reconcileRoot, type ReconcileContext, type RootContext, type RootOutcome, type Tally } from './reconciler.js';
 import type { SnapshotScope } from './snapshot.js';
 import { StatusTracker } from './status-tracker.js';
@@ -236,6 +238,8 @@ class SyncEngine implements Engine {
           const rules = this.deps.scopeRulesFor?.(root) ?? configOnlyRules(root);
           const changedScope = applyScopeChange({ journal, root, rules, isIgnored: rc.isIgnored, nowMs: clock.now() });
           for (const text of changedScope.notices) this.notice(root.id, text);
+          // Selective sync: a folder no longer selected frees the disk, if it holds nothing Box lacks.
+          for (const d of changedScope.deselected) this.notice(root.id, freeNotice(await freeDeselected(rc.fs, d, { removeOutright: this.deps.options.freeSpace === true })));
           if (changedScope.changed) clean.delete(root.id);
           // The last run converged under the same rules: only what changed since can need work (clean-mark.ts).
           if (opts.fullRescan !== true && !observed.full && scanned.changed !== null && clean.has(root.id)) {
@@ -248,11 +252,13 @@ class SyncEngine implements Engine {
             logger.debug({ root: root.id, changed: scanned.changed.length, touched: observed.touchedIds.length }, 'the last run converged: planning only what changed');
           }
         }
+        await this.skipNewFolders(rc);
         const outcome = await reconcileRoot(ctx, rc, scope, tally);
         outcomes.push(outcome);
         if (outcome === 'converged' && !tally.fatal && !signal.aborted) {
           this.allowedGuards.delete(guardIdText({ kind: 'local-root-empty', root: root.id }));
           markClean(journal, root, clock.now(), scope.kind === 'full');
+          clearSelecting(journal, root.id);
           // This pass planned the deferred paths another process left (above, or a whole-root plan): only this
           // process's own are still waiting.
           const mine = [...(this.deferred.get(root.id) ?? [])];
@@ -312,6 +318,7 @@ class SyncEngine implements Engine {
         if (localPaths.length === 0 && remoteIds.length === 0) continue;
         const rc = this.rootContext(root);
         const scope = await this.hintedScope(rc, localPaths, remoteIds, signal);
+        await this.skipNewFolders(rc);
         const outcome = await reconcileRoot({ ...ctx, betweenWindows: undefined }, rc, scope, tally);
         if (outcome !== 'converged') ok = false;
         if (tally.fatal) break;
@@ -359,9 +366,21 @@ class SyncEngine implements Engine {
     return scope;
   }
 
-  private notice(root: RootId | null, text: string): void {
+  /** `selective.newFolders: "skip"`: new top-level Box folders are left unselected before anything is planned. */
+  private async skipNewFolders(rc: RootContext): Promise<void> {
+    const skip = this.deps.skipNewFolder;
+    if (skip === undefined) return;
+    for (const name of newTopFolders(this.deps.journal, rc.root, rc.isIgnored)) {
+      const text = await skip(rc.root, name);
+      // Listed by `boxsync status` under "not synced" until it is selected (scope-change.ts then downloads it).
+      this.deps.journal.putUnsynced({ root: rc.root.id, path: name as RelPath, reason: 'not-selected', kind: 'folder', sinceMs: this.deps.clock.now() });
+      this.notice(rc.root.id, text, 'new-folder-skipped');
+    }
+  }
+
+  private notice(root: RootId | null, text: string, kind?: 'new-folder-skipped'): void {
     this.deps.logger.info({ root }, text);
-    this.events.onNotice?.({ root, text });
+    this.events.onNotice?.({ root, text, ...(kind === undefined ? {} : { kind }) });
   }
 
   /**

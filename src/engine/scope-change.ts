@@ -29,6 +29,7 @@ import { ancestorsOf } from '../core/paths.js';
 import type { Journal, UnsyncedRecord } from '../ports/journal.js';
 import type { IsIgnored } from './observe-local.js';
 import { ignoredAnywhere } from './snapshot.js';
+import { addSelecting } from './selective.js';
 
 /** What decides a root's synced scope besides `root.exclude` and `root.direction` (EngineDeps.scopeRulesFor). */
 export interface ScopeRules {
@@ -87,6 +88,15 @@ export interface ScopeOutcome {
   readonly changed: boolean;
   /** What to tell the user, once (names escaped). */
   readonly notices: readonly string[];
+  /** Paths that left by selective sync, with the merge base they had: their local copy is freed (selective-free.ts). */
+  readonly deselected: readonly Deselected[];
+}
+
+/** A path no longer selected, and its merge base (the path and all below it) as it was before it was forgotten. */
+export interface Deselected {
+  readonly path: RelPath;
+  readonly kind: SyncedEntry['kind'];
+  readonly base: ReadonlyMap<RelPath, SyncedEntry>;
 }
 
 /**
@@ -97,19 +107,20 @@ export function applyScopeChange(args: { journal: Journal; root: SyncRoot; rules
   const { journal, root } = args;
   const prev = readStored(journal, root.id);
   const next: StoredScope = { remoteId: root.remoteId, localPath: root.localPath, direction: root.direction, rules: args.rules.fingerprint };
-  if (prev !== undefined && JSON.stringify(prev) === JSON.stringify(next)) return { changed: false, notices: [] };
+  if (prev !== undefined && JSON.stringify(prev) === JSON.stringify(next)) return { changed: false, notices: [], deselected: [] };
   const notices: string[] = [];
+  const deselected: Deselected[] = [];
   journal.transaction(() => {
     // Without a stored scope (a new root, or a journal from before this rule) the exclusions are checked anyway:
     // a base row below an ignored path could only ever turn into a delete.
-    if (prev === undefined || prev.rules !== next.rules) notices.push(...exclusionsChanged(args));
+    if (prev === undefined || prev.rules !== next.rules) notices.push(...exclusionsChanged(args, deselected));
     if (prev !== undefined && prev.direction !== next.direction) notices.push(...directionChanged(journal, root, prev.direction));
     journal.setMeta(scopeKey(root.id), JSON.stringify(next));
   });
-  return { changed: true, notices };
+  return { changed: true, notices, deselected };
 }
 
-function exclusionsChanged(args: { journal: Journal; root: SyncRoot; rules: ScopeRules; isIgnored: IsIgnored; nowMs: number }): string[] {
+function exclusionsChanged(args: { journal: Journal; root: SyncRoot; rules: ScopeRules; isIgnored: IsIgnored; nowMs: number }, deselected: Deselected[]): string[] {
   const { journal, root, rules, isIgnored, nowMs } = args;
   const anywhere = ignoredAnywhere(isIgnored);
   const leaving = topmostWhere(journal, root.id, (s) => anywhere(s.path, s.kind === 'folder'));
@@ -119,16 +130,25 @@ function exclusionsChanged(args: { journal: Journal; root: SyncRoot; rules: Scop
     // The rule that excludes it may name a folder above it.
     const top = ancestorsOf(s.path).reverse().find((a) => isIgnored(a, true)) ?? s.path;
     const reason = rules.reasonFor(top, top !== s.path || s.kind === 'folder');
+    if (reason === 'not-selected') deselected.push({ path: s.path, kind: s.kind, base: new Map([s, ...journal.syncedUnder(root.id, s.path)].map((r) => [r.path, r])) });
     journal.deleteSyncedSubtree(root.id, s.path);
     journal.putUnsynced({ root: root.id, path: s.path, reason, kind: s.kind, sinceMs: nowMs });
     for (const f of failures) if (f.path === s.path || f.path.startsWith(`${s.path}/`)) journal.clearFailure(root.id, f.path);
+    if (reason === 'not-selected') {
+      left.push(`${escapeText(s.path)}${s.kind === 'folder' ? '/' : ''} is no longer selected (selective sync): Box keeps it, and its local copy is freed once it holds nothing Box lacks`);
+      continue;
+    }
     left.push(`${escapeText(s.path)}${s.kind === 'folder' ? '/' : ''} is now excluded by ${reasonText(reason)}: the local copy stays where it is and is no longer synced (boxsync does not remove it; delete it yourself to free the space), and Box keeps its copy`);
   }
   const back: string[] = [];
   for (const u of journal.unsyncedPaths(root.id)) {
-    if (u.reason === 'not-selected') continue;
     if (!anywhere(u.path, u.kind === 'folder')) {
       journal.deleteUnsynced(root.id, u.path);
+      if (u.reason === 'not-selected') {
+        addSelecting(journal, root.id, u.path);
+        back.push(`${escapeText(u.path)}${u.kind === 'folder' ? '/' : ''} is selected again: it is downloaded for selective sync (what the disk still has is kept, nothing is deleted)`);
+        continue;
+      }
       back.push(`${escapeText(u.path)}${u.kind === 'folder' ? '/' : ''} is included again: it is synced afresh (what Box has comes down, what the disk has goes up, different files at one name are both kept); nothing is deleted`);
     } else {
       const top = ancestorsOf(u.path).reverse().find((a) => isIgnored(a, true)) ?? u.path;

@@ -4,6 +4,7 @@
  * holds in memory (phase, conflicts made by this process, a held guard, a fatal error). Listeners are told on
  * every phase change and, throttled, on transfer progress.
  */
+import { readSelecting } from './selective.js';
 import type { RelPath, RootId, SyncRoot } from '../core/model.js';
 import type { Clock } from '../ports/clock.js';
 import type { Journal } from '../ports/journal.js';
@@ -110,6 +111,7 @@ export class StatusTracker {
       lastSuccessfulSyncAtMs: last === undefined ? null : Number(last),
       fatal: this.fatal,
       unsynced: journal.unsyncedPaths().filter((u) => roots.some((r) => r.id === u.root)),
+      selecting: roots.flatMap((r) => readSelecting(journal, r.id).map((path) => ({ root: r.id, path }))),
     };
   }
 

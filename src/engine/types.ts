@@ -31,6 +31,8 @@ export interface EngineOptions {
    * items AND more than `maxDeleteFraction` of the root. Default 100 and 0.5.
    */
   readonly maxDeletes: number;
+  /** Selective sync: remove a deselected folder's local copy instead of moving it to the local trash (selective-free.ts). */
+  readonly freeSpace?: boolean;
   readonly maxDeleteFraction: number;
   /**
    * A full pass over a root bigger than this many rows is planned in windows of about this size, so its memory
@@ -71,6 +73,11 @@ export interface EngineDeps {
    * it only `root.exclude` counts.
    */
   readonly scopeRulesFor?: (root: SyncRoot) => ScopeRules;
+  /**
+   * `selective.newFolders: "skip"`: leave a new top-level Box folder of `root` unselected (the matcher ignores it
+   * from now on, the config records it); returns what to tell the user, once (selective.ts newTopFolders).
+   */
+  readonly skipNewFolder?: (root: SyncRoot, name: string) => Promise<string>;
 }
 
 export type Phase = 'starting' | 'scanning' | 'listing' | 'planning' | 'transferring' | 'idle' | 'paused' | 'error';
@@ -114,6 +121,8 @@ export interface StatusReport {
   readonly fatal: { readonly code: string; readonly message: string } | null;
   /** Paths deliberately not synced (excluded after they were synced; their local copy stays), from the journal. */
   readonly unsynced?: readonly UnsyncedRecord[];
+  /** Folders selected again (selective sync) still coming down: "downloading for selective sync". */
+  readonly selecting?: readonly { readonly root: RootId; readonly path: string }[];
 }
 
 /** Totals of one run to quiescence (the one-line summary of `sync --once`). */
@@ -148,7 +157,8 @@ export interface EngineEvents {
   /** One line per completed operation (for non-TTY logs): op kind, path, reason. */
   onOperation?: (o: { root: RootId; kind: OperationKind; path: RelPath; reason: string; ok: boolean; error?: string }) => void;
   /** Something the user is told once (a change of scope: a path now excluded, included again; names escaped). */
-  onNotice?: (n: { root: RootId | null; text: string }) => void;
+  /** `kind` names the notices a daemon also shows as a desktop notification ('new-folder-skipped'). */
+  onNotice?: (n: { root: RootId | null; text: string; kind?: 'new-folder-skipped' }) => void;
 }
 
 /** Engine.takeUnsettled: local paths per root, and remote ids, to hint again. Empty when `local` is. */

@@ -276,6 +276,18 @@ export class DiskLocalFs implements LocalFs {
     }
   }
 
+  async removeTree(path: RelPath, guard: LocalGuard): Promise<void> {
+    try {
+      await assertParentsInside(this.#fs, this.rootPath, path);
+      await checkGuard(this.#fs, this.abs(path), path, guard);
+      await this.#fs.promises.rm(this.abs(path), { recursive: true, force: true });
+      this.#twins.noteChanged(dirname(this.abs(path)), null, basename(path));
+      this.#logger?.info({ path }, 'removed (selective sync --free-space)');
+    } catch (e) {
+      throw classifyFsError(e, { action: 'removing', path });
+    }
+  }
+
   async writeSmallFile(path: RelPath, content: string, guard: LocalGuard, mtimeMs?: number): Promise<LocalEntry> {
     const temp = this.tempPathFor(path);
     try {

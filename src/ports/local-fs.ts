@@ -125,6 +125,8 @@ export interface LocalFs {
   move(from: RelPath, to: RelPath, guard: LocalGuard): Promise<LocalEntry>;
   /** Move into the local trash (never unlink user data). Returns where it went. */
   trash(path: RelPath, guard: LocalGuard): Promise<string>;
+  /** Remove a folder and all below it outright (only `selective exclude --free-space` asks for it), guard checked. */
+  removeTree(path: RelPath, guard: LocalGuard): Promise<void>;
   /** Write a small file atomically (web link files). */
   writeSmallFile(path: RelPath, content: string, guard: LocalGuard, mtimeMs?: number): Promise<LocalEntry>;
   /**

@@ -42,7 +42,7 @@ describe('config defaults', () => {
     // No fixed cap by default: the adaptive pacer follows Box's 429s.
     expect(c.rateLimit).toEqual({});
     expect(c.folders).toEqual([
-      { id: rootIdFor('0', '/home/me/Box'), remoteId: '0', localPath: '/home/me/Box', direction: 'two-way', exclude: [] },
+      { id: rootIdFor('0', '/home/me/Box'), remoteId: '0', localPath: '/home/me/Box', direction: 'two-way', exclude: [], unselected: [], newFolders: 'sync' },
     ]);
     expect(c.file).toBe(FILE);
   });

@@ -18,6 +18,7 @@ import { register as registerConfig } from './config-cmd.js';
 import { register as registerInit } from './init.js';
 import { register as registerItems } from './items.js';
 import { register as registerRetry } from './retry.js';
+import { register as registerSelective } from './selective.js';
 
 export function registerCommands(program: Command): void {
   registerServer(program);
@@ -34,5 +35,6 @@ export function registerCommands(program: Command): void {
   registerConfig(program);
   registerItems(program);
   registerRetry(program);
+  registerSelective(program);
   registerCompletion(program);
 }

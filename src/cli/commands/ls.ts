@@ -27,13 +27,16 @@ export function register(program: Command): void {
       try {
         const folder = await resolveBoxPath(adapter, boxPath);
         const entries = (await listAll(adapter, folder.id)).filter((e) => opts.all || e.kind === 'folder');
+        const { syncStateOf } = await import('../selective-run.js');
+        const stateOf = (e: { id: string; name: string; kind: string }): string | null =>
+          e.kind === 'folder' ? syncStateOf(config.folders, [...folder.chain, { id: e.id, name: e.name }]) : null;
         entries.sort((a, b) => (a.kind === b.kind ? a.name.localeCompare(b.name) : a.kind === 'folder' ? -1 : 1));
         if (opts.json) {
-          process.stdout.write(`${terminalSafeJson(JSON.stringify({ path: folder.path, id: folder.id, entries: entries.map((e) => ({ id: e.id, name: e.name, kind: e.kind })) }, null, 2))}\n`);
+          process.stdout.write(`${terminalSafeJson(JSON.stringify({ path: folder.path, id: folder.id, entries: entries.map((e) => ({ id: e.id, name: e.name, kind: e.kind, ...(stateOf(e) === null ? {} : { state: stateOf(e) }) })) }, null, 2))}\n`);
         } else {
           process.stdout.write(`${safeText(folder.path)}  (Box folder ${folder.id})\n`);
           const width = Math.max(4, ...entries.map((e) => e.id.length));
-          for (const e of entries) process.stdout.write(`  ${e.id.padStart(width)}  ${safeText(e.name)}${e.kind === 'folder' ? '/' : e.kind === 'weblink' ? ' (web link)' : ''}\n`);
+          for (const e of entries) process.stdout.write(`  ${e.id.padStart(width)}  ${safeText(e.name)}${e.kind === 'folder' ? '/' : e.kind === 'weblink' ? ' (web link)' : ''}${stateOf(e) === null ? '' : `  [${stateOf(e)}]`}\n`);
           if (entries.length === 0) process.stdout.write('  (no folders here)\n');
         }
       } catch (e) {

@@ -40,6 +40,10 @@ export interface SyncOnceOptions {
   readonly acceptNewRoots?: readonly string[];
   /** `--bwlimit RATE` read (see readBwlimit); undefined: the config's http.bwlimitKiBps. */
   readonly bandwidthBytesPerSec?: number | null | undefined;
+  /** `selective exclude --free-space`: a deselected folder is removed, not moved to the local trash. */
+  readonly freeSpace?: boolean;
+  /** Called after the run, before the journal closes (`selective exclude` checks what the run left). */
+  readonly inspect?: (c: Awaited<ReturnType<typeof import('../../daemon/compose.js').compose>>) => Promise<void>;
 }
 
 /**
@@ -183,6 +187,7 @@ export async function runSyncOnce(opts: SyncOnceOptions = {}): Promise<ExitCode>
       logger,
       events: { onStatus: reporter.onStatus, onOperation: reporter.onOperation, onNotice: reporter.onNotice },
       bandwidthBytesPerSec: opts.bandwidthBytesPerSec,
+      freeSpace: opts.freeSpace === true,
     });
     if (composition.journalRebuilt !== null) {
       say(`the journal failed its integrity check (${composition.journalRebuilt}); it was set aside and is rebuilt from a fresh scan and listing. No file is touched for this.`);
@@ -190,6 +195,7 @@ export async function runSyncOnce(opts: SyncOnceOptions = {}): Promise<ExitCode>
     const summary = await composition.engine.runOnce({ ...(opts.signal ? { signal: opts.signal } : {}), fullRescan: opts.fullRescan ?? false, confirm });
     reporter.finish(summary);
     opts.onSummary?.(summary, config);
+    await opts.inspect?.(composition);
     if (opts.signal?.aborted && summary.outcome !== 'converged') {
       say('interrupted; nothing is lost, and the next run picks up where this one stopped.');
     }

@@ -1,0 +1,252 @@
+/**
+ * The work of `boxsync selective list|exclude|include` (commands/selective.ts has the contract). Output: stdout
+ * for what the command did, stderr (through the sync's reporter) for the runs' progress and notes. Exit codes as
+ * `sync --once`: 0 done, 1 not done for a named reason (files holding an exclude), 2 config or lock trouble.
+ */
+import { stat } from 'node:fs/promises';
+import { writeSelection } from '../config/edit-selection.js';
+import { isAbsolute, relative, resolve } from 'node:path';
+import type { Config } from '../config.js';
+import { escapeText, safeText } from '../core/escape.js';
+import { formatBytes } from '../core/format.js';
+import { asRelPath, type RelPath, type RemoteId, type SyncRoot } from '../core/model.js';
+import { foldKey } from '../core/paths.js';
+import { checkAgainstBase } from '../engine/selective-free.js';
+import { selectionState, unselectedAt } from '../engine/selective.js';
+import { createIgnoreMatcher } from '../local/ignore.js';
+
+const out = (line: string): void => void process.stdout.write(`${line}\n`);
+const fail = (line: string): void => void process.stderr.write(`boxsync selective: ${line}\n`);
+
+interface Located {
+  readonly config: Config;
+  readonly file: string;
+  readonly index: number;
+  readonly root: SyncRoot;
+  readonly rel: string;
+}
+
+async function load(configPath: string | undefined): Promise<{ config: Config; file: string } | null> {
+  const { loadConfig, configPath: pathOf } = await import('../config.js');
+  try {
+    return { config: await loadConfig({ path: configPath }), file: pathOf({ path: configPath }) };
+  } catch (e) {
+    fail(e instanceof Error ? e.message : String(e));
+    return null;
+  }
+}
+
+/** The folder pair holding a local path (the deepest, if pairs nest), and the path relative to it. */
+async function locate(pathArg: string, configPath: string | undefined): Promise<Located | null> {
+  const loaded = await load(configPath);
+  if (loaded === null) return null;
+  const abs = resolve(pathArg);
+  let best: Located | null = null;
+  loaded.config.folders.forEach((root, index) => {
+    const rel = relative(root.localPath, abs);
+    if (rel.startsWith('..') || isAbsolute(rel)) return;
+    if (best === null || root.localPath.length > best.root.localPath.length) best = { ...loaded, index, root, rel };
+  });
+  if (best === null) fail(`${escapeText(abs)} is not inside any folder pair of ${escapeText(loaded.file)}`);
+  return best;
+}
+
+/** The pid of a running daemon on this state dir, or null; throws when another command holds the lock. */
+async function runningDaemon(stateDir: string): Promise<number | null> {
+  const { acquireStateLock, StateLockedError } = await import('../daemon/lock.js');
+  try {
+    acquireStateLock(stateDir, 'command').release();
+    return null;
+  } catch (e) {
+    if (e instanceof StateLockedError && e.holder.purpose === 'daemon') return e.holder.pid;
+    throw e;
+  }
+}
+
+/** Tell the daemon to reload its config (SIGHUP, daemon.ts); false when it is gone meanwhile. */
+function reloadDaemon(pid: number): boolean {
+  try {
+    process.kill(pid, 'SIGHUP');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function daemonOr(l: Located): Promise<number | null | 'busy'> {
+  try {
+    return await runningDaemon(l.config.stateDir);
+  } catch (e) {
+    fail(e instanceof Error ? e.message : String(e));
+    return 'busy';
+  }
+}
+
+export async function runSelectiveList(pathArg: string | undefined, configPath: string | undefined): Promise<number> {
+  const { adapterForConfig, listAll } = await import('./account-tools.js');
+  let targets: { root: SyncRoot; rel: string }[];
+  let config: Config;
+  if (pathArg === undefined) {
+    const loaded = await load(configPath);
+    if (loaded === null) return 2;
+    config = loaded.config;
+    targets = config.folders.map((root) => ({ root, rel: '' }));
+  } else {
+    const l = await locate(pathArg, configPath);
+    if (l === null) return 2;
+    config = l.config;
+    targets = [{ root: l.root, rel: l.rel }];
+  }
+  const adapter = adapterForConfig(config);
+  try {
+    for (const { root, rel } of targets) {
+      // One level at a time, from Box: the folder at `rel` is found by walking its names from the pair's folder.
+      let id: RemoteId = root.remoteId;
+      for (const name of rel === '' ? [] : rel.split('/')) {
+        const hit = (await listAll(adapter, id)).find((e) => e.kind === 'folder' && foldKey(e.name) === foldKey(name));
+        if (!hit) throw new Error(`there is no folder ${escapeText(rel)} on Box in the folder pair ${escapeText(root.localPath)}`);
+        id = hit.id;
+      }
+      const folders = (await listAll(adapter, id)).filter((e) => e.kind === 'folder').sort((a, b) => a.name.localeCompare(b.name));
+      const here = resolve(root.localPath, rel);
+      out(`${safeText(here)}  (Box folder ${id}; ${selectionState(root, rel)})`);
+      for (const f of folders) {
+        const childRel = rel === '' ? f.name : `${rel}/${f.name}`;
+        out(`  ${selectionState(root, childRel).padEnd(10)}  ${formatBytes(f.sizeBytes).padStart(10)}  ${safeText(f.name)}/`);
+      }
+      if (folders.length === 0) out('  (no folders here)');
+    }
+    return 0;
+  } catch (e) {
+    fail(e instanceof Error ? e.message : String(e));
+    return 2;
+  } finally {
+    await adapter.close();
+  }
+}
+
+export async function runSelectiveExclude(pathArg: string, configPath: string | undefined, freeSpace: boolean): Promise<number> {
+  const l = await locate(pathArg, configPath);
+  if (l === null) return 2;
+  const name = `${escapeText(l.rel)}/`;
+  if (l.rel === '') {
+    fail(`${escapeText(l.root.localPath)} is the top of a folder pair; to stop syncing it, remove the pair from the config`);
+    return 2;
+  }
+  const already = unselectedAt(l.root, l.rel);
+  if (already !== undefined) {
+    out(`${name} is already not selected (${escapeText(already)}/ is in folders[${l.index}].selective.unselected); nothing changed`);
+    return 0;
+  }
+  const unselected = [...(l.root.unselected ?? []), l.rel].sort();
+  const daemon = await daemonOr(l);
+  if (daemon === 'busy') return 2;
+  if (daemon !== null) {
+    await writeSelection(l.file, l.index, unselected);
+    const told = reloadDaemon(daemon);
+    out(`${name} is now in folders[${l.index}].selective.unselected of ${escapeText(l.file)}.`);
+    out(
+      told
+        ? `The daemon (pid ${daemon}) reloads the config: its next pass stops syncing ${name}, nothing is deleted on Box, and the local copy goes to the local trash if every file in it is on Box (a file with changes Box lacks keeps it here, and the daemon says which).${freeSpace ? ' --free-space applies only when no daemon runs: the daemon uses the local trash.' : ''}`
+        : 'The daemon stopped meanwhile: the next `boxsync sync --once` or daemon start applies it.',
+    );
+    return 0;
+  }
+  const { runSyncOnce } = await import('./commands/sync.js');
+  // 1. A sync with the folder still selected: what changed in it here goes to Box first.
+  out(`Syncing once so that local changes in ${name} reach Box first...`);
+  let holders: string[] = [];
+  let notFolder = false;
+  const first = await runSyncOnce({
+    configPath,
+    inspect: async (c) => {
+      const root = c.roots.find((r) => r.id === l.root.id)!;
+      const rel = asRelPath(l.rel);
+      if (c.journal.getSynced(root.id, rel)?.kind !== 'folder') {
+        notFolder = true;
+        return;
+      }
+      const base = new Map([...c.journal.syncedUnder(root.id, rel)].map((s) => [s.path, s]));
+      // A file here that is not what the last sync agreed on (its upload failed, or it changed since) holds the
+      // folder; a failed download does not (the local file is still the agreed one, and Box has it).
+      holders = (await checkAgainstBase(c.localFsFor(root), { path: rel, base })).holders;
+    },
+  });
+  if (first === 2 || first === 3) {
+    fail(`the sync before deselecting did not finish (exit ${first}); nothing changed: ${name} stays selected`);
+    return first;
+  }
+  if (notFolder) {
+    fail(`${name} is not a synced folder of ${escapeText(l.root.localPath)} (selective sync chooses Box folders); nothing changed`);
+    return 2;
+  }
+  if (holders.length > 0) {
+    fail(`cannot exclude ${name}: ${holders.length} file${holders.length === 1 ? '' : 's'} there could not be uploaded (see above), so removing the local copy would lose ${holders.length === 1 ? 'it' : 'them'}; nothing was removed and ${name} stays selected:`);
+    for (const h of holders.slice(0, 50)) fail(`  ${escapeText(h)}`);
+    if (holders.length > 50) fail(`  ... and ${holders.length - 50} more`);
+    return 1;
+  }
+  // 2. The selection, then a sync that forgets the folder's merge base and frees the disk (never a Box delete).
+  await writeSelection(l.file, l.index, unselected);
+  out(`${name} is now in folders[${l.index}].selective.unselected; syncing to free its local copy (${freeSpace ? 'removed' : 'to the local trash'}; Box keeps it)...`);
+  const second = await runSyncOnce({ configPath, freeSpace });
+  const left = await stat(resolve(l.root.localPath, l.rel)).catch(() => undefined);
+  if (left !== undefined) {
+    fail(`${name} is not selected, but its local copy is still here (see the note above for why); nothing was removed`);
+    return second === 0 ? 1 : second;
+  }
+  out(`${name} is no longer kept on this disk; Box keeps it. \`boxsync selective include ${escapeText(l.rel)}\` brings it back.`);
+  return second;
+}
+
+export async function runSelectiveInclude(pathArg: string, configPath: string | undefined): Promise<number> {
+  const l = await locate(pathArg, configPath);
+  if (l === null) return 2;
+  const name = `${escapeText(l.rel)}/`;
+  const listed = l.root.unselected ?? [];
+  const at = unselectedAt(l.root, l.rel);
+  if (at === undefined) {
+    const below = listed.filter((u) => l.rel === '' || u.startsWith(`${l.rel}/`));
+    out(`${name} is already selected${below.length > 0 ? ` (folders below it that are not: ${below.map((u) => `${escapeText(u)}/`).join(', ')})` : ''}; nothing changed`);
+    return 0;
+  }
+  if (at !== l.rel) {
+    fail(`${name} is not selected because ${escapeText(at)}/ is not; include ${escapeText(at)} (the whole folder comes back)`);
+    return 2;
+  }
+  const unselected = listed.filter((u) => u !== l.rel);
+  const daemon = await daemonOr(l);
+  if (daemon === 'busy') return 2;
+  await writeSelection(l.file, l.index, unselected);
+  if (daemon !== null) {
+    const told = reloadDaemon(daemon);
+    out(
+      told
+        ? `${name} is selected again. The daemon (pid ${daemon}) reloads the config and downloads it on its next pass (nothing is deleted on either side); \`boxsync status ${escapeText(resolve(l.root.localPath, l.rel))}\` shows it coming down.`
+        : `${name} is selected again. The daemon stopped meanwhile: the next \`boxsync sync --once\` or daemon start downloads it.`,
+    );
+    return 0;
+  }
+  out(`${name} is selected again; downloading it (nothing is deleted on either side)...`);
+  const { runSyncOnce } = await import('./commands/sync.js');
+  const code = await runSyncOnce({ configPath });
+  out(code === 0 ? `${name} is kept on this disk again.` : `${name} is selected; the sync did not finish (exit ${code}): the next sync picks up where it stopped.`);
+  return code;
+}
+
+/**
+ * `boxsync ls`: the state of a Box folder (given by the chain of folders from the top of the account) for the
+ * folder pairs of this config, or null when no pair holds it: `synced`, `not synced: not selected`, `partly`,
+ * `not synced: excluded by the config`.
+ */
+export function syncStateOf(roots: readonly SyncRoot[], chain: readonly { id: string; name: string }[]): string | null {
+  for (const root of roots) {
+    const at = chain.findIndex((c) => c.id === root.remoteId);
+    if (at < 0) continue;
+    const rel = chain.slice(at + 1).map((c) => c.name).join('/');
+    if (rel !== '' && createIgnoreMatcher(root.exclude)(rel, true)) return 'not synced: excluded by the config';
+    const state = selectionState(root, rel);
+    return state === 'not synced' ? 'not synced: not selected' : state;
+  }
+  return null;
+}
