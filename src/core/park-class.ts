@@ -32,6 +32,8 @@ const ITEM_CODES: ReadonlySet<string> = new Set([
   'file_too_large',
   'bad_request',
   LOCAL_NAME_NOT_UTF8,
+  // A user's file named like a boxsync temp file (engine/observe-local.ts): it waits to be renamed.
+  'temp_name_reserved',
 ]);
 
 export function parkClassOf(code: string): ParkClass {

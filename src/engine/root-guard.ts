@@ -21,6 +21,7 @@
  */
 import { escapeText } from '../core/escape.js';
 import type { SyncRoot } from '../core/model.js';
+import { storedDirection } from './scope-change.js';
 import type { Journal } from '../ports/journal.js';
 import type { LocalFs, RootState } from '../ports/local-fs.js';
 import { guardIdText } from './guard-id.js';
@@ -108,7 +109,13 @@ export async function checkLocalRoot(deps: RootGuardDeps, opts: RootGuardOptions
   const was = readIdentity(journal, root);
   const missing = whyMissing(state, was, marker);
   if (missing !== null) return { ok: false, id: guardIdText({ kind: 'local-root-missing', root: root.id }), message: missingMessage(root, missing) };
-  if (opts.checkEmpty && (state!.mountPoint || (opts.emptyGuard && !opts.allowEmpty)) && (await listsEmpty(deps))) {
+  // Empty only counts while something synced here could be read as deleted: not in a download-only pair (its local
+  // deletions never reach Box), nor when every synced entry at the top is now outside the scope (excluded).
+  // A pair that was download-only until now is the same: what its user deleted here was never passed on, and the
+  // direction change forgets it (scope-change.ts) instead of deleting it on Box.
+  const downloadOnly = root.direction === 'download-only' || storedDirection(journal, root.id) === 'download-only';
+  const emptyMatters = opts.emptyGuard && !opts.allowEmpty && !downloadOnly && syncedInScope(deps);
+  if (opts.checkEmpty && (state!.mountPoint || emptyMatters) && (await listsEmpty(deps))) {
     if (state!.mountPoint) {
       return { ok: false, id: guardIdText({ kind: 'local-root-missing', root: root.id }), message: missingMessage(root, 'is an empty mount point (a new, empty file system is mounted there?)') };
     }
@@ -145,6 +152,11 @@ function missingMessage(root: SyncRoot, why: string): string {
     `Remount or restore it, then run again. If this folder really is the new root (it was replaced on purpose), accept it: ` +
     `boxsync sync --once --accept-new-root ${root.id} (or boxsync confirm ${id} while the daemon runs); it is then merged with Box as on a first sync, and nothing is deleted`
   );
+}
+
+/** Does the merge base hold an entry at the top of the root that the rules still sync? */
+function syncedInScope(deps: RootGuardDeps): boolean {
+  return deps.journal.syncedChildren(deps.root.id, '').some((e) => !deps.isIgnored(e.path, e.kind === 'folder'));
 }
 
 /** No entry in the root but boxsync's temp files, the marker and ignored names. */

@@ -72,6 +72,11 @@ function readStored(journal: Pick<Journal, 'getMeta'>, root: RootId): StoredScop
   return undefined;
 }
 
+/** The direction a root was last synced under, if the journal knows it. */
+export function storedDirection(journal: Pick<Journal, 'getMeta'>, root: RootId): string | undefined {
+  return readStored(journal, root)?.direction;
+}
+
 const REASON_TEXT: Record<UnsyncedRecord['reason'], string> = {
   'config-exclude': 'the config (folders[].exclude)',
   'ignore-file': '.boxsyncignore',
