@@ -85,7 +85,7 @@ export function readOnlyLocalFs(fs: LocalFs): LocalFs {
     stat: (p) => fs.stat(p),
     hash: (p) => fs.hash(p),
     tempPathFor: (p) => fs.tempPathFor(p),
-    childNames: (p) => fs.childNames(p),
+    childNames: (p, o) => fs.childNames(p, o),
     rootExists: () => fs.rootExists(),
     rootState: (marker) => fs.rootState(marker),
     writeRootMarker: refuse('write the root marker'),

@@ -161,7 +161,14 @@ function syncedInScope(deps: RootGuardDeps): boolean {
 
 /** No entry in the root but boxsync's temp files, the marker and ignored names. */
 async function listsEmpty(deps: RootGuardDeps): Promise<boolean> {
-  for (const name of await deps.fs.childNames('')) {
+  let names: readonly string[];
+  try {
+    names = await deps.fs.childNames('', { strict: true });
+  } catch {
+    // A root that cannot be read is not empty: the scan parks it (scan-parks.ts) and deletes nothing.
+    return false;
+  }
+  for (const name of names) {
     if (name === deps.marker) continue;
     if (deps.isIgnored(name, false) && deps.isIgnored(name, true)) continue;
     return false;

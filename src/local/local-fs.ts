@@ -23,7 +23,7 @@ import type { LocalFs, RootState, ScanOptions, TempFile } from '../ports/local-f
 import { assertParentsInside, firstBadAncestor } from './containment.js';
 import { classifyFsError, errnoOf } from './fs-errors.js';
 import { viaCallback, type FsModule } from './fs-module.js';
-import { checkGuard, localChanged, lstatOrUndefined, nameTwinAppeared } from './guard.js';
+import { checkGuard, isGone, localChanged, lstatOrUndefined, nameTwinAppeared } from './guard.js';
 import { NameTwins } from './name-twins.js';
 import { onLocalDisk, QUICK_CALL_MAX_MS, QUICK_CALL_OFF_MS, QuickGate, quickFs } from './quick-fs.js';
 import { sha1File } from './hash.js';
@@ -169,11 +169,12 @@ export class DiskLocalFs implements LocalFs {
     return openTempFile(this.#fs, this.#gate, this.tempPathFor(path), path);
   }
 
-  async childNames(path: RelPath | ''): Promise<readonly string[]> {
+  async childNames(path: RelPath | '', opts: { readonly strict?: boolean } = {}): Promise<readonly string[]> {
     try {
       const names = await this.#fs.promises.readdir(path === '' ? this.rootPath : this.abs(path));
       return names.map(String).filter((n) => !isTempName(n));
-    } catch {
+    } catch (e) {
+      if (opts.strict === true && !isGone(e)) throw e;
       return [];
     }
   }

@@ -102,8 +102,11 @@ export interface LocalFs {
    * `path` goes to commitTemp or discardTemp like any temp path.
    */
   openTemp(path: RelPath): Promise<TempFile>;
-  /** Names in one folder ('' = the root), without boxsync's temp files; [] when the folder is gone. */
-  childNames(path: RelPath | ''): Promise<readonly string[]>;
+  /**
+   * Names in one folder ('' = the root), without boxsync's temp files; [] when the folder is gone, and (unless
+   * `strict`) when it cannot be read. With `strict`, a folder that cannot be read throws.
+   */
+  childNames(path: RelPath | '', opts?: { readonly strict?: boolean }): Promise<readonly string[]>;
   /** Remove a temp file from tempPathFor (never user data); absent is fine. */
   discardTemp(tempAbs: string): Promise<void>;
   /** Is the root folder there, as a directory? (A missing root is never read as "everything deleted".) */
