@@ -10,6 +10,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendControl } from '../../src/daemon/control-client.js';
+import { readStateLock } from '../../src/daemon/lock.js';
 import type { DaemonStatus } from '../../src/daemon/control-protocol.js';
 import type { HistoryResult, ItemInfoResult, ShareResult, VersionsResult } from '../../src/daemon/item-protocol.js';
 import { createHarness, type Harness } from '../daemon/daemon-harness.js';
@@ -193,6 +194,11 @@ for (const mode of ['direct', 'daemon'] as const) {
 
     it('credentials Box refuses exit 7 and never show the token', async () => {
       h.srv.control.revokeAll();
+      if (mode === 'daemon') {
+        // A revoked login ends the daemon (exit 1, the reason kept for status); the command then works directly.
+        await sendControl(h.socketPath, { verb: 'sync-now' }).catch(() => undefined);
+        await waitFor(() => readStateLock(join(h.dir, 'state')) === null, { timeoutMs: 60_000, what: 'the daemon to stop on the revoked login and release the state dir' });
+      }
       const r = await cli(['info', join(h.mirror, 'report.txt')]);
       expect(r.code, explain(r)).toBe(7);
       expect(r.stderr).toContain('boxsync login');
