@@ -26,6 +26,7 @@ import { lstatSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BoxServer, ServerActor } from '../../src/box-server/index.js';
 import { markClean } from '../../src/engine/clean-mark.js';
+import { applyScopeChange, configOnlyRules } from '../../src/engine/scope-change.js';
 import { asRelPath, asRemoteId, asRootId, type LocalEntry, type RemoteEntry, type SyncedEntry } from '../../src/core/model.js';
 import { rootIdFor } from '../../src/config/root-id.js';
 import { MAX_OPERATION_ROWS } from '../../src/journal/operations-table.js';
@@ -189,6 +190,7 @@ export async function buildSyncedFixture(o: FixtureOptions): Promise<SyncedFixtu
     // What a listing ends with: the root's own row (no parent), then the cursor taken before it, which no event
     // has passed since; and the success mark.
     const rootEntry = timed('server', () => decoded(web, 'folder', boxFolderId, null));
+    const syncRoot = { id: root, remoteId: asRemoteId(boxFolderId), localPath: mirror, direction: 'two-way', exclude: [] } as const;
     const cursor = await streamPositionNow(o.srv, o.token);
     timed('journal', () => journal.transaction(() => {
       journal.putRemote(rootEntry);
@@ -196,8 +198,13 @@ export async function buildSyncedFixture(o: FixtureOptions): Promise<SyncedFixtu
       journal.setMeta('engine.lastSuccessfulSyncAtMs', String(Date.now()));
       // A run that converged leaves the root's clean mark (src/engine/clean-mark.ts): the next run plans only
       // what changed.
-      markClean(journal, { id: root, remoteId: asRemoteId(boxFolderId), localPath: mirror, direction: 'two-way', exclude: [] }, Date.now(), true);
+      markClean(journal, syncRoot, Date.now(), true);
+      // The root's identity (engine/root-guard.ts), as the first sync records it.
+      const st = lstatSync(mirror);
+      journal.setMeta(`rootIdentity:${root}`, JSON.stringify({ dev: String(st.dev), ino: Number(st.ino) }));
     }));
+    // The rules the root was synced under (engine/scope-change.ts): the same call a first sync makes.
+    applyScopeChange({ journal, root: syncRoot, rules: configOnlyRules(syncRoot), isIgnored: () => false, nowMs: Date.now() });
   } finally {
     journal.close();
   }
