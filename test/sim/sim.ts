@@ -5,7 +5,9 @@
  * it. A world runs a sequence of *scenarios*; each scenario is:
  *   1. one to four random user operations on either side or both (test/sim/ops.ts), and now and then a change of
  *      scope (a path excluded in the config, or included again; drawn from a stream of its own);
- *   2. maybe a fault or two from box-server's control surface, armed for the first run only;
+ *   2. maybe a fault or two from box-server's control surface, armed for the first run only, and now and then a
+ *      local-disk fault (test/sim/disk-faults.ts: a deep new chain, a file changed during its upload, a name not
+ *      UTF-8, a swapped root, a revoked token; drawn from a stream of their own, each with its own invariant);
  *   3. a run of the real CLI: `sync --once` killed with SIGKILL right after a chosen request (or after a delay),
  *      or `daemon` killed the same way, or a plain `sync --once`;
  *   4. `sync --once` again, without faults, until it exits 0 (at most 3 runs);
