@@ -5,7 +5,9 @@
  * it. A world runs a sequence of *scenarios*; each scenario is:
  *   1. one to four random user operations on either side or both (test/sim/ops.ts), and now and then a change of
  *      scope (a path excluded in the config, or included again; drawn from a stream of its own);
- *   2. maybe a fault or two from box-server's control surface, armed for the first run only;
+ *   2. maybe a fault or two from box-server's control surface, armed for the first run only, and now and then a
+ *      local-disk fault (test/sim/disk-faults.ts: a deep new chain, a file changed during its upload, a name not
+ *      UTF-8, a swapped root, a revoked token; drawn from a stream of their own, each with its own invariant);
  *   3. a run of the real CLI: `sync --once` killed with SIGKILL right after a chosen request (or after a delay),
  *      or `daemon` killed the same way, or a plain `sync --once`;
  *   4. `sync --once` again, without faults, until it exits 0 (at most 3 runs);
@@ -19,6 +21,19 @@
  */
 import { Rng } from './prng.js';
 import { boxIdsUnder, checkInvariants, noteRequired, outsideFingerprint, scopeDeletes, underExcluded, type Required } from './invariants.js';
+import {
+  armUploadChange,
+  checkBadName,
+  drawDiskFault,
+  dropDeepChain,
+  makeBadName,
+  makeDeepChain,
+  onlyBadNameParked,
+  renameBadName,
+  revokedTokenRun,
+  swappedRootRun,
+  type BadName,
+} from './disk-faults.js';
 import { Contents, randomOp, toggleExclude, type OpContext } from './ops.js';
 import { formatTree } from './trees.js';
 import { describeTrigger, runChild, startWorld, type ChildRun, type KillTrigger, type RequestClass, type World } from './world.js';
@@ -239,6 +254,27 @@ export async function runWorld(seed: number, opts: SimOptions): Promise<WorldRes
           outsideBefore = await outsideFingerprint(w);
         }
       }
+      // A local-disk fault (test/sim/disk-faults.ts), from a stream of its own as well.
+      const disk = drawDiskFault(new Rng(scenarioSeed(seed, 20_000 + k)), { daemon: mode === 'daemon', first: k === 0 });
+      const diskRng = new Rng(scenarioSeed(seed, 30_000 + k));
+      const diskFailures: string[] = [];
+      const extraRuns: ChildRun[] = [];
+      let deepTop: string | null = null;
+      let bad: BadName | null = null;
+      if (disk !== null) faults[`disk: ${disk}`] = (faults[`disk: ${disk}`] ?? 0) + 1;
+      if (disk === 'deep chain') {
+        const d = await makeDeepChain(ctx, diskRng);
+        deepTop = d.top;
+        log.push(`  ${d.line}`);
+      } else if (disk === 'bad name') {
+        bad = await makeBadName(w, diskRng, contents);
+        log.push(`  ${bad.line}`);
+      } else if (disk === 'unmounted root') {
+        const s = await swappedRootRun(w);
+        extraRuns.push(s.run);
+        diskFailures.push(...s.failures);
+        log.push(`  disk fault: the mirror swapped for a new empty folder (a new inode) for one run: ${runLine(s.run)}; then put back`);
+      }
       const armed: string[] = [];
       if (runRng.chance(0.45)) {
         for (let i = runRng.int(1, 2); i > 0; i--) {
@@ -248,7 +284,11 @@ export async function runWorld(seed: number, opts: SimOptions): Promise<WorldRes
         }
         log.push(`  faults for the first run: ${armed.join('; ')}`);
       }
+      // Armed after the HTTP faults, so that a 429 on the upload armed above comes first.
+      if (disk === 'upload change') log.push(`  ${(await armUploadChange(w, diskRng, contents, required)).line}`);
       const childRuns: ChildRun[] = [];
+      // A run ended: exit 0, or exit 1 with only the name that is not UTF-8 parked.
+      const ended = (r: ChildRun): boolean => r.code === 0 || (bad !== null && onlyBadNameParked(r, bad));
       await noteRequired(w, required, `scenario ${k} run 1`, excluded);
       let first: ChildRun;
       if (mode === 'daemon') {
@@ -278,21 +318,43 @@ export async function runWorld(seed: number, opts: SimOptions): Promise<WorldRes
       let last = first;
       // A daemon that was never killed (its trigger did not fire) is ended by the timeout: that is no failure.
       const daemonTimedOut = mode === 'daemon' && !first.killed;
-      for (let i = 0; (daemonTimedOut || last.code !== 0) && i < 3; i++) {
+      for (let i = 0; (daemonTimedOut || !ended(last)) && i < 3; i++) {
         // The per-item backoff starts at 15-30 s; with item faults armed, wait it out once.
         if (opts.itemFaults && i === 1 && /will retry with backoff/.test(last.stderr)) await new Promise((r) => setTimeout(r, 31_000));
         await noteRequired(w, required, `scenario ${k} run ${childRuns.length + 1}`, excluded);
         last = await runChild(w, ['sync', '--once']);
         childRuns.push(last);
-        if (last.code === 0) break;
+        if (ended(last)) break;
       }
-      runs += childRuns.length;
+      runs += childRuns.length + extraRuns.length;
       for (const r of childRuns) log.push(`  ${runLine(r)}`);
-      const check = await checkInvariants(w, { required, written: contents.written, outsideBefore, excluded });
-      const failures = [...check.failures];
+      let check = await checkInvariants(w, { required, written: contents.written, outsideBefore, excluded, parked: new Set(bad ? [bad.decoded] : []) });
+      const failures = [...diskFailures, ...check.failures];
+      if (bad !== null) {
+        failures.push(...(await checkBadName(w, bad, childRuns)));
+        if (failures.length === 0 && ended(last)) {
+          // Renamed to a valid name, it syncs at the next run.
+          const to = await renameBadName(w, bad);
+          await noteRequired(w, required, `scenario ${k}, after the rename of the name that is not UTF-8`, excluded);
+          const r = await runChild(w, ['sync', '--once']);
+          extraRuns.push(r);
+          runs += 1;
+          log.push(`  disk fault: renamed to ${to}; ${runLine(r)}`);
+          if (r.code !== 0) failures.push(`(bad name) the run after its rename to ${to} exited ${r.signal ?? r.code}, not 0`);
+          check = await checkInvariants(w, { required, written: contents.written, outsideBefore, excluded });
+          failures.push(...check.failures);
+        }
+      }
       if (scope !== null) failures.push(...scopeDeletes(scope.path, childRuns, scope.ids));
       if (first.killed) failures.push(...checkSessionsResumed(first, childRuns[1]));
-      if (last.code !== 0) failures.unshift(`(liveness) sync --once did not exit 0 within 3 runs after the first (last: ${last.signal ?? `exit ${last.code}`})`);
+      if (!ended(last)) failures.unshift(`(liveness) sync --once did not exit 0 within 3 runs after the first (last: ${last.signal ?? `exit ${last.code}`})`);
+      if (failures.length === 0 && disk === 'token revoked') {
+        const t = await revokedTokenRun(w);
+        extraRuns.push(t.run);
+        runs += 1;
+        failures.push(...t.failures);
+        log.push(`  disk fault: a daemon on the converged world, every token revoked once it is idle: ${runLine(t.run)}; then a fresh login`);
+      }
       worldLog.push(...log);
       if (failures.length > 0) {
         const report = [
@@ -301,7 +363,7 @@ export async function runWorld(seed: number, opts: SimOptions): Promise<WorldRes
           '--- operation log of the world',
           ...worldLog,
           '--- runs of the failing scenario',
-          ...childRuns.map(runDetail),
+          ...[...extraRuns, ...childRuns].map(runDetail),
           '--- mirror',
           formatTree(check.local),
           '--- Box',
@@ -312,6 +374,11 @@ export async function runWorld(seed: number, opts: SimOptions): Promise<WorldRes
         break;
       }
       if (scope !== null) scopeChanges += 1;
+      if (deepTop !== null) {
+        // The chain goes, so that later scenarios' operations pick among the usual few paths.
+        await dropDeepChain(w, deepTop);
+        worldLog.push(`  disk fault: after the checks, the deep chain ${deepTop}/ deleted locally (the next runs carry it to Box)`);
+      }
       if (first.killed) {
         if (mode === 'daemon') daemonKillsSurvived += 1;
         else killsSurvived += 1;

@@ -11,7 +11,10 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { checkBadName, makeBadName } from './disk-faults.js';
 import { checkInvariants, noteRequired, outsideFingerprint, scopeDeletes } from './invariants.js';
+import { Contents } from './ops.js';
+import { Rng } from './prng.js';
 import { runWorld, type WorldResult } from './sim.js';
 import { sha1Of } from './trees.js';
 import { runChild, startWorld } from './world.js';
@@ -63,6 +66,15 @@ describe('seeded whole-system simulation', () => {
       expect(scopeDeletes('docs', [run], new Map())).toEqual(['(f) run 1 after the scope change of /docs: remote-trash Docs/a.txt']);
       const del = { method: 'DELETE', path: '/2.0/folders/77', query: '', status: 204, atMs: 0, headers: {} };
       expect(scopeDeletes('docs', [{ stderr: '', requests: [del] }], new Map([['77', 'docs']]))).toHaveLength(1);
+      // A name that is not UTF-8: an (a) failure unless the simulation made it on purpose; then a run that ended
+      // without reporting it parked, or its upload, is a failure of its own (test/sim/disk-faults.ts).
+      const bad = await makeBadName(w, new Rng(7), new Contents('self-test'));
+      written.set(sha1Of(bad.data), 'the bad name');
+      const undecodable = (parked: Set<string>) => checkInvariants(w, { required, written, outsideBefore, parked });
+      expect((await undecodable(new Set())).failures.some((f) => f.startsWith('(a) a name that is not UTF-8 in the mirror'))).toBe(true);
+      expect((await undecodable(new Set([bad.decoded]))).failures.some((f) => f.includes('not UTF-8'))).toBe(false);
+      const silent = { ...r, stderr: '' };
+      expect(await checkBadName(w, bad, [silent])).toEqual([expect.stringMatching(/^\(bad name\) run 1 \(exit 0\) did not report/)]);
       // (g): the journal forgets a.txt's merge base (no failure row, nothing would plan it).
       const { journal } = openJournal(join(w.stateDir, 'journal.db'));
       const root = (await loadConfig({ path: w.configFile, env: w.env })).folders[0]!;
@@ -98,6 +110,9 @@ describe('seeded whole-system simulation', () => {
     const kills = results.reduce((s, r) => s + r.killsSurvived + r.daemonKillsSurvived, 0);
     expect(scenarios).toBeGreaterThanOrEqual(100);
     expect(kills).toBeGreaterThanOrEqual(50);
+    // Every local-disk fault of test/sim/disk-faults.ts ran (drawn from their own stream, fixed by the seeds).
+    const disk = new Set(results.flatMap((r) => Object.keys(r.faults)).filter((k) => k.startsWith('disk: ')));
+    expect([...disk].sort()).toEqual(['disk: bad name', 'disk: deep chain', 'disk: token revoked', 'disk: unmounted root', 'disk: upload change']);
   });
 });
 

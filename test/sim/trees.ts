@@ -19,6 +19,8 @@ export interface LocalTree {
   readonly temps: string[];
   /** Anything that is neither a file nor a folder (symlinks, sockets...). */
   readonly odd: string[];
+  /** Names that are not UTF-8 (read with U+FFFD in their place): boxsync parks them, they are in no tree. */
+  readonly undecodable: string[];
 }
 
 export function sha1Of(data: Buffer | string): string {
@@ -29,6 +31,7 @@ export async function readLocalTree(root: string): Promise<LocalTree> {
   const entries = new Map<string, Entry>();
   const temps: string[] = [];
   const odd: string[] = [];
+  const undecodable: string[] = [];
   async function walk(rel: string): Promise<void> {
     let list;
     try {
@@ -40,7 +43,9 @@ export async function readLocalTree(root: string): Promise<LocalTree> {
     }
     for (const d of list) {
       const p = rel === '' ? d.name : `${rel}/${d.name}`;
-      if (isTempName(d.name)) {
+      if (d.name.includes('\uFFFD')) {
+        undecodable.push(p);
+      } else if (isTempName(d.name)) {
         temps.push(p);
       } else if (d.isDirectory()) {
         entries.set(p, { kind: 'dir' });
@@ -60,7 +65,7 @@ export async function readLocalTree(root: string): Promise<LocalTree> {
     }
   }
   await walk('');
-  return { entries, temps, odd };
+  return { entries, temps, odd, undecodable };
 }
 
 export interface BoxEntryRef {

@@ -59,17 +59,8 @@ export async function startWorld(opts: { transferConcurrency: number; planWindow
   await writeFile(join(outside, 'keep.txt'), 'a file beside the mirror that boxsync must never touch\n');
   await writeFile(join(outside, 'mirror-lookalike.txt'), 'same prefix as the mirror folder\n');
 
-  // An OAuth login, as `boxsync login` would leave it: the token file holds an access and a refresh token.
-  srv.control.registerOAuthClient({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, userId: '1' });
-  const code = srv.control.issueAuthCode(CLIENT_ID);
-  const res = await fetch(srv.tokenUrl, {
-    method: 'POST',
-    body: new URLSearchParams({ grant_type: 'authorization_code', code, client_id: CLIENT_ID, client_secret: CLIENT_SECRET }),
-  });
-  if (!res.ok) throw new Error(`sim: OAuth code exchange failed: ${res.status} ${await res.text()}`);
-  const pair = (await res.json()) as { access_token: string; refresh_token: string; expires_in: number };
   const tokenFile = join(stateDir, 'tokens.json');
-  await writeFile(tokenFile, JSON.stringify({ accessToken: pair.access_token, refreshToken: pair.refresh_token, expiresAtMs: Date.now() + pair.expires_in * 1000 }), { mode: 0o600 });
+  await login(srv, tokenFile);
 
   await writeBoxConfig(configFile, {
     srv,
@@ -118,6 +109,22 @@ export async function startWorld(opts: { transferConcurrency: number; planWindow
       await rm(boxDataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * An OAuth login, as `boxsync login` would leave it: the token file holds an access and a refresh token. Called
+ * when the world starts, and again after a fault revoked every token (a user logging in afresh).
+ */
+export async function login(srv: BoxServer, tokenFile: string): Promise<void> {
+  srv.control.registerOAuthClient({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, userId: '1' });
+  const code = srv.control.issueAuthCode(CLIENT_ID);
+  const res = await fetch(srv.tokenUrl, {
+    method: 'POST',
+    body: new URLSearchParams({ grant_type: 'authorization_code', code, client_id: CLIENT_ID, client_secret: CLIENT_SECRET }),
+  });
+  if (!res.ok) throw new Error(`sim: OAuth code exchange failed: ${res.status} ${await res.text()}`);
+  const pair = (await res.json()) as { access_token: string; refresh_token: string; expires_in: number };
+  await writeFile(tokenFile, JSON.stringify({ accessToken: pair.access_token, refreshToken: pair.refresh_token, expiresAtMs: Date.now() + pair.expires_in * 1000 }), { mode: 0o600 });
 }
 
 /**
