@@ -19,21 +19,24 @@ export const BOX_API_CALLS_PER_MINUTE = 1000;
 export const BOX_UPLOADS_PER_MINUTE = 240;
 const WINDOW_MS = 60_000;
 
-/** Calls per key over a sliding window: the times of the calls still in it, oldest first. */
-class SlidingWindow {
+/** Calls per key over a sliding window: the times of the calls still in it, oldest first (faults.ts uses it too). */
+export class SlidingWindow {
   private readonly calls = new Map<string, number[]>();
 
-  constructor(private readonly limit: number) {}
+  constructor(
+    private readonly limit: number,
+    private readonly windowMs: number = WINDOW_MS,
+  ) {}
 
   /** Seconds to wait when `key` is at the limit (the call is not counted), else null (and it is). */
   take(key: string, nowMs: number): number | null {
     const list = this.calls.get(key) ?? [];
     let drop = 0;
-    while (drop < list.length && list[drop]! <= nowMs - WINDOW_MS) drop++;
+    while (drop < list.length && list[drop]! <= nowMs - this.windowMs) drop++;
     if (drop > 0) list.splice(0, drop);
     if (list.length >= this.limit) {
       this.calls.set(key, list);
-      return Math.max(1, Math.ceil((list[0]! + WINDOW_MS - nowMs) / 1000));
+      return Math.max(1, Math.ceil((list[0]! + this.windowMs - nowMs) / 1000));
     }
     list.push(nowMs);
     this.calls.set(key, list);

@@ -3,6 +3,7 @@
  * ending in '*', or a RegExp) and fires for its next `count` matching requests: a delay, a Box error status, or
  * a connection reset before the response or halfway through a body.
  */
+import { SlidingWindow } from './box-limits.js';
 import type { FaultRule } from './types.js';
 
 interface LiveRule {
@@ -12,8 +13,7 @@ interface LiveRule {
 
 export class Faults {
   private rules: LiveRule[] = [];
-  private rate: { requests: number; windowMs: number } | null = null;
-  private readonly hits = new Map<string, number[]>();
+  private rate: SlidingWindow | null = null;
 
   add(rule: FaultRule): void {
     this.rules.push({ rule, remaining: rule.count ?? 1 });
@@ -38,22 +38,12 @@ export class Faults {
   }
 
   setRateLimit(opts: { requests: number; windowMs: number } | null): void {
-    this.rate = opts;
-    this.hits.clear();
+    this.rate = opts === null ? null : new SlidingWindow(opts.requests, opts.windowMs);
   }
 
   /** Seconds to wait when `key` is over the limit, else null (and the request is counted). */
   rateLimited(key: string, nowMs: number): number | null {
-    if (!this.rate) return null;
-    const { requests, windowMs } = this.rate;
-    const recent = (this.hits.get(key) ?? []).filter((t) => t > nowMs - windowMs);
-    if (recent.length >= requests) {
-      this.hits.set(key, recent);
-      return Math.max(1, Math.ceil((recent[0]! + windowMs - nowMs) / 1000));
-    }
-    recent.push(nowMs);
-    this.hits.set(key, recent);
-    return null;
+    return this.rate === null ? null : this.rate.take(key, nowMs);
   }
 }
 

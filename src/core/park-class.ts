@@ -11,14 +11,10 @@ export type ParkClass = 'item' | 'condition';
 
 /**
  * The code of a local name that is not valid UTF-8. It is parked under its name as escapeText shows it, with each
- * byte that is not UTF-8 as \\xNN (local/scan.ts escapedNameBytes): that path is already escaped (shownPath).
+ * byte that is not UTF-8 as \\xNN (local/scan.ts escapedNameBytes): that path is already escaped
+ * (engine/remote-listing.ts shownFailurePath prints it as it is).
  */
 export const LOCAL_NAME_NOT_UTF8 = 'local_name_not_utf8';
-
-/** A failure's path as it is printed: escaped, except a name that is not UTF-8, whose key already is. */
-export function shownPath(f: { readonly code: string; readonly path: string }, escape: (text: string) => string): string {
-  return f.code === LOCAL_NAME_NOT_UTF8 ? f.path : escape(f.path);
-}
 
 /** Codes (of SyncErrors and of the planner's reports) whose park waits for the item itself to change. */
 const ITEM_CODES: ReadonlySet<string> = new Set([
