@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { lchownSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RunAs } from './cli.js';
+import { cliEntry, repoRoot, type RunAs } from './cli.js';
 
 function nobody(): RunAs {
   try {
@@ -25,6 +25,14 @@ export function unprivilegedUser(): { readonly as: RunAs } | { readonly skip: st
   const as = nobody();
   const r = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.getuid()))'], { uid: as.uid, gid: as.gid, encoding: 'utf8' });
   if (r.error !== undefined || r.stdout !== String(as.uid)) return { skip: `cannot start a process as uid ${as.uid} (nobody): ${r.error?.message ?? r.stderr}` };
+  // The CLI child loads the sources and node_modules of this checkout: a checkout under a folder that user cannot
+  // enter (a mode-700 temp dir, say) cannot run as that user at all.
+  const read = spawnSync(process.execPath, ['-e', 'for (const p of process.argv.slice(1)) require("fs").accessSync(p, require("fs").constants.R_OK)', cliEntry, join(repoRoot, 'node_modules', 'tsx', 'package.json')], {
+    uid: as.uid,
+    gid: as.gid,
+    encoding: 'utf8',
+  });
+  if (read.status !== 0) return { skip: `uid ${as.uid} (nobody) cannot read this checkout (${repoRoot}): a folder above it is closed to other users` };
   return { as };
 }
 
