@@ -190,7 +190,8 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
       localFsFor,
       isIgnoredFor,
       journalRebuilt: opened.rebuilt ? opened.reason : null,
-      planDryRun: (o = {}) => planDryRun(engineDeps, o),
+      // A new Box folder is skipped as the real run would, but the config file is left as it is.
+      planDryRun: (o = {}) => planDryRun({ ...engineDeps, skipNewFolder: (root, name) => skipNewFolder(config, root, name, skippedByRoot.get(root.id), true) }, o),
       close: () =>
         (closed ??= (async () => {
           try {
@@ -212,11 +213,12 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
  * `selective.newFolders: "skip"`: `name` (a new folder at the top of the pair on Box) is ignored by this process at
  * once and written to the pair's `selective.unselected` in the config file, so every later run leaves it too.
  */
-async function skipNewFolder(config: Config, root: SyncRoot, name: string, skipped: Set<string> | undefined): Promise<string> {
+async function skipNewFolder(config: Config, root: SyncRoot, name: string, skipped: Set<string> | undefined, dryRun = false): Promise<string> {
   skipped?.add(name);
   const index = config.folders.findIndex((r) => r.id === root.id);
   const what = `${escapeText(name)}/ appeared on Box and is not kept on this disk (folders[${index}].selective.newFolders is "skip")`;
   const keep = `\`boxsync selective include ${escapeText(join(root.localPath, name))}\` keeps it`;
+  if (dryRun) return `${what}: the real run adds it to folders[${index}].selective.unselected; ${keep}`;
   try {
     await writeSelection(config.file, index, [...new Set([...(root.unselected ?? []), ...(skipped ?? [name])])].sort());
     return `${what}: it is added to folders[${index}].selective.unselected; ${keep}`;

@@ -175,6 +175,7 @@ class SyncEngine implements Engine {
       random: Math.random,
       signal,
       betweenWindows: () => this.syncHintsNow(ctx, tally, signal),
+      ...(this.deps.executor ? { executor: this.deps.executor } : {}),
     };
     try {
       // Before anything is observed: an observation written to the journal and not yet reconciled (a crash, a
@@ -275,6 +276,7 @@ class SyncEngine implements Engine {
         logger.error({ code: err.code }, err.message);
       }
     }
+    for (const r of refusals) this.events.onGuard?.(r);
     if (refusals.length > 0 && !this.tracker.heldGuard) this.tracker.heldGuard = { id: refusals[0]!.id, message: refusals.map((r) => r.message).join('; ') };
     // A pass that did not finish its work keeps the hints it consumed, so the next hinted pass sees them again.
     if (why !== null || tally.fatal || refusals.length > 0 || outcomes.some((o) => o !== 'converged')) {
@@ -399,6 +401,7 @@ class SyncEngine implements Engine {
         checkEmpty: fullPass,
         // maxDeleteFraction 1: the user lets a pass delete all of a root (delete-guard.ts).
         emptyGuard: this.deps.options.maxDeleteFraction < 1,
+        readOnly: this.deps.executor?.recordsOnly === true,
       },
     );
     if (verdict.ok) {

@@ -40,6 +40,18 @@ export interface ExecContext {
   readonly logger: Logger;
   readonly onProgress: (p: TransferProgress) => void;
   readonly signal?: AbortSignal;
+  /** The run's pass this operation belongs to (its plan's), for a recorder; follow-ups share their folder's. */
+  readonly pass?: number;
+}
+
+/**
+ * What carries out the reconciler's operations: `execute` below, or the dry run's recorder
+ * (recording-executor.ts), which records each operation and reports what its success would have produced.
+ */
+export interface Executor {
+  execute(op: Operation, ctx: ExecContext): Promise<Outcome>;
+  /** Nothing may be written but the journal (a copy): the root guard only judges (root-guard.ts readOnly). */
+  readonly recordsOnly?: boolean;
 }
 
 export async function execute(op: Operation, ctx: ExecContext): Promise<Outcome> {

@@ -24,7 +24,7 @@ import type { Logger } from 'pino';
 import { CommitBatch } from './commit-batch.js';
 import { commitOutcome } from './commit.js';
 import { checkMassDelete, rootSideEmpty } from './delete-guard.js';
-import { execute, toSyncError, type Outcome } from './executor.js';
+import { execute, toSyncError, type Executor, type Outcome } from './executor.js';
 import { createsFolder, followUps } from './follow-ups.js';
 import type { IsIgnored } from './observe-local.js';
 import { reobserve } from './reobserve.js';
@@ -58,6 +58,8 @@ export interface ReconcileContext {
    * live change does not wait for the whole pass.
    */
   readonly betweenWindows?: () => Promise<void>;
+  /** What carries out the operations (default: the executor); the dry run swaps in a recorder. */
+  readonly executor?: Executor;
 }
 
 export interface RootContext {
@@ -183,6 +185,7 @@ function massDeleteVerdict(ctx: ReconcileContext, rc: RootContext, ops: readonly
 
 function holdGuard(ctx: ReconcileContext, rc: RootContext, verdict: NonNullable<ReturnType<typeof massDeleteVerdict>>): void {
   ctx.status.heldGuard = { id: verdict.id, message: verdict.message };
+  ctx.events.onGuard?.({ id: verdict.id, message: verdict.message });
   ctx.logger.warn({ root: rc.root.id, deletes: verdict.deletes, total: verdict.totalItems }, verdict.message);
   ctx.status.emit(true);
 }
@@ -260,7 +263,7 @@ async function reconcileScope(
     const prefetched = ctx.remote.prefetch?.(prefetchFiles(journal, rc, work), ctx.signal);
     try {
       const runOp = async (op: Operation): Promise<void> => {
-        const outcome = await ctx.queue.add(taskFor(ctx, rc, op));
+        const outcome = await ctx.queue.add(taskFor(ctx, rc, op, tally.passes));
         running -= 1;
         commits.wake();
         const final = outcome.status === 'done' ? await commit(ctx, commits, rc.root.id, op, outcome, tally) : outcome;
@@ -334,19 +337,21 @@ function transferOf(ctx: ReconcileContext, root: RootId, op: Operation): Pick<Qu
   }
 }
 
-function taskFor(ctx: ReconcileContext, rc: RootContext, op: Operation): QueueTask {
+function taskFor(ctx: ReconcileContext, rc: RootContext, op: Operation, pass: number): QueueTask {
+  const executor: Executor = ctx.executor ?? { execute };
   return {
     root: rc.root.id,
     path: opPath(op),
     ...transferOf(ctx, rc.root.id, op),
     run: (onProgress) =>
-      execute(op, {
+      executor.execute(op, {
         journal: ctx.journal,
         remote: ctx.remote,
         fs: rc.fs,
         root: rc.root,
         logger: ctx.logger,
         onProgress,
+        pass,
         ...(ctx.signal ? { signal: ctx.signal } : {}),
       }),
   };

@@ -20,6 +20,7 @@ import type { RemoteStore } from '../ports/remote-store.js';
 import type { OperationKind } from '../core/operations.js';
 import type { UnsyncedRecord } from '../ports/journal.js';
 import type { ScopeRules } from './scope-change.js';
+import type { Executor } from './executor.js';
 
 export interface EngineOptions {
   /** Stream consumed for remote hints. Default 'changes' for sync --once; the daemon may use 'sync'. */
@@ -78,6 +79,8 @@ export interface EngineDeps {
    * from now on, the config records it); returns what to tell the user, once (selective.ts newTopFolders).
    */
   readonly skipNewFolder?: (root: SyncRoot, name: string) => Promise<string>;
+  /** What carries out the plan's operations (default: the executor); `sync --dry-run` passes a recorder (dry-run.ts). */
+  readonly executor?: Executor;
 }
 
 export type Phase = 'starting' | 'scanning' | 'listing' | 'planning' | 'transferring' | 'idle' | 'paused' | 'error';
@@ -159,6 +162,8 @@ export interface EngineEvents {
   /** Something the user is told once (a change of scope: a path now excluded, included again; names escaped). */
   /** `kind` names the notices a daemon also shows as a desktop notification ('new-folder-skipped'). */
   onNotice?: (n: { root: RootId | null; text: string; kind?: 'new-folder-skipped' }) => void;
+  /** A safety guard that stops a root this run (its id names the root: guard-id.ts), once per guard raised. */
+  onGuard?: (g: { id: string; message: string }) => void;
 }
 
 /** Engine.takeUnsettled: local paths per root, and remote ids, to hint again. Empty when `local` is. */

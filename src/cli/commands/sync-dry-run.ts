@@ -3,8 +3,8 @@
  * by pass, and what the safety guards would do) and change nothing: not on Box, not on disk, not in the journal.
  *
  * It takes the state lock like a real run (so the plan is not raced by another run or the daemon), copies the
- * journal to a private temp folder, observes Box and the disk into the copy and plans in simulation
- * (src/engine/dry-run.ts). The real journal, its event cursor and every file stay as they were.
+ * journal to a private temp folder and runs the real engine over the copy with a recording executor
+ * (src/engine/dry-run.ts): the printed plan is the recorder's records. The real journal, its event cursor and every file stay as they were.
  *
  * Exit codes: 0 the plan was printed (empty or not); 2 fatal (config, lock held, auth, journal);
  * 3 a safety guard would stop the real run (the plan up to the guard is printed).
