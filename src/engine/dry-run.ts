@@ -15,8 +15,8 @@
  * - Box: only read (readOnlyRemoteStore refuses every write; no prefetch of downloads);
  * - the disk: only read (readOnlyLocalFs: a scan that leaves partial downloads where they are, every write refused:
  *   no temp file, no local trash, no root folder or marker), and the root guard judges without writing.
- * What only the real run can know (a failure, a 412 that makes it re-plan, a conflict copy's name, which takes
- * the time of the pass) is the limit of the prediction.
+ * What only the real run can know (a failure, a 412 that makes it re-plan, what a Box folder restored from the
+ * trash holds, a conflict copy's name, which takes the time of the pass) is the limit of the prediction.
  */
 import { SyncError } from '../core/errors.js';
 import { escapeText } from '../core/escape.js';
@@ -138,6 +138,7 @@ export async function planDryRun(deps: EngineDeps, opts: { fullRescan?: boolean;
   const notices: { root: RootId | null; text: string }[] = [];
   const guards: { id: string; message: string }[] = [];
   const reported: { root: RootId; path: RelPath; reason: string }[] = [];
+  const failed: { root: RootId; kind: OperationKind; path: RelPath; error?: string }[] = [];
   // Waiting for their backoff before the run: the real run leaves them alone too.
   const deferred = new Map(deps.roots.map((r) => [r.id, deferredPaths(journal, r.id, clock.now()).size]));
   const fsByRoot = new Map<RootId, LocalFs>();
@@ -153,6 +154,7 @@ export async function planDryRun(deps: EngineDeps, opts: { fullRescan?: boolean;
       onGuard: (g) => guards.push(g),
       onOperation: (o) => {
         if (o.kind === 'report') reported.push(o);
+        else if (!o.ok) failed.push(o);
       },
     },
   );
@@ -171,7 +173,13 @@ export async function planDryRun(deps: EngineDeps, opts: { fullRescan?: boolean;
     if (guard === null && !(await fsFor(root).rootExists())) notes.unshift(`the local folder ${escapeText(root.localPath)} does not exist yet; the real run creates it`);
     const mine = recorder.records.filter((r) => r.root === root.id);
     const stopped = mine.find((r) => r.unpredictable !== undefined);
-    if (stopped) notes.push(`${opPath(stopped.op)}: the rest of its plan depends on results only the real run sees (${stopped.unpredictable})`);
+    if (stopped) notes.push(`${escapeText(opPath(stopped.op))}: the rest of its plan depends on results only the real run sees (${stopped.unpredictable})`);
+    for (const r of mine) {
+      if (r.op.kind === 'remote-restore' && r.op.itemKind === 'folder') {
+        notes.push(`${escapeText(r.op.path)}/ comes back from the Box trash with what it holds there, which Box lists only once it is restored: the plan below it assumes what was last synced`);
+      }
+    }
+    if (!stopped) for (const f of failed.filter((x) => x.root === root.id)) notes.push(`${f.kind} ${escapeText(f.path)} could not be recorded (${f.error ?? 'failed'}); the rest of the plan may differ from the real run`);
     const failures = new Map(journal.failures(root.id).map((f) => [f.path, f.code]));
     roots.push({
       root: root.id,

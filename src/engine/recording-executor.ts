@@ -7,12 +7,15 @@
  *
  * The answer comes from core/apply.ts `simulate` (the executable model of a successful operation), run over the
  * few journal rows the operation reads: its Box item, the Box folder it creates in, its local paths, its merge-base
- * row. Fresh Box ids, etags and inodes are made up here (negative inodes: never a real file's).
+ * row (an item in the Box trash, which the journal no longer lists, by its merge-base row; a restored folder
+ * comes back with what the merge base knew below it, as the real executor lists it back into the journal).
+ * Fresh Box ids, etags and inodes are made up here (negative inodes: never a real file's).
  */
 import { simulate, type Allocator, type World } from '../core/apply.js';
 import { SyncError } from '../core/errors.js';
 import { asRemoteId, type RelPath, type RemoteEntry, type RemoteId, type RootId, type SyncedEntry, type LocalEntry } from '../core/model.js';
 import type { Operation } from '../core/operations.js';
+import { basename, parentOf } from '../core/paths.js';
 import type { Journal } from '../ports/journal.js';
 import type { ExecContext, Executor, Outcome } from './executor.js';
 
@@ -48,7 +51,11 @@ export class RecordingExecutor implements Executor {
       // The scan hashes what changed; a file it kept unhashed gets the hash the upload would compute (a read).
       const local = entries.local;
       const hashed = local?.kind === 'file' && local.sha1 === null && (op.kind === 'upload' || op.kind === 'upload-version') ? { ...local, sha1: await ctx.fs.hash(op.path) } : local;
-      const remote = hashed && entries.remote?.kind === 'file' && entries.remote.sha1 === null ? { ...entries.remote, sha1: hashed.sha1 } : entries.remote;
+      const answer = hashed && entries.remote?.kind === 'file' && entries.remote.sha1 === null ? { ...entries.remote, sha1: hashed.sha1 } : entries.remote;
+      // Box keeps whole seconds (a local mtime has a fraction).
+      const remote = answer && { ...answer, modifiedAtMs: Math.floor(answer.modifiedAtMs / 1000) * 1000 };
+      // The real executor lists a restored Box folder into the journal: it comes back as the merge base knew it.
+      if (op.kind === 'remote-restore' && op.itemKind === 'folder') restoreBelow(ctx.journal, ctx.root.id, op.remoteId);
       this.records.push({ root: ctx.root.id, pass: ctx.pass ?? 0, op });
       return { status: 'done', result: { ...(remote ? { remote } : {}), ...(hashed ? { local: hashed } : {}), bytes: 0 } };
     } catch (e) {
@@ -76,6 +83,11 @@ function worldAround(journal: Journal, root: RootId, op: Operation): World {
     if (l) local.set(l.path, l);
   };
   if ('remoteId' in op) addRemote(op.remoteId);
+  // The journal keeps only Box's live tree: an item in the Box trash is known by its merge-base row.
+  if (op.kind === 'remote-restore' && !remote.has(op.remoteId)) {
+    const s = journal.syncedByRemoteId(root, op.remoteId);
+    if (s && journal.isTrashed(op.remoteId)) remote.set(s.remoteId, { ...fromBase(s, op.parentId), status: 'trashed' });
+  }
   // A new Box item must not take a name its folder already has.
   if (op.kind === 'upload' || op.kind === 'create-remote-folder') for (const c of journal.remoteChildren(op.parentId)) remote.set(c.id, c);
   if ('path' in op) addLocal(op.path);
@@ -85,4 +97,38 @@ function worldAround(journal: Journal, root: RootId, op: Operation): World {
   }
   if (op.kind === 'conflict-copy') addLocal(op.to);
   return { remote, local, synced, remoteTrashed: new Set(), localTrash: [], remoteVersions: new Map() };
+}
+
+/** A Box item as the merge base knew it, in the folder `parentId`. */
+function fromBase(s: SyncedEntry, parentId: RemoteId): RemoteEntry {
+  const name = basename(s.path);
+  return {
+    id: s.remoteId,
+    kind: s.kind,
+    parentId,
+    name: s.kind === 'weblink' && name.endsWith('.url') ? name.slice(0, -'.url'.length) : name,
+    etag: s.etag,
+    sequenceId: '0',
+    sha1: s.sha1,
+    sizeBytes: s.sizeBytes,
+    modifiedAtMs: Math.floor(s.mtimeMs / 1000) * 1000,
+    versionId: s.versionId,
+    url: s.url,
+    status: 'active',
+  };
+}
+
+/** The items below a restored Box folder, as its merge base knew them, back in the journal's live tree. */
+function restoreBelow(journal: Journal, root: RootId, folderId: RemoteId): void {
+  const top = journal.syncedByRemoteId(root, folderId);
+  if (!top) return;
+  const below = [...journal.syncedUnder(root, top.path)].filter((s) => s.path !== top.path && journal.getRemote(s.remoteId) === undefined);
+  journal.transaction(() => {
+    for (const s of below) {
+      const parent = journal.getSynced(root, parentOf(s.path) as RelPath);
+      if (!parent) continue;
+      journal.putRemote(fromBase(s, parent.remoteId));
+      journal.markTrashed(s.remoteId, false);
+    }
+  });
 }

@@ -176,9 +176,11 @@ const writesOf: Record<'download-only' | 'upload-only', readonly Operation['kind
   'upload-only': ['download', 'create-local-folder', 'local-move', 'local-trash', 'conflict-copy', 'write-weblink'],
 };
 
-/** The simulated root of a case: its synced base (whose contents are returned), then the edits on each side. */
-export function caseSim(c: Case, direction: SyncDirection = 'two-way'): { sim: Sim; baseContents: Set<string> } {
-  const sim = new Sim(direction);
+/**
+ * The simulated root of a case: its synced base (whose contents are returned), then the edits on each side.
+ * `sim` may be a subclass that also records the edits (the dry-run property test replays them on real stores).
+ */
+export function caseSim(c: Case, direction: SyncDirection = 'two-way', sim: Sim = new Sim(direction)): { sim: Sim; baseContents: Set<string> } {
   seedBase(sim, c.base);
   const baseContents = new Set([...sim.world.synced.values()].flatMap((s) => (s.sha1 ? [s.sha1] : [])));
   for (const e of c.local) edit(sim, 'local', e);
