@@ -159,10 +159,12 @@ export async function planDryRun(deps: EngineDeps, opts: { fullRescan?: boolean;
     },
   );
   try {
-    await engine.runOnce({ fullRescan: opts.fullRescan === true, ...(opts.signal ? { signal: opts.signal } : {}) });
+    const summary = await engine.runOnce({ fullRescan: opts.fullRescan === true, ...(opts.signal ? { signal: opts.signal } : {}) });
     opts.signal?.throwIfAborted();
+    // What stops the real run stops the plan: said as the real run says it (sync-dry-run.ts adds "nothing changed").
     const fatal = engine.status().fatal;
     if (fatal) throw new SyncError({ code: fatal.code, disposition: 'fatal', message: fatal.message });
+    if (summary.error !== undefined) throw new SyncError({ code: 'dry_run_incomplete', disposition: 'retry', message: summary.error });
   } finally {
     await engine.close();
   }
@@ -175,9 +177,10 @@ export async function planDryRun(deps: EngineDeps, opts: { fullRescan?: boolean;
     const stopped = mine.find((r) => r.unpredictable !== undefined);
     if (stopped) notes.push(`${escapeText(opPath(stopped.op))}: the rest of its plan depends on results only the real run sees (${stopped.unpredictable})`);
     for (const r of mine) {
-      if (r.op.kind === 'remote-restore' && r.op.itemKind === 'folder') {
-        notes.push(`${escapeText(r.op.path)}/ comes back from the Box trash with what it holds there, which Box lists only once it is restored: the plan below it assumes what was last synced`);
-      }
+      if (r.op.kind !== 'remote-restore') continue;
+      // The journal keeps only Box's live tree: the recorder restores an item as it was last synced.
+      const what = r.op.itemKind === 'folder' ? `${escapeText(r.op.path)}/ and what it holds` : escapeText(r.op.path);
+      notes.push(`${what} come${r.op.itemKind === 'folder' ? '' : 's'} back from the Box trash as Box keeps ${r.op.itemKind === 'folder' ? 'them' : 'it'} there, which Box shows only once restored: the plan after the restore assumes what was last synced`);
     }
     if (!stopped) for (const f of failed.filter((x) => x.root === root.id)) notes.push(`${f.kind} ${escapeText(f.path)} could not be recorded (${f.error ?? 'failed'}); the rest of the plan may differ from the real run`);
     const failures = new Map(journal.failures(root.id).map((f) => [f.path, f.code]));

@@ -463,6 +463,6 @@ class SyncEngine implements Engine {
       windows: tally.windows,
       durationMs: clock.now() - startedAtMs,
     };
-    return { ...base, message: summaryMessage(base, { reported: tally.reported, why }) };
+    return { ...base, message: summaryMessage(base, { reported: tally.reported, why }), ...(args.why === null ? {} : { error: args.why }) };
   }
 }

@@ -152,6 +152,8 @@ export interface RunSummary {
   readonly windows: number;
   readonly durationMs: number;
   readonly message: string;
+  /** Why the run stopped short when no item caused it (an error of the run itself, a stop); absent otherwise. */
+  readonly error?: string;
 }
 
 export interface EngineEvents {
