@@ -6,8 +6,8 @@
  * - an edit Box refuses holds a live exclude (exit 1, the file named, nothing written or removed); `--free-space`
  *   removes a clean folder outright;
  * - a new Box folder under each `selective.newFolders` mode: "sync" brings it down; "skip" records it unselected,
- *   downloads nothing, tells the user once in `status` and by a notification, and `sync --once --dry-run` shows
- *   the skip.
+ *   downloads nothing, tells the user once in `status` and by a notification, a live `include` brings it down, and
+ *   `sync --once --dry-run` shows the skip of the next one.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -155,6 +155,13 @@ it('newFolders "skip": a new Box folder is recorded unselected, nothing comes do
   expect((await notify.calls()).filter((a) => a.includes('boxsync: a new Box folder is not synced here'))).toHaveLength(1);
   expect(run.output().match(/Fresh\/ appeared on Box/g) ?? []).toHaveLength(1);
 
+  // Included live (the daemon wrote the key itself; it reads the file, not the configuration it started with).
+  const inc = await cli(['selective', 'include', join(h.mirror, 'Fresh'), '--config', h.configFile]);
+  expect(inc.code, `${inc.stdout}\n${inc.stderr}`).toBe(0);
+  expect(inc.stdout).toMatch(/Fresh\/ is selected again/);
+  await waitFor(async () => (await readFile(join(hh.mirror, 'Fresh', 'f.txt'), 'utf8').catch(() => null)) === 'fresh\n', { timeoutMs: 30_000, what: 'Fresh to come down' });
+  expect(await selection(h)).toEqual({ newFolders: 'skip', unselected: [] });
+
   // With the daemon stopped, another new folder: the dry run says the real run skips it, and plans nothing of it.
   await h.stop(run);
   const later = h.web.createFolder(h.rootId, 'Later');
@@ -163,6 +170,6 @@ it('newFolders "skip": a new Box folder is recorded unselected, nothing comes do
   expect(dry.code, `${dry.stdout}\n${dry.stderr}`).toBe(0);
   expect(dry.stdout).toMatch(/note: Later\/ appeared on Box: the real run leaves it unselected \(selective\.newFolders is "skip"\)/);
   expect(dry.stdout).not.toMatch(/Later\/l\.txt/);
-  expect(await selection(h)).toEqual({ newFolders: 'skip', unselected: ['Fresh'] });
+  expect(await selection(h)).toEqual({ newFolders: 'skip', unselected: [] });
   expect(await exists(join(h.mirror, 'Later'))).toBe(false);
 });
