@@ -45,6 +45,7 @@ export interface DaemonSessionHooks {
   readonly onNotice?: NonNullable<EngineEvents['onNotice']>;
   readonly freeSpace?: () => boolean;
 }
+
 /** Just past the time a hinted pass defers a path found gone with no move in sight (hinted-scope.ts). */
 const UNSETTLED_REHINT_MS = SETTLE_GONE_MS + 200;
 
