@@ -19,6 +19,7 @@
 import { configPath, loadConfig, type Config } from '../config.js';
 import { createLogger, logLevelFor } from '../logger.js';
 import { errorText } from '../core/escape.js';
+import { EventLoopWatch } from './event-loop-watch.js';
 import type { ControlRequest } from './control-protocol.js';
 import { startControlServer, type ControlServer } from './control-server.js';
 import type { ComposeDaemonParts } from './daemon-parts.js';
@@ -65,12 +66,13 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
   clearLastExit(config.stateDir);
 
   const startedAtMs = Date.now();
+  const loop = new EventLoopWatch();
   let session: DaemonSession | null = null;
   let stopping = false;
   let control: ControlServer;
   const handler = async (req: ControlRequest): Promise<unknown> => {
     if (!session) throw new Error('the daemon is still starting or reloading; ask again in a moment');
-    if (req.verb === 'status') return session.status({ pid: process.pid, startedAtMs, stopping });
+    if (req.verb === 'status') return session.status({ pid: process.pid, startedAtMs, stopping, eventLoop: loop.status() });
     return session.handle(req);
   };
   try {
