@@ -20,6 +20,7 @@ import type { RelPath, RootId } from '../core/model.js';
 import type { StatusReport } from '../engine/types.js';
 import type { WatcherHealth } from '../ports/local-watcher.js';
 import type { StreamType } from '../ports/remote-changes.js';
+import type { EventLoopStatus } from './event-loop-watch.js';
 import { itemRequestSchema, type LockView } from './item-protocol.js';
 
 export const controlRequestSchema = z.discriminatedUnion('verb', [
@@ -82,6 +83,8 @@ export interface DaemonStatus {
   readonly schedules: readonly ScheduleStatus[];
   /** Human sentences worth showing first (fallbacks, degraded watchers, held guards). */
   readonly notices: readonly string[];
+  /** How long the event loop was blocked (nothing else answers meanwhile, `status` included). */
+  readonly eventLoop: EventLoopStatus;
 }
 
 export type PathState = 'in-sync' | 'pending' | 'failed' | 'excluded' | 'unknown' | 'outside';

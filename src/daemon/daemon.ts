@@ -20,6 +20,7 @@
 import { configPath, loadConfig, type Config } from '../config.js';
 import { createLogger, logLevelFor } from '../logger.js';
 import { errorText } from '../core/escape.js';
+import { EventLoopWatch } from './event-loop-watch.js';
 import type { ControlRequest } from './control-protocol.js';
 import { startControlServer, type ControlServer } from './control-server.js';
 import type { ComposeDaemonParts } from './daemon-parts.js';
@@ -67,6 +68,7 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
   clearLastExit(config.stateDir);
 
   const startedAtMs = Date.now();
+  const loop = new EventLoopWatch();
   let session: DaemonSession | null = null;
   let stopping = false;
   let control: ControlServer;
@@ -82,7 +84,7 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
   });
   const handler = async (req: ControlRequest): Promise<unknown> => {
     if (!session) throw new Error('the daemon is still starting or reloading; ask again in a moment');
-    if (req.verb === 'status') return session.status({ pid: process.pid, startedAtMs, stopping });
+    if (req.verb === 'status') return session.status({ pid: process.pid, startedAtMs, stopping, eventLoop: loop.status() });
     if (req.verb === 'selective') return inTurn(() => selective.run(req));
     return session.handle(req);
   };

@@ -12,6 +12,7 @@ import type { Config } from '../config.js';
 import { isSyncError } from '../core/errors.js';
 import { safeText } from '../core/escape.js';
 import { parseGuardId } from '../engine/guard-id.js';
+import type { EventLoopStatus } from './event-loop-watch.js';
 import type { EngineEvents } from '../engine/types.js';
 import type { Logger } from '../logger.js';
 import type { FailureRecord } from '../ports/journal.js';
@@ -220,7 +221,7 @@ export class DaemonSession {
     return session;
   }
 
-  status(base: { pid: number; startedAtMs: number; stopping: boolean }): DaemonStatus {
+  status(base: { pid: number; startedAtMs: number; stopping: boolean; eventLoop: EventLoopStatus }): DaemonStatus {
     const engine = this.parts.engine.status();
     const watchers = this.local.status();
     const remoteStream = this.remote.status();
