@@ -6,7 +6,7 @@
 import { stat } from 'node:fs/promises';
 import { writeSelection } from '../config/edit-selection.js';
 import { isAbsolute, relative, resolve } from 'node:path';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import { escapeText, safeText } from '../core/escape.js';
 import { formatBytes } from '../core/format.js';
 import { asRelPath, type RelPath, type RemoteId, type SyncRoot } from '../core/model.js';
@@ -27,7 +27,7 @@ interface Located {
 }
 
 async function load(configPath: string | undefined): Promise<{ config: Config; file: string } | null> {
-  const { loadConfig, configPath: pathOf } = await import('../config.js');
+  const { loadConfig, configPath: pathOf } = await import('../config/index.js');
   try {
     return { config: await loadConfig({ path: configPath }), file: pathOf({ path: configPath }) };
   } catch (e) {

@@ -13,7 +13,7 @@
 import { mkdir } from 'node:fs/promises';
 import * as nodeFs from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import type { SyncRoot, RootId } from '../core/model.js';
 import { createEngine } from '../engine/index.js';
 import { planDryRun, type DryRunReport } from '../engine/dry-run.js';

@@ -4,8 +4,8 @@
  * collection is reachable without --expose-gc.
  */
 import { describe, expect, it } from 'vitest';
-import { IdleReclaimer, obtainGc, type HeapFigures, type IdleReclaimOptions } from '../../src/daemon/idle-reclaim.js';
-import { PassRunner } from '../../src/daemon/pass-runner.js';
+import { IdleReclaimer, obtainGc, type HeapFigures, type IdleReclaimOptions } from '../../src/daemon/lifecycle/idle-reclaim.js';
+import { PassRunner } from '../../src/daemon/lifecycle/pass-runner.js';
 import type { Engine, RunSummary } from '../../src/engine/types.js';
 import { silentLogger } from '../../src/logger.js';
 import { waitFor } from '../support/wait.js';

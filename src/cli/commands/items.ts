@@ -11,7 +11,7 @@
 import { resolve } from 'node:path';
 import { escapeText } from '../../core/escape.js';
 import { InvalidArgumentError, type Command } from 'commander';
-import type { ItemRequest } from '../../daemon/item-protocol.js';
+import type { ItemRequest } from '../../daemon/control/item-protocol.js';
 
 interface Common {
   json?: boolean;
@@ -27,7 +27,7 @@ function common(cmd: Command): Command {
 }
 
 async function run(req: ItemRequest, opts: Common, extra: { direct?: boolean } = {}): Promise<void> {
-  const { runItemCommand } = await import('../../daemon/item-client.js');
+  const { runItemCommand } = await import('../../daemon/control/item-client.js');
   process.exitCode = await runItemCommand(req, { json: opts.json === true, config: opts.config, socket: opts.socket, ...extra });
 }
 

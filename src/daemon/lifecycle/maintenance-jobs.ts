@@ -1,7 +1,7 @@
 /**
  * The bodies of the housekeeping schedules. Each returns a one-line summary for the log.
  */
-import type { Journal } from '../ports/journal.js';
+import type { Journal } from '../../ports/journal.js';
 
 /** Forget upload sessions whose server-side session has expired: they can never resume. */
 export function cleanExpiredUploadSessions(journal: Journal, nowMs: number = Date.now()): string {

@@ -16,16 +16,16 @@
  * Exit codes (src/daemon/exit-codes.ts): 0 stopped by a signal; 1 fatal error; 2 could not start (lock,
  * socket, compose); 78 configuration missing or invalid (systemd does not restart it: RestartPreventExitStatus).
  */
-import { configPath, loadConfig, type Config } from '../config.js';
-import { createLogger, logLevelFor } from '../logger.js';
-import { errorText } from '../core/escape.js';
-import type { ControlRequest } from './control-protocol.js';
-import { startControlServer, type ControlServer } from './control-server.js';
+import { configPath, loadConfig, type Config } from '../../config/index.js';
+import { createLogger, logLevelFor } from '../../logger.js';
+import { errorText } from '../../core/escape.js';
+import type { ControlRequest } from '../control/control-protocol.js';
+import { startControlServer, type ControlServer } from '../control/control-server.js';
 import type { ComposeDaemonParts } from './daemon-parts.js';
 import { daemonSettings, type DaemonSettings } from './daemon-settings.js';
-import { DAEMON_EXIT } from './exit-codes.js';
-import { clearLastExit, recordLastExit } from './last-exit.js';
-import { acquireStateLock, type StateLock } from './lock.js';
+import { DAEMON_EXIT } from '../control/exit-codes.js';
+import { clearLastExit, recordLastExit } from '../control/last-exit.js';
+import { acquireStateLock, type StateLock } from '../lock.js';
 import { DaemonSession } from './session.js';
 
 export interface RunDaemonOptions {

@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../logger.js';
 
 export type NotificationKind = 'conflict' | 'guard' | 'fatal' | 'new-folder';
 

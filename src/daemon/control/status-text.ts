@@ -3,13 +3,13 @@
  * from disk) and every message is escaped here, where it is printed (core/escape.ts).
  */
 import { formatLock } from './item-text.js';
-import { escapeText as esc, safeText } from '../core/escape.js';
-import { shownFailurePath } from '../engine/remote-listing.js';
-import { formatBytesOneDecimal, formatWholeDuration } from '../core/format.js';
+import { escapeText as esc, safeText } from '../../core/escape.js';
+import { shownFailurePath } from '../../engine/remote-listing.js';
+import { formatBytesOneDecimal, formatWholeDuration } from '../../core/format.js';
 import type { DaemonStatus, PathStatus } from './control-protocol.js';
 import type { LastExit } from './last-exit.js';
-import { escapeText } from '../core/escape.js';
-import { reasonText } from '../engine/scope-change.js';
+import { escapeText } from '../../core/escape.js';
+import { reasonText } from '../../engine/scope-change.js';
 
 /**
  * What in a running daemon's status needs the user (`boxsync status` exits 1 when this is not empty): a fatal

@@ -8,31 +8,31 @@
  * The daemon owns one session at a time and swaps it on SIGHUP.
  */
 import * as nodeFs from 'node:fs';
-import type { Config } from '../config.js';
-import { isSyncError } from '../core/errors.js';
-import { safeText } from '../core/escape.js';
-import { parseGuardId } from '../engine/guard-id.js';
-import type { EngineEvents } from '../engine/types.js';
-import type { Logger } from '../logger.js';
-import type { FailureRecord } from '../ports/journal.js';
-import type { ControlRequest, DaemonStatus, PathStatus, VerbResult } from './control-protocol.js';
+import type { Config } from '../../config/index.js';
+import { isSyncError } from '../../core/errors.js';
+import { safeText } from '../../core/escape.js';
+import { parseGuardId } from '../../engine/guard-id.js';
+import type { EngineEvents } from '../../engine/types.js';
+import type { Logger } from '../../logger.js';
+import type { FailureRecord } from '../../ports/journal.js';
+import type { ControlRequest, DaemonStatus, PathStatus, VerbResult } from '../control/control-protocol.js';
 import type { ComposeDaemonParts, DaemonParts } from './daemon-parts.js';
 import type { DaemonSettings } from './daemon-settings.js';
 import { LocalSide } from './local-side.js';
 import { ConvergenceWatch } from './convergence-watch.js';
 import { cleanExpiredUploadSessions, maintainJournal } from './maintenance-jobs.js';
 import { createNotifier } from './notifier.js';
-import { ItemCommands, type ItemResult } from './item-commands.js';
-import { ItemCommandError } from './item-protocol.js';
-import { OperationLog } from './operation-log.js';
+import { ItemCommands, type ItemResult } from '../control/item-commands.js';
+import { ItemCommandError } from '../control/item-protocol.js';
+import { OperationLog } from '../control/operation-log.js';
 import { PassRunner } from './pass-runner.js';
 import { IdleReclaimer, obtainGc } from './idle-reclaim.js';
-import { pathStatus } from './path-status.js';
+import { pathStatus } from '../control/path-status.js';
 import { RemoteSide } from './remote-side.js';
 import { Schedules } from './schedules.js';
-import { SETTLE_GONE_MS } from '../engine/hinted-scope.js';
-import { retryParks } from '../engine/park-recheck.js';
-import { retriedText, retryHints, retryTarget } from './retry-command.js';
+import { SETTLE_GONE_MS } from '../../engine/hinted-scope.js';
+import { retryParks } from '../../engine/park-recheck.js';
+import { retriedText, retryHints, retryTarget } from '../control/retry-command.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Just past the time a hinted pass defers a path found gone with no move in sight (hinted-scope.ts). */

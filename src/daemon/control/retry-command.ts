@@ -8,12 +8,12 @@
  * Items a Box listing refused are not cleared: every process's first pass lists them again anyway.
  */
 import { relative, isAbsolute } from 'node:path';
-import { escapeText } from '../core/escape.js';
-import { LOCAL_NAME_NOT_UTF8 } from '../core/park-class.js';
-import { shownFailurePath } from '../engine/remote-listing.js';
-import { parentOf } from '../core/paths.js';
-import { asRelPath, type RelPath, type RootId, type SyncRoot } from '../core/model.js';
-import type { FailureRecord } from '../ports/journal.js';
+import { escapeText } from '../../core/escape.js';
+import { LOCAL_NAME_NOT_UTF8 } from '../../core/park-class.js';
+import { shownFailurePath } from '../../engine/remote-listing.js';
+import { parentOf } from '../../core/paths.js';
+import { asRelPath, type RelPath, type RootId, type SyncRoot } from '../../core/model.js';
+import type { FailureRecord } from '../../ports/journal.js';
 
 export interface RetryTarget {
   readonly root: RootId;

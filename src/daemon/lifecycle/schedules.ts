@@ -10,9 +10,9 @@
  *   localTrashPurge       remove local-trash entries older than localTrash.retentionDays     (default 04:30)
  */
 import { schedule, type ScheduledTask } from 'node-cron';
-import { DEFAULT_DAEMON_ONLY_SCHEDULES, DEFAULT_SCHEDULES } from '../config.js';
-import type { Logger } from '../logger.js';
-import type { ScheduleStatus } from './control-protocol.js';
+import { DEFAULT_DAEMON_ONLY_SCHEDULES, DEFAULT_SCHEDULES } from '../../config/index.js';
+import type { Logger } from '../../logger.js';
+import type { ScheduleStatus } from '../control/control-protocol.js';
 
 export type ScheduleName = 'fullRescan' | 'journalMaintenance' | 'tokenRefresh' | 'uploadSessionCleanup' | 'localTrashPurge';
 

@@ -2,8 +2,8 @@
  * Readable output of the item commands. Paths, names and anything Box sent are escaped (core/escape.ts) before
  * they reach the terminal; `--json` prints the results as they are instead.
  */
-import { escapeText, safeText } from '../core/escape.js';
-import { formatBytes } from '../core/format.js';
+import { escapeText, safeText } from '../../core/escape.js';
+import { formatBytes } from '../../core/format.js';
 import type { ItemResult } from './item-commands.js';
 import type { ConflictsResult, TrashListResult, HistoryResult, ItemCommandName, ItemInfoResult, LockView, MessageResult, ShareResult, VersionsResult } from './item-protocol.js';
 

@@ -4,13 +4,13 @@
  */
 import { lstat } from 'node:fs/promises';
 import { relative, isAbsolute } from 'node:path';
-import { asRelPath, type SyncRoot } from '../core/model.js';
-import type { Journal } from '../ports/journal.js';
+import { asRelPath, type SyncRoot } from '../../core/model.js';
+import type { Journal } from '../../ports/journal.js';
 import type { PathStatus } from './control-protocol.js';
 import type { OperationLog } from './operation-log.js';
-import { reasonText } from '../engine/scope-change.js';
-import { readSelecting, unselectedAt } from '../engine/selective.js';
-import { escapeText } from '../core/escape.js';
+import { reasonText } from '../../engine/scope-change.js';
+import { readSelecting, unselectedAt } from '../../engine/selective.js';
+import { escapeText } from '../../core/escape.js';
 
 export async function pathStatus(
   absPath: string,

@@ -10,16 +10,16 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { ConfigError } from './config/config-error.js';
-import { problemsFromIssues } from './config/format-issues.js';
-import { authProblems, resolveConfig, type Config } from './config/resolve.js';
-import { rawConfigSchema } from './config/schema.js';
-import { xdgDirs } from './config/xdg.js';
+import { ConfigError } from './config-error.js';
+import { problemsFromIssues } from './format-issues.js';
+import { authProblems, resolveConfig, type Config } from './resolve.js';
+import { rawConfigSchema } from './schema.js';
+import { xdgDirs } from './xdg.js';
 
-export type { AuthConfig, Config } from './config/resolve.js';
-export { ConfigError, isConfigError, type ConfigProblem } from './config/config-error.js';
-export { rootIdFor } from './config/root-id.js';
-export { DEFAULT_DAEMON_ONLY_SCHEDULES, DEFAULT_REMOTE, DEFAULT_SCHEDULES, DEFAULT_SHUTDOWN_TIMEOUT_SEC, MAX_SHUTDOWN_TIMEOUT_SEC } from './config/schema.js';
+export type { AuthConfig, Config } from './resolve.js';
+export { ConfigError, isConfigError, type ConfigProblem } from './config-error.js';
+export { rootIdFor } from './root-id.js';
+export { DEFAULT_DAEMON_ONLY_SCHEDULES, DEFAULT_REMOTE, DEFAULT_SCHEDULES, DEFAULT_SHUTDOWN_TIMEOUT_SEC, MAX_SHUTDOWN_TIMEOUT_SEC } from './schema.js';
 
 export interface ConfigSource {
   /** `--config FILE`, when given. */

@@ -11,8 +11,8 @@
  *   `boxsync login`); 8 the daemon holds the state dir but does not answer on its control socket.
  */
 import { z } from 'zod';
-import type { RelPath, RootId } from '../core/model.js';
-import type { OperationRecord } from '../ports/journal.js';
+import type { RelPath, RootId } from '../../core/model.js';
+import type { OperationRecord } from '../../ports/journal.js';
 import type { PathState } from './control-protocol.js';
 
 const path = z.string().min(1).max(8192);

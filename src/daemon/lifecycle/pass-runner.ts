@@ -6,10 +6,10 @@
  * (both halves of a move, a watcher batch and its long-poll echo) share one pass. A pass that throws backs off
  * (1 s doubling to 5 min) and resets on success; a fatal outcome stops the runner and is reported.
  */
-import { shutdownReason } from '../core/errors.js';
-import { nominalDelayMs, passRunnerBackoff, withBounds } from '../core/retry.js';
-import type { Logger } from '../logger.js';
-import type { Engine, RunSummary } from '../engine/types.js';
+import { shutdownReason } from '../../core/errors.js';
+import { nominalDelayMs, passRunnerBackoff, withBounds } from '../../core/retry.js';
+import type { Logger } from '../../logger.js';
+import type { Engine, RunSummary } from '../../engine/types.js';
 
 export interface PassRunnerOptions {
   readonly gatherMs?: number;

@@ -7,8 +7,8 @@
 import { spawnSync } from 'node:child_process';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { configPath, loadConfig } from '../config.js';
-import { xdgDirs } from '../config/xdg.js';
+import { configPath, loadConfig } from '../../config/index.js';
+import { xdgDirs } from '../../config/xdg.js';
 import { serviceUnitText } from './service-unit.js';
 
 export const UNIT_NAME = 'boxsync.service';

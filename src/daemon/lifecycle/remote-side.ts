@@ -17,15 +17,15 @@
  *              was revoked or refused, a refresh failed) stops the stream and goes to `onFatal`: the daemon
  *              exits with it even while idle, when the long poll is the only thing talking to Box.
  */
-import { isSyncError } from '../core/errors.js';
-import { nominalDelayMs, streamBackoff, withBounds, type BackoffPolicy } from '../core/retry.js';
-import { asRemoteId, type SyncRoot } from '../core/model.js';
-import type { Engine } from '../engine/types.js';
-import type { Logger } from '../logger.js';
-import type { Journal } from '../ports/journal.js';
-import type { RemoteChanges, StreamType } from '../ports/remote-changes.js';
-import type { RemoteStore } from '../ports/remote-store.js';
-import type { RemoteStreamStatus } from './control-protocol.js';
+import { isSyncError } from '../../core/errors.js';
+import { nominalDelayMs, streamBackoff, withBounds, type BackoffPolicy } from '../../core/retry.js';
+import { asRemoteId, type SyncRoot } from '../../core/model.js';
+import type { Engine } from '../../engine/types.js';
+import type { Logger } from '../../logger.js';
+import type { Journal } from '../../ports/journal.js';
+import type { RemoteChanges, StreamType } from '../../ports/remote-changes.js';
+import type { RemoteStore } from '../../ports/remote-store.js';
+import type { RemoteStreamStatus } from '../control/control-protocol.js';
 import type { PassRunner } from './pass-runner.js';
 
 export interface RemoteSideDeps {

@@ -5,8 +5,8 @@
  * another user, 7 credentials refused, 8 the daemon holds the state dir but does not answer.
  */
 import * as nodeFs from 'node:fs';
-import type { Config } from '../config.js';
-import { errorText, safeText, terminalSafeJson } from '../core/escape.js';
+import type { Config } from '../../config/index.js';
+import { errorText, safeText, terminalSafeJson } from '../../core/escape.js';
 import { ControlRequestError, DaemonNotRunningError, sendControl } from './control-client.js';
 import type { ItemResult } from './item-commands.js';
 import { EXIT_CODE_OF, ItemCommandError, isItemErrorKind, type ItemRequest } from './item-protocol.js';
@@ -31,7 +31,7 @@ export async function runItemCommand(req: ItemRequest, opts: ItemClientOptions):
     err.write(`boxsync: ${message}\n`);
     return EXIT_CODE_OF[kind];
   };
-  const { loadConfig } = await import('../config.js');
+  const { loadConfig } = await import('../../config/index.js');
   let config: Config;
   try {
     config = await loadConfig({ path: opts.config, env });
@@ -66,7 +66,7 @@ function viaDaemon(socketPath: string, req: ItemRequest): Promise<ItemResult> {
 }
 
 async function direct(config: Config, req: ItemRequest, env: NodeJS.ProcessEnv, err: NodeJS.WritableStream): Promise<ItemResult> {
-  const { acquireStateLock, StateLockedError } = await import('./lock.js');
+  const { acquireStateLock, StateLockedError } = await import('../lock.js');
   let lock: ReturnType<typeof acquireStateLock>;
   try {
     lock = acquireStateLock(config.stateDir, 'command');
@@ -79,11 +79,11 @@ async function direct(config: Config, req: ItemRequest, env: NodeJS.ProcessEnv, 
     }
     throw new ItemCommandError('fatal', e instanceof Error ? e.message : String(e));
   }
-  const { createLogger } = await import('../logger.js');
+  const { createLogger } = await import('../../logger.js');
   const logger = createLogger({ level: env.BOXSYNC_LOG_LEVEL || 'warn', destination: err });
-  let composition: Awaited<ReturnType<typeof import('./compose.js').compose>> | undefined;
+  let composition: Awaited<ReturnType<typeof import('../compose.js').compose>> | undefined;
   try {
-    const { compose } = await import('./compose.js');
+    const { compose } = await import('../compose.js');
     composition = await compose({ config, logger });
     const { ItemCommands } = await import('./item-commands.js');
     const items = new ItemCommands({

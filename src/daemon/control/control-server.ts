@@ -12,7 +12,7 @@
 import { chmod, lstat, mkdir, stat, unlink } from 'node:fs/promises';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
-import { SyncError } from '../core/errors.js';
+import { SyncError } from '../../core/errors.js';
 import { controlRequestSchema, type ControlRequest, type ControlResponse } from './control-protocol.js';
 import { ItemCommandError } from './item-protocol.js';
 

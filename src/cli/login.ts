@@ -22,7 +22,7 @@ import { chmod, mkdir, stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import { silentLogger } from '../logger.js';
 import { createBoxAdapter } from '../remote/box/index.js';
 

@@ -9,21 +9,21 @@
  * ItemCommandErrors with their exit code (locked by another user 6, credentials refused 7, anything else 1).
  * Everything that came from Box or disk is escaped before it reaches a message.
  */
-import { unselectedAt } from '../engine/selective.js';
-import { reasonText } from '../engine/scope-change.js';
+import { unselectedAt } from '../../engine/selective.js';
+import { reasonText } from '../../engine/scope-change.js';
 import { copyFile, lstat, rename } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { isSyncError } from '../core/errors.js';
-import { escapeText, safeText } from '../core/escape.js';
-import { asRelPath, type RelPath, type RemoteId, type SyncRoot, type SyncedEntry } from '../core/model.js';
-import { parseConflictName, splitExtension } from '../core/names.js';
-import { isAncestorOrSelf } from '../core/paths.js';
-import type { LocalTrash } from '../local/local-trash.js';
-import { listLocalTrash, restoreLocalTrashEntry, type TrashPlaces } from '../local/local-trash-entries.js';
-import { remotePathOf } from '../engine/remote-tree.js';
-import type { Journal } from '../ports/journal.js';
-import type { RemoteStore } from '../ports/remote-store.js';
-import type { BoxActions, ItemLock, SharedLinkInfo } from '../remote/box/index.js';
+import { isSyncError } from '../../core/errors.js';
+import { escapeText, safeText } from '../../core/escape.js';
+import { asRelPath, type RelPath, type RemoteId, type SyncRoot, type SyncedEntry } from '../../core/model.js';
+import { parseConflictName, splitExtension } from '../../core/names.js';
+import { isAncestorOrSelf } from '../../core/paths.js';
+import type { LocalTrash } from '../../local/local-trash.js';
+import { listLocalTrash, restoreLocalTrashEntry, type TrashPlaces } from '../../local/local-trash-entries.js';
+import { remotePathOf } from '../../engine/remote-tree.js';
+import type { Journal } from '../../ports/journal.js';
+import type { RemoteStore } from '../../ports/remote-store.js';
+import type { BoxActions, ItemLock, SharedLinkInfo } from '../../remote/box/index.js';
 import {
   ItemCommandError,
   type ConflictView,

@@ -5,7 +5,7 @@
  * `status --json` always prints one JSON object, with `"running": false` when no daemon answers.
  */
 import { resolve } from 'node:path';
-import { safeText, terminalSafeJson } from '../core/escape.js';
+import { safeText, terminalSafeJson } from '../../core/escape.js';
 import { DaemonNotRunningError, sendControl } from './control-client.js';
 import type { ControlRequest, DaemonStatus, PathStatus, VerbResult } from './control-protocol.js';
 import { STATUS_EXIT } from './exit-codes.js';

@@ -14,10 +14,10 @@
  * (item commands add "code": the ItemErrorKind that picks the CLI's exit code) and leaves the connection open. Nothing on this socket ever carries a token.
  */
 import { z } from 'zod';
-import type { RelPath, RootId } from '../core/model.js';
-import type { StatusReport } from '../engine/types.js';
-import type { WatcherHealth } from '../ports/local-watcher.js';
-import type { StreamType } from '../ports/remote-changes.js';
+import type { RelPath, RootId } from '../../core/model.js';
+import type { StatusReport } from '../../engine/types.js';
+import type { WatcherHealth } from '../../ports/local-watcher.js';
+import type { StreamType } from '../../ports/remote-changes.js';
 import { itemRequestSchema, type LockView } from './item-protocol.js';
 
 export const controlRequestSchema = z.discriminatedUnion('verb', [

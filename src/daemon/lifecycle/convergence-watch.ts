@@ -12,13 +12,13 @@
  *   logged and hinted, and a pass is asked for. A path hinted this way that is still out of sync at the next
  *   check is not hinted again (the planner has nothing to do for it: no spin), until it is found in sync.
  */
-import type { RelPath, SyncRoot } from '../core/model.js';
-import { escapeText } from '../core/escape.js';
-import { settlingPaths } from '../engine/clean-mark.js';
-import { outOfSync } from '../engine/out-of-sync.js';
-import type { Engine, RunSummary } from '../engine/types.js';
-import type { Logger } from '../logger.js';
-import type { Journal } from '../ports/journal.js';
+import type { RelPath, SyncRoot } from '../../core/model.js';
+import { escapeText } from '../../core/escape.js';
+import { settlingPaths } from '../../engine/clean-mark.js';
+import { outOfSync } from '../../engine/out-of-sync.js';
+import type { Engine, RunSummary } from '../../engine/types.js';
+import type { Logger } from '../../logger.js';
+import type { Journal } from '../../ports/journal.js';
 
 const MIN_WAKE_MS = 1_000;
 const MAX_WAKE_MS = 60_000;

@@ -4,15 +4,15 @@
  * A watcher that cannot start, hits the inotify limit or fails reports 'degraded'; from then on this root gets a
  * full rescan every `fallbackScanMs`, and status and the log say so. It never goes silently stale.
  */
-import { asRelPath, type RelPath, type SyncRoot } from '../core/model.js';
-import type { Engine } from '../engine/types.js';
-import type { Logger } from '../logger.js';
-import type { Journal } from '../ports/journal.js';
-import type { LocalWatcher, WatcherHealth } from '../ports/local-watcher.js';
-import { createWatcher } from '../local/watcher-factory.js';
-import type { WatcherKind } from '../local/watcher-options.js';
+import { asRelPath, type RelPath, type SyncRoot } from '../../core/model.js';
+import type { Engine } from '../../engine/types.js';
+import type { Logger } from '../../logger.js';
+import type { Journal } from '../../ports/journal.js';
+import type { LocalWatcher, WatcherHealth } from '../../ports/local-watcher.js';
+import { createWatcher } from '../../local/watcher-factory.js';
+import type { WatcherKind } from '../../local/watcher-options.js';
 import { stat } from 'node:fs/promises';
-import type { WatcherStatus } from './control-protocol.js';
+import type { WatcherStatus } from '../control/control-protocol.js';
 import { dropEchoes } from './echo-filter.js';
 import type { PassRunner } from './pass-runner.js';
 

@@ -6,8 +6,8 @@
  */
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { RelPath, SyncRoot } from '../core/model.js';
-import type { Journal } from '../ports/journal.js';
+import type { RelPath, SyncRoot } from '../../core/model.js';
+import type { Journal } from '../../ports/journal.js';
 
 export async function dropEchoes(journal: Journal, root: SyncRoot, paths: readonly RelPath[]): Promise<RelPath[]> {
   const out: RelPath[] = [];

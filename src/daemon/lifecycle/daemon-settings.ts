@@ -17,10 +17,10 @@
  * it (the top-level config `streamType` is what `sync --once` reads).
  */
 import type { z } from 'zod';
-import type { Config } from '../config.js';
-import { DEFAULT_SHUTDOWN_TIMEOUT_SEC, MAX_SHUTDOWN_TIMEOUT_SEC, daemonFields } from '../config/schema.js';
-import type { WatcherKind } from '../local/watcher-options.js';
-import type { StreamType } from '../ports/remote-changes.js';
+import type { Config } from '../../config/index.js';
+import { DEFAULT_SHUTDOWN_TIMEOUT_SEC, MAX_SHUTDOWN_TIMEOUT_SEC, daemonFields } from '../../config/schema.js';
+import type { WatcherKind } from '../../local/watcher-options.js';
+import type { StreamType } from '../../ports/remote-changes.js';
 import type { ScheduleName } from './schedules.js';
 
 export interface DaemonSettings {

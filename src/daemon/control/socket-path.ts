@@ -5,8 +5,8 @@
  * cannot see.
  */
 import { join } from 'node:path';
-import { configPath, loadConfig } from '../config.js';
-import { xdgDirs } from '../config/xdg.js';
+import { configPath, loadConfig } from '../../config/index.js';
+import { xdgDirs } from '../../config/xdg.js';
 
 export async function controlSocketPath(opts: { socket?: string | undefined; config?: string | undefined }): Promise<string> {
   return (await daemonLocation(opts)).socketPath;

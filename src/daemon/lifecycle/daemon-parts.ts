@@ -2,16 +2,16 @@
  * What the daemon needs from the composition root (compose.ts) for one configuration: the engine and the
  * adapters it was built from. The daemon builds a new set on SIGHUP and closes the old one.
  */
-import type { Config } from '../config.js';
-import type { SyncRoot } from '../core/model.js';
-import type { Engine, EngineEvents } from '../engine/types.js';
-import type { Logger } from '../logger.js';
-import type { Journal } from '../ports/journal.js';
-import type { RemoteChanges, StreamType } from '../ports/remote-changes.js';
-import type { RemoteStore } from '../ports/remote-store.js';
-import type { BoxActions } from '../remote/box/index.js';
-import type { LocalTrash } from '../local/local-trash.js';
-import { compose, type ComposeOptions } from './compose.js';
+import type { Config } from '../../config/index.js';
+import type { SyncRoot } from '../../core/model.js';
+import type { Engine, EngineEvents } from '../../engine/types.js';
+import type { Logger } from '../../logger.js';
+import type { Journal } from '../../ports/journal.js';
+import type { RemoteChanges, StreamType } from '../../ports/remote-changes.js';
+import type { RemoteStore } from '../../ports/remote-store.js';
+import type { BoxActions } from '../../remote/box/index.js';
+import type { LocalTrash } from '../../local/local-trash.js';
+import { compose, type ComposeOptions } from '../compose.js';
 
 export interface DaemonParts {
   readonly engine: Engine;

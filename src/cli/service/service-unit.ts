@@ -7,7 +7,7 @@
  * the home directory (the sync roots and the state dir live there). MemoryDenyWriteExecute is absent on
  * purpose: V8's JIT needs writable+executable pages.
  */
-import { DEFAULT_SHUTDOWN_TIMEOUT_MS } from './daemon-settings.js';
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS } from '../../daemon/lifecycle/daemon-settings.js';
 
 /** systemd gives the daemon its own shutdown bound plus this margin before SIGKILL. */
 export const STOP_MARGIN_SEC = 10;

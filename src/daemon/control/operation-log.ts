@@ -2,7 +2,7 @@
  * The most recent operation per path, for `boxsync status PATH` ("the reason for its last operation").
  * Bounded: the oldest paths are forgotten first once `capacity` is reached.
  */
-import type { RootId } from '../core/model.js';
+import type { RootId } from '../../core/model.js';
 import type { PathStatus } from './control-protocol.js';
 
 export type LoggedOperation = NonNullable<PathStatus['lastOperation']>;
