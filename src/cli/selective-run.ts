@@ -5,7 +5,8 @@
  */
 import { stat } from 'node:fs/promises';
 import { writeSelection } from '../config/edit-selection.js';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
+import { pairHolding } from '../config/folder-pair.js';
 import type { Config } from '../config/index.js';
 import { escapeText, safeText } from '../core/escape.js';
 import { formatBytes } from '../core/format.js';
@@ -41,14 +42,12 @@ async function locate(pathArg: string, configPath: string | undefined): Promise<
   const loaded = await load(configPath);
   if (loaded === null) return null;
   const abs = resolve(pathArg);
-  let best: Located | null = null;
-  loaded.config.folders.forEach((root, index) => {
-    const rel = relative(root.localPath, abs);
-    if (rel.startsWith('..') || isAbsolute(rel)) return;
-    if (best === null || root.localPath.length > best.root.localPath.length) best = { ...loaded, index, root, rel };
-  });
-  if (best === null) fail(`${escapeText(abs)} is not inside any folder pair of ${escapeText(loaded.file)}`);
-  return best;
+  const hit = pairHolding(loaded.config.folders, abs);
+  if (hit === null) {
+    fail(`${escapeText(abs)} is not inside any folder pair of ${escapeText(loaded.file)}`);
+    return null;
+  }
+  return { ...loaded, index: hit.index, root: hit.pair, rel: hit.rel };
 }
 
 /** The pid of a running daemon on this state dir, or null; throws when another command holds the lock. */

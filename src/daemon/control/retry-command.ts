@@ -7,7 +7,7 @@
  * it), and the next run plans them again. An item whose cause is still there fails again and is parked again.
  * Items a Box listing refused are not cleared: every process's first pass lists them again anyway.
  */
-import { relative, isAbsolute } from 'node:path';
+import { pairHolding } from '../../config/folder-pair.js';
 import { escapeText } from '../../core/escape.js';
 import { LOCAL_NAME_NOT_UTF8 } from '../../core/park-class.js';
 import { shownFailurePath } from '../../engine/remote-listing.js';
@@ -22,12 +22,8 @@ export interface RetryTarget {
 
 /** The root and root-relative path of an absolute path; null when it is in no root. */
 export function retryTarget(roots: readonly SyncRoot[], absPath: string): RetryTarget | null {
-  for (const r of roots) {
-    const rel = relative(r.localPath, absPath);
-    if (rel.startsWith('..') || isAbsolute(rel)) continue;
-    return { root: r.id, path: rel === '' ? '' : asRelPath(rel) };
-  }
-  return null;
+  const hit = pairHolding(roots, absPath);
+  return hit === null ? null : { root: hit.pair.id, path: hit.rel === '' ? '' : asRelPath(hit.rel) };
 }
 
 /** What both ways print: "N items to try again WHEN:" and the items (at most 20). */
