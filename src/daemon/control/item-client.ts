@@ -8,7 +8,7 @@ import * as nodeFs from 'node:fs';
 import type { Config } from '../../config/index.js';
 import { errorText, safeText, terminalSafeJson } from '../../core/escape.js';
 import { ControlRequestError, DaemonNotRunningError, sendControl } from './control-client.js';
-import type { ItemResult } from './item-commands.js';
+import type { ItemResult } from './items/item-commands.js';
 import { EXIT_CODE_OF, ItemCommandError, isItemErrorKind, type ItemRequest } from './item-protocol.js';
 import { formatItemResult } from './item-text.js';
 
@@ -85,7 +85,7 @@ async function direct(config: Config, req: ItemRequest, env: NodeJS.ProcessEnv, 
   try {
     const { compose } = await import('../compose.js');
     composition = await compose({ config, logger });
-    const { ItemCommands } = await import('./item-commands.js');
+    const { ItemCommands } = await import('./items/item-commands.js');
     const items = new ItemCommands({
       roots: composition.roots,
       journal: composition.journal,
@@ -93,7 +93,7 @@ async function direct(config: Config, req: ItemRequest, env: NodeJS.ProcessEnv, 
       actions: composition.boxActions,
       apiUrl: config.remote.apiUrl,
       isIgnoredFor: (root) => composition!.isIgnoredFor(root),
-      localTrash: composition.localTrash,
+      localFsFor: (root) => composition!.localFsFor(root),
       trashPlaces: { mode: config.localTrash.mode, stateDir: config.stateDir, fs: nodeFs },
     });
     return await items.run(req);

@@ -4,7 +4,7 @@
  */
 import { escapeText, safeText } from '../../core/escape.js';
 import { formatBytes } from '../../core/format.js';
-import type { ItemResult } from './item-commands.js';
+import type { ItemResult } from './items/item-commands.js';
 import type { ConflictsResult, TrashListResult, HistoryResult, ItemCommandName, ItemInfoResult, LockView, MessageResult, ShareResult, VersionsResult } from './item-protocol.js';
 
 const iso = (ms: number | null): string => (ms === null ? '-' : new Date(ms).toISOString());

@@ -10,7 +10,7 @@ import type { Journal } from '../../ports/journal.js';
 import type { RemoteChanges, StreamType } from '../../ports/remote-changes.js';
 import type { RemoteStore } from '../../ports/remote-store.js';
 import type { BoxActions } from '../../remote/box/index.js';
-import type { LocalTrash } from '../../local/local-trash.js';
+import type { LocalFs } from '../../ports/local-fs.js';
 import { compose, type ComposeOptions } from '../compose.js';
 
 export interface DaemonParts {
@@ -25,8 +25,8 @@ export interface DaemonParts {
   readonly purgeLocalTrash: (ageMs: number) => Promise<number>;
   /** Box features beyond sync, for the item commands on the control socket (absent: those commands are refused). */
   readonly boxActions?: BoxActions;
-  /** The local trash (where `conflicts resolve` puts a copy it drops). */
-  readonly localTrash?: LocalTrash;
+  /** The disk of each root (the engine's own LocalFs): the item commands reach files only through it. */
+  readonly localFsFor: (root: SyncRoot) => LocalFs;
   /** The configured Box API URL (web URLs of `boxsync info`). */
   readonly apiUrl?: string;
   /** Close the journal and the HTTP client (after engine.close()). */
@@ -53,7 +53,7 @@ export function composeDaemonParts(overrides: DaemonComposeOverrides = {}): Comp
       isIgnoredFor: (root) => c.isIgnoredFor(root),
       purgeLocalTrash: (ageMs) => c.localTrash.purgeOlderThan(ageMs),
       boxActions: c.boxActions,
-      localTrash: c.localTrash,
+      localFsFor: (root) => c.localFsFor(root),
       apiUrl: config.remote.apiUrl,
       close: () => c.close(),
     };

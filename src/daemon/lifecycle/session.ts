@@ -22,7 +22,7 @@ import { LocalSide } from './local-side.js';
 import { ConvergenceWatch } from './convergence-watch.js';
 import { cleanExpiredUploadSessions, maintainJournal } from './maintenance-jobs.js';
 import { createNotifier } from './notifier.js';
-import { ItemCommands, type ItemResult } from '../control/item-commands.js';
+import { ItemCommands, type ItemResult } from '../control/items/item-commands.js';
 import { ItemCommandError } from '../control/item-protocol.js';
 import { OperationLog } from '../control/operation-log.js';
 import { PassRunner } from './pass-runner.js';
@@ -231,7 +231,7 @@ export class DaemonSession {
       case 'item':
         return this.itemCommands().run(req.request);
       case 'status-path': {
-        const st = await pathStatus(req.path, { roots: this.parts.roots, journal: this.parts.journal, ops: this.ops, isIgnoredFor: this.parts.isIgnoredFor });
+        const st = await pathStatus(req.path, { roots: this.parts.roots, journal: this.parts.journal, ops: this.ops, isIgnoredFor: this.parts.isIgnoredFor, localFsFor: this.parts.localFsFor });
         if (st.relPath === null || st.state === 'outside' || !this.parts.boxActions) return st;
         // The lock lives on Box only: ask, but never let a slow Box hold up status.
         const asked = await raceTimeout(
@@ -304,7 +304,7 @@ export class DaemonSession {
       actions: boxActions,
       apiUrl,
       isIgnoredFor: this.parts.isIgnoredFor,
-      ...(this.parts.localTrash ? { localTrash: this.parts.localTrash } : {}),
+      localFsFor: this.parts.localFsFor,
       trashPlaces: { mode: this.config.localTrash.mode, stateDir: this.config.stateDir, fs: nodeFs },
       hintRemote: (ids) => {
         this.parts.engine.hintRemote(ids);
