@@ -19,6 +19,7 @@ import type { StatusReport } from '../../engine/types.js';
 import type { WatcherHealth } from '../../ports/local-watcher.js';
 import type { StreamType } from '../../ports/remote-changes.js';
 import { itemRequestSchema, type LockView } from './item-protocol.js';
+import type { PathState } from './path-state.js';
 
 export const controlRequestSchema = z.discriminatedUnion('verb', [
   z.strictObject({ verb: z.literal('status') }),
@@ -81,7 +82,7 @@ export interface DaemonStatus {
   readonly notices: readonly string[];
 }
 
-export type PathState = 'in-sync' | 'pending' | 'failed' | 'excluded' | 'unknown' | 'outside';
+export type { PathState };
 
 export interface PathStatus {
   readonly path: string;

@@ -13,7 +13,7 @@
 import { z } from 'zod';
 import type { RelPath, RootId } from '../../core/model.js';
 import type { OperationRecord } from '../../ports/journal.js';
-import type { PathState } from './control-protocol.js';
+import type { PathState } from './path-state.js';
 
 const path = z.string().min(1).max(8192);
 const when = z.number().int().positive();
