@@ -2,7 +2,7 @@
  * Box Drive from the shell: `boxsync info|share|unshare|lock|unlock|versions|restore-version|history`.
  * Each takes a local path inside a sync root (relative paths resolve from the current directory), prints a
  * readable answer or `--json`, and goes through the daemon's control socket when it runs, else works directly
- * under the state lock (src/daemon/item-client.ts).
+ * under the state lock (src/daemon/control/item-client.ts).
  *
  * Exit codes: 0 ok; 1 failed (Box refused; the message says why); 2 fatal (config, journal, bad arguments, the
  * state dir held by a `sync --once`); 4 outside every sync root; 5 not synced (yet); 6 locked by another user;

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 
 /**
- * `boxsync status [PATH]`: ask the running daemon over its control socket. Exit codes: src/daemon/exit-codes.ts STATUS_EXIT (3 when no daemon runs).
+ * `boxsync status [PATH]`: ask the running daemon over its control socket. Exit codes: src/daemon/control/exit-codes.ts STATUS_EXIT (3 when no daemon runs).
  */
 export function register(program: Command): void {
   program

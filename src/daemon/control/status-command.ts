@@ -1,6 +1,6 @@
 /**
  * The client side of `boxsync status` and the control verbs: find the socket, ask, print. Returns the exit
- * code (src/daemon/exit-codes.ts STATUS_EXIT): 0 answered (and, for `status`, healthy), 1 `status` found
+ * code (src/daemon/control/exit-codes.ts STATUS_EXIT): 0 answered (and, for `status`, healthy), 1 `status` found
  * something that needs attention, 2 the daemon refused or failed the request, 3 no daemon running.
  * `status --json` always prints one JSON object, with `"running": false` when no daemon answers.
  */

@@ -13,7 +13,7 @@
  *   logged and kept in the state dir (daemon-exit.json, read by `boxsync status`), and the process ends with
  *   exit code 1, so systemd shows the unit failed instead of a live daemon that does nothing.
  *
- * Exit codes (src/daemon/exit-codes.ts): 0 stopped by a signal; 1 fatal error; 2 could not start (lock,
+ * Exit codes (src/daemon/control/exit-codes.ts): 0 stopped by a signal; 1 fatal error; 2 could not start (lock,
  * socket, compose); 78 configuration missing or invalid (systemd does not restart it: RestartPreventExitStatus).
  */
 import { configPath, loadConfig, type Config } from '../../config/index.js';
