@@ -53,6 +53,11 @@ const allowed: Record<string, readonly string[]> = {
   config: ['core', 'config'],
 };
 
+/** The node:fs imports among `of`, as "file imports spec" lines. */
+function diskImports(of: readonly string[]): string[] {
+  return of.flatMap((f) => imports(f).flatMap(({ spec }) => (/^(node:)?fs(\/promises)?$/.test(spec) ? [`${relative(src, f)} imports ${spec}`] : [])));
+}
+
 // A daemon sub-folder without its own rule (a new one) sits at the lifecycle's level.
 function allowedFor(from: string): readonly string[] {
   return allowed[from] ?? (from.startsWith('daemon/') ? allowed['daemon/lifecycle']! : []);
@@ -101,11 +106,13 @@ describe('architecture', () => {
   });
 
   it('keeps the engine off the disk: it reaches files only through the LocalFs port', () => {
-    const violations: string[] = [];
-    for (const f of files.filter((x) => area(x) === 'engine')) {
-      for (const { spec } of imports(f)) if (/^(node:)?fs(\/promises)?$/.test(spec)) violations.push(`${relative(src, f)} imports ${spec}`);
-    }
-    expect(violations).toEqual([]);
+    expect(diskImports(files.filter((x) => area(x) === 'engine'))).toEqual([]);
+  });
+
+  it('keeps the item commands off the disk: they reach files only through the LocalFs port', () => {
+    const items = files.filter((f) => relative(src, f).startsWith('daemon/control/items/'));
+    expect(items.length).toBeGreaterThan(5);
+    expect(diskImports(items)).toEqual([]);
   });
 
   it('reads multi-line imports', () => {

@@ -1,5 +1,5 @@
 /**
- * The daemon returns unused heap once it goes idle (daemon/idle-reclaim.ts): collections are scheduled when the
+ * The daemon returns unused heap once it goes idle (daemon/lifecycle/idle-reclaim.ts): collections are scheduled when the
  * pass runner runs out of work, dropped when a pass starts, skipped when the heap has not grown, and V8's real
  * collection is reachable without --expose-gc.
  */

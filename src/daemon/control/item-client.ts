@@ -4,7 +4,6 @@
  * the exit code (item-protocol.ts): 0 ok, 1 failed, 2 fatal, 4 outside every root, 5 not synced, 6 locked by
  * another user, 7 credentials refused, 8 the daemon holds the state dir but does not answer.
  */
-import * as nodeFs from 'node:fs';
 import type { Config } from '../../config/index.js';
 import { errorText, safeText, terminalSafeJson } from '../../core/escape.js';
 import { ControlRequestError, DaemonNotRunningError, sendControl } from './control-client.js';
@@ -94,7 +93,7 @@ async function direct(config: Config, req: ItemRequest, env: NodeJS.ProcessEnv, 
       apiUrl: config.remote.apiUrl,
       isIgnoredFor: (root) => composition!.isIgnoredFor(root),
       localFsFor: (root) => composition!.localFsFor(root),
-      trashPlaces: { mode: config.localTrash.mode, stateDir: config.stateDir, fs: nodeFs },
+      trashPlaces: composition.trashPlaces,
     });
     return await items.run(req);
   } finally {

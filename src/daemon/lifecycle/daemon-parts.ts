@@ -11,6 +11,7 @@ import type { RemoteChanges, StreamType } from '../../ports/remote-changes.js';
 import type { RemoteStore } from '../../ports/remote-store.js';
 import type { BoxActions } from '../../remote/box/index.js';
 import type { LocalFs } from '../../ports/local-fs.js';
+import type { TrashPlaces } from '../../local/local-trash-entries.js';
 import { compose, type ComposeOptions } from '../compose.js';
 
 export interface DaemonParts {
@@ -27,6 +28,8 @@ export interface DaemonParts {
   readonly boxActions?: BoxActions;
   /** The disk of each root (the engine's own LocalFs): the item commands reach files only through it. */
   readonly localFsFor: (root: SyncRoot) => LocalFs;
+  /** Where the local trash keeps its entries (`trash list|restore`). */
+  readonly trashPlaces: TrashPlaces;
   /** The configured Box API URL (web URLs of `boxsync info`). */
   readonly apiUrl?: string;
   /** Close the journal and the HTTP client (after engine.close()). */
@@ -54,6 +57,7 @@ export function composeDaemonParts(overrides: DaemonComposeOverrides = {}): Comp
       purgeLocalTrash: (ageMs) => c.localTrash.purgeOlderThan(ageMs),
       boxActions: c.boxActions,
       localFsFor: (root) => c.localFsFor(root),
+      trashPlaces: c.trashPlaces,
       apiUrl: config.remote.apiUrl,
       close: () => c.close(),
     };

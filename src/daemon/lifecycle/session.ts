@@ -7,7 +7,6 @@
  *
  * The daemon owns one session at a time and swaps it on SIGHUP.
  */
-import * as nodeFs from 'node:fs';
 import type { Config } from '../../config/index.js';
 import { isSyncError } from '../../core/errors.js';
 import { safeText } from '../../core/escape.js';
@@ -305,7 +304,7 @@ export class DaemonSession {
       apiUrl,
       isIgnoredFor: this.parts.isIgnoredFor,
       localFsFor: this.parts.localFsFor,
-      trashPlaces: { mode: this.config.localTrash.mode, stateDir: this.config.stateDir, fs: nodeFs },
+      trashPlaces: this.parts.trashPlaces,
       hintRemote: (ids) => {
         this.parts.engine.hintRemote(ids);
         this.passes.request('hint');
