@@ -3,8 +3,9 @@
  * as the file says now. Shared by the CLI (cli/selective-run.ts, no daemon) and the daemon's `selective` verb
  * (daemon/selective-command.ts), so both refuse and answer alike. Names are escaped here.
  */
+import { pairHolding } from './folder-pair.js';
 import { isAbsolute, relative, resolve } from 'node:path';
-import type { Config } from '../config.js';
+import type { Config } from './index.js';
 import { escapeText } from '../core/escape.js';
 import type { SyncRoot } from '../core/model.js';
 import { unselectedAt } from '../engine/selective.js';
@@ -26,14 +27,8 @@ export type SelectionChange =
 
 /** The folder pair holding a local path (the deepest, if pairs nest), and the path relative to it; null when none does. */
 export function locateInPairs(config: Config, pathArg: string): SelectionTarget | null {
-  const abs = resolve(pathArg);
-  let best: SelectionTarget | null = null;
-  config.folders.forEach((root, index) => {
-    const rel = relative(root.localPath, abs);
-    if (rel.startsWith('..') || isAbsolute(rel)) return;
-    if (best === null || root.localPath.length > best.root.localPath.length) best = { index, root, rel };
-  });
-  return best;
+  const hit = pairHolding(config.folders, resolve(pathArg));
+  return hit === null ? null : { index: hit.index, root: hit.pair, rel: hit.rel };
 }
 
 export function outsidePairs(config: Config, pathArg: string): string {
