@@ -6,7 +6,7 @@
 import { stat } from 'node:fs/promises';
 import { writeSelection } from '../config/edit-selection.js';
 import { resolve } from 'node:path';
-import { holdersRefusal, locateInPairs, outsidePairs, selectionChange, type SelectionChange } from '../config/selection-change.js';
+import { holdersRefusal, locateInPairs, outsidePairs, selectionChange, type SelectionChange } from '../engine/selection-change.js';
 import type { SelectiveResult } from '../daemon/control/control-protocol.js';
 import type { Config } from '../config/index.js';
 import { escapeText, safeText } from '../core/escape.js';

@@ -19,7 +19,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../../config/index.js';
 import { writeSelection } from '../../config/edit-selection.js';
-import { holdersRefusal, locateInPairs, outsidePairs, selectionChange, type SelectionTarget } from '../../config/selection-change.js';
+import { holdersRefusal, locateInPairs, outsidePairs, selectionChange, type SelectionTarget } from '../../engine/selection-change.js';
 import { escapeText } from '../../core/escape.js';
 import { asRelPath, type RelPath, type RootId } from '../../core/model.js';
 import { checkAgainstBase, freeNoticeHead } from '../../engine/selective-free.js';

@@ -3,12 +3,12 @@
  * as the file says now. Shared by the CLI (cli/selective-run.ts, no daemon) and the daemon's `selective` verb
  * (daemon/selective-command.ts), so both refuse and answer alike. Names are escaped here.
  */
-import { pairHolding } from './folder-pair.js';
-import { isAbsolute, relative, resolve } from 'node:path';
-import type { Config } from './index.js';
+import { pairHolding } from '../config/folder-pair.js';
+import { resolve } from 'node:path';
+import type { Config } from '../config/index.js';
 import { escapeText } from '../core/escape.js';
 import type { SyncRoot } from '../core/model.js';
-import { unselectedAt } from '../engine/selective.js';
+import { unselectedAt } from './selective.js';
 
 export interface SelectionTarget {
   readonly index: number;
