@@ -7,6 +7,7 @@ import type { SyncRoot } from '../core/model.js';
 import type { Engine, EngineEvents } from '../engine/types.js';
 import type { Logger } from '../logger.js';
 import type { Journal } from '../ports/journal.js';
+import type { LocalFs } from '../ports/local-fs.js';
 import type { RemoteChanges, StreamType } from '../ports/remote-changes.js';
 import type { RemoteStore } from '../ports/remote-store.js';
 import type { BoxActions } from '../remote/box/index.js';
@@ -19,6 +20,8 @@ export interface DaemonParts {
   readonly remote: RemoteStore;
   readonly changes: RemoteChanges;
   readonly roots: readonly SyncRoot[];
+  /** The disk door of each root (the watcher's echo filter and root checks). */
+  readonly localFsFor: (root: SyncRoot) => LocalFs;
   /** The ignore rules of a root, including the local adapter's temp-file names. */
   readonly isIgnoredFor: (root: SyncRoot) => (path: string, isDir: boolean) => boolean;
   /** Remove local-trash entries trashed more than `ageMs` ago; returns how many were removed. */
@@ -50,6 +53,7 @@ export function composeDaemonParts(overrides: DaemonComposeOverrides = {}): Comp
       remote: c.remote,
       changes: c.changes,
       roots: c.roots,
+      localFsFor: (root) => c.localFsFor(root),
       isIgnoredFor: (root) => c.isIgnoredFor(root),
       purgeLocalTrash: (ageMs) => c.localTrash.purgeOlderThan(ageMs),
       boxActions: c.boxActions,
