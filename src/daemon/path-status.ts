@@ -1,8 +1,7 @@
 /**
  * `boxsync status PATH`: where an absolute path stands, from the journal's three trees, the failures table and
- * the operation log. Pure reads; it never touches the disk beyond one lstat.
+ * the operation log. Pure reads; it never touches the disk beyond one lstat (through the LocalFs port).
  */
-import { lstat } from 'node:fs/promises';
 import { relative, isAbsolute } from 'node:path';
 import { asRelPath, type SyncRoot } from '../core/model.js';
 import type { Journal } from '../ports/journal.js';
@@ -11,6 +10,7 @@ import type { OperationLog } from './operation-log.js';
 import { reasonText } from '../engine/scope-change.js';
 import { readSelecting, unselectedAt } from '../engine/selective.js';
 import { escapeText } from '../core/escape.js';
+import { lookOnlyLocalFs } from '../local/look-only.js';
 
 export async function pathStatus(
   absPath: string,
@@ -28,12 +28,12 @@ export async function pathStatus(
     return { path: absPath, root: root.id, relPath: null, state: 'in-sync', detail: `this is a sync root, mirrored with Box folder ${root.remoteId}`, lastOperation: null, failure: null };
   }
   const relPath = asRelPath(rel);
-  const st = await lstat(absPath).catch(() => undefined);
+  const st = await lookOnlyLocalFs(root.localPath).stat(relPath).catch(() => undefined);
   const lastOperation = deps.ops.get(root.id, rel);
   const f = deps.journal.getFailure(root.id, relPath);
   const failure = f ? { code: f.code, message: f.message, attempts: f.attempts, nextRetryAtMs: f.nextRetryAtMs } : null;
   const base = { path: absPath, root: root.id, relPath, lastOperation, failure };
-  if (deps.isIgnoredFor(root)(rel, st?.isDirectory() ?? false)) {
+  if (deps.isIgnoredFor(root)(rel, st?.kind === 'folder')) {
     // Synced before and excluded since (a change of scope): say which rule, and that the local copy stays.
     const sel = unselectedAt(root, rel);
     if (sel !== undefined) {
@@ -55,7 +55,7 @@ export async function pathStatus(
   if (!synced && !st) return { ...base, state: 'unknown', detail: 'neither on disk nor known to the journal' };
   if (!synced) return { ...base, state: 'pending', detail: 'on disk but not yet on Box; it will be uploaded by the next pass' };
   if (!st) return { ...base, state: 'pending', detail: `deleted locally; Box item ${synced.remoteId} will be moved to the Box trash by the next pass` };
-  const sameLocal = synced.kind === 'folder' ? st.isDirectory() : st.ino === synced.inode && Math.trunc(st.mtimeMs) === Math.trunc(synced.mtimeMs) && st.size === synced.sizeBytes;
+  const sameLocal = synced.kind === 'folder' ? st.kind === 'folder' : st.inode === synced.inode && Math.trunc(st.mtimeMs) === Math.trunc(synced.mtimeMs) && st.sizeBytes === synced.sizeBytes;
   const remote = deps.journal.getRemote(synced.remoteId);
   const sameRemote = remote !== undefined && remote.etag === synced.etag;
   if (sameLocal && sameRemote) return { ...base, state: 'in-sync', detail: `in sync with Box ${synced.kind} ${synced.remoteId}` };
