@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { RelPath, RootId, SyncRoot } from '../core/model.js';
 import type { Journal } from '../ports/journal.js';
-import type { ScopeRules } from './scope-change.js';
+import type { ScopeRules } from './scope-rules.js';
 
 type Matcher = (path: RelPath | string, isDir: boolean) => boolean;
 
