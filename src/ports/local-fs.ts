@@ -24,6 +24,11 @@ export interface TempFile {
   syncAndClose(): Promise<void>;
   /** Close without fsync, after a failure; never rejects, and does nothing once closed. */
   close(): Promise<void>;
+  /**
+   * Free bytes (for this user) of the file system holding it, for the free-space check before a download; rejects
+   * when the file system cannot say (then the write itself reports a full disk).
+   */
+  freeBytes(): Promise<number>;
 }
 
 /** The stat a file was opened for upload with (fstat of the open file, not of its path). */
