@@ -177,6 +177,13 @@ describe('architecture', () => {
     expect(circles).toEqual([]);
   });
 
+  it('reads every form of the fs import, and only those', () => {
+    expect(['fs', 'node:fs', 'fs/promises', 'node:fs/promises'].every(isFs)).toBe(true);
+    expect(['node:fsx', 'fs-extra', 'memfs', './fs.js', 'node:path'].some(isFs)).toBe(false);
+    const dynamic = imports(join(src, 'cli', 'x.ts'), "const { stat } = await import('node:fs/promises');\n");
+    expect(dynamic.map((i) => i.spec).filter(isFs)).toEqual(['node:fs/promises']);
+  });
+
   it('finds an import circle and names its files', () => {
     const g = new Map<string, string[]>([
       ['a', ['b']],
