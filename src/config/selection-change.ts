@@ -7,7 +7,7 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import type { Config } from '../config.js';
 import { escapeText } from '../core/escape.js';
 import type { SyncRoot } from '../core/model.js';
-import { unselectedAt } from '../engine/selective.js';
+import { unselectedAt } from '../core/unselected.js';
 
 export interface SelectionTarget {
   readonly index: number;

@@ -12,7 +12,6 @@ import type { RemoteChanges, StreamType } from '../ports/remote-changes.js';
 import type { RemoteStore } from '../ports/remote-store.js';
 import type { BoxActions } from '../remote/box/index.js';
 import type { LocalTrash } from '../local/local-trash.js';
-import type { LocalFs } from '../ports/local-fs.js';
 import { compose, type ComposeOptions } from './compose.js';
 
 export interface DaemonParts {
@@ -21,7 +20,10 @@ export interface DaemonParts {
   readonly remote: RemoteStore;
   readonly changes: RemoteChanges;
   readonly roots: readonly SyncRoot[];
-  /** The disk door of each root (the watcher's echo filter and root checks). */
+  /**
+   * A root's local file system port, the daemon's one door to its disk: the watcher's echo filter and root checks,
+   * and the live `selective exclude` checking the folder against the merge base.
+   */
   readonly localFsFor: (root: SyncRoot) => LocalFs;
   /** The ignore rules of a root, including the local adapter's temp-file names. */
   readonly isIgnoredFor: (root: SyncRoot) => (path: string, isDir: boolean) => boolean;
@@ -33,8 +35,6 @@ export interface DaemonParts {
   readonly localTrash?: LocalTrash;
   /** The configured Box API URL (web URLs of `boxsync info`). */
   readonly apiUrl?: string;
-  /** A root's local file system port (the live `selective exclude` checks the folder against the merge base). */
-  readonly localFsFor?: (root: SyncRoot) => LocalFs;
   /** Close the journal and the HTTP client (after engine.close()). */
   close(): Promise<void>;
 }
@@ -65,7 +65,6 @@ export function composeDaemonParts(overrides: DaemonComposeOverrides = {}): Comp
       boxActions: c.boxActions,
       localTrash: c.localTrash,
       apiUrl: config.remote.apiUrl,
-      localFsFor: (root) => c.localFsFor(root),
       close: () => c.close(),
     };
   };
