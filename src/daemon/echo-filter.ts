@@ -8,6 +8,7 @@ import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RelPath, SyncRoot } from '../core/model.js';
 import type { Journal } from '../ports/journal.js';
+import { localUnchanged, statSeen } from '../core/same-item.js';
 
 export async function dropEchoes(journal: Journal, root: SyncRoot, paths: readonly RelPath[]): Promise<RelPath[]> {
   const out: RelPath[] = [];
@@ -21,8 +22,7 @@ export async function dropEchoes(journal: Journal, root: SyncRoot, paths: readon
     }
     if (!st && !known) continue;
     if (st && known && known.kind === (st.isDirectory() ? 'folder' : st.isFile() ? 'file' : known.kind)) {
-      const same =
-        known.inode === st.ino && known.sizeBytes === (st.isDirectory() ? known.sizeBytes : st.size) && Math.trunc(known.mtimeMs) === Math.trunc(st.mtimeMs);
+      const same = localUnchanged(known, { ...statSeen(st), sizeBytes: st.isDirectory() ? known.sizeBytes : st.size });
       if (same) continue;
     }
     out.push(path);
