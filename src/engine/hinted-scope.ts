@@ -13,7 +13,7 @@
  * So a synced path found gone with no move end in sight (it reads as a deletion), and a folder above a hinted
  * path that vanished without a hint, are "settling": this pass defers them (the planner plans nothing at, below,
  * from or to them) until SETTLE_GONE_MS after they were first found gone, by when the watcher has reported where
- * they went (its delete hold is shorter), and the engine's caller hints them again then (takeUnsettled). A real
+ * they went (its delete hold is shorter), and the hint ledger hints them again then (scope/hint-ledger.ts). A real
  * deletion reaches Box that much later; a move is planned as a move.
  */
 import type { RelPath, RemoteId } from '../core/model.js';
