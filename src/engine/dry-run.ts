@@ -33,6 +33,7 @@ import { buildSnapshot } from './snapshot.js';
 import { applyScopeChange, configOnlyRules, forgetRemovedRoots } from './scope-change.js';
 import { dryRunSkips } from './selective.js';
 import type { EngineDeps } from './types.js';
+import { localUnchanged } from '../core/same-item.js';
 
 export interface PlannedOperation {
   /** The pass of the real run this operation belongs to (1 = the first batch). */
@@ -280,7 +281,7 @@ function snapshotOf(w: World, first: Snapshot): Snapshot {
   const local = new Map<RelPath, LocalEntry>();
   for (const l of w.local.values()) {
     const s = w.synced.get(l.path);
-    const unchanged = s !== undefined && s.inode === l.inode && s.mtimeMs === l.mtimeMs && s.sizeBytes === l.sizeBytes;
+    const unchanged = s !== undefined && localUnchanged(s, l);
     local.set(l.path, { ...l, sha1: l.kind === 'file' && !unchanged ? l.sha1 : null });
   }
   return { root: first.root, remote: new Map(w.remote), local, synced: new Map(w.synced), remoteTrashed: new Set(w.remoteTrashed), deferred: first.deferred };

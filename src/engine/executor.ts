@@ -19,6 +19,7 @@ import { INCOMPLETE_CODE } from './remote-listing.js';
 import { escapeText } from '../core/escape.js';
 import type { Logger } from 'pino';
 import { weblinkFileContent } from './weblink-file.js';
+import { localUnchanged } from '../core/same-item.js';
 
 /** What an operation produced, for the commit. Fields are present when the operation yields them. */
 export interface OpResult {
@@ -70,7 +71,7 @@ function matchesGuard(entry: LocalEntry | undefined, guard: LocalGuard): boolean
     case 'absent':
       return entry === undefined;
     case 'file':
-      return entry?.kind === 'file' && entry.sizeBytes === guard.sizeBytes && entry.mtimeMs === guard.mtimeMs && entry.inode === guard.inode;
+      return entry?.kind === 'file' && localUnchanged(guard, entry);
     case 'folder':
       return entry?.kind === 'folder' && entry.inode === guard.inode;
     default:
@@ -186,7 +187,7 @@ async function upload(op: UploadOp | UploadVersionOp, ctx: ExecContext): Promise
   if (!before || before.kind !== 'file' || !matchesGuard(before, op.guard)) throw localChanged(op.path);
   const known = journal.getLocal(root.id, op.path);
   const sha1 =
-    before.sha1 ?? (known && known.sizeBytes === before.sizeBytes && known.mtimeMs === before.mtimeMs && known.inode === before.inode && known.sha1 ? known.sha1 : await fs.hash(op.path));
+    before.sha1 ?? (known && localUnchanged(known, before) && known.sha1 ? known.sha1 : await fs.hash(op.path));
   // The bytes sent are a fixed snapshot of the file as planned (LocalFs.openForUpload): one that changed since is
   // local_changed before any request, one that shrinks or grows meanwhile fails the request at once.
   const source = await fs.openForUpload(op.path, { sizeBytes: before.sizeBytes, mtimeMs: before.mtimeMs, inode: before.inode });

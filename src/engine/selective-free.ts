@@ -16,6 +16,7 @@ import type { LocalEntry, RelPath } from '../core/model.js';
 import type { LocalGuard } from '../core/operations.js';
 import type { LocalFs } from '../ports/local-fs.js';
 import type { Deselected } from './scope-change.js';
+import { localUnchanged } from '../core/same-item.js';
 
 /** Files looked at per deselected folder; a bigger folder is kept, and said so (nothing removed unchecked). */
 const MAX_CHECKED = 200_000;
@@ -56,7 +57,7 @@ export async function checkAgainstBase(
       continue;
     }
     const b = d.base.get(rel);
-    const same = b !== undefined && b.kind !== 'folder' && st.kind === b.kind && st.inode === b.inode && st.sizeBytes === b.sizeBytes && Math.trunc(st.mtimeMs) === Math.trunc(b.mtimeMs);
+    const same = b !== undefined && b.kind !== 'folder' && st.kind === b.kind && localUnchanged(b, st);
     if (!same) holders.push(rel);
     else {
       files++;

@@ -11,6 +11,7 @@ import type { OperationLog } from './operation-log.js';
 import { reasonText } from '../../engine/scope-change.js';
 import { readSelecting, unselectedAt } from '../../engine/selective.js';
 import { escapeText } from '../../core/escape.js';
+import { localUnchanged } from '../../core/same-item.js';
 
 export async function pathStatus(
   absPath: string,
@@ -58,7 +59,7 @@ export async function pathStatus(
   if (!synced && !st) return { ...base, state: 'unknown', detail: 'neither on disk nor known to the journal' };
   if (!synced) return { ...base, state: 'pending', detail: 'on disk but not yet on Box; it will be uploaded by the next pass' };
   if (!st) return { ...base, state: 'pending', detail: `deleted locally; Box item ${synced.remoteId} will be moved to the Box trash by the next pass` };
-  const sameLocal = synced.kind === 'folder' ? st.kind === 'folder' : st.inode === synced.inode && Math.trunc(st.mtimeMs) === Math.trunc(synced.mtimeMs) && st.sizeBytes === synced.sizeBytes;
+  const sameLocal = synced.kind === 'folder' ? st.kind === 'folder' : localUnchanged(synced, st);
   const remote = deps.journal.getRemote(synced.remoteId);
   const sameRemote = remote !== undefined && remote.etag === synced.etag;
   if (sameLocal && sameRemote) return { ...base, state: 'in-sync', detail: `in sync with Box ${synced.kind} ${synced.remoteId}` };

@@ -7,8 +7,8 @@
  *   reset by a converged pass) so a pass that keeps failing cannot spin.
  * - When the daemon goes idle (throttled: at most every 30 s, and at most 5 % of the time; an idle state met
  *   within the interval is checked when it ends): the journal is read
- *   for paths out of sync (engine/out-of-sync.ts). One with a failure row waits for its retry timer or is parked
- *   with its reason; one a pass deferred as settling has its own timer. Any other is a forgotten path: it is
+ *   for paths out of sync (engine/out-of-sync.ts). One with a failure row waits for its retry wake-up or is parked
+ *   with its reason; one a pass deferred as settling has its own wake time (engine/scope/hint-ledger.ts). Any other is a forgotten path: it is
  *   logged and hinted, and a pass is asked for. A path hinted this way that is still out of sync at the next
  *   check is not hinted again (the planner has nothing to do for it: no spin), until it is found in sync.
  */

@@ -8,6 +8,7 @@
 import type { RelPath, SyncRoot } from '../../core/model.js';
 import type { Journal } from '../../ports/journal.js';
 import type { LocalFs } from '../../ports/local-fs.js';
+import { localUnchanged } from '../../core/same-item.js';
 
 export async function dropEchoes(fs: Pick<LocalFs, 'stat'>, journal: Journal, root: SyncRoot, paths: readonly RelPath[]): Promise<RelPath[]> {
   const out: RelPath[] = [];
@@ -17,8 +18,7 @@ export async function dropEchoes(fs: Pick<LocalFs, 'stat'>, journal: Journal, ro
     const st = await fs.stat(path).catch(() => undefined);
     if (!st && !known) continue;
     if (st && known && known.kind === (st.kind === 'folder' || st.kind === 'file' ? st.kind : known.kind)) {
-      const same =
-        known.inode === st.inode && known.sizeBytes === (st.kind === 'folder' ? known.sizeBytes : st.sizeBytes) && Math.trunc(known.mtimeMs) === Math.trunc(st.mtimeMs);
+      const same = localUnchanged(known, { ...st, sizeBytes: st.kind === 'folder' ? known.sizeBytes : st.sizeBytes });
       if (same) continue;
     }
     out.push(path);

@@ -30,11 +30,12 @@ import { IdleReclaimer, obtainGc } from './idle-reclaim.js';
 import { pathStatus } from '../control/path-status.js';
 import { RemoteSide } from './remote-side.js';
 import { Schedules } from './schedules.js';
-import { SETTLE_GONE_MS } from '../../engine/hinted-scope.js';
 import { retryParks } from '../../engine/park-recheck.js';
 import { retriedText, retryHints, retryTarget } from '../control/retry-command.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** The wake-up comes this long after the engine's wake time, so what was due then reads as due. */
+const WAKE_SLACK_MS = 50;
 
 /**
  * What the daemon gives every session it starts: `onFatal` ends the process; `onNotice` hears the engine's notices
@@ -46,13 +47,9 @@ export interface DaemonSessionHooks {
   readonly freeSpace?: () => boolean;
 }
 
-/** Just past the time a hinted pass defers a path found gone with no move in sight (hinted-scope.ts). */
-const UNSETTLED_REHINT_MS = SETTLE_GONE_MS + 200;
-
 export class DaemonSession {
   private fatalMessage: string | null = null;
-  private retryTimer: NodeJS.Timeout | null = null;
-  private readonly unsettledTimers = new Set<NodeJS.Timeout>();
+  private wakeTimer: NodeJS.Timeout | null = null;
   private closing = false;
   /** The wake-up every pass leaves behind, and the idle check for a forgotten path (convergence-watch.ts). */
   private convergence: ConvergenceWatch | null = null;
@@ -130,8 +127,7 @@ export class DaemonSession {
           notifier.notify('guard', 'boxsync: a safety guard holds syncing', `${s.message}\n\`boxsync status\` shows it; \`boxsync confirm ID\` releases it`);
         }
         if (s.outcome !== 'converged' || s.passes > 1 || s.durationMs > 1000) log.info({ summary: s }, `pass ${s.outcome}: ${s.message}`);
-        session?.scheduleRetries();
-        session?.scheduleUnsettled();
+        session?.scheduleWake();
         session?.convergence?.afterPass(s);
       },
     });
@@ -341,8 +337,7 @@ export class DaemonSession {
     const left = (reserveMs = 0): number => Math.max(100, deadline - Date.now() - reserveMs);
     this.closing = true;
     this.reclaimer.stop();
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    for (const t of this.unsettledTimers) clearTimeout(t);
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
     this.convergence?.close();
     this.parts.engine.pause();
     await raceTimeout(Promise.all([this.schedules.stop(), this.local.close(), this.remote.close()]), left(1_000));
@@ -365,57 +360,24 @@ export class DaemonSession {
   }
 
   /**
-   * Paths a hinted pass found gone with no move in sight (engine.takeUnsettled) are hinted again once they
-   * have settled: by then the watcher's hints for where they went have been taken, or they were deleted.
+   * The engine says when it next wants a pass with no new hint (settling paths due again, a failed item's
+   * backoff elapsing: engine/scope/hint-ledger.ts); after each pass the daemon sleeps until then, lets the engine
+   * turn what is due into hints, and asks for a pass. Nothing due by then: the pass this asks for sets the timer again.
    */
-  private scheduleUnsettled(): void {
-    const unsettled = this.parts.engine.takeUnsettled();
-    if (unsettled.local.length === 0 || this.closing) return;
-    const t = setTimeout(() => {
-      this.unsettledTimers.delete(t);
-      if (this.closing) return;
-      for (const u of unsettled.local) this.parts.engine.hintLocal(u.root, u.paths);
-      if (unsettled.remoteIds.length > 0) this.parts.engine.hintRemote(unsettled.remoteIds);
-      this.passes.request('hint');
-    }, UNSETTLED_REHINT_MS);
-    t.unref();
-    this.unsettledTimers.add(t);
-  }
-
-  /**
-   * Items that failed (retry or replan: every disposition but a parked skip) wait in the failures table until
-   * their nextRetryAtMs; nothing else would wake the daemon then, so a timer hints those paths when the earliest
-   * backoff elapses. The paths are read when it fires: a failure recorded since is not left behind.
-   */
-  private scheduleRetries(): void {
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    this.retryTimer = null;
+  private scheduleWake(): void {
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    this.wakeTimer = null;
     // The last pass of a closing session ends while the journal closes: nothing is left to wake.
     if (this.closing) return;
-    const due = this.retryable();
-    if (due.length === 0) return;
-    const nextMs = Math.min(...due.map((f) => f.nextRetryAtMs));
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = null;
+    const atMs = this.parts.engine.nextWakeAtMs();
+    if (atMs === null) return;
+    this.wakeTimer = setTimeout(() => {
+      this.wakeTimer = null;
       if (this.closing) return;
-      const now = Date.now();
-      const ready = this.retryable().filter((f) => f.nextRetryAtMs <= now);
-      for (const root of this.parts.roots) {
-        // A root that could not be listed (parked at '') gets its full scan from the pass itself.
-        const paths = ready.filter((f) => f.root === root.id && f.path !== '').map((f) => f.path);
-        if (paths.length > 0) this.parts.engine.hintLocal(root.id, paths);
-      }
-      // Nothing ready (cleared meanwhile, or pushed later): the pass this asks for sets the timer again.
+      this.parts.engine.wake();
       this.passes.request('hint');
-    }, Math.max(0, nextMs - Date.now()) + 50);
-    this.retryTimer.unref();
-  }
-
-  private retryable(): FailureRecord[] {
-    const ours = new Set(this.parts.roots.map((r) => r.id));
-    // Every failure but a park waiting for the item itself: parks on a condition that can clear are re-checked when
-    // their backoff elapses (engine/park-recheck.ts).
-    return this.parts.journal.failures().filter((f) => ours.has(f.root) && (f.disposition !== 'skip' || f.parkClass === 'condition'));
+    }, Math.max(0, atMs - Date.now()) + WAKE_SLACK_MS);
+    this.wakeTimer.unref();
   }
 
   private onFatal(message: string): void {
