@@ -35,6 +35,12 @@ import { retryParks } from '../engine/park-recheck.js';
 import { retriedText, retryHints, retryTarget } from './retry-command.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** What the daemon's web page hears from a session (src/daemon/ui/ui-server.ts). */
+export interface SessionActivity {
+  status(): void;
+  operation(op: { root: string; path: string; kind: string; reason: string; ok: boolean; error: string | null; atMs: number }): void;
+}
 /** Just past the time a hinted pass defers a path found gone with no move in sight (hinted-scope.ts). */
 const UNSETTLED_REHINT_MS = SETTLE_GONE_MS + 200;
 
@@ -66,15 +72,18 @@ export class DaemonSession {
     settings: DaemonSettings,
     compose: ComposeDaemonParts,
     rootLogger: Logger,
-    hooks: { readonly onFatal?: (message: string) => void } = {},
+    hooks: { readonly onFatal?: (message: string) => void; readonly onActivity?: SessionActivity } = {},
   ): Promise<DaemonSession> {
     const log = rootLogger.child({ component: 'daemon' });
     const notifier = createNotifier({ enabled: config.daemon.notifications, log: rootLogger.child({ component: 'notify' }) });
     const ops = new OperationLog();
     let guardNotified: string | null = null;
     const events: EngineEvents = {
+      // The web page's live stream (src/daemon/ui/): what changed, pushed, never polled.
+      onStatus: () => hooks.onActivity?.status(),
       onOperation: (o) => {
         ops.record(o.root, o.path, { kind: o.kind, reason: o.reason, ok: o.ok, error: o.error ?? null, atMs: Date.now() });
+        hooks.onActivity?.operation({ root: o.root, path: o.path, kind: o.kind, reason: o.reason, ok: o.ok, error: o.error ?? null, atMs: Date.now() });
         if (o.kind === 'conflict-copy' && o.ok) {
           notifier.notify('conflict', 'boxsync: a conflict copy was made', `"${safeText(o.path)}" changed on both sides; your version is kept beside it as a conflict copy`);
         }
@@ -121,6 +130,7 @@ export class DaemonSession {
         session?.scheduleRetries();
         session?.scheduleUnsettled();
         session?.convergence?.afterPass(s);
+        hooks.onActivity?.status();
       },
     });
     const local = new LocalSide({
@@ -226,7 +236,7 @@ export class DaemonSession {
 
   private items: ItemCommands | null = null;
 
-  async handle(req: Exclude<ControlRequest, { verb: 'status' }>): Promise<PathStatus | VerbResult | ItemResult> {
+  async handle(req: Exclude<ControlRequest, { verb: 'status' | 'ui-login' }>): Promise<PathStatus | VerbResult | ItemResult> {
     switch (req.verb) {
       case 'item':
         return this.itemCommands().run(req.request);
