@@ -24,7 +24,8 @@ interface Overview {
 interface Change {
   readonly key: string;
   readonly root: string;
-  readonly localPath: string;
+  /** Relative to the folder pair's local path. */
+  readonly path: string;
   readonly kind: string;
   readonly reason: string;
   readonly ok: boolean;
@@ -62,6 +63,7 @@ async function getJson<T>(path: string): Promise<T> {
 const when = (ms: number | null): string => (ms === null ? 'never' : new Date(ms).toLocaleString());
 const ago = (ms: number | null): string => (ms === null ? 'not yet' : `${formatWholeDuration(Math.max(0, Date.now() - ms))} ago`);
 const shown = (s: string): string => escapeText(s);
+const count = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
 function App(): ComponentChildren {
   const [overview, setOverview] = useState<Overview | null>(null);
@@ -76,7 +78,7 @@ function App(): ComponentChildren {
     source.addEventListener('error', () => setConnected(false));
     source.addEventListener('status', (e) => setOverview(JSON.parse((e as MessageEvent<string>).data) as Overview));
     source.addEventListener('operation', (e) => {
-      const op = JSON.parse((e as MessageEvent<string>).data) as OperationEvent & { localPath?: string };
+      const op = JSON.parse((e as MessageEvent<string>).data) as OperationEvent;
       setChanges((old) => [toChange(op, `live-${old.length}-${op.atMs}`), ...old].slice(0, MAX_CHANGES));
     });
     void getJson<{ entries: HistoryEntry[] }>('/api/history?limit=1000').then(
@@ -106,7 +108,7 @@ function App(): ComponentChildren {
   };
 
   const problems = overview?.status.engine.errors.length ?? 0;
-  const counts: Partial<Record<View, number>> = { problems, conflicts: overview?.status.engine.conflicts.length ?? 0 };
+  const counts: Partial<Record<View, number>> = { problems };
   return html`
     <header>
       <h1>boxsync</h1>
@@ -140,8 +142,8 @@ function App(): ComponentChildren {
   `;
 }
 
-function toChange(e: OperationEvent & { localPath?: string }, key: string): Change {
-  return { key, root: e.root, localPath: e.localPath ?? e.path, kind: e.kind, reason: e.reason, ok: e.ok, error: e.error, atMs: e.atMs };
+function toChange(e: OperationEvent, key: string): Change {
+  return { key, root: e.root, path: e.path, kind: e.kind, reason: e.reason, ok: e.ok, error: e.error, atMs: e.atMs };
 }
 
 function Controls({ overview, act }: { overview: Overview | null; act: (p: Promise<string>) => void }): ComponentChildren {
@@ -174,8 +176,8 @@ function OverviewView({ o, act }: { o: Overview; act: (p: Promise<string>) => vo
         <h2>${shown(r.localPath)}</h2>
         <p class="sub">Box folder ${shown(r.remoteId)}</p>
         <dl>
-          <dt>In sync</dt><dd>${r.inSync.files} files, ${r.inSync.folders} folders, ${formatBytesOneDecimal(r.inSync.bytes)}</dd>
-          <dt>Queued</dt><dd>${r.queued.ops} operations, ${formatBytesOneDecimal(r.queued.bytes)}</dd>
+          <dt>In sync</dt><dd>${count(r.inSync.files, 'file')}, ${count(r.inSync.folders, 'folder')}, ${formatBytesOneDecimal(r.inSync.bytes)}</dd>
+          <dt>Queued</dt><dd>${count(r.queued.ops, 'operation')}, ${formatBytesOneDecimal(r.queued.bytes)}</dd>
           <dt>Last successful sync</dt><dd>${ago(e.lastSuccessfulSyncAtMs)}</dd>
           ${transfers.length > 0
             ? html`<dt>Speed</dt><dd>${formatBytesOneDecimal(r.rateBytesPerSec)}/s${r.etaSec === null ? '' : `, about ${formatWholeDuration(r.etaSec * 1000)} left`}</dd>`
@@ -211,19 +213,24 @@ function rootPath(o: Overview, root: string): string {
   return o.status.engine.roots.find((r) => r.root === root)?.localPath ?? '';
 }
 
+/** An item's local path: its folder pair's, and the path below it ('' is the pair's folder itself). */
+function absolute(o: Overview, root: string, path: string): string {
+  return path === '' ? rootPath(o, root) : `${rootPath(o, root)}/${path}`;
+}
+
 function ProblemsView({ o, act }: { o: Overview; act: (p: Promise<string>) => void }): ComponentChildren {
   const errors = o.status.engine.errors;
   const [page, setPage] = useState(0);
   if (errors.length === 0) return html`<p class="empty">No problems: every item syncs.</p>`;
   const rows = errors.slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE);
   return html`
-    <p><button onClick=${() => act(post('/api/retry'))}>Retry all</button> ${errors.length} item${errors.length === 1 ? '' : 's'} not syncing.</p>
+    <p><button onClick=${() => act(post('/api/retry'))}>Retry all</button> ${count(errors.length, 'item')} not syncing.</p>
     <table>
       <caption class="sr-only">Items that are failing or parked</caption>
       <thead><tr><th scope="col">Item</th><th scope="col">Reason</th><th scope="col">What happens next</th><th scope="col">Actions</th></tr></thead>
       <tbody>
         ${rows.map((p) => {
-          const abs = p.path === '' ? rootPath(o, p.root) : `${rootPath(o, p.root)}/${p.path}`;
+          const abs = absolute(o, p.root, p.path);
           return html`<tr class="problem">
             <td class="path">${shown(abs)}</td>
             <td>${shown(p.message)}</td>
@@ -281,7 +288,7 @@ function ChangesView({ o, changes }: { o: Overview; changes: readonly Change[] }
               (c) => html`<tr class=${c.ok ? 'change' : 'change failed'} key=${c.key}>
                 <td>${when(c.atMs)}</td>
                 <td>${c.kind}${c.ok ? '' : ' (failed)'}</td>
-                <td class="path">${shown(c.localPath)}</td>
+                <td class="path">${shown(absolute(o, c.root, c.path))}</td>
                 <td>${shown(c.reason)}${c.error ? html`<br /><span class="error">${shown(c.error)}</span>` : null}</td>
               </tr>`,
             )}
