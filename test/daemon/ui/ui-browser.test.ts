@@ -62,14 +62,37 @@ describe.skipIf(chromiumMissing !== null)(`the web page in chromium${chromiumMis
     expect(await page.locator('link[rel=icon]').getAttribute('href')).toBe('/favicon/up-to-date.svg');
     await page.evaluate('window.notReloaded = true');
     await screenshot(page, 'overview');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await screenshot(page, 'overview-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+    // Keyboard: the views are tabs reached and opened from the keyboard.
+    await page.getByRole('tab', { name: /Problems/ }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByText('No problems: every item syncs.').waitFor({ timeout: BOUND_MS });
+    expect(await page.getByRole('tab', { name: /Problems/ }).getAttribute('aria-selected')).toBe('true');
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Enter');
+    await page.getByRole('region', { name: `Folder pair ${h.mirror}` }).waitFor({ timeout: BOUND_MS });
   });
 
   it('a change made on Box appears under Recent changes, live, with no reload', async () => {
     await view(/Recent changes/);
     h.web.uploadFile(h.rootId, 'from-box.txt', 'made on Box');
-    await page.locator('tr.change', { hasText: `${h.mirror}/from-box.txt` }).first().waitFor({ timeout: BOUND_MS });
+    const row = page.locator('tr.change', { hasText: `${h.mirror}/from-box.txt` }).first();
+    await row.waitFor({ timeout: BOUND_MS });
     expect(await page.evaluate('window.notReloaded')).toBe(true);
+    expect(await row.textContent()).toMatch(/download/);
     await screenshot(page, 'changes');
+    // Filtered by kind: the download stays, another kind hides it; and by folder pair.
+    await page.getByLabel('Kind').selectOption('download');
+    await row.waitFor({ timeout: BOUND_MS });
+    const other = (await page.getByLabel('Kind').locator('option').allTextContents()).find((k) => k !== 'All' && k !== 'download');
+    expect(other).toBeDefined();
+    await page.getByLabel('Kind').selectOption(other!);
+    await row.waitFor({ state: 'detached', timeout: BOUND_MS });
+    await page.getByLabel('Kind').selectOption('');
+    await page.getByLabel('Folder pair').selectOption({ label: h.mirror });
+    await row.waitFor({ timeout: BOUND_MS });
   });
 
   it('pause and resume from the page; a conflict made meanwhile is resolved from the page (keep mine)', async () => {
