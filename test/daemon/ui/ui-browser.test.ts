@@ -15,7 +15,7 @@ import { makeTempDir } from '../../support/tmp.js';
 import { waitFor } from '../../support/wait.js';
 import { createHarness, type DaemonRun, type Harness } from '../daemon-harness.js';
 import { chromiumMissing, launchChromium, screenshot } from './browser.js';
-import { loginLink, uiPort } from './ui-harness.js';
+import { fakeXdgOpen, loginLink, uiPort } from './ui-harness.js';
 
 const BOUND_MS = 30_000;
 const UPLOAD = /^\/api\/2\.0\/files(\/[^/]+)?\/content$/;
@@ -27,6 +27,7 @@ describe.skipIf(chromiumMissing !== null)(`the web page in chromium${chromiumMis
   let page: Page;
   let port: number;
   let profile: { dir: string; cleanup: () => Promise<void> };
+  let xdg: Awaited<ReturnType<typeof fakeXdgOpen>>;
 
   const view = async (name: RegExp): Promise<void> => {
     await page.getByRole('tab', { name }).click();
@@ -38,7 +39,8 @@ describe.skipIf(chromiumMissing !== null)(`the web page in chromium${chromiumMis
     await mkdir(join(h.mirror, 'd'));
     for (let i = 0; i < 5; i++) await writeFile(join(h.mirror, 'd', `f${i}.txt`), `file ${i}`);
     h.web.uploadFile(h.rootId, 'doc.txt', 'base');
-    run = await h.start();
+    xdg = await fakeXdgOpen(h.dir);
+    run = await h.start(xdg.env);
     await waitFor(() => [0, 1, 2, 3, 4].every((i) => h.web.findByPath(`Mirror/d/f${i}.txt`)), { timeoutMs: BOUND_MS, what: 'the five files on Box' });
     port = await uiPort(h);
     profile = await makeTempDir('boxsync-chromium-');
@@ -131,6 +133,9 @@ describe.skipIf(chromiumMissing !== null)(`the web page in chromium${chromiumMis
     expect(await row.textContent()).toMatch(/403|permission|forbidden|denied/i);
     expect(await page.title()).toBe('boxsync: Needs attention');
     await screenshot(page, 'problems');
+    // Open folder: the daemon asks the desktop (xdg-open, a fake one here) to show the item's folder.
+    await row.getByRole('button', { name: `Open the folder of ${h.mirror}/refused.txt` }).click();
+    await waitFor(async () => (await xdg.calls()).some((c) => c[0] === h.mirror), { timeoutMs: BOUND_MS, what: 'xdg-open on the folder' });
     h.srv.control.clearFaults();
     await row.getByRole('button', { name: `Retry ${h.mirror}/refused.txt` }).click();
     await page.getByText('No problems: every item syncs.').waitFor({ timeout: BOUND_MS });

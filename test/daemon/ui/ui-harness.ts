@@ -69,3 +69,21 @@ export async function login(h: Harness, port: number): Promise<string> {
   if (r.status !== 303 || cookie === undefined) throw new Error(`login failed: ${r.status} ${r.body}`);
   return cookie;
 }
+
+/** A fake `xdg-open` first on PATH: it records its arguments (one JSON array a line) and opens nothing. */
+export async function fakeXdgOpen(dir: string): Promise<{ env: NodeJS.ProcessEnv; calls: () => Promise<string[][]> }> {
+  const { chmod, mkdir, writeFile } = await import('node:fs/promises');
+  const bin = join(dir, 'fake-xdg-bin');
+  const log = join(dir, 'xdg-open.log');
+  await mkdir(bin, { recursive: true });
+  await writeFile(join(bin, 'xdg-open'), `#!/usr/bin/env node\nrequire('fs').appendFileSync(${JSON.stringify(log)}, JSON.stringify(process.argv.slice(2)) + '\\n');\n`);
+  await chmod(join(bin, 'xdg-open'), 0o755);
+  return {
+    env: { PATH: `${bin}:${process.env['PATH'] ?? ''}` },
+    calls: async () =>
+      (await readFile(log, 'utf8').catch(() => ''))
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as string[]),
+  };
+}

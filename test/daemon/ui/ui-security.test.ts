@@ -8,7 +8,7 @@ import { afterEach, expect, it } from 'vitest';
 import { runCli } from '../../support/cli.js';
 import { waitFor } from '../../support/wait.js';
 import { createHarness, type Harness } from '../daemon-harness.js';
-import { http, loginLink, uiPort } from './ui-harness.js';
+import { fakeXdgOpen, http, loginLink, uiPort } from './ui-harness.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -98,6 +98,21 @@ it('login link works once, sets a strict cookie; no cookie 401, foreign Host 403
   expect((await http(port, '/api/open-folder', { cookie, origin: page, json: { path: `${h.mirror}/../x` } })).status).toBe(403);
   expect((await http(port, '/api/conflicts/resolve', { cookie, origin: page, json: { path: '/tmp/x', keep: 'both' } })).status).toBe(403);
   expect((await http(port, '/etc/passwd', { cookie })).status).toBe(404);
+
+  // `boxsync ui` without --print-url hands a fresh link to xdg-open (a fake one here), and that link logs in once.
+  const xdg = await fakeXdgOpen(h.dir);
+  const opened = await runCli(['ui', '--config', h.configFile], { env: xdg.env });
+  expect(opened.code, opened.stderr).toBe(0);
+  expect(opened.stdout).toMatch(/^opened the boxsync page in your browser/);
+  expect(opened.stdout).not.toContain('/login');
+  const calls = await waitFor(async () => {
+    const c = await xdg.calls();
+    return c.length === 1 ? c : null;
+  }, { what: 'xdg-open to be called' });
+  const viaXdg = new URL(calls[0]![0]!);
+  expect(viaXdg.origin).toBe(page);
+  expect((await http(port, `/login${viaXdg.search}`)).status).toBe(303);
+  expect((await http(port, `/login${viaXdg.search}`)).status).toBe(401);
 
   // The login token and the session id appear in no log line (a refused link is logged, without its token).
   await h.stop(run);
