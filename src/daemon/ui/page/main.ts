@@ -82,7 +82,8 @@ function App(): ComponentChildren {
       setChanges((old) => [toChange(op, `live-${old.length}-${op.atMs}`), ...old].slice(0, MAX_CHANGES));
     });
     void getJson<{ entries: HistoryEntry[] }>('/api/history?limit=1000').then(
-      (r) => setChanges((live) => [...live, ...r.entries.map((e) => toChange(e, `seq-${e.seq}`))]),
+      // An operation that arrived live while the history was read is in both: keep the live row.
+      (r) => setChanges((live) => [...live, ...r.entries.filter((e) => !live.some((c) => sameOperation(c, e))).map((e) => toChange(e, `seq-${e.seq}`))]),
       (e: unknown) => setMessage({ text: `Recent changes could not be read: ${String(e)}`, error: true }),
     );
     return () => source.close();
@@ -140,6 +141,11 @@ function App(): ComponentChildren {
               : html`<${ConflictsView} o=${overview} act=${act} />`}
     </main>
   `;
+}
+
+/** The same operation seen live and in the journal's history (their times are taken a moment apart). */
+function sameOperation(c: Change, e: OperationEvent): boolean {
+  return c.root === e.root && c.path === e.path && c.kind === e.kind && Math.abs(c.atMs - e.atMs) < 2_000;
 }
 
 function toChange(e: OperationEvent, key: string): Change {
