@@ -8,6 +8,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { runCli } from '../../support/cli.js';
 import type { Harness } from '../daemon-harness.js';
+import { fakeCommand, type FakeCommand } from '../../support/fake-command.js';
 
 export interface Answer {
   readonly status: number;
@@ -70,20 +71,7 @@ export async function login(h: Harness, port: number): Promise<string> {
   return cookie;
 }
 
-/** A fake `xdg-open` first on PATH: it records its arguments (one JSON array a line) and opens nothing. */
-export async function fakeXdgOpen(dir: string): Promise<{ env: NodeJS.ProcessEnv; calls: () => Promise<string[][]> }> {
-  const { chmod, mkdir, writeFile } = await import('node:fs/promises');
-  const bin = join(dir, 'fake-xdg-bin');
-  const log = join(dir, 'xdg-open.log');
-  await mkdir(bin, { recursive: true });
-  await writeFile(join(bin, 'xdg-open'), `#!/usr/bin/env node\nrequire('fs').appendFileSync(${JSON.stringify(log)}, JSON.stringify(process.argv.slice(2)) + '\\n');\n`);
-  await chmod(join(bin, 'xdg-open'), 0o755);
-  return {
-    env: { PATH: `${bin}:${process.env['PATH'] ?? ''}` },
-    calls: async () =>
-      (await readFile(log, 'utf8').catch(() => ''))
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as string[]),
-  };
+/** A fake `xdg-open` first on PATH: it records its arguments and opens nothing. */
+export function fakeXdgOpen(dir: string): Promise<FakeCommand> {
+  return fakeCommand(dir, 'xdg-open');
 }

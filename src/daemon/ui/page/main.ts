@@ -21,17 +21,8 @@ interface Overview {
   readonly overall: Overall;
 }
 
-interface Change {
-  readonly key: string;
-  readonly root: string;
-  /** Relative to the folder pair's local path. */
-  readonly path: string;
-  readonly kind: string;
-  readonly reason: string;
-  readonly ok: boolean;
-  readonly error: string | null;
-  readonly atMs: number;
-}
+/** A row of Recent changes: an operation (path relative to its folder pair) and its list key. */
+type Change = OperationEvent & { readonly key: string };
 
 const STATE_LABEL: Readonly<Record<OverallState, string>> = {
   'up-to-date': 'Up to date',
