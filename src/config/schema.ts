@@ -102,7 +102,13 @@ export const daemonFields = {
   shutdownTimeoutSec: z.int().min(1).max(MAX_SHUTDOWN_TIMEOUT_SEC),
   syncCheckSec: z.int().min(1).max(600),
   notifications: z.boolean(),
+  uiEnabled: z.boolean(),
+  /** The local web page's loopback port (src/daemon/ui/); 0 = a free port, written to the state dir's ui-port file. */
+  uiPort: z.int().min(0).max(65_535),
 } as const;
+
+/** `daemon.ui.port` by default: near Syncthing's 8384, not taken by anything common. */
+export const DEFAULT_UI_PORT = 8385;
 
 const daemonSchema = z
   .strictObject({
@@ -113,6 +119,12 @@ const daemonSchema = z
     shutdownTimeoutSec: daemonFields.shutdownTimeoutSec.default(DEFAULT_SHUTDOWN_TIMEOUT_SEC),
     syncCheckSec: daemonFields.syncCheckSec.default(5),
     notifications: daemonFields.notifications.default(true),
+    ui: z
+      .strictObject({
+        enabled: daemonFields.uiEnabled.default(true),
+        port: daemonFields.uiPort.default(DEFAULT_UI_PORT),
+      })
+      .prefault({}),
     schedules: z
       .strictObject({
         journalMaintenance: cron.default(DEFAULT_DAEMON_ONLY_SCHEDULES.journalMaintenance),

@@ -65,7 +65,7 @@ export async function createHarness(opts: { server?: BoxServerOptions; config?: 
     socketPath,
     configFile,
     async start(env = {}, args = [], as) {
-      const child = spawnCli(['daemon', '--config', configFile, ...args], { env: { BOXSYNC_SYNC_CHECK_SEC: '3', ...env }, ...(as ? { as } : {}) });
+      const child = spawnCli(['daemon', '--config', configFile, ...args], { env: { BOXSYNC_SYNC_CHECK_SEC: '3', BOXSYNC_UI_PORT: '0', ...env }, ...(as ? { as } : {}) });
       let out = '';
       child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
       child.stderr!.on('data', (d: Buffer) => (out += d.toString()));

@@ -12,8 +12,11 @@
  *   ← {"ok":true,"result":{...ItemInfoResult}}
  *   → {"verb":"selective","action":"exclude","path":"/home/me/Box/Archive","freeSpace":false}   (or "include"; selective-command.ts)
  *   ← {"ok":true,"result":{"message":"...","outcome":"applied"}}
+ *   → {"verb":"ui-login"}   (`boxsync ui`: a one-time login link to the daemon's web page, src/daemon/ui/)
+ *   ← {"ok":true,"result":{"url":"http://127.0.0.1:8385/login?t=..."}}
  * A malformed line, an unknown verb or a failed verb answers {"ok":false,"error":"<what happened; what next>"}
- * (item commands add "code": the ItemErrorKind that picks the CLI's exit code) and leaves the connection open. Nothing on this socket ever carries a token.
+ * (item commands add "code": the ItemErrorKind that picks the CLI's exit code) and leaves the connection open. Nothing on this socket ever carries a Box
+ * token (the web page's one-time login link is the only secret, and only the socket's owner can ask for it).
  */
 import { z } from 'zod';
 import type { RelPath, RootId } from '../../core/model.js';
@@ -33,6 +36,7 @@ export const controlRequestSchema = z.discriminatedUnion('verb', [
   z.strictObject({ verb: z.literal('retry'), path: z.string().min(1).optional() }),
   z.strictObject({ verb: z.literal('item'), request: itemRequestSchema }),
   z.strictObject({ verb: z.literal('selective'), action: z.enum(['exclude', 'include']), path: z.string().min(1), freeSpace: z.boolean().optional() }),
+  z.strictObject({ verb: z.literal('ui-login') }),
 ]);
 
 export type ControlRequest = z.output<typeof controlRequestSchema>;
@@ -116,6 +120,11 @@ export interface PathStatus {
   readonly failure: { readonly code: string; readonly message: string; readonly attempts: number; readonly nextRetryAtMs: number } | null;
   /** The Box lock of a synced file, asked from Box when the daemon answers (absent when it could not ask). */
   readonly lock?: LockView | null;
+}
+
+export interface UiLoginResult {
+  /** Opens the page once (the login token in it works once, for two minutes). */
+  readonly url: string;
 }
 
 export interface VerbResult {

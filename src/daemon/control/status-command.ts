@@ -7,7 +7,7 @@
 import { resolve } from 'node:path';
 import { safeText, terminalSafeJson } from '../../core/escape.js';
 import { DaemonNotRunningError, sendControl } from './control-client.js';
-import type { ControlRequest, DaemonStatus, PathStatus, VerbResult } from './control-protocol.js';
+import type { ControlRequest, DaemonStatus, PathStatus, UiLoginResult, VerbResult } from './control-protocol.js';
 import { STATUS_EXIT } from './exit-codes.js';
 import { readLastExit, type LastExit } from './last-exit.js';
 import { daemonLocation } from './socket-path.js';
@@ -63,6 +63,11 @@ export async function runControlVerb(req: Exclude<ControlRequest, { verb: 'statu
     process.stdout.write(`${r.message}\n`);
     return 0;
   });
+}
+
+/** `boxsync ui`: a one-time login link to the web page from the daemon, handed to `use` (print or open it). */
+export async function runUiLogin(opts: ClientOpts, use: (url: string) => Promise<number>): Promise<number> {
+  return withDaemon(opts, plainReport, async ({ socketPath }) => use((await sendControl<UiLoginResult>(socketPath, { verb: 'ui-login' })).url));
 }
 
 /** The one place that turns "no daemon" and a failed request into a report and an exit code. */

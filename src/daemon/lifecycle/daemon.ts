@@ -30,6 +30,7 @@ import { acquireStateLock, type StateLock } from '../lock.js';
 import { EventLoopWatch } from './event-loop-watch.js';
 import { SelectiveCommand } from './selective-command.js';
 import { DaemonSession } from './session.js';
+import { startDaemonUi, type UiServer } from '../ui/start-ui.js';
 
 export interface RunDaemonOptions {
   readonly configPath?: string | undefined;
@@ -82,7 +83,12 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
     stopping: () => stopping,
     log,
   });
+  let ui: UiServer | null = null;
   const handler = async (req: ControlRequest): Promise<unknown> => {
+    if (req.verb === 'ui-login') {
+      if (!ui) throw new Error('the web page is off (daemon.ui.enabled is false, or its port could not be opened: see the daemon log); nothing was changed');
+      return { url: ui.loginUrl() };
+    }
     if (!session) throw new Error('the daemon is still starting or reloading; ask again in a moment');
     if (req.verb === 'status') return session.status({ pid: process.pid, startedAtMs, stopping, eventLoop: loop.status() });
     if (req.verb === 'selective') return inTurn(() => selective.run(req));
@@ -99,7 +105,12 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
   // A fatal error of the running session ends the process; set once the exit path below exists.
   let earlyFatal: string | null = null;
   let onFatal: (message: string) => void = (message) => void (earlyFatal ??= message);
-  const hooks = { onFatal: (message: string): void => onFatal(message), onNotice: selective.onNotice, freeSpace: selective.freeSpace };
+  const hooks = {
+    onFatal: (message: string): void => onFatal(message),
+    onNotice: selective.onNotice,
+    freeSpace: selective.freeSpace,
+    onActivity: { status: (): void => ui?.statusChanged(), operation: (op: Parameters<UiServer['operation']>[0]): void => ui?.operation(op) },
+  };
   try {
     session = await DaemonSession.start(config, settings, opts.compose, rootLogger, hooks);
   } catch (e) {
@@ -110,6 +121,7 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
     lock.release();
     return DAEMON_EXIT.cannotStart;
   }
+  ui = await startDaemonUi(settings.ui, { stateDir: config.stateDir, log: rootLogger.child({ component: 'ui' }), control: handler, roots: () => (session?.config ?? config).folders.map((f) => f.localPath) });
   log.info({ socket: config.socketPath, roots: config.folders.map((f) => f.localPath), stream: settings.streamType, watcher: settings.watcher }, 'boxsync daemon started');
   opts.onReady?.({ socketPath: config.socketPath, config });
 
@@ -143,6 +155,7 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
       void (async () => {
         await reloading;
         const result = (await session?.close(settings.shutdownTimeoutMs)) ?? 'clean';
+        await ui?.close();
         await control.close();
         lock.release();
         log.info(result === 'checkpointed' ? 'boxsync daemon stopped (transfers checkpointed)' : 'boxsync daemon stopped');

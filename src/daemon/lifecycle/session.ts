@@ -37,14 +37,22 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** The wake-up comes this long after the engine's wake time, so what was due then reads as due. */
 const WAKE_SLACK_MS = 50;
 
+/** What the daemon's web page hears from a session (src/daemon/ui/ui-server.ts). */
+export interface SessionActivity {
+  status(): void;
+  operation(op: { root: string; path: string; kind: string; reason: string; ok: boolean; error: string | null; atMs: number }): void;
+}
+
 /**
  * What the daemon gives every session it starts: `onFatal` ends the process; `onNotice` hears the engine's notices
- * and `freeSpace` says whether a deselected folder is removed outright (the live `selective` verb, selective-command.ts).
+ * and `freeSpace` says whether a deselected folder is removed outright (the live `selective` verb, selective-command.ts);
+ * `onActivity` feeds the web page's live stream.
  */
 export interface DaemonSessionHooks {
   readonly onFatal?: (message: string) => void;
   readonly onNotice?: NonNullable<EngineEvents['onNotice']>;
   readonly freeSpace?: () => boolean;
+  readonly onActivity?: SessionActivity;
 }
 
 export class DaemonSession {
@@ -81,8 +89,11 @@ export class DaemonSession {
     const ops = new OperationLog();
     let guardNotified: string | null = null;
     const events: EngineEvents = {
+      // The web page's live stream (src/daemon/ui/): what changed, pushed, never polled.
+      onStatus: () => hooks.onActivity?.status(),
       onOperation: (o) => {
         ops.record(o.root, o.path, { kind: o.kind, reason: o.reason, ok: o.ok, error: o.error ?? null, atMs: Date.now() });
+        hooks.onActivity?.operation({ root: o.root, path: o.path, kind: o.kind, reason: o.reason, ok: o.ok, error: o.error ?? null, atMs: Date.now() });
         if (o.kind === 'conflict-copy' && o.ok) {
           notifier.notify('conflict', 'boxsync: a conflict copy was made', `"${safeText(o.path)}" changed on both sides; your version is kept beside it as a conflict copy`);
         }
@@ -129,6 +140,7 @@ export class DaemonSession {
         if (s.outcome !== 'converged' || s.passes > 1 || s.durationMs > 1000) log.info({ summary: s }, `pass ${s.outcome}: ${s.message}`);
         session?.scheduleWake();
         session?.convergence?.afterPass(s);
+        hooks.onActivity?.status();
       },
     });
     const local = new LocalSide({
@@ -235,7 +247,7 @@ export class DaemonSession {
 
   private items: ItemCommands | null = null;
 
-  async handle(req: Exclude<ControlRequest, { verb: 'status' | 'selective' }>): Promise<PathStatus | VerbResult | ItemResult> {
+  async handle(req: Exclude<ControlRequest, { verb: 'status' | 'selective' | 'ui-login' }>): Promise<PathStatus | VerbResult | ItemResult> {
     switch (req.verb) {
       case 'item':
         return this.itemCommands().run(req.request);
