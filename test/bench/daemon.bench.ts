@@ -483,7 +483,12 @@ async function runChurn(dir: string): Promise<void> {
     const done = await until(async () => (await settled(d)) && web.findByPath('Churn/build') === null, INITIAL_MAX_MS, 500);
     asking = false;
     await asker;
-    const loop = (await d.status()).eventLoop;
+    const last = await d.status();
+    const loop = last.eventLoop;
+    if (!done) {
+      const guard = last.engine.heldGuard ? `; guard held: ${last.engine.heldGuard.message}` : '';
+      console.log(`churn: not settled: phase ${last.engine.phase}, ${last.engine.errors.length} errors, Box still holds build/: ${web.findByPath('Churn/build') !== null}${guard}; notices: ${last.notices.join(' | ')}`);
+    }
     console.log(
       `churn: ${CHURN_FILES} files written in ${sec(written)} s and deleted 2 s later (${2 * CHURN_FILES} events): ` +
         `${done ? `idle with Box clean ${sec(Date.now() - t0)} s after the first write` : `not settled within ${INITIAL_MAX_MS / 1000} s`}; ` +
