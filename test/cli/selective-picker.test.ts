@@ -19,7 +19,7 @@ import { runSelectivePicker, selectivePicker, type BoxFolders, type PickerConfig
 import { loadConfig } from '../../src/config.js';
 import { runCli } from '../support/cli.js';
 import { waitFor } from '../support/wait.js';
-import { exists, explain, listTree, startSyncEnv, writeRequests, type SyncEnv } from './sync-harness.js';
+import { exists, explain, listTree, startSyncEnv, writeRequests, writeText, type SyncEnv } from './sync-harness.js';
 
 type Env = SyncEnv & { remoteRootId: string };
 let e: Env | undefined;
@@ -31,17 +31,18 @@ afterEach(async () => {
 });
 
 /** Mirror/ on Box: Archive/ (16 B, with sub/), Work/ (5 B), Old/ (3 B), and a folder whose name holds an escape. */
-async function boxEnv(folder: Record<string, unknown> = {}): Promise<{ env: Env; ids: { archive: string } }> {
+async function boxEnv(folder: Record<string, unknown> = {}): Promise<{ env: Env; ids: { archive: string; work: string } }> {
   const env = await startSyncEnv();
   e = env;
   const archive = env.web.createFolder(env.remoteRootId, 'Archive');
   env.web.uploadFile(archive.id, 'old.txt', 'old report\n');
   env.web.uploadFile(env.web.createFolder(archive.id, 'sub').id, 'deep.txt', 'deep\n');
-  env.web.uploadFile(env.web.createFolder(env.remoteRootId, 'Work').id, 'w.txt', 'work\n');
+  const work = env.web.createFolder(env.remoteRootId, 'Work');
+  env.web.uploadFile(work.id, 'w.txt', 'work\n');
   env.web.uploadFile(env.web.createFolder(env.remoteRootId, 'Old').id, 'o.txt', 'o\n\n');
   env.web.createFolder(env.remoteRootId, 'Zz\u009b2Jbad');
   await env.writeConfig({ folder });
-  return { env, ids: { archive: archive.id } };
+  return { env, ids: { archive: archive.id, work: work.id } };
 }
 
 /** The picker's config from the env's real config file and the real Box client (as runSelectivePicker builds it). */
@@ -72,7 +73,9 @@ const listed = (env: Env): string[] =>
 
 type Screen = Awaited<ReturnType<typeof render>>;
 const screenShows = (s: Screen, re: RegExp, what: string): Promise<string> =>
-  waitFor(() => (re.test(s.getScreen()) ? s.getScreen() : false), { timeoutMs: 20_000, what: `${what}; screen:\n${s.getScreen()}` });
+  waitFor(() => (re.test(s.getScreen()) ? s.getScreen() : false), { timeoutMs: 20_000, what }).catch((err: unknown) => {
+    throw new Error(`${String(err)}; the screen now:\n${s.getScreen()}`);
+  });
 
 describe('selective picker', () => {
   it('opens with no listing from Box, lists one folder per expand (once), and escapes names', async () => {
@@ -170,8 +173,8 @@ describe('selective picker', () => {
     });
   });
 
-  it('a folder inside one that comes back waits until that is applied; a with no change says so', async () => {
-    const { env } = await boxEnv({ selective: { unselected: ['Archive'] } });
+  it('a folder inside one that comes back waits until that is applied; a with no change says so; a listing error', async () => {
+    const { env, ids } = await boxEnv({ selective: { unselected: ['Archive'] } });
     const s = await render(selectivePicker, await pickerConfig(env));
     s.events.keypress('a');
     await screenShows(s, /nothing to apply: the selection is as it was/, 'nothing to apply');
@@ -184,6 +187,17 @@ describe('selective picker', () => {
     s.events.keypress('down');
     s.events.keypress('space');
     await screenShows(s, /Archive\/ comes back when this change is applied: choose the folders inside it after that/, 'the message');
+    // A folder Box cannot list (trashed meanwhile) says why on its row; right lists it again once Box has it back.
+    env.web.trash('folder', ids.work);
+    s.events.keypress('down');
+    s.events.keypress('right');
+    await screenShows(s, /❯ +\[x\] Old\/ {2}3 B {2}\(no subfolders\)/, 'Old listed: nothing in it');
+    s.events.keypress('down');
+    s.events.keypress('right');
+    await screenShows(s, /❯ +▸ \[x\] Work\/ {2}5 B {2}\(could not list: .+; right to retry\)/, 'the listing error on Work');
+    env.web.restore('folder', ids.work);
+    s.events.keypress('right');
+    await screenShows(s, /❯ {5}\[x\] Work\/ {2}5 B {2}\(no subfolders\)/, 'Work listed on retry');
     s.events.keypress('escape');
     await expect(s.answer).resolves.toEqual({ apply: false });
   });
@@ -215,6 +229,8 @@ describe('selective picker', () => {
     const { env, ids } = await boxEnv();
     await env.syncOk();
     expect(await exists(join(env.mirror, 'Archive', 'sub', 'deep.txt'))).toBe(true);
+    // An edit here that Box does not have yet: the exclude uploads it before it frees the folder.
+    await writeText(join(env.mirror, 'Archive', 'sub', 'deep.txt'), 'deep, edited here\n');
     env.srv.control.clearRequests();
     const report: string[] = [];
     const s = await render(runner(env, report), {});
@@ -234,6 +250,8 @@ describe('selective picker', () => {
     expect(cfg.folders[0]!.selective.unselected).toEqual(['Archive']);
     expect(writeRequests(env.srv).filter((r) => r.method === 'DELETE')).toEqual([]);
     expect(env.web.getItem('folder', ids.archive)?.['item_status']).toBe('active');
+    const deep = env.web.findByPath('/Mirror/Archive/sub/deep.txt');
+    expect(deep && env.web.readFile(deep.id).toString()).toBe('deep, edited here\n');
   }, 180_000);
 
   it('off a terminal, `boxsync selective` prints the list and a hint, exit 0', async () => {
