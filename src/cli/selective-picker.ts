@@ -16,6 +16,9 @@
  */
 import { createPrompt, useEffect, useKeypress, usePagination, useRef, useState, type KeypressEvent } from '@inquirer/core';
 import { resolve } from 'node:path';
+import type { Config } from '../config.js';
+import { adapterForConfig, listAll } from './account-tools.js';
+import type { BoxAdapter } from '../remote/box/index.js';
 import { escapeText, safeText } from '../core/escape.js';
 import { formatBytes } from '../core/format.js';
 import type { RemoteId } from '../core/model.js';
@@ -265,6 +268,17 @@ export const selectivePicker = createPrompt<PickerAnswer, PickerConfig>((config,
   return [`${title}\n${page}`, `${keys}${message === '' ? '' : `\n  ${message}`}`];
 });
 
+/** The picker's pairs from a config, and Box read through the same listing as `selective list` (one folder a call). */
+export function pickerConfigFor(config: Pick<Config, 'folders'>, adapter: BoxAdapter): PickerConfig {
+  return {
+    pairs: config.folders.map((root, index) => ({ index, localPath: root.localPath, remoteId: root.remoteId, unselected: root.unselected ?? [] })),
+    folders: {
+      list: async (id) => (await listAll(adapter, id)).filter((e) => e.kind === 'folder').map((e) => ({ id: e.id, name: e.name, sizeBytes: e.sizeBytes })),
+      size: async (id) => (await adapter.store.getItem(id, 'folder'))?.sizeBytes ?? null,
+    },
+  };
+}
+
 export interface PickerContext {
   readonly input?: NodeJS.ReadableStream;
   /** The prompt's screen; the prompt ends it when done (process.stdout is never ended). */
@@ -282,7 +296,6 @@ export async function runSelectivePicker(configPath: string | undefined, context
   const out = context.report ?? ((line: string): void => void process.stdout.write(`${line}\n`));
   const fail = (line: string): void => void process.stderr.write(`boxsync selective: ${line}\n`);
   const { loadConfig } = await import('../config.js');
-  const { adapterForConfig, listAll } = await import('./account-tools.js');
   const { ExitPromptError } = await import('@inquirer/core');
   let config;
   try {
@@ -296,14 +309,9 @@ export async function runSelectivePicker(configPath: string | undefined, context
     return 2;
   }
   const adapter = adapterForConfig(config);
-  const folders: BoxFolders = {
-    list: async (id) => (await listAll(adapter, id)).filter((e) => e.kind === 'folder').map((e) => ({ id: e.id, name: e.name, sizeBytes: e.sizeBytes })),
-    size: async (id) => (await adapter.store.getItem(id, 'folder'))?.sizeBytes ?? null,
-  };
-  const pairs = config.folders.map((root, index) => ({ index, localPath: root.localPath, remoteId: root.remoteId, unselected: root.unselected ?? [] }));
   let answer: PickerAnswer;
   try {
-    answer = await selectivePicker({ pairs, folders, pageSize: Math.max(5, (process.stdout.rows ?? 24) - 8) }, { input: context.input, output: context.output });
+    answer = await selectivePicker({ ...pickerConfigFor(config, adapter), pageSize: Math.max(5, (process.stdout.rows ?? 24) - 8) }, { input: context.input, output: context.output });
   } catch (e) {
     if (!(e instanceof ExitPromptError)) throw e;
     out('Nothing changed.');

@@ -14,8 +14,8 @@ import type { Prompt } from '@inquirer/type';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { adapterForConfig, listAll } from '../../src/cli/account-tools.js';
-import { runSelectivePicker, selectivePicker, type BoxFolders, type PickerConfig } from '../../src/cli/selective-picker.js';
+import { adapterForConfig } from '../../src/cli/account-tools.js';
+import { pickerConfigFor, runSelectivePicker, selectivePicker, type PickerConfig } from '../../src/cli/selective-picker.js';
 import { loadConfig } from '../../src/config.js';
 import { runCli } from '../support/cli.js';
 import { waitFor } from '../support/wait.js';
@@ -50,20 +50,24 @@ async function pickerConfig(env: Env): Promise<PickerConfig> {
   const config = await loadConfig({ path: env.configFile });
   const adapter = adapterForConfig(config);
   closers.push(() => adapter.close());
-  const folders: BoxFolders = {
-    list: async (id) => (await listAll(adapter, id)).filter((x) => x.kind === 'folder'),
-    size: async (id) => (await adapter.store.getItem(id, 'folder'))?.sizeBytes ?? null,
-  };
-  return {
-    pairs: config.folders.map((r, index) => ({ index, localPath: r.localPath, remoteId: r.remoteId, unselected: r.unselected ?? [] })),
-    folders,
-  };
+  return pickerConfigFor(config, adapter);
 }
 
-/** The folders Box was asked to list (GET /folders/ID/items), by id, in order. */
 /** The whole command as a prompt: runSelectivePicker on the env's config, on @inquirer/testing's streams. */
 const runner = (env: Env, report: string[]): Prompt<number, object> => (_config, context) =>
   runSelectivePicker(env.configFile, { ...context, report: (line) => void report.push(line) });
+
+/** The whole command on the env, with Archive toggled off in the picker (nothing applied yet). */
+async function archiveToggled(env: Env): Promise<{ s: Screen; report: string[] }> {
+  const report: string[] = [];
+  const s = await render(runner(env, report), {});
+  s.events.keypress('right');
+  await screenShows(s, /Work\//, 'the top folders');
+  s.events.keypress('down');
+  s.events.keypress('space');
+  await screenShows(s, /❯ +▸ \[ \] Archive\/ {2}16 B {2}\(to exclude\)/, 'Archive to exclude');
+  return { s, report };
+}
 
 const listed = (env: Env): string[] =>
   env.srv.control
@@ -207,13 +211,7 @@ describe('selective picker', () => {
     const before = await readFile(env.configFile, 'utf8');
     for (const quit of [{ name: 'q' }, { name: 'escape' }, { name: 'c', ctrl: true }]) {
       env.srv.control.clearRequests();
-      const report: string[] = [];
-      const s = await render(runner(env, report), {});
-      s.events.keypress('right');
-      await screenShows(s, /Work\//, 'the top folders');
-      s.events.keypress('down');
-      s.events.keypress('space');
-      await screenShows(s, /\(to exclude\)/, 'Archive to exclude');
+      const { s, report } = await archiveToggled(env);
       s.events.keypress(quit);
       if (quit.ctrl === true) {
         // @inquirer/core ends the prompt with ExitPromptError; the runner says so and exits 130.
@@ -232,12 +230,7 @@ describe('selective picker', () => {
     // An edit here that Box does not have yet: the exclude uploads it before it frees the folder.
     await writeText(join(env.mirror, 'Archive', 'sub', 'deep.txt'), 'deep, edited here\n');
     env.srv.control.clearRequests();
-    const report: string[] = [];
-    const s = await render(runner(env, report), {});
-    s.events.keypress('right');
-    await screenShows(s, /Work\//, 'the top folders');
-    s.events.keypress('down');
-    s.events.keypress('space');
+    const { s, report } = await archiveToggled(env);
     s.events.keypress('a');
     await screenShows(s, /Apply these changes\?/, 'the confirmation');
     s.events.keypress('enter');

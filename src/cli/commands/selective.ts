@@ -18,7 +18,7 @@ export function register(program: Command): void {
     .option('-c, --config <file>', 'config file')
     .addHelpText(
       'after',
-      '\nWith no subcommand on a terminal, a tree picker opens (selective-picker.ts): the folder pairs, and their Box folders\nlisted when expanded, each with [x] synced, [ ] not synced or [-] partly and its size on Box. Keys: up/down or k/j\nmove, right/left or enter expand/collapse, space toggles, a shows the changes and asks to confirm, q or Esc quits\nwith nothing changed. The changes are applied as `selective exclude|include` would. Off a terminal it prints\n`selective list`.',
+      '\nWith no subcommand on a terminal, a tree picker opens: the folder pairs, and their Box folders\nlisted when expanded, each with [x] synced, [ ] not synced or [-] partly and its size on Box. Keys: up/down or k/j\nmove, right/left or enter expand/collapse, space toggles, a shows the changes and asks to confirm, q or Esc quits\nwith nothing changed. The changes are applied as `selective exclude|include` would. Off a terminal it prints\n`selective list`.',
     )
     .action(async (opts: { config?: string }) => {
       if (process.stdin.isTTY === true && process.stdout.isTTY === true) {
