@@ -15,8 +15,9 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { adapterForConfig } from '../../src/cli/account-tools.js';
-import { pickerConfigFor, runSelectivePicker, selectivePicker, type PickerConfig } from '../../src/cli/selective-picker.js';
+import { changeSet, pickerConfigFor, runSelectivePicker, selectivePicker, toggleSelection, type PickerConfig } from '../../src/cli/selective-picker.js';
 import { loadConfig } from '../../src/config.js';
+import { asRemoteId } from '../../src/core/model.js';
 import { runCli } from '../support/cli.js';
 import { waitFor } from '../support/wait.js';
 import { exists, explain, listTree, startSyncEnv, writeRequests, writeText, type SyncEnv } from './sync-harness.js';
@@ -204,6 +205,27 @@ describe('selective picker', () => {
     await screenShows(s, /❯ {5}\[x\] Work\/ {2}5 B {2}\(no subfolders\)/, 'Work listed on retry');
     s.events.keypress('escape');
     await expect(s.answer).resolves.toEqual({ apply: false });
+  });
+
+  it('excluding a folder drops the choices made below it in this session, keeps the config\'s; the change set is the difference', () => {
+    const original = new Set(['A/x']);
+    let working: Set<string> = new Set(original);
+    const step = (rel: string): Set<string> => {
+      const r = toggleSelection(original, working, rel);
+      if (!('working' in r)) throw new Error(r.message);
+      return (working = r.working);
+    };
+    step('A/y');
+    expect([...step('A')].sort()).toEqual(['A', 'A/x']);
+    expect(toggleSelection(original, working, 'A/z')).toEqual({ message: 'A/ is not synced: select it to choose the folders inside it' });
+    expect([...step('A')]).toEqual(['A/x']);
+    step('B');
+    step('A/x');
+    const pairs = [{ index: 3, localPath: '/m', remoteId: asRemoteId('1'), unselected: [...original] }];
+    expect(changeSet(pairs, [working], (_p, rel) => rel.length)).toEqual([
+      { pair: 3, action: 'exclude', rel: 'B', path: '/m/B', sizeBytes: 1 },
+      { pair: 3, action: 'include', rel: 'A/x', path: '/m/A/x', sizeBytes: 3 },
+    ]);
   });
 
   it('q, Esc and Ctrl-C change nothing: the config is as it was and nothing reached Box', async () => {
