@@ -3,22 +3,21 @@
  * @inquirer/testing against a real box-server on port 0 and the real Box client from the config: the first screen
  * lists nothing from Box, a folder is listed only when expanded (the server's request log shows it), the keys
  * move, toggle and quit, `a` shows the change set and applies it through the same door as `selective
- * exclude|include` (a real sync, real journal, real temp dirs). Off a terminal, the real CLI prints the list.
- *
- * Not here: the picker in a child process on a real terminal. That needs a pty (`script` or node-pty), and this
- * machine has neither; the prompt runs on @inquirer/testing's streams instead, and the TTY check itself is one line
- * in commands/selective.ts.
+ * exclude|include` (a real sync, real journal, real temp dirs). The real CLI runs on a pseudo-terminal (util-linux
+ * `script`) with keys typed into it, and off a terminal, where it prints the list.
  */
 import { render } from '@inquirer/testing';
-import type { Prompt } from '@inquirer/type';
+import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { adapterForConfig } from '../../src/cli/account-tools.js';
 import { changeSet, pickerConfigFor, runSelectivePicker, selectivePicker, toggleSelection, type PickerConfig } from '../../src/cli/selective-picker.js';
 import { loadConfig } from '../../src/config.js';
 import { asRemoteId } from '../../src/core/model.js';
-import { runCli } from '../support/cli.js';
+import { cliEntry, repoRoot, runCli } from '../support/cli.js';
 import { waitFor } from '../support/wait.js';
 import { exists, explain, listTree, startSyncEnv, writeRequests, writeText, type SyncEnv } from './sync-harness.js';
 
@@ -55,7 +54,7 @@ async function pickerConfig(env: Env): Promise<PickerConfig> {
 }
 
 /** The whole command as a prompt: runSelectivePicker on the env's config, on @inquirer/testing's streams. */
-const runner = (env: Env, report: string[]): Prompt<number, object> => (_config, context) =>
+const runner = (env: Env, report: string[]): Parameters<typeof render<number, object>>[0] => (_config, context) =>
   runSelectivePicker(env.configFile, { ...context, report: (line) => void report.push(line) });
 
 /** The whole command on the env, with Archive toggled off in the picker (nothing applied yet). */
@@ -75,6 +74,45 @@ const listed = (env: Env): string[] =>
     .requests()
     .filter((r) => r.method === 'GET' && /\/folders\/[^/]+\/items$/.test(r.path))
     .map((r) => /\/folders\/([^/]+)\/items$/.exec(r.path)![1]!);
+
+/**
+ * The real CLI as a child on a pseudo-terminal (util-linux `script`, as test/cli/names-escaped.test.ts uses it):
+ * keys written to its stdin reach the CLI as typed; `shows` waits (bounded) for its output to match.
+ */
+function onTty(args: readonly string[]): { write(keys: string): void; shows(re: RegExp, what: string): Promise<void>; exit: Promise<{ code: number | null; output: string }> } {
+  const tsx = pathToFileURL(createRequire(join(repoRoot, 'package.json')).resolve('tsx')).href;
+  const quote = (x: string): string => `'${x.replace(/'/g, `'\\''`)}'`;
+  const command = [process.execPath, '--import', tsx, cliEntry, ...args].map(quote).join(' ');
+  const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], {
+    cwd: repoRoot,
+    env: { ...process.env, BOXSYNC_LOG_LEVEL: 'warn', COLUMNS: '200', LINES: '40', TERM: 'xterm-256color' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  const exit = new Promise<{ code: number | null; output: string }>((res, rej) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      rej(new Error(`boxsync selective on a terminal did not exit in time:\n${output}`));
+    }, 150_000);
+    child.on('error', rej);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      child.stdin.end();
+      res({ code, output });
+    });
+  });
+  return {
+    write: (keys) => void child.stdin.write(keys),
+    shows: async (re, what) => {
+      await waitFor(() => re.test(output), { timeoutMs: 60_000, what }).catch((err: unknown) => {
+        throw new Error(`${String(err)}; output so far:\n${output}`);
+      });
+    },
+    exit,
+  };
+}
 
 type Screen = Awaited<ReturnType<typeof render>>;
 const screenShows = (s: Screen, re: RegExp, what: string): Promise<string> =>
@@ -267,6 +305,41 @@ describe('selective picker', () => {
     expect(env.web.getItem('folder', ids.archive)?.['item_status']).toBe('active');
     const deep = env.web.findByPath('/Mirror/Archive/sub/deep.txt');
     expect(deep && env.web.readFile(deep.id).toString()).toBe('deep, edited here\n');
+  }, 180_000);
+
+  it('on a terminal (util-linux `script`), the real CLI opens the picker: expand, toggle, a, y applies; q changes nothing', async () => {
+    const { env } = await boxEnv();
+    await env.syncOk();
+    const before = await readFile(env.configFile, 'utf8');
+    // q: nothing changed, exit 0.
+    const quit = onTty(['selective', '--config', env.configFile]);
+    await quit.shows(/space toggle/, 'the first screen');
+    quit.write('\u001b[C'); // right
+    await quit.shows(/Work\//, 'the top folders');
+    quit.write('j ');
+    await quit.shows(/\(to exclude\)/, 'Archive to exclude');
+    quit.write('q');
+    const q = await quit.exit;
+    expect(q.code, q.output).toBe(0);
+    expect(q.output).toContain('Nothing changed.');
+    expect(await readFile(env.configFile, 'utf8')).toBe(before);
+    expect(await exists(join(env.mirror, 'Archive'))).toBe(true);
+
+    // right, j, space, a, y: Archive excluded by the real command, in the same child.
+    const apply = onTty(['selective', '--config', env.configFile]);
+    await apply.shows(/space toggle/, 'the first screen');
+    apply.write('\u001b[C');
+    await apply.shows(/Work\//, 'the top folders');
+    apply.write('j ');
+    await apply.shows(/\(to exclude\)/, 'Archive to exclude');
+    apply.write('a');
+    await apply.shows(/Apply these changes\?/, 'the confirmation');
+    apply.write('y');
+    const a = await apply.exit;
+    expect(a.code, a.output).toBe(0);
+    expect(a.output).toContain('Archive/ is no longer kept on this disk; Box keeps it.');
+    expect(await exists(join(env.mirror, 'Archive'))).toBe(false);
+    expect(writeRequests(env.srv).filter((r) => r.method === 'DELETE')).toEqual([]);
   }, 180_000);
 
   it('off a terminal, `boxsync selective` prints the list and a hint, exit 0', async () => {
