@@ -234,19 +234,7 @@ export const selectivePicker = createPrompt<PickerAnswer, PickerConfig>((config,
     else if (key.name === 'n' || key.name === 'escape' || key.name === 'q') setConfirming(null);
   });
 
-  const title = 'Selective sync: the Box folders kept on this disk';
-  if (confirming !== null) {
-    const lines = confirming.map((c) => {
-      const what = c.action === 'exclude' ? 'its local copy goes to the local trash; Box keeps it' : 'downloaded from Box';
-      return `  ${c.action.padEnd(7)}  ${sizeText(c.sizeBytes).padStart(9)}  ${escapeText(c.path)}/  (${what})`;
-    });
-    const total = (action: 'exclude' | 'include'): number => confirming.filter((c) => c.action === action).reduce((s, c) => s + (c.sizeBytes ?? 0), 0);
-    return [
-      `${title}\nApply these changes? (nothing is deleted on Box; local changes in an excluded folder are uploaded first)\n${lines.join('\n')}`,
-      `  ${formatBytes(total('exclude'))} freed here, ${formatBytes(total('include'))} to download.  y or enter: apply   n or Esc: back`,
-    ];
-  }
-
+  // Every hook runs on every render (inquirer's hooks are by position), so the page is laid out even while confirming.
   const page = usePagination({
     items: rows,
     active,
@@ -264,6 +252,19 @@ export const selectivePicker = createPrompt<PickerAnswer, PickerConfig>((config,
       return `${isActive ? '❯' : ' '} ${'  '.repeat(item.depth)}${arrow} ${box} ${name}${size === '' ? '' : `  ${size}`}${change}${note}`;
     },
   });
+  const title = 'Selective sync: the Box folders kept on this disk';
+  if (confirming !== null) {
+    const lines = confirming.map((c) => {
+      const what = c.action === 'exclude' ? 'its local copy goes to the local trash; Box keeps it' : 'downloaded from Box';
+      return `  ${c.action.padEnd(7)}  ${sizeText(c.sizeBytes).padStart(9)}  ${escapeText(c.path)}/  (${what})`;
+    });
+    const total = (action: 'exclude' | 'include'): number => confirming.filter((c) => c.action === action).reduce((s, c) => s + (c.sizeBytes ?? 0), 0);
+    return [
+      `${title}\nApply these changes? (nothing is deleted on Box; local changes in an excluded folder are uploaded first)\n${lines.join('\n')}`,
+      `  ${formatBytes(total('exclude'))} freed here, ${formatBytes(total('include'))} to download.  y or enter: apply   n or Esc: back`,
+    ];
+  }
+
   const keys = '  ↑↓/jk move  →/← or enter expand/collapse  space toggle  a apply  q quit';
   return [`${title}\n${page}`, `${keys}${message === '' ? '' : `\n  ${message}`}`];
 });
