@@ -44,7 +44,7 @@ export interface BoxFolders {
   size(id: RemoteId): Promise<number | null>;
 }
 
-export interface SelectionChange {
+export interface PickedChange {
   readonly pair: number;
   readonly action: 'exclude' | 'include';
   /** The folder, relative to the pair's local folder. */
@@ -55,7 +55,7 @@ export interface SelectionChange {
   readonly sizeBytes: number | null;
 }
 
-export type PickerAnswer = { readonly apply: false } | { readonly apply: true; readonly changes: readonly SelectionChange[] };
+export type PickerAnswer = { readonly apply: false } | { readonly apply: true; readonly changes: readonly PickedChange[] };
 
 export interface PickerConfig {
   readonly pairs: readonly PickerPair[];
@@ -107,8 +107,8 @@ export function toggleSelection(original: ReadonlySet<string>, working: Readonly
 }
 
 /** What differs between the selection the picker opened with and the working one: excludes first, then includes. */
-export function changeSet(pairs: readonly PickerPair[], working: readonly ReadonlySet<string>[], sizeOf: (pair: number, rel: string) => number | null): SelectionChange[] {
-  const out: SelectionChange[] = [];
+export function changeSet(pairs: readonly PickerPair[], working: readonly ReadonlySet<string>[], sizeOf: (pair: number, rel: string) => number | null): PickedChange[] {
+  const out: PickedChange[] = [];
   for (const action of ['exclude', 'include'] as const) {
     pairs.forEach((p, i) => {
       const original = new Set(p.unselected);
@@ -137,7 +137,7 @@ export const selectivePicker = createPrompt<PickerAnswer, PickerConfig>((config,
   const [, setTick] = useState(0);
   const [activeKey, setActiveKey] = useState(keyOf(0, ''));
   const [message, setMessage] = useState('');
-  const [confirming, setConfirming] = useState<SelectionChange[] | null>(null);
+  const [confirming, setConfirming] = useState<PickedChange[] | null>(null);
   const rerender = (): void => {
     if (!finished.current) setTick((t) => t + 1);
   };

@@ -62,8 +62,11 @@ export interface ComposeOptions {
    * other work turns between a download's file calls (LocalFsOptions.liveChanges). Default false (`sync --once`).
    */
   readonly liveChanges?: boolean;
-  /** `selective exclude --free-space`: a deselected folder's local copy is removed, not moved to the local trash. */
-  readonly freeSpace?: boolean;
+  /**
+   * `selective exclude --free-space`: a deselected folder's local copy is removed, not moved to the local trash. A
+   * function is asked each time (the daemon's live `selective exclude --free-space`).
+   */
+  readonly freeSpace?: boolean | (() => boolean);
 }
 
 export interface Composition {
@@ -172,7 +175,9 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
           maxDeletes: config.safety.maxDeletes,
           maxDeleteFraction: config.safety.maxDeleteFraction,
           rootMarker: marker,
-          freeSpace: opts.freeSpace === true,
+          get freeSpace(): boolean {
+            return typeof opts.freeSpace === 'function' ? opts.freeSpace() : opts.freeSpace === true;
+          },
         },
       };
     const engine = createEngine(engineDeps, opts.events ?? {});

@@ -10,6 +10,8 @@
  *   ← {"ok":true,"result":{"message":"..."}}
  *   → {"verb":"item","request":{"command":"info","path":"/home/me/Box/report.pdf"}}   (see item-protocol.ts)
  *   ← {"ok":true,"result":{...ItemInfoResult}}
+ *   → {"verb":"selective","action":"exclude","path":"/home/me/Box/Archive","freeSpace":false}   (or "include"; selective-command.ts)
+ *   ← {"ok":true,"result":{"message":"...","outcome":"applied"}}
  * A malformed line, an unknown verb or a failed verb answers {"ok":false,"error":"<what happened; what next>"}
  * (item commands add "code": the ItemErrorKind that picks the CLI's exit code) and leaves the connection open. Nothing on this socket ever carries a token.
  */
@@ -18,6 +20,7 @@ import type { RelPath, RootId } from '../core/model.js';
 import type { StatusReport } from '../engine/types.js';
 import type { WatcherHealth } from '../ports/local-watcher.js';
 import type { StreamType } from '../ports/remote-changes.js';
+import type { EventLoopStatus } from './event-loop-watch.js';
 import { itemRequestSchema, type LockView } from './item-protocol.js';
 
 export const controlRequestSchema = z.discriminatedUnion('verb', [
@@ -29,6 +32,7 @@ export const controlRequestSchema = z.discriminatedUnion('verb', [
   z.strictObject({ verb: z.literal('confirm-guard'), id: z.string().min(1) }),
   z.strictObject({ verb: z.literal('retry'), path: z.string().min(1).optional() }),
   z.strictObject({ verb: z.literal('item'), request: itemRequestSchema }),
+  z.strictObject({ verb: z.literal('selective'), action: z.enum(['exclude', 'include']), path: z.string().min(1), freeSpace: z.boolean().optional() }),
 ]);
 
 export type ControlRequest = z.output<typeof controlRequestSchema>;
@@ -79,6 +83,8 @@ export interface DaemonStatus {
   readonly schedules: readonly ScheduleStatus[];
   /** Human sentences worth showing first (fallbacks, degraded watchers, held guards). */
   readonly notices: readonly string[];
+  /** How long the event loop was blocked (nothing else answers meanwhile, `status` included). */
+  readonly eventLoop: EventLoopStatus;
 }
 
 export type PathState = 'in-sync' | 'pending' | 'failed' | 'excluded' | 'unknown' | 'outside';
@@ -104,4 +110,14 @@ export interface PathStatus {
 
 export interface VerbResult {
   readonly message: string;
+}
+
+/**
+ * The `selective` verb's answer: `applied` (the daemon runs with the new selection: the folder was freed, or its
+ * download started), `unchanged` (nothing to do), `held` (exclude refused: files there have content Box lacks),
+ * `kept` (not selected, but the local copy stays; the message says why), `pending` (applied, but the daemon's
+ * first pass with it had not got that far within the bound).
+ */
+export interface SelectiveResult extends VerbResult {
+  readonly outcome: 'applied' | 'unchanged' | 'held' | 'kept' | 'pending';
 }

@@ -11,6 +11,7 @@ import type { RemoteChanges, StreamType } from '../ports/remote-changes.js';
 import type { RemoteStore } from '../ports/remote-store.js';
 import type { BoxActions } from '../remote/box/index.js';
 import type { LocalTrash } from '../local/local-trash.js';
+import type { LocalFs } from '../ports/local-fs.js';
 import { compose, type ComposeOptions } from './compose.js';
 
 export interface DaemonParts {
@@ -29,20 +30,25 @@ export interface DaemonParts {
   readonly localTrash?: LocalTrash;
   /** The configured Box API URL (web URLs of `boxsync info`). */
   readonly apiUrl?: string;
+  /** A root's local file system port (the live `selective exclude` checks the folder against the merge base). */
+  readonly localFsFor?: (root: SyncRoot) => LocalFs;
   /** Close the journal and the HTTP client (after engine.close()). */
   close(): Promise<void>;
 }
 
-/** `streamType`: the event stream the daemon reads, asked by the engine at the start of each pass (see compose). */
-export type ComposeDaemonParts = (config: Config, logger: Logger, events: EngineEvents, streamType: () => StreamType) => Promise<DaemonParts>;
+/**
+ * `streamType`: the event stream the daemon reads, asked by the engine at the start of each pass (see compose);
+ * `freeSpace`: asked when a deselected folder is freed (true: removed, not moved to the local trash).
+ */
+export type ComposeDaemonParts = (config: Config, logger: Logger, events: EngineEvents, streamType: () => StreamType, freeSpace?: () => boolean) => Promise<DaemonParts>;
 
 /** What the daemon's command line adds to every composition (the first and each one after a SIGHUP reload). */
 export type DaemonComposeOverrides = Pick<ComposeOptions, 'bandwidthBytesPerSec'>;
 
 /** The production parts: the composition root's engine and adapters, with the command line's overrides. */
 export function composeDaemonParts(overrides: DaemonComposeOverrides = {}): ComposeDaemonParts {
-  return async (config, logger, events, streamType) => {
-    const c = await compose({ ...overrides, config, logger, events, streamType, liveChanges: true });
+  return async (config, logger, events, streamType, freeSpace) => {
+    const c = await compose({ ...overrides, config, logger, events, streamType, liveChanges: true, ...(freeSpace ? { freeSpace } : {}) });
     if (c.journalRebuilt) logger.warn(`the journal was rebuilt (${c.journalRebuilt}); the first pass scans and lists everything`);
     return {
       engine: c.engine,
@@ -55,6 +61,7 @@ export function composeDaemonParts(overrides: DaemonComposeOverrides = {}): Comp
       boxActions: c.boxActions,
       localTrash: c.localTrash,
       apiUrl: config.remote.apiUrl,
+      localFsFor: (root) => c.localFsFor(root),
       close: () => c.close(),
     };
   };

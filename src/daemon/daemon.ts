@@ -7,7 +7,8 @@
  *   journal closes, the lock is released, exit 0. systemd's TimeoutStopSec is set above that bound.
  * - SIGHUP: reload the config. An invalid file is reported and the running configuration kept; stateDir and
  *   socketPath changes need a restart (the lock and the socket belong to them); everything else is applied by
- *   swapping the session.
+ *   swapping the session. The control verb `selective` (selective-command.ts) edits the selection and reloads
+ *   through the same path, in turn with SIGHUPs.
  *
  * - A fatal error (a revoked login, an unusable journal, a root that is gone): syncing stops, the reason is
  *   logged and kept in the state dir (daemon-exit.json, read by `boxsync status`), and the process ends with
@@ -19,6 +20,7 @@
 import { configPath, loadConfig, type Config } from '../config.js';
 import { createLogger, logLevelFor } from '../logger.js';
 import { errorText } from '../core/escape.js';
+import { EventLoopWatch } from './event-loop-watch.js';
 import type { ControlRequest } from './control-protocol.js';
 import { startControlServer, type ControlServer } from './control-server.js';
 import type { ComposeDaemonParts } from './daemon-parts.js';
@@ -26,6 +28,7 @@ import { daemonSettings, type DaemonSettings } from './daemon-settings.js';
 import { DAEMON_EXIT } from './exit-codes.js';
 import { clearLastExit, recordLastExit } from './last-exit.js';
 import { acquireStateLock, type StateLock } from './lock.js';
+import { SelectiveCommand } from './selective-command.js';
 import { DaemonSession } from './session.js';
 
 export interface RunDaemonOptions {
@@ -65,12 +68,24 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
   clearLastExit(config.stateDir);
 
   const startedAtMs = Date.now();
+  const loop = new EventLoopWatch();
   let session: DaemonSession | null = null;
   let stopping = false;
   let control: ControlServer;
+  // Set once the reload path below exists; a `selective` request runs in turn with SIGHUP reloads.
+  let inTurn: <T>(work: () => Promise<T>) => Promise<T> = () => Promise.reject(new Error('the daemon is still starting; ask again in a moment'));
+  let reloadNow: () => Promise<string | null> = async () => 'the daemon is still starting';
+  const selective = new SelectiveCommand({
+    session: () => session,
+    loadConfig: () => loadConfig({ path: opts.configPath }),
+    reload: () => reloadNow(),
+    stopping: () => stopping,
+    log,
+  });
   const handler = async (req: ControlRequest): Promise<unknown> => {
     if (!session) throw new Error('the daemon is still starting or reloading; ask again in a moment');
-    if (req.verb === 'status') return session.status({ pid: process.pid, startedAtMs, stopping });
+    if (req.verb === 'status') return session.status({ pid: process.pid, startedAtMs, stopping, eventLoop: loop.status() });
+    if (req.verb === 'selective') return inTurn(() => selective.run(req));
     return session.handle(req);
   };
   try {
@@ -84,7 +99,7 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
   // A fatal error of the running session ends the process; set once the exit path below exists.
   let earlyFatal: string | null = null;
   let onFatal: (message: string) => void = (message) => void (earlyFatal ??= message);
-  const hooks = { onFatal: (message: string): void => onFatal(message) };
+  const hooks = { onFatal: (message: string): void => onFatal(message), onNotice: selective.onNotice, freeSpace: selective.freeSpace };
   try {
     session = await DaemonSession.start(config, settings, opts.compose, rootLogger, hooks);
   } catch (e) {
@@ -140,25 +155,26 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
       })();
     };
 
-    const reload = async (): Promise<void> => {
+    /** null when the new configuration runs, else why the running one was kept. */
+    const reload = async (): Promise<string | null> => {
       let next: Config;
       try {
         next = await loadConfig({ path: opts.configPath });
       } catch (e) {
         log.error(`SIGHUP: ${e instanceof Error ? e.message : String(e)}; keeping the running configuration`);
-        return;
+        return e instanceof Error ? e.message : String(e);
       }
       const current = session?.config ?? config;
       if (next.stateDir !== current.stateDir || next.socketPath !== current.socketPath) {
         log.warn('SIGHUP: stateDir and socketPath changes take effect only after a restart; keeping the running configuration');
-        return;
+        return 'stateDir and socketPath changes need a restart';
       }
       let nextSettings: DaemonSettings;
       try {
         nextSettings = daemonSettings(next);
       } catch (e) {
         log.error(`SIGHUP: ${e instanceof Error ? e.message : String(e)}; keeping the running configuration`);
-        return;
+        return e instanceof Error ? e.message : String(e);
       }
       log.info(`SIGHUP: reloading ${configPath({ path: opts.configPath })}`);
       const old = session;
@@ -169,17 +185,26 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
         session = await DaemonSession.start(next, nextSettings, opts.compose, rootLogger, hooks);
         settings = nextSettings;
         log.info({ roots: next.folders.map((f) => f.localPath) }, 'configuration reloaded');
+        return null;
       } catch (e) {
         log.error({ err: e }, `SIGHUP: the new configuration did not start (${e instanceof Error ? e.message : String(e)}); restarting the previous one`);
         session = await DaemonSession.start(current, settings, opts.compose, rootLogger, hooks);
+        return `the new configuration did not start: ${e instanceof Error ? e.message : String(e)}`;
       }
     };
+    inTurn = <T>(work: () => Promise<T>): Promise<T> => {
+      if (stopping) return Promise.reject(new Error('the daemon is stopping; nothing changed'));
+      const done = reloading.then(work);
+      reloading = done.then(() => undefined, () => undefined);
+      return done;
+    };
+    reloadNow = reload;
 
     const onTerm = (): void => stop('SIGTERM');
     const onInt = (): void => stop('SIGINT');
     const onHup = (): void => {
       if (stopping) return;
-      reloading = reloading.then(reload).catch((e: unknown) => {
+      reloading = reloading.then(async () => void (await reload())).catch((e: unknown) => {
         log.error({ err: e }, `SIGHUP: reloading failed and the previous configuration could not be restarted (${e instanceof Error ? e.message : String(e)}); stop and start the daemon`);
       });
     };

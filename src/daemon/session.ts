@@ -12,6 +12,7 @@ import type { Config } from '../config.js';
 import { isSyncError } from '../core/errors.js';
 import { safeText } from '../core/escape.js';
 import { parseGuardId } from '../engine/guard-id.js';
+import type { EventLoopStatus } from './event-loop-watch.js';
 import type { EngineEvents } from '../engine/types.js';
 import type { Logger } from '../logger.js';
 import type { FailureRecord } from '../ports/journal.js';
@@ -35,6 +36,17 @@ import { retryParks } from '../engine/park-recheck.js';
 import { retriedText, retryHints, retryTarget } from './retry-command.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * What the daemon gives every session it starts: `onFatal` ends the process; `onNotice` hears the engine's notices
+ * and `freeSpace` says whether a deselected folder is removed outright (the live `selective` verb, selective-command.ts).
+ */
+export interface DaemonSessionHooks {
+  readonly onFatal?: (message: string) => void;
+  readonly onNotice?: NonNullable<EngineEvents['onNotice']>;
+  readonly freeSpace?: () => boolean;
+}
+
 /** Just past the time a hinted pass defers a path found gone with no move in sight (hinted-scope.ts). */
 const UNSETTLED_REHINT_MS = SETTLE_GONE_MS + 200;
 
@@ -48,8 +60,8 @@ export class DaemonSession {
 
   private constructor(
     readonly config: Config,
-    private readonly parts: DaemonParts,
-    private readonly passes: PassRunner,
+    readonly parts: DaemonParts,
+    readonly passes: PassRunner,
     private readonly local: LocalSide,
     private readonly remote: RemoteSide,
     private readonly schedules: Schedules,
@@ -66,7 +78,7 @@ export class DaemonSession {
     settings: DaemonSettings,
     compose: ComposeDaemonParts,
     rootLogger: Logger,
-    hooks: { readonly onFatal?: (message: string) => void } = {},
+    hooks: DaemonSessionHooks = {},
   ): Promise<DaemonSession> {
     const log = rootLogger.child({ component: 'daemon' });
     const notifier = createNotifier({ enabled: config.daemon.notifications, log: rootLogger.child({ component: 'notify' }) });
@@ -81,6 +93,7 @@ export class DaemonSession {
       },
       // selective.newFolders "skip": told once (the engine says it once per folder).
       onNotice: (n) => {
+        hooks.onNotice?.(n);
         if (n.kind === 'new-folder-skipped') notifier.notify('new-folder', 'boxsync: a new Box folder is not synced here', n.text);
       },
     };
@@ -96,7 +109,7 @@ export class DaemonSession {
       if (isSyncError(e) && e.disposition === 'fatal') fatal(e.message);
     };
     // The engine reads the stream the long poll settled on (prepare() below runs before the first pass).
-    const parts = await compose(config, rootLogger, events, () => session?.remote.status().effective ?? settings.streamType);
+    const parts = await compose(config, rootLogger, events, () => session?.remote.status().effective ?? settings.streamType, hooks.freeSpace);
     const reclaimer = new IdleReclaimer({
       gc: obtainGc(),
       busy: () => passes.busy,
@@ -208,7 +221,7 @@ export class DaemonSession {
     return session;
   }
 
-  status(base: { pid: number; startedAtMs: number; stopping: boolean }): DaemonStatus {
+  status(base: { pid: number; startedAtMs: number; stopping: boolean; eventLoop: EventLoopStatus }): DaemonStatus {
     const engine = this.parts.engine.status();
     const watchers = this.local.status();
     const remoteStream = this.remote.status();
@@ -226,7 +239,7 @@ export class DaemonSession {
 
   private items: ItemCommands | null = null;
 
-  async handle(req: Exclude<ControlRequest, { verb: 'status' }>): Promise<PathStatus | VerbResult | ItemResult> {
+  async handle(req: Exclude<ControlRequest, { verb: 'status' | 'selective' }>): Promise<PathStatus | VerbResult | ItemResult> {
     switch (req.verb) {
       case 'item':
         return this.itemCommands().run(req.request);

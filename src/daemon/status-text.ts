@@ -65,6 +65,8 @@ export function formatDaemonStatus(s: DaemonStatus, nowMs: number = Date.now()):
   const rs = s.remoteStream;
   const effective = rs.effective === rs.configured ? rs.effective : `${rs.effective} (configured: ${rs.configured})`;
   lines.push(`  remote events: ${rs.state} on the ${effective} stream${rs.note ? `; ${safeText(rs.note)}` : ''}`);
+  const el = s.eventLoop;
+  if (el !== undefined) lines.push(`  event loop: blocked at most ${el.recentMaxDelayMs} ms in the last minute, ${el.maxDelayMs} ms since the start (p99 ${el.p99DelayMs} ms)`);
   if (e.conflicts.length > 0) {
     lines.push(`  conflicts (${e.conflicts.length}):`);
     for (const c of e.conflicts.slice(0, 20)) lines.push(`    ${esc(c.path)}: your copy kept as ${esc(c.copy)}`);
