@@ -19,6 +19,7 @@ import { loadConfig } from '../../src/config.js';
 import { asRemoteId } from '../../src/core/model.js';
 import { cliEntry, repoRoot, runCli } from '../support/cli.js';
 import { waitFor } from '../support/wait.js';
+import { createHarness } from '../daemon/daemon-harness.js';
 import { exists, explain, listTree, startSyncEnv, writeRequests, writeText, type SyncEnv } from './sync-harness.js';
 
 type Env = SyncEnv & { remoteRootId: string };
@@ -340,6 +341,32 @@ describe('selective picker', () => {
     expect(a.output).toContain('Archive/ is no longer kept on this disk; Box keeps it.');
     expect(await exists(join(env.mirror, 'Archive'))).toBe(false);
     expect(writeRequests(env.srv).filter((r) => r.method === 'DELETE')).toEqual([]);
+  }, 180_000);
+
+  it('with the daemon running, the picker\'s change goes to the daemon (the route of selective exclude): applied at once, no Box delete', async () => {
+    const h = await createHarness();
+    closers.push(() => h.close());
+    const archive = h.web.createFolder(h.rootId, 'Archive');
+    h.web.uploadFile(archive.id, 'old.txt', 'old report\n');
+    await h.start();
+    const old = join(h.mirror, 'Archive', 'old.txt');
+    await waitFor(() => exists(old), { timeoutMs: 30_000, what: 'Archive to be downloaded' });
+    h.srv.control.clearRequests();
+    const picker = onTty(['selective', '--config', h.configFile]);
+    await picker.shows(/space toggle/, 'the first screen');
+    picker.write('\u001b[C');
+    await picker.shows(/Archive\//, 'the top folders');
+    picker.write('j a');
+    await picker.shows(/Apply these changes\?/, 'the confirmation');
+    picker.write('y');
+    const r = await picker.exit;
+    expect(r.code, r.output).toBe(0);
+    expect(r.output).toMatch(/The daemon \(pid \d+\) applies this now/);
+    expect(r.output).toMatch(/the daemon applied it at once/);
+    expect(await exists(old)).toBe(false);
+    const cfg = JSON.parse(await readFile(h.configFile, 'utf8')) as { folders: { selective: { unselected: string[] } }[] };
+    expect(cfg.folders[0]!.selective.unselected).toEqual(['Archive']);
+    expect(h.srv.control.requests().filter((x) => x.method === 'DELETE')).toEqual([]);
   }, 180_000);
 
   it('off a terminal, `boxsync selective` prints the list and a hint, exit 0', async () => {
