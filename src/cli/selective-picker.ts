@@ -16,7 +16,7 @@
  */
 import { createPrompt, useEffect, useKeypress, usePagination, useRef, useState, type KeypressEvent } from '@inquirer/core';
 import { resolve } from 'node:path';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import { adapterForConfig, listAll } from './account-tools.js';
 import type { BoxAdapter } from '../remote/box/index.js';
 import { escapeText, safeText } from '../core/escape.js';
@@ -296,7 +296,7 @@ export interface PickerContext {
 export async function runSelectivePicker(configPath: string | undefined, context: PickerContext = {}): Promise<number> {
   const out = context.report ?? ((line: string): void => void process.stdout.write(`${line}\n`));
   const fail = (line: string): void => void process.stderr.write(`boxsync selective: ${line}\n`);
-  const { loadConfig } = await import('../config.js');
+  const { loadConfig } = await import('../config/index.js');
   const { ExitPromptError } = await import('@inquirer/core');
   let config;
   try {

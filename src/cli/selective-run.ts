@@ -6,9 +6,9 @@
 import { stat } from 'node:fs/promises';
 import { writeSelection } from '../config/edit-selection.js';
 import { resolve } from 'node:path';
-import { holdersRefusal, locateInPairs, outsidePairs, selectionChange, type SelectionChange } from '../config/selection-change.js';
-import type { SelectiveResult } from '../daemon/control-protocol.js';
-import type { Config } from '../config.js';
+import { holdersRefusal, locateInPairs, outsidePairs, selectionChange, type SelectionChange } from '../engine/selection-change.js';
+import type { SelectiveResult } from '../daemon/control/control-protocol.js';
+import type { Config } from '../config/index.js';
 import { escapeText, safeText } from '../core/escape.js';
 import { formatBytes } from '../core/format.js';
 import { asRelPath, type RelPath, type RemoteId, type SyncRoot } from '../core/model.js';
@@ -29,7 +29,7 @@ interface Located {
 }
 
 async function load(configPath: string | undefined): Promise<{ config: Config; file: string } | null> {
-  const { loadConfig, configPath: pathOf } = await import('../config.js');
+  const { loadConfig, configPath: pathOf } = await import('../config/index.js');
   try {
     return { config: await loadConfig({ path: configPath }), file: pathOf({ path: configPath }) };
   } catch (e) {
@@ -74,8 +74,8 @@ async function daemonOr(l: Located): Promise<number | null | 'busy'> {
  * which files and why), 2 refused or no answer.
  */
 async function viaDaemon(l: Located, pid: number, action: 'exclude' | 'include', freeSpace: boolean): Promise<number> {
-  const { sendControl } = await import('../daemon/control-client.js');
-  const { SELECTIVE_ANSWER_TIMEOUT_MS } = await import('../daemon/selective-command.js');
+  const { sendControl } = await import('../daemon/control/control-client.js');
+  const { SELECTIVE_ANSWER_TIMEOUT_MS } = await import('../daemon/lifecycle/selective-command.js');
   const path = resolve(l.root.localPath, l.rel);
   out(`The daemon (pid ${pid}) applies this now${action === 'exclude' ? ' (local changes in the folder go to Box first)' : ''}...`);
   try {

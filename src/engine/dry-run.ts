@@ -96,6 +96,7 @@ export function readOnlyLocalFs(fs: LocalFs): LocalFs {
     createRoot: refuse('create the root folder'),
     commitTemp: refuse('write a file'),
     move: refuse('move'),
+    copyInto: refuse('copy a file'),
     trash: refuse('trash'),
     removeTree: refuse('remove'),
     writeSmallFile: refuse('write a file'),

@@ -15,7 +15,7 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { adapterForConfig } from '../../src/cli/account-tools.js';
 import { changeSet, pickerConfigFor, runSelectivePicker, selectivePicker, toggleSelection, type PickerConfig } from '../../src/cli/selective-picker.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { asRemoteId } from '../../src/core/model.js';
 import { cliEntry, repoRoot, runCli } from '../support/cli.js';
 import { waitFor } from '../support/wait.js';

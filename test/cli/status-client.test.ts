@@ -4,8 +4,8 @@
  */
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ControlRequest, DaemonStatus, PathStatus } from '../../src/daemon/control-protocol.js';
-import { startControlServer, type ControlServer } from '../../src/daemon/control-server.js';
+import type { ControlRequest, DaemonStatus, PathStatus } from '../../src/daemon/control/control-protocol.js';
+import { startControlServer, type ControlServer } from '../../src/daemon/control/control-server.js';
 import { asRelPath, asRemoteId, asRootId } from '../../src/core/model.js';
 import { repoRoot, runCli } from '../support/cli.js';
 import { makeTempDir } from '../support/tmp.js';

@@ -11,8 +11,8 @@
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sendControl } from '../../src/daemon/control-client.js';
-import type { DaemonStatus, PathStatus } from '../../src/daemon/control-protocol.js';
+import { sendControl } from '../../src/daemon/control/control-client.js';
+import type { DaemonStatus, PathStatus } from '../../src/daemon/control/control-protocol.js';
 import { readBoxTree, readLocalTree } from '../sim/trees.js';
 import { closedAfterEach } from '../support/closed-after-each.js';
 import { waitFor } from '../support/wait.js';

@@ -19,7 +19,7 @@ import { runWorld, type WorldResult } from './sim.js';
 import { sha1Of } from './trees.js';
 import { runChild, startWorld } from './world.js';
 import { unprivilegedUser } from '../support/run-as.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { asRelPath } from '../../src/core/model.js';
 import { openJournal } from '../../src/journal/index.js';
 
