@@ -3,8 +3,21 @@
  * single GET) and full (only through `fields`). `fields` answers hold the base fields (`type`, `id`, and
  * `etag` for files and folders) plus exactly the fields asked for. Times are whole-second RFC 3339.
  */
-import type { ItemRec, SharedLinkRec } from './state.js';
-import type { Store } from './store.js';
+import type { ItemRec, LockRec, ServerState, SharedLinkRec, VersionRec } from './state.js';
+
+/**
+ * What the serializers read of the store (store.ts): written out here, not imported, because the store serializes
+ * the items of its own events with standardItemJson.
+ */
+export interface Store {
+  readonly state: ServerState;
+  now(): number;
+  item(id: string): ItemRec | undefined;
+  ancestors(item: ItemRec): ItemRec[];
+  descendants(folderId: string, pred?: (i: ItemRec) => boolean): ItemRec[];
+  currentVersion(file: ItemRec): VersionRec | null;
+  activeLock(item: ItemRec): LockRec | null;
+}
 
 export function isoTime(ms: number | null): string | null {
   if (ms === null) return null;

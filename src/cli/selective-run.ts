@@ -3,7 +3,6 @@
  * for what the command did, stderr (through the sync's reporter) for the runs' progress and notes. Exit codes as
  * `sync --once`: 0 done, 1 not done for a named reason (files holding an exclude), 2 config or lock trouble.
  */
-import { stat } from 'node:fs/promises';
 import { writeSelection } from '../config/edit-selection.js';
 import { resolve } from 'node:path';
 import { holdersRefusal, locateInPairs, outsidePairs, selectionChange, type SelectionChange } from '../engine/selection-change.js';
@@ -16,6 +15,7 @@ import { foldKey } from '../core/paths.js';
 import { checkAgainstBase } from '../engine/selective-free.js';
 import { selectionState } from '../engine/selective.js';
 import { createIgnoreMatcher } from '../local/ignore.js';
+import { lookOnlyLocalFs } from '../local/look-only.js';
 
 const out = (line: string): void => void process.stdout.write(`${line}\n`);
 const fail = (line: string): void => void process.stderr.write(`boxsync selective: ${line}\n`);
@@ -188,7 +188,7 @@ export async function runSelectiveExclude(pathArg: string, configPath: string | 
   await writeSelection(l.file, l.index, unselected);
   out(`${name} is now in folders[${l.index}].selective.unselected; syncing to free its local copy (${freeSpace ? 'removed' : 'to the local trash'}; Box keeps it)...`);
   const second = await runSyncOnce({ configPath, freeSpace });
-  const left = await stat(resolve(l.root.localPath, l.rel)).catch(() => undefined);
+  const left = await lookOnlyLocalFs(l.root.localPath).stat(asRelPath(l.rel)).catch(() => undefined);
   if (left !== undefined) {
     fail(`${name} is not selected, but its local copy is still here (see the note above for why); nothing was removed`);
     return second === 0 ? 1 : second;

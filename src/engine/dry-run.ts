@@ -85,6 +85,8 @@ export function readOnlyLocalFs(fs: LocalFs): LocalFs {
     scan: (opts) => fs.scan({ ...opts, removeTemps: false }),
     stat: (p) => fs.stat(p),
     hash: (p) => fs.hash(p),
+    // Reading is looking; the store it would go to refuses every upload.
+    openForUpload: (p, expect) => fs.openForUpload(p, expect),
     tempPathFor: (p) => fs.tempPathFor(p),
     childNames: (p, o) => fs.childNames(p, o),
     rootExists: () => fs.rootExists(),

@@ -187,19 +187,26 @@ async function upload(op: UploadOp | UploadVersionOp, ctx: ExecContext): Promise
   const known = journal.getLocal(root.id, op.path);
   const sha1 =
     before.sha1 ?? (known && known.sizeBytes === before.sizeBytes && known.mtimeMs === before.mtimeMs && known.inode === before.inode && known.sha1 ? known.sha1 : await fs.hash(op.path));
+  // The bytes sent are a fixed snapshot of the file as planned (LocalFs.openForUpload): one that changed since is
+  // local_changed before any request, one that shrinks or grows meanwhile fails the request at once.
+  const source = await fs.openForUpload(op.path, { sizeBytes: before.sizeBytes, mtimeMs: before.mtimeMs, inode: before.inode });
   const common = {
-    sourcePath: fs.abs(op.path),
-    source: { sizeBytes: before.sizeBytes, mtimeMs: before.mtimeMs, inode: before.inode },
+    source,
     modifiedAtMs: before.mtimeMs,
     sha1,
     resumeKey: `${root.id}:${op.path}`,
     onProgress: ctx.onProgress,
     ...(ctx.signal ? { signal: ctx.signal } : {}),
   };
-  const uploaded =
-    op.kind === 'upload'
-      ? await remote.uploadNew({ ...common, parentId: op.parentId, name: op.name })
-      : await remote.uploadVersion({ ...common, id: op.remoteId, name: op.path.slice(op.path.lastIndexOf('/') + 1), ifMatch: op.ifMatch, ...parentOf(journal.getRemote(op.remoteId)) });
+  let uploaded: RemoteEntry;
+  try {
+    uploaded =
+      op.kind === 'upload'
+        ? await remote.uploadNew({ ...common, parentId: op.parentId, name: op.name })
+        : await remote.uploadVersion({ ...common, id: op.remoteId, name: op.path.slice(op.path.lastIndexOf('/') + 1), ifMatch: op.ifMatch, ...parentOf(journal.getRemote(op.remoteId)) });
+  } finally {
+    await source.close();
+  }
   // Record the stat taken before the upload: if the file changed meanwhile, the next scan sees it and uploads again.
   return { remote: uploaded, local: { ...before, sha1: uploaded.sha1 ?? sha1 }, bytes: uploaded.sizeBytes };
 }

@@ -12,7 +12,7 @@ import type { RemoteEntry, RemoteId, SyncRoot } from '../core/model.js';
 import type { Journal } from '../ports/journal.js';
 import type { RemoteHint, StreamType } from '../ports/remote-changes.js';
 import type { RejectedItem, RemoteStore } from '../ports/remote-store.js';
-import type { RemoteObserverDeps } from './observe-remote.js';
+import type { RemoteObserverDeps } from './remote-observer-deps.js';
 import { listSubtree, recordListingProblems, REJECTED_CODE, type ListingProblems } from './remote-listing.js';
 import { locateRemote } from './remote-tree.js';
 import { byteLength, MAX_TREE_DEPTH, pathTooLong } from '../core/path-limits.js';

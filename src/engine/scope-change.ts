@@ -30,14 +30,9 @@ import type { Journal, UnsyncedRecord } from '../ports/journal.js';
 import type { IsIgnored } from './observe-local.js';
 import { ignoredAnywhere } from './snapshot.js';
 import { addSelecting } from './selective.js';
+import type { ScopeRules } from './scope-rules.js';
 
-/** What decides a root's synced scope besides `root.exclude` and `root.direction` (EngineDeps.scopeRulesFor). */
-export interface ScopeRules {
-  /** Changes whenever the ignore rules of the root change (the config's exclude list, the `.boxsyncignore` lines). */
-  readonly fingerprint: string;
-  /** Which rule excludes an ignored path (asked only for paths the root's matcher ignores). */
-  readonly reasonFor: (path: RelPath, isDir: boolean) => UnsyncedRecord['reason'];
-}
+export type { ScopeRules } from './scope-rules.js';
 
 /** The rules when the composition gives none: the config's exclude list alone. */
 export function configOnlyRules(root: SyncRoot): ScopeRules {

@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import type { Config } from '../config/index.js';
 import { escapeText } from '../core/escape.js';
 import type { SyncRoot } from '../core/model.js';
-import { unselectedAt } from './selective.js';
+import { unselectedAt } from '../core/unselected.js';
 
 export interface SelectionTarget {
   readonly index: number;

@@ -8,14 +8,12 @@ import { createHash } from 'node:crypto';
 import { escapeText } from '../core/escape.js';
 import type { RelPath, RootId, SyncRoot } from '../core/model.js';
 import type { Journal } from '../ports/journal.js';
-import type { ScopeRules } from './scope-change.js';
+import type { ScopeRules } from './scope-rules.js';
+import { unselectedAt } from '../core/unselected.js';
 
 type Matcher = (path: RelPath | string, isDir: boolean) => boolean;
 
-/** The unselected entry at or above `path`, if any. */
-export function unselectedAt(root: Pick<SyncRoot, 'unselected'>, path: string): string | undefined {
-  return (root.unselected ?? []).find((u) => path === u || path.startsWith(`${u}/`));
-}
+export { unselectedAt } from '../core/unselected.js';
 
 /**
  * A folder's selection state: `synced` (it and all below it are kept here), `not synced` (it or a folder above it

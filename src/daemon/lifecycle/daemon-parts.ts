@@ -20,15 +20,17 @@ export interface DaemonParts {
   readonly remote: RemoteStore;
   readonly changes: RemoteChanges;
   readonly roots: readonly SyncRoot[];
+  /**
+   * A root's local file system port, the daemon's one door to its disk: the watcher's echo filter and root checks,
+   * the item commands, and the live `selective exclude` checking the folder against the merge base.
+   */
+  readonly localFsFor: (root: SyncRoot) => LocalFs;
   /** The ignore rules of a root, including the local adapter's temp-file names. */
   readonly isIgnoredFor: (root: SyncRoot) => (path: string, isDir: boolean) => boolean;
   /** Remove local-trash entries trashed more than `ageMs` ago; returns how many were removed. */
   readonly purgeLocalTrash: (ageMs: number) => Promise<number>;
   /** Box features beyond sync, for the item commands on the control socket (absent: those commands are refused). */
   readonly boxActions?: BoxActions;
-  /** The disk of each root (the engine's own LocalFs): the item commands and the live `selective exclude` (which
-   *  checks the folder against the merge base) reach files only through it. */
-  readonly localFsFor: (root: SyncRoot) => LocalFs;
   /** Where the local trash keeps its entries (`trash list|restore`). */
   readonly trashPlaces: TrashPlaces;
   /** The configured Box API URL (web URLs of `boxsync info`). */
@@ -57,10 +59,10 @@ export function composeDaemonParts(overrides: DaemonComposeOverrides = {}): Comp
       remote: c.remote,
       changes: c.changes,
       roots: c.roots,
+      localFsFor: (root) => c.localFsFor(root),
       isIgnoredFor: (root) => c.isIgnoredFor(root),
       purgeLocalTrash: (ageMs) => c.localTrash.purgeOlderThan(ageMs),
       boxActions: c.boxActions,
-      localFsFor: (root) => c.localFsFor(root),
       trashPlaces: c.trashPlaces,
       apiUrl: config.remote.apiUrl,
       close: () => c.close(),

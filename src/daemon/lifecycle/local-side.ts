@@ -8,10 +8,10 @@ import { asRelPath, type RelPath, type SyncRoot } from '../../core/model.js';
 import type { Engine } from '../../engine/types.js';
 import type { Logger } from '../../logger.js';
 import type { Journal } from '../../ports/journal.js';
+import type { LocalFs } from '../../ports/local-fs.js';
 import type { LocalWatcher, WatcherHealth } from '../../ports/local-watcher.js';
 import { createWatcher } from '../../local/watcher-factory.js';
 import type { WatcherKind } from '../../local/watcher-options.js';
-import { stat } from 'node:fs/promises';
 import type { WatcherStatus } from '../control/control-protocol.js';
 import { dropEchoes } from './echo-filter.js';
 import type { PassRunner } from './pass-runner.js';
@@ -20,6 +20,8 @@ export interface LocalSideDeps {
   readonly roots: readonly SyncRoot[];
   readonly engine: Engine;
   readonly journal: Journal;
+  /** The disk door of each root (echo filter, root checks). */
+  readonly localFsFor: (root: SyncRoot) => Pick<LocalFs, 'stat' | 'rootExists'>;
   readonly passes: PassRunner;
   readonly log: Logger;
   readonly isIgnoredFor: (root: SyncRoot) => (path: string, isDir: boolean) => boolean;
@@ -50,7 +52,7 @@ export class LocalSide {
    */
   async start(): Promise<void> {
     for (const root of this.deps.roots) {
-      if (!(await isFolder(root.localPath))) {
+      if (!(await this.deps.localFsFor(root).rootExists())) {
         this.missing.push(root);
         continue;
       }
@@ -62,7 +64,7 @@ export class LocalSide {
     // A root stays in `missing` until its watcher is registered, so status never shows it in neither list.
     for (const root of [...this.missing]) {
       if (this.closed) return;
-      if (await isFolder(root.localPath)) {
+      if (await this.deps.localFsFor(root).rootExists()) {
         const i = this.missing.indexOf(root);
         if (i >= 0) this.missing.splice(i, 1);
         await this.startRoot(root);
@@ -82,7 +84,7 @@ export class LocalSide {
     const [old] = this.watches.splice(i, 1);
     if (old!.fallbackTimer) clearInterval(old!.fallbackTimer);
     await old!.watcher.close();
-    if (await isFolder(old!.root.localPath)) await this.startRoot(old!.root);
+    if (await this.deps.localFsFor(old!.root).rootExists()) await this.startRoot(old!.root);
     else this.missing.push(old!.root);
   }
 
@@ -141,7 +143,7 @@ export class LocalSide {
       this.deps.passes.request('full');
       return;
     }
-    const paths = await dropEchoes(this.deps.journal, root, hints.map((h) => h.path));
+    const paths = await dropEchoes(this.deps.localFsFor(root), this.deps.journal, root, hints.map((h) => h.path));
     if (paths.length === 0 || this.closed) return;
     if (paths.length >= BURST_HINTS) paths.push(...parentFolders(paths));
     this.deps.log.debug({ root: root.localPath, count: paths.length, paths: paths.slice(0, 20) }, 'local change hints');
@@ -175,8 +177,4 @@ function parentFolders(paths: readonly RelPath[]): RelPath[] {
     if (slash > 0) parents.add(p.slice(0, slash));
   }
   return [...parents].map(asRelPath);
-}
-
-async function isFolder(path: string): Promise<boolean> {
-  return (await stat(path).catch(() => undefined))?.isDirectory() === true;
 }

@@ -15,7 +15,6 @@
  * Every wait is bounded (the answer then says the change is applied and the pass still running) and ends when the
  * daemon stops. Requests are serialized with SIGHUP reloads by the caller (daemon.ts).
  */
-import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../../config/index.js';
 import { writeSelection } from '../../config/edit-selection.js';
@@ -140,7 +139,7 @@ export class SelectiveCommand {
     const notice = (): string | undefined => this.notices.find((n) => n.seq > since && n.root === t.root.id && n.text.startsWith(head))?.text;
     const done = await this.until(() => notice() !== undefined || this.firstPassDone(session));
     const said = notice();
-    const gone = (await stat(join(t.root.localPath, t.rel)).catch(() => undefined)) === undefined;
+    const gone = (await session.parts.localFsFor(t.root).stat(asRelPath(t.rel)).catch(() => undefined)) === undefined;
     const top = `${name} is now in ${where}; the daemon applied it at once (nothing is deleted on Box).`;
     if (said !== undefined) return { outcome: gone ? 'applied' : 'kept', message: `${top}\n${said}` };
     if (!done) return { outcome: 'pending', message: `${top}\nIts first pass with the new selection is still running; \`boxsync status\` shows how it goes.` };

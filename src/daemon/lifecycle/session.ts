@@ -139,6 +139,7 @@ export class DaemonSession {
       roots: parts.roots,
       engine: parts.engine,
       journal: parts.journal,
+      localFsFor: parts.localFsFor,
       passes,
       log: rootLogger.child({ component: 'watcher' }),
       isIgnoredFor: parts.isIgnoredFor,

@@ -63,7 +63,7 @@ export async function download(deps: DownloadDeps, req: DownloadRequest): Promis
   const deadline = deps.http.clock.now() + d.baseMs + Math.ceil(((limit ?? 0) / minRate) * 1000);
   const ctx: OpenContext = { location: undefined, failures: 0, deadline };
   try {
-    if (limit !== undefined) await deps.freeSpace.admit(req.id, out.path, limit);
+    if (limit !== undefined) await deps.freeSpace.admit(req.id, out.path, limit, () => out.freeBytes());
     const bounds: Bounds = { limit, deadline, now: () => deps.http.clock.now(), id: req.id, bandwidth: deps.bandwidth, signal: req.signal };
     for (;;) {
       const res = await withRetries(deps, req, deadline, () => openBody(deps, req, written, ctx));

@@ -19,7 +19,7 @@ import { z } from 'zod';
 import { checkBoxName } from '../../core/names.js';
 import { escapeText } from '../../core/escape.js';
 import { asRemoteId, type RemoteEntry, type RemoteKind } from '../../core/model.js';
-import { decodeTime, kindOfWire } from './decode.js';
+import { decodeTime, kindOfWire } from './wire-fields.js';
 import { remoteError } from './error-codes.js';
 import type { SyncError } from '../../core/errors.js';
 
