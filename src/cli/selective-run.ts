@@ -215,6 +215,14 @@ export async function runSelectiveInclude(pathArg: string, configPath: string | 
 }
 
 /**
+ * Apply one change of selection: the one door for `selective exclude|include` and the picker (selective-picker.ts),
+ * so that both take the same route (the sync before an exclude, the daemon when one runs) and the same safety rules.
+ */
+export async function applySelectionChange(action: 'exclude' | 'include', pathArg: string, configPath: string | undefined, freeSpace = false): Promise<number> {
+  return action === 'exclude' ? runSelectiveExclude(pathArg, configPath, freeSpace) : runSelectiveInclude(pathArg, configPath);
+}
+
+/**
  * `boxsync ls`: the state of a Box folder (given by the chain of folders from the top of the account) for the
  * folder pairs of this config, or null when no pair holds it: `synced`, `not synced: not selected`, `partly`,
  * `not synced: excluded by the config`.
