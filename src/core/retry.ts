@@ -14,8 +14,6 @@ export interface BackoffPolicy {
 
 /** Per-item defaults: 30 s, doubling, capped at 6 h (the journal failures table). */
 export const itemBackoff: BackoffPolicy = { baseMs: 30_000, maxMs: 6 * 3600_000, factor: 2 };
-/** Per-pass defaults: 5 s, doubling, capped at 10 min (the reconciler after a failed pass). */
-export const passBackoff: BackoffPolicy = { baseMs: 5_000, maxMs: 600_000, factor: 2 };
 /** The daemon's pass runner after a pass that threw: 1 s, doubling, capped at 5 min. */
 export const passRunnerBackoff: BackoffPolicy = { baseMs: 1_000, maxMs: 300_000, factor: 2 };
 /** One HTTP request's retries (5xx, network): 500 ms, doubling, capped at 5 min (Retry-After wins when longer). */
