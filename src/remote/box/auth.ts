@@ -18,6 +18,7 @@ import { parseBoxJson } from './json.js';
 import { fileTokenStore, type Tokens, type TokenStore } from './token-file.js';
 import type { WireToken } from './wire-types.js';
 import { backoffDelayMs, tokenBackoff } from '../../core/retry.js';
+import type { RateLimiter } from './rate-limiter.js';
 import { isSyncError } from '../../core/errors.js';
 
 /** After a refused refresh, how often and how long to look for a pair another process is writing (1 s in all). */
@@ -53,8 +54,13 @@ export interface AuthDeps {
   readonly tokenUrl: string;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** The account's pacer: a 429 from the token endpoint pauses it, and the request waits its turn there. */
+  readonly limiter: RateLimiter;
   readonly earlyRefreshMs?: number;
 }
+
+/** Token requests in all: the first and three more after a 5xx or a 429. */
+const TOKEN_ATTEMPTS = 4;
 
 export function createAuth(config: BoxAuthConfig, deps: AuthDeps): BoxAuth {
   if ('developerToken' in config) return developerTokenAuth(config.developerToken);
@@ -217,8 +223,15 @@ class OAuth implements BoxAuth {
       const err = classify({ what, status: res.statusCode, body, headers: res.headers, nowMs: this.deps.clock.now() });
       // A 429 means the grant was not consumed. After a 5xx it may have been; asking again then costs nothing
       // worse than the invalid_grant we would be stuck with anyway.
-      if (err.disposition === 'retry' && attempt < 4) {
-        await this.deps.clock.sleep(backoffDelayMs({ policy: tokenBackoff, attempt, random: Math.random(), retryAfterMs: err.retryAfterMs }));
+      if (err.disposition === 'retry' && attempt < TOKEN_ATTEMPTS) {
+        const waitMs = backoffDelayMs({ policy: tokenBackoff, attempt, random: Math.random(), retryAfterMs: err.retryAfterMs });
+        if (err.code === 'rate_limited') {
+          // The pacer owns 429s: it pauses every lane, and this request waits its turn with the others.
+          this.deps.limiter.pauseUntil(this.deps.clock.now() + waitMs);
+          await this.deps.limiter.run('calls', async () => undefined);
+        } else {
+          await this.deps.clock.sleep(waitMs);
+        }
         continue;
       }
       if (err.code === 'auth_revoked' || res.statusCode === 401) {

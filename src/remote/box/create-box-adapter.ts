@@ -60,8 +60,8 @@ export function createBoxAdapter(opts: BoxAdapterOptions): BoxAdapter {
       },
     ],
   });
-  const auth = createAuth(opts.auth, { got: client, tokenUrl: opts.tokenUrl, clock, logger });
   const limiter = new RateLimiter(opts.rateLimit ?? {}, clock);
+  const auth = createAuth(opts.auth, { got: client, tokenUrl: opts.tokenUrl, clock, logger, limiter });
   const http = new BoxHttp({
     got: client,
     auth,
