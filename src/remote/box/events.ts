@@ -19,7 +19,7 @@ import { isSyncError } from '../../core/errors.js';
 import type { Logger } from '../../logger.js';
 import type { ChangeBatch, FetchOptions, RemoteChanges, RemoteHint, StreamType } from '../../ports/remote-changes.js';
 import { compareSequence } from '../../core/sequence.js';
-import { backoffDelayMs, nominalDelayMs, streamBackoff, withBounds } from '../../core/retry.js';
+import { backoffDelayMs, malformedPageRetry, nominalDelayMs, streamBackoff, withBounds } from '../../core/retry.js';
 import { checkItem, eventSchema, eventsPageSchema, parseFrame } from './schemas.js';
 import { remoteError } from './error-codes.js';
 import type { BoxHttp } from './http.js';
@@ -28,7 +28,6 @@ import type { WireRealtimeServer } from './wire-types.js';
 const PAGE_LIMIT = 500;
 /** Pages per fetch: 100 000 events. Whatever lies beyond waits for the next pass (the position says where). */
 const MAX_PAGES = 200;
-const MALFORMED_ATTEMPTS = 3;
 
 interface Realtime {
   readonly url: string;
@@ -221,9 +220,9 @@ export class BoxChanges implements RemoteChanges {
       try {
         return parseFrame(eventsPageSchema, body, 'GET /events');
       } catch (e) {
-        if (attempt >= MALFORMED_ATTEMPTS) throw e;
+        if (attempt > malformedPageRetry.retries) throw e;
         this.log.warn({ attempt }, 'GET /events answered a malformed page; asking again');
-        await this.o.http.backoff(attempt, undefined);
+        await this.o.http.backoff(malformedPageRetry, attempt, undefined);
       }
     }
   }

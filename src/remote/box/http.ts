@@ -20,7 +20,7 @@ import type { Agent as HttpAgent, IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Agents, Got, Method, OptionsInit, RequestError, RetryOptions } from 'got';
 import { isSyncError, SyncError } from '../../core/errors.js';
-import { backoffDelayMs, httpBackoff } from '../../core/retry.js';
+import { backoffDelayMs, httpBackoff, type BackoffPolicy } from '../../core/retry.js';
 import { redactUrl, type Logger } from '../../logger.js';
 import type { Clock } from '../../ports/clock.js';
 import type { BoxAuth } from './auth.js';
@@ -375,16 +375,17 @@ export class BoxHttp {
     return h;
   }
 
-  private backoffMs(attempt: number): number {
-    return backoffDelayMs({ policy: httpBackoff, attempt, random: Math.random() });
+  private backoffMs(attempt: number, policy: BackoffPolicy = httpBackoff): number {
+    return backoffDelayMs({ policy, attempt, random: Math.random() });
   }
 
   private capped(ms: number): number {
     return Math.min(ms, this.o.maxBackoffMs ?? 5 * 60_000);
   }
 
-  async backoff(attempt: number, retryAfterMs: number | undefined, signal?: AbortSignal): Promise<void> {
-    await this.sleep(this.capped(retryAfterMs ?? this.backoffMs(attempt)), signal);
+  /** The wait before retry `attempt` of a loop with this policy (core/retry.ts); a Retry-After given wins. */
+  async backoff(policy: BackoffPolicy, attempt: number, retryAfterMs: number | undefined, signal?: AbortSignal): Promise<void> {
+    await this.sleep(this.capped(retryAfterMs ?? this.backoffMs(attempt, policy)), signal);
   }
 
   /** The clock's sleep, with an abort surfacing as a SyncError like every other failure of the adapter. */
