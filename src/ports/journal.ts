@@ -1,6 +1,6 @@
 /**
  * Journal: the single source of truth on disk. Implemented by src/journal (better-sqlite3, WAL, STRICT tables;
- * the schema with a prose comment per table is src/journal/schema.sql).
+ * the schema, with a prose comment per table, is the steps of src/journal/migrations.ts).
  *
  * It stores the three trees per root (remote by Box id, local by path, synced by path), the event stream
  * cursor, resumable upload sessions and the per-path failures table. All methods are synchronous (SQLite is
