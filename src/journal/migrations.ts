@@ -207,6 +207,21 @@ ALTER TABLE failures ADD COLUMN park_class TEXT NOT NULL DEFAULT 'condition' CHE
 ALTER TABLE failures ADD COLUMN probe TEXT;
 `,
   },
+  {
+    toVersion: 7,
+    description: 'the Box id of a parked item, so that a change of that item finds its park by id',
+    sql: `
+-- remote_id: the Box id of the item a failure is about, when the failure names one (an item Box sent that cannot
+-- be synced is parked under its name or its id, not under a path the remote tree knows). A change of that item
+-- clears the park, found by this index. Parks recorded before this step said the id only in their message text
+-- ("(Box id N)"): it is copied out of there.
+ALTER TABLE failures ADD COLUMN remote_id TEXT;
+CREATE INDEX failures_remote_id ON failures (remote_id) WHERE remote_id IS NOT NULL;
+UPDATE failures
+   SET remote_id = substr(message, instr(message, '(Box id ') + 8, instr(substr(message, instr(message, '(Box id ') + 8), ')') - 1)
+ WHERE code = 'remote_item_invalid' AND instr(message, '(Box id ') > 0;
+`,
+  },
 ];
 
 /** The user_version a journal has once the steps ran: the last step's. */

@@ -31,6 +31,8 @@ export interface FailureRecord {
    * so a re-check clears it when either changed (a chmod, a chown, a rename). Null when there is nothing local to look at.
    */
   readonly probe?: string | null;
+  /** The Box id of the item the failure is about, when it names one (a refused item parked by its name). */
+  readonly remoteId?: RemoteId | null;
 }
 
 /** One finished (or failed) operation of the engine, as the operation history keeps it. */
@@ -134,6 +136,8 @@ export interface Journal {
   clearFailure(root: RootId, path: RelPath): void;
   getFailure(root: RootId, path: RelPath): FailureRecord | undefined;
   failures(root?: RootId): readonly FailureRecord[];
+  /** The failures recorded with this Box id (FailureRecord.remoteId), in every root. */
+  failuresOfRemoteId(id: RemoteId): readonly FailureRecord[];
 
   // the operation history (bounded; newest first), for `boxsync history` and `boxsync info`
   recordOperation(op: Omit<OperationRecord, 'seq'>): void;

@@ -76,4 +76,38 @@ describe('migrations', () => {
     raw.close();
     expect(structure(oldPath)).toEqual(structure(freshPath));
   });
+
+  it('step 7 copies the Box id of a park recorded before it out of its message, so the park is found by id', () => {
+    const path = join(tmp.dir, 'v6', 'journal.db');
+    openJournal(path).journal.close();
+    const v6 = new BetterSqlite3(path);
+    v6.exec(`DROP TABLE upload_session_parts; DROP TABLE upload_sessions; DROP TABLE failures; DROP TABLE meta; DROP TABLE remote_items;
+             DROP TABLE local_entries; DROP TABLE synced_entries; DROP TABLE stream_cursors; DROP TABLE trashed_remote_ids; DROP TABLE operations;
+             DROP TABLE unsynced_paths;`);
+    for (const m of MIGRATIONS.filter((x) => x.toVersion <= 6)) v6.exec(m.sql);
+    v6.pragma('user_version = 6');
+    const park = v6.prepare(`INSERT INTO failures (root, path, code, message, attempts, next_retry_at_ms, disposition) VALUES ('r', ?, ?, ?, 1, 0, 'skip')`);
+    park.run('bad\\x2fname', 'remote_item_invalid', 'Box sent a file (Box id 4711) that cannot be synced: GET /files/4711 field `name`: refused');
+    park.run('(Box id unknown)', 'remote_item_invalid', 'Box sent a file that cannot be synced: GET folder items field `id`: missing');
+    park.run('other.txt', 'unexpected', 'not about a (Box id 99) park');
+    v6.close();
+
+    const { journal } = openJournal(path);
+    expect(journal.failuresOfRemoteId(asRemoteId('4711')).map((f) => f.path)).toEqual(['bad\\x2fname']);
+    expect(journal.failuresOfRemoteId(asRemoteId('99'))).toEqual([]);
+    expect(journal.failures().filter((f) => f.remoteId !== null).map((f) => f.remoteId)).toEqual(['4711']);
+    journal.close();
+  });
+
+  it('records the Box id of a failure and finds it by that id in every root', () => {
+    const { journal } = openJournal(join(tmp.dir, 'by-id', 'journal.db'));
+    const base = { code: 'remote_item_invalid', message: 'm', attempts: 1, nextRetryAtMs: 0, disposition: 'skip' } as const;
+    journal.recordFailure({ ...base, root: R, path: asRelPath('(Box id 7)'), remoteId: asRemoteId('7') });
+    journal.recordFailure({ ...base, root: asRootId('s'), path: asRelPath('x'), remoteId: asRemoteId('7') });
+    journal.recordFailure({ ...base, root: R, path: asRelPath('y'), remoteId: asRemoteId('8') });
+    journal.recordFailure({ ...base, root: R, path: asRelPath('z') });
+    expect(journal.failuresOfRemoteId(asRemoteId('7')).map((f) => `${f.root}:${f.path}`)).toEqual(['r:(Box id 7)', 's:x']);
+    expect(journal.getFailure(R, asRelPath('z'))?.remoteId).toBeNull();
+    journal.close();
+  });
 });
