@@ -33,8 +33,8 @@ export interface DaemonParts {
   close(): Promise<void>;
 }
 
-/** `streamType`: the event stream the daemon reads, asked by the engine at the start of each pass (see compose). */
-export type ComposeDaemonParts = (config: Config, logger: Logger, events: EngineEvents, streamType: () => StreamType) => Promise<DaemonParts>;
+/** `streamType`: the event stream the daemon is set to read (its long poll may fall back: Engine.useStream). */
+export type ComposeDaemonParts = (config: Config, logger: Logger, events: EngineEvents, streamType: StreamType) => Promise<DaemonParts>;
 
 /** What the daemon's command line adds to every composition (the first and each one after a SIGHUP reload). */
 export type DaemonComposeOverrides = Pick<ComposeOptions, 'bandwidthBytesPerSec'>;

@@ -79,6 +79,7 @@ export class RemoteSide {
     } else {
       await this.unmarkLeftRoots(new Set());
     }
+    this.deps.engine.useStream(this.effective);
     this.position = await this.deps.changes.now(this.effective);
   }
 

@@ -22,7 +22,7 @@ import type { UnsyncedRecord } from '../ports/journal.js';
 import type { ScopeRules } from './scope-change.js';
 
 export interface EngineOptions {
-  /** Stream consumed for remote hints. Default 'changes' for sync --once; the daemon may use 'sync'. */
+  /** Stream consumed for remote hints: the config's for sync --once; the daemon's may change it (Engine.useStream). */
   readonly streamType: StreamType;
   /** Concurrent transfers (default 4). */
   readonly transferConcurrency: number;
@@ -185,6 +185,11 @@ export interface Engine {
   takeUnsettled(): Unsettled;
   /** Hints fed (or given back by a pass that did not finish its work) that no pass has taken yet. */
   hasHints(): boolean;
+  /**
+   * The daemon's long poll settled on this stream (`sync`, or `changes` after a fallback), before the first
+   * pass: passes catch up from it from now on, so one process reads one stream.
+   */
+  useStream(stream: StreamType): void;
   status(): StatusReport;
   pause(): void;
   resume(): void;
