@@ -1,5 +1,5 @@
 /**
- * Box JSON for items, in the three forms of openapi.json: mini (listings, nested objects), standard (default
+ * Box JSON for items, in the three forms Box's API reference documents: mini (listings, nested objects), standard (default
  * single GET) and full (only through `fields`). `fields` answers hold the base fields (`type`, `id`, and
  * `etag` for files and folders) plus exactly the fields asked for. Times are whole-second RFC 3339.
  */

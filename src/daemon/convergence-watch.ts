@@ -1,5 +1,5 @@
 /**
- * No path is forgotten (issue 26 point 14): at the end of every pass the daemon either has nothing out of sync or
+ * No path is forgotten: at the end of every pass the daemon either has nothing out of sync or
  * has a wake-up scheduled.
  *
  * - After a pass: hints the engine still holds (a pass that did not finish gives back what it took; hints that

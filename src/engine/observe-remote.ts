@@ -34,7 +34,7 @@ export interface RemoteObserverDeps {
   readonly logger: Logger;
 }
 
-/** A root the observer refuses to sync this run (SYNC-LESSONS #1), with the reason. */
+/** A root the observer refuses to sync this run (a safety guard: guard-id.ts), with the reason. */
 export interface RootRefusal {
   readonly root: RootId;
   readonly code: 'remote-root-missing' | 'remote-root-empty';

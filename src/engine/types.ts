@@ -174,7 +174,7 @@ export interface Engine {
    */
   /** `confirm`: guard ids the user confirmed for this run (`sync --once --confirm ID`, `--accept-new-root ROOT`). */
   runOnce(opts?: { signal?: AbortSignal; fullRescan?: boolean; confirm?: readonly string[] }): Promise<RunSummary>;
-  /** Daemon entry points: feed hints, then `runPass` handles only what they touched (cost grows with the change). */
+  /** Daemon entry points: feed hints, then the next `runOnce` handles only what they touched (cost grows with the change). */
   hintLocal(root: RootId, paths: readonly RelPath[]): void;
   hintRemote(ids: readonly RemoteId[]): void;
   /**

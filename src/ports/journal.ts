@@ -59,7 +59,7 @@ export interface OperationQuery {
 }
 
 /**
- * Why a path of a root is not synced (issue 27). Written when a path that was in the merge base leaves the synced
+ * Why a path of a root is not synced. Written when a path that was in the merge base leaves the synced
  * scope (its synced rows are forgotten in the same transaction); dropped when it is included again.
  * 'not-selected' is reserved for selective sync.
  */

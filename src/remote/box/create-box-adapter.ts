@@ -4,7 +4,7 @@
  *
  *   engine ──RemoteStore──> BoxStore ─┬─ TreeReader ─┐
  *          ──RemoteChanges─> BoxChanges│  Mutations ──┤
- *   cli ────BoxActions────────────────┘  download ───┼─> BoxHttp ─> RateLimiter (p-queue) ─> got ─> Box
+ *   cli ────BoxActions────────────────┘  download ───┼─> BoxHttp ─> RateLimiter (pacer) ─> got ─> Box
  *                                        upload(+session)┘     └─> BoxAuth (refresh, token store)
  */
 import { got } from 'got';

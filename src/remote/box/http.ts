@@ -1,6 +1,7 @@
 /**
  * The Box HTTP layer: one got instance, the bearer token, As-User and BoxApi headers, the shared rate-limit
- * queues, and the HTTP retry policy of ARCHITECTURE.md. Each kind of failure has one owner:
+ * queues, and the retries of one request (the layer below the transfer queue and the failures table). Each
+ * kind of failure has one owner:
  * - transient failures of JSON calls (network errors, 5xx, `operation_blocked_temporary`): got's own `retry`,
  *   for idempotent methods (GET, PUT, DELETE, OPTIONS) only, with the delay from core/retry.ts (`httpBackoff`,
  *   jittered, or the server's Retry-After when longer) via `calculateDelay`; each retry takes its turn in the

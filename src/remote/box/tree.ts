@@ -159,7 +159,7 @@ export class TreeReader {
         marker = next;
         continue;
       }
-      // Offset paging: advance by the answer's limit (WIRE.md), stop at total_count.
+      // Offset paging: advance by the answer's limit (Box may answer with a smaller one than asked), stop at total_count.
       if (body.next_marker === undefined && body.total_count !== undefined && body.offset !== undefined) {
         const step = body.limit !== undefined && body.limit > 0 ? body.limit : body.entries.length;
         const nextOffset = body.offset + step;
