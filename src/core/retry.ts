@@ -23,6 +23,8 @@ export const itemBackoff: BackoffPolicy = { baseMs: 30_000, maxMs: 6 * 3600_000,
 export const passRunnerBackoff: BackoffPolicy = { baseMs: 1_000, maxMs: 300_000, factor: 2 };
 /** One HTTP request's retries (5xx, network): 500 ms, doubling, capped at 5 min (Retry-After wins when longer). */
 export const httpBackoff: BackoffPolicy = { baseMs: 500, maxMs: 300_000, factor: 2 };
+/** The daemon's wake-up for hints a pass that did not converge left behind: 1 s, doubling, to 60 s. */
+export const unfinishedPassBackoff: BackoffPolicy = { baseMs: 1_000, maxMs: 60_000, factor: 2 };
 /** The event stream: broken or empty-handed long polls, a stream that brings no news: 1 s, doubling, to 60 s. */
 export const streamBackoff: BackoffPolicy = { baseMs: 1_000, maxMs: 60_000, factor: 2 };
 /** Token refresh after a 5xx (a 429 waits in the pacer, for at least this long): 1 s, doubling, capped at 30 s; 3 retries. */
