@@ -3,8 +3,8 @@
  * no tables) runs them all; an older journal runs, in order, every step whose `toVersion` is above its version;
  * either in one transaction. Each table's meaning is said in the step that creates it, a later column's in the
  * step that adds it. Steps are history: never edit the SQL of one that shipped (comments aside); add a step.
- * test/journal/migrations.test.ts checks that a version 1 journal (a frozen copy in its fixtures) brought
- * forward has exactly the structure of a fresh one, rows kept.
+ * test/journal/migrations.test.ts checks that step 1 still makes the structure version 1 shipped with (frozen
+ * in its fixtures), and that such a journal brought forward has exactly the structure of a fresh one, rows kept.
  */
 import type { Database } from 'better-sqlite3';
 
