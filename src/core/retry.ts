@@ -27,6 +27,11 @@ export const httpBackoff: BackoffPolicy = { baseMs: 500, maxMs: 300_000, factor:
 export const unfinishedPassBackoff: BackoffPolicy = { baseMs: 1_000, maxMs: 60_000, factor: 2 };
 /** The event stream: broken or empty-handed long polls, a stream that brings no news: 1 s, doubling, to 60 s. */
 export const streamBackoff: BackoffPolicy = { baseMs: 1_000, maxMs: 60_000, factor: 2 };
+/**
+ * A request refused with 429 is sent again when the pacer lets it (its wait: Retry-After, else the HTTP delays):
+ * at least 7 more times (more when `maxAttempts` is set higher), so it ends within 35 min at the longest wait.
+ */
+export const rateLimitedRetry: RetryPolicy = { ...httpBackoff, retries: 7 };
 /** Token refresh after a 5xx (a 429 waits in the pacer, for at least this long): 1 s, doubling, capped at 30 s; 3 retries. */
 export const tokenRetry: RetryPolicy = { baseMs: 1_000, maxMs: 30_000, factor: 2, retries: 3 };
 /** A malformed page (a folder listing, the event stream) is asked for again: the HTTP delays, 2 retries. */

@@ -21,7 +21,7 @@ import type { Agent as HttpAgent, IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Agents, Got, Method, OptionsInit, RequestError, RetryOptions } from 'got';
 import { isSyncError, SyncError } from '../../core/errors.js';
-import { backoffDelayMs, httpBackoff, type BackoffPolicy } from '../../core/retry.js';
+import { backoffDelayMs, httpBackoff, rateLimitedRetry, type BackoffPolicy } from '../../core/retry.js';
 import { redactUrl, type Logger } from '../../logger.js';
 import type { Clock } from '../../ports/clock.js';
 import type { BoxAuth } from './auth.js';
@@ -295,9 +295,9 @@ export class BoxHttp {
       this.refuseLongWait(err, what);
       if (err.code === 'rate_limited') {
         // The pacer owns 429s: it pauses every lane and slows this one; the request then waits its turn again.
-        const waitMs = this.capped(err.retryAfterMs ?? this.backoffMs(sent));
+        const waitMs = this.capped(err.retryAfterMs ?? this.backoffMs(sent, rateLimitedRetry));
         this.o.limiter.rateLimited(req.lane ?? 'calls', waitMs);
-        if (sent < Math.max(this.maxAttempts, 8)) continue;
+        if (sent < Math.max(this.maxAttempts, rateLimitedRetry.retries + 1)) continue;
       }
       throw err;
     }
