@@ -13,7 +13,7 @@
 import { mkdir } from 'node:fs/promises';
 import * as nodeFs from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import type { SyncRoot, RootId } from '../core/model.js';
 import { createEngine } from '../engine/index.js';
 import { planDryRun, type DryRunReport } from '../engine/dry-run.js';
@@ -27,6 +27,7 @@ import { escapeText } from '../core/escape.js';
 import { createLocalFs } from '../local/local-fs.js';
 import { loadTempKey } from '../local/temp-name.js';
 import { createLocalTrash, type LocalTrash } from '../local/local-trash.js';
+import type { TrashPlaces } from '../local/local-trash-entries.js';
 import type { WatcherKind } from '../local/watcher-options.js';
 import type { Logger } from '../logger.js';
 import { systemClock, type Clock } from '../ports/clock.js';
@@ -61,8 +62,11 @@ export interface ComposeOptions {
    * other work turns between a download's file calls (LocalFsOptions.liveChanges). Default false (`sync --once`).
    */
   readonly liveChanges?: boolean;
-  /** `selective exclude --free-space`: a deselected folder's local copy is removed, not moved to the local trash. */
-  readonly freeSpace?: boolean;
+  /**
+   * `selective exclude --free-space`: a deselected folder's local copy is removed, not moved to the local trash. A
+   * function is asked each time (the daemon's live `selective exclude --free-space`).
+   */
+  readonly freeSpace?: boolean | (() => boolean);
 }
 
 export interface Composition {
@@ -75,6 +79,8 @@ export interface Composition {
   readonly boxActions: BoxActions;
   /** The local trash of the state dir; `purgeOlderThan(retentionDays)` is the daemon's localTrashPurge job. */
   readonly localTrash: LocalTrash;
+  /** Where that trash keeps its entries, for `trash list|restore` (the item commands). */
+  readonly trashPlaces: TrashPlaces;
   readonly roots: readonly SyncRoot[];
   localFsFor(root: SyncRoot): LocalFs;
   /** The ignore rules of a root: built-in defaults, folders[].exclude and the root's .boxsyncignore. */
@@ -168,7 +174,9 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
           maxDeletes: config.safety.maxDeletes,
           maxDeleteFraction: config.safety.maxDeleteFraction,
           rootMarker: marker,
-          freeSpace: opts.freeSpace === true,
+          get freeSpace(): boolean {
+            return typeof opts.freeSpace === 'function' ? opts.freeSpace() : opts.freeSpace === true;
+          },
         },
       };
     const engine = createEngine(engineDeps, opts.events ?? {});
@@ -182,6 +190,7 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
       changes: box.changes,
       boxActions: box.actions,
       localTrash,
+      trashPlaces: { mode: config.localTrash.mode, stateDir: config.stateDir, fs: nodeFs },
       roots: config.folders,
       localFsFor,
       isIgnoredFor,

@@ -31,6 +31,7 @@ import { MAX_PASSES } from './reconciler.js';
 import { createsFolder, creationsInside } from './follow-ups.js';
 import { buildSnapshot } from './snapshot.js';
 import { applyScopeChange, configOnlyRules, forgetRemovedRoots } from './scope-change.js';
+import { dryRunSkips } from './selective.js';
 import type { EngineDeps } from './types.js';
 
 export interface PlannedOperation {
@@ -95,6 +96,7 @@ export function readOnlyLocalFs(fs: LocalFs): LocalFs {
     createRoot: refuse('create the root folder'),
     commitTemp: refuse('write a file'),
     move: refuse('move'),
+    copyInto: refuse('copy a file'),
     trash: refuse('trash'),
     removeTree: refuse('remove'),
     writeSmallFile: refuse('write a file'),
@@ -165,7 +167,9 @@ export async function planDryRun(deps: EngineDeps, opts: { fullRescan?: boolean;
         for (const e of [...journal.localUnder(root.id, '')]) journal.deleteLocal(root.id, e.path);
       });
     }
-    roots.push(simulateRoot(deps, base, isIgnored, notes, clock.now()));
+    // selective.newFolders "skip": what the real run leaves unselected is left out here too, and said.
+    const skips = deps.skipNewFolder === undefined ? { isIgnored, notes: [] } : dryRunSkips(journal, root, isIgnored);
+    roots.push(simulateRoot(deps, base, skips.isIgnored, [...notes, ...skips.notes], clock.now()));
   }
   const total = roots.reduce((n, r) => n + r.ops.length, 0);
   return { roots, total, guarded: roots.some((r) => r.guard !== null) };

@@ -5,6 +5,7 @@
  * the disk through selective-free.ts.
  */
 import { createHash } from 'node:crypto';
+import { escapeText } from '../core/escape.js';
 import type { RelPath, RootId, SyncRoot } from '../core/model.js';
 import type { Journal } from '../ports/journal.js';
 import type { ScopeRules } from './scope-change.js';
@@ -78,6 +79,19 @@ export function newTopFolders(journal: Journal, root: SyncRoot, isIgnored: (p: R
       return !journal.getSynced(root.id, p) && !journal.syncedByRemoteId(root.id, e.id) && !journal.getLocal(root.id, p) && !isIgnored(p, true);
     })
     .map((e) => e.name);
+}
+
+/**
+ * `sync --once --dry-run` under `selective.newFolders: "skip"`: the new top-level folders the real run would leave
+ * unselected (newTopFolders, on the dry run's copy of the journal; the config is not written), a matcher that
+ * leaves them out of the simulated plan, and a note for each.
+ */
+export function dryRunSkips(journal: Journal, root: SyncRoot, isIgnored: (p: RelPath, isDir: boolean) => boolean): { isIgnored: (p: RelPath, isDir: boolean) => boolean; notes: string[] } {
+  const names = newTopFolders(journal, root, isIgnored);
+  if (names.length === 0) return { isIgnored, notes: [] };
+  const matcher = (p: RelPath, isDir: boolean): boolean => names.some((n) => p === n || p.startsWith(`${n}/`)) || isIgnored(p, isDir);
+  const notes = names.map((n) => `${escapeText(n)}/ appeared on Box: the real run leaves it unselected (selective.newFolders is "skip"), adds it to selective.unselected and downloads nothing of it`);
+  return { isIgnored: matcher, notes };
 }
 
 /**

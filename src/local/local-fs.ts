@@ -277,6 +277,18 @@ export class DiskLocalFs implements LocalFs {
     }
   }
 
+  async copyInto(from: RelPath, to: RelPath, guard: Extract<LocalGuard, { state: 'file' }>): Promise<LocalEntry> {
+    try {
+      await assertParentsInside(this.#fs, this.rootPath, from);
+      await assertParentsInside(this.#fs, this.rootPath, to);
+      await checkGuard(this.#fs, this.abs(to), to, guard);
+      await this.#fs.promises.copyFile(this.abs(from), this.abs(to));
+      return await this.#entry(to);
+    } catch (e) {
+      throw classifyFsError(e, { action: `copying ${from} into`, path: to });
+    }
+  }
+
   async removeTree(path: RelPath, guard: LocalGuard): Promise<void> {
     try {
       await assertParentsInside(this.#fs, this.rootPath, path);

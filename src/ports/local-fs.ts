@@ -128,6 +128,12 @@ export interface LocalFs {
   move(from: RelPath, to: RelPath, guard: LocalGuard): Promise<LocalEntry>;
   /** Move into the local trash (never unlink user data). Returns where it went. */
   trash(path: RelPath, guard: LocalGuard): Promise<string>;
+  /**
+   * Write the bytes of the file `from` into the existing file `to` in place (same inode), after checking the guard
+   * on `to`: `conflicts resolve --keep local` keeps the user's copy as an edit of the original, so the sync
+   * uploads it as a new version. `from` is left as it was.
+   */
+  copyInto(from: RelPath, to: RelPath, guard: Extract<LocalGuard, { state: 'file' }>): Promise<LocalEntry>;
   /** Remove a folder and all below it outright (only `selective exclude --free-space` asks for it), guard checked. */
   removeTree(path: RelPath, guard: LocalGuard): Promise<void>;
   /** Write a small file atomically (web link files). */

@@ -3,8 +3,8 @@
  * variables that override it per process (checked by the same rules).
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig, type Config } from '../../src/config.js';
-import { daemonSettings } from '../../src/daemon/daemon-settings.js';
+import { ConfigError, parseConfig, type Config } from '../../src/config/index.js';
+import { daemonSettings } from '../../src/daemon/lifecycle/daemon-settings.js';
 
 const env = { HOME: '/home/me', XDG_STATE_HOME: '/home/me/.local/state', XDG_RUNTIME_DIR: '/run/user/1000' };
 const FILE = '/x/config.json';

@@ -2,7 +2,7 @@ import { lstat, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { asRelPath, asRemoteId, asRootId, type SyncRoot } from '../../src/core/model.js';
-import { dropEchoes } from '../../src/daemon/echo-filter.js';
+import { dropEchoes } from '../../src/daemon/lifecycle/echo-filter.js';
 import { openJournal } from '../../src/journal/index.js';
 import type { Journal } from '../../src/ports/journal.js';
 import { makeTempDir } from '../support/tmp.js';

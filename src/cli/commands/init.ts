@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/index.js';
 import { DEFAULT_LOGIN_PORT } from './login.js';
 
 /**
@@ -53,7 +53,7 @@ async function runInit(flags: InitFlags): Promise<number> {
   const { mkdir, writeFile, stat, rename } = await import('node:fs/promises');
   const { dirname, resolve, join } = await import('node:path');
   const { homedir } = await import('node:os');
-  const { configPath, parseConfig } = await import('../../config.js');
+  const { configPath, parseConfig } = await import('../../config/index.js');
   const { xdgDirs } = await import('../../config/xdg.js');
   const { adapterForConfig, resolveBoxPath } = await import('../account-tools.js');
   const { safeText } = await import('../../core/escape.js');
@@ -106,7 +106,7 @@ async function runInit(flags: InitFlags): Promise<number> {
     try {
       const draft = parseConfig(configText('0'), file);
       if ('clientId' in draft.auth) {
-        const { runLogin } = await import('../../daemon/login.js');
+        const { runLogin } = await import('../login.js');
         const code = await runLogin({ config: draft, port: Number(flags.port), openBrowser: true, timeoutMs: 300_000, out: say, ...(flags.headless ? { headless: true } : {}) });
         if (code !== 0) return fail('the login did not complete');
       }

@@ -22,7 +22,7 @@ export function register(program: Command): void {
         return;
       }
       const out = (line: string): void => void process.stdout.write(`${line}\n`);
-      const [{ loadConfig }, { runLogin }] = await Promise.all([import('../../config.js'), import('../../daemon/login.js')]);
+      const [{ loadConfig }, { runLogin }] = await Promise.all([import('../../config/index.js'), import('../login.js')]);
       let config;
       try {
         config = await loadConfig({ path: opts.config });

@@ -3,7 +3,8 @@ import type { Command } from 'commander';
 /**
  * `boxsync selective list|exclude|include`: which Box subfolders of a folder pair are kept on this disk.
  * The selection is the config key `folders[].selective.unselected`; exclude and include edit it (the rest of the
- * file is kept) and then sync, or, when the daemon runs, tell it to reload (SIGHUP) and say what its next pass does.
+ * file is kept) and then sync, or, when the daemon runs, send the change over its control socket: it applies it at
+ * once and answers with the outcome (daemon/selective-command.ts).
  *
  * exclude: first a sync with the folder still selected, so local changes in it are uploaded; if any file there
  * still has content Box lacks, nothing changes and the files are named (exit 1). Then the key is written and a

@@ -14,7 +14,7 @@ import { isVerbose } from '../global-options.js';
 import { assertNever } from '../../core/operations.js';
 import { errorText, safeText } from '../../core/escape.js';
 import type { Logger } from '../../logger.js';
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/index.js';
 import { shutdownReason } from '../../core/errors.js';
 import type { RunSummary } from '../../engine/types.js';
 
@@ -137,7 +137,7 @@ export async function configAndLock(
   say: (line: string) => void,
   whenDaemon?: (pid: number, stateDir: string) => string,
 ): Promise<{ config: Config; lock: import('../../daemon/lock.js').StateLock } | null> {
-  const { loadConfig } = await import('../../config.js');
+  const { loadConfig } = await import('../../config/index.js');
   let config: Config;
   try {
     config = await loadConfig({ path: configPath, env });
