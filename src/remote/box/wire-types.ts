@@ -89,14 +89,6 @@ export interface WirePart {
   readonly sha1: string;
 }
 
-export interface WireEvent {
-  readonly type?: string;
-  readonly event_id?: string;
-  readonly event_type?: string;
-  readonly created_at?: string;
-  readonly source?: WireItem | null;
-}
-
 export interface WireRealtimeServer {
   readonly type?: string;
   readonly url: string;
