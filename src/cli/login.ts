@@ -1,7 +1,8 @@
 /**
  * `boxsync login`: the OAuth 2.0 authorization-code flow with a loopback redirect (as rclone's `authorize`).
  *
- * 1. Listen on http://127.0.0.1:<port>/ (default 53682; register exactly this redirect URI with the Box app).
+ * 1. Listen on http://127.0.0.1:<port>/ (the CLI's default: DEFAULT_LOGIN_PORT in cli/commands/login.ts; register
+ *    exactly this redirect URI with the Box app).
  * 2. Print the authorize URL (client_id, redirect_uri, a random `state`) and open it with xdg-open when a
  *    desktop session is there.
  * 3. The browser comes back to the loopback server with `code` and `state`. A wrong state is refused and the
@@ -25,8 +26,6 @@ import { dirname } from 'node:path';
 import type { Config } from '../config/index.js';
 import { silentLogger } from '../logger.js';
 import { createBoxAdapter } from '../remote/box/index.js';
-
-export const DEFAULT_LOGIN_PORT = 53682;
 
 export interface LoginOptions {
   /** Where Box is and the OAuth client and token file to log in with (`boxsync init` passes the config it is about to write). */

@@ -78,7 +78,7 @@ const folderSchema = z.strictObject({
   localPath: pathString,
   exclude: z.array(z.string().min(1, 'expected a gitignore pattern, got an empty string')).default([]),
   direction: z.enum(['two-way', 'download-only', 'upload-only']).default('two-way'),
-  // Selective sync (issue 27): Box subfolders of this pair that are not kept on this disk, as paths relative to
+  // Selective sync: Box subfolders of this pair that are not kept on this disk, as paths relative to
   // the pair ("Archive/2019"); `boxsync selective exclude|include` edit this list.
   selective: z
     .strictObject({

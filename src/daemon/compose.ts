@@ -44,11 +44,10 @@ export interface ComposeOptions {
   readonly events?: EngineEvents;
   readonly clock?: Clock;
   /**
-   * The Box event stream the engine catches up from, asked at the start of every pass; default the config's
-   * `streamType` (what `sync --once` reads). The daemon passes the stream its long poll settled on (`sync`, or
-   * `changes` after a fallback, decided before its first pass), so one process reads one stream.
+   * The Box event stream the engine catches up from; default the config's `streamType` (what `sync --once`
+   * reads). The daemon passes its own setting, and tells the engine if its long poll falls back (Engine.useStream).
    */
-  readonly streamType?: () => StreamType;
+  readonly streamType?: StreamType;
   /** The journal file; default `<stateDir>/journal.db`. `sync --once --dry-run` points it at a throw-away copy. */
   readonly journalFile?: string;
   /** The dry run: nothing but the journal (a copy) is written to the state dir. */
@@ -97,7 +96,6 @@ export interface Composition {
 export async function compose(opts: ComposeOptions): Promise<Composition> {
   const { config, logger } = opts;
   const clock = opts.clock ?? systemClock;
-  const streamType = opts.streamType ?? ((): StreamType => config.streamType);
   await mkdir(config.stateDir, { recursive: true, mode: 0o700 });
 
   const opened = openJournal(opts.journalFile ?? join(config.stateDir, 'journal.db'), { logger: logger.child({ component: 'journal' }) });
@@ -170,9 +168,7 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
         logger: logger.child({ component: 'engine' }),
         clock,
         options: {
-          get streamType(): StreamType {
-            return streamType();
-          },
+          streamType: opts.streamType ?? config.streamType,
           transferConcurrency: config.transferConcurrency,
           windowEntries: config.planWindowEntries,
           maxDeletes: config.safety.maxDeletes,

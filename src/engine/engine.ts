@@ -14,6 +14,7 @@ import { shutdownReason } from '../core/errors.js';
 import { safeText } from '../core/escape.js';
 import type { RelPath, RemoteId, RootId, SyncRoot } from '../core/model.js';
 import type { LocalFs } from '../ports/local-fs.js';
+import type { StreamType } from '../ports/remote-changes.js';
 import { toSyncError } from './executor.js';
 import { scanLocal, type IsIgnored } from './observe-local.js';
 import { checkLocalRoot } from './root-guard.js';
@@ -43,6 +44,8 @@ export function createEngine(deps: EngineDeps, events: EngineEvents = {}): Engin
 
 class SyncEngine implements Engine {
   private readonly queue: TransferQueue;
+  /** The event stream passes catch up from: the options' until the daemon says which one its long poll reads. */
+  private streamType: StreamType;
   private readonly tracker: StatusTracker;
   private readonly rootContexts = new Map<RootId, RootContext>();
   /** Hints, settling paths and wake times (scope/hint-ledger.ts). */
@@ -59,6 +62,7 @@ class SyncEngine implements Engine {
     private readonly deps: EngineDeps,
     private readonly events: EngineEvents,
   ) {
+    this.streamType = deps.options.streamType;
     this.queue = new TransferQueue({ concurrency: deps.options.transferConcurrency, clock: deps.clock, onChange: () => this.tracker.emit() });
     this.tracker = new StatusTracker({ journal: deps.journal, roots: deps.roots, clock: deps.clock, queue: () => this.queue, onStatus: events.onStatus });
     this.hints = new HintLedger(deps.journal, deps.roots, this.settleMs());
@@ -81,6 +85,10 @@ class SyncEngine implements Engine {
   /** What hinted passes deferred as still settling and not yet hinted again, and the Box ids they consumed (hintedScope). */
   takeUnsettled(): Unsettled {
     return this.hints.takeUnsettled();
+  }
+
+  useStream(stream: StreamType): void {
+    this.streamType = stream;
   }
 
   hasHints(): boolean {
@@ -182,7 +190,7 @@ class SyncEngine implements Engine {
       const extraIds = this.hints.takeRemote(taken);
       const hintedPass = this.hints.beginPass() && opts.fullRescan !== true;
       const observed = await observeRemote(
-        { journal, remote: this.deps.remote, changes: this.deps.changes, roots: this.deps.roots, streamType: this.deps.options.streamType, logger },
+        { journal, remote: this.deps.remote, changes: this.deps.changes, roots: this.deps.roots, streamType: this.streamType, logger },
         {
           full: opts.fullRescan === true,
           extraIds,
@@ -287,9 +295,9 @@ class SyncEngine implements Engine {
     try {
       // Without a stored position (a listing that did not complete) the events cannot be read: that would mean
       // listing everything again, which is the outer pass's job.
-      if (journal.getCursor(cursorName(this.deps.options.streamType)) !== undefined) {
+      if (journal.getCursor(cursorName(this.streamType)) !== undefined) {
         const observed = await observeRemote(
-          { journal, remote: this.deps.remote, changes: this.deps.changes, roots, streamType: this.deps.options.streamType, logger },
+          { journal, remote: this.deps.remote, changes: this.deps.changes, roots, streamType: this.streamType, logger },
           { full: false, extraIds, signal, stopAtShortPage: true },
         );
         taken.remote = [...observed.touchedIds];

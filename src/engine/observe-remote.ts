@@ -23,7 +23,7 @@ import { clearListingProblems, hasListingProblems, listSubtree } from './remote-
 export type { RemoteObserverDeps } from './remote-observer-deps.js';
 export { LIST_CONCURRENCY, listSubtree, type ListingProblems, type SubtreeResult } from './remote-listing.js';
 
-/** A root the observer refuses to sync this run (SYNC-LESSONS #1), with the reason. */
+/** A root the observer refuses to sync this run (a safety guard: guard-id.ts), with the reason. */
 export interface RootRefusal {
   readonly root: RootId;
   readonly code: 'remote-root-missing' | 'remote-root-empty';

@@ -1,5 +1,5 @@
 /**
- * A change of what is synced is never a delete (issue 27).
+ * A change of what is synced is never a delete.
  *
  * The planner reads "a merge-base row whose item is gone on one side" as a deletion to pass on. Rows left behind
  * by a change of scope would be read that way: a folder excluded, deleted here by hand to free the disk, and

@@ -1,5 +1,5 @@
 /**
- * Selective sync (issue 27): a folder no longer selected frees the disk, safely.
+ * Selective sync: a folder no longer selected frees the disk, safely.
  *
  * By the time this runs the merge base of the folder is forgotten (scope-change.ts), so nothing here can become a
  * Box delete: the folder is ignored by the root's matcher and planned for no more. What is left is the local copy.

@@ -1,5 +1,5 @@
 /**
- * Selective sync (issue 27): per folder pair, the Box subfolders not kept on this disk (`folders[].selective.unselected`,
+ * Selective sync: per folder pair, the Box subfolders not kept on this disk (`folders[].selective.unselected`,
  * root-relative paths). They are ignored like an exclude rule, under their own reason `not-selected`, so a change
  * of selection goes through scope-change.ts (never a delete: the merge base is forgotten first) and the freeing of
  * the disk through selective-free.ts.

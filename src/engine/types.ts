@@ -22,7 +22,7 @@ import type { UnsyncedRecord } from '../ports/journal.js';
 import type { ScopeRules } from './scope-change.js';
 
 export interface EngineOptions {
-  /** Stream consumed for remote hints. Default 'changes' for sync --once; the daemon may use 'sync'. */
+  /** Stream consumed for remote hints: the config's for sync --once; the daemon's may change it (Engine.useStream). */
   readonly streamType: StreamType;
   /** Concurrent transfers (default 4). */
   readonly transferConcurrency: number;
@@ -174,7 +174,7 @@ export interface Engine {
    */
   /** `confirm`: guard ids the user confirmed for this run (`sync --once --confirm ID`, `--accept-new-root ROOT`). */
   runOnce(opts?: { signal?: AbortSignal; fullRescan?: boolean; confirm?: readonly string[] }): Promise<RunSummary>;
-  /** Daemon entry points: feed hints, then `runPass` handles only what they touched (cost grows with the change). */
+  /** Daemon entry points: feed hints, then the next `runOnce` handles only what they touched (cost grows with the change). */
   hintLocal(root: RootId, paths: readonly RelPath[]): void;
   hintRemote(ids: readonly RemoteId[]): void;
   /**
@@ -193,6 +193,11 @@ export interface Engine {
   nextWakeAtMs(): number | null;
   /** Turns what is due now (settled paths, items whose backoff elapsed) into hints for the next pass. */
   wake(): void;
+  /**
+   * The daemon's long poll settled on this stream (`sync`, or `changes` after a fallback), before the first
+   * pass: passes catch up from it from now on, so one process reads one stream.
+   */
+  useStream(stream: StreamType): void;
   status(): StatusReport;
   pause(): void;
   resume(): void;

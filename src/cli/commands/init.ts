@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { Config } from '../../config/index.js';
+import { DEFAULT_LOGIN_PORT } from './login.js';
 
 /**
  * `boxsync init`: write a working config in one step. Interactive on a terminal (it asks for what the flags did
@@ -40,7 +41,7 @@ export function register(program: Command): void {
     .option('--upload-url <url>', 'Box upload base URL')
     .option('--token-url <url>', 'OAuth token URL')
     .option('--authorize-url <url>', 'OAuth authorize page')
-    .option('--port <port>', 'loopback port of the OAuth redirect URI', '53682')
+    .option('--port <port>', 'loopback port of the OAuth redirect URI', String(DEFAULT_LOGIN_PORT))
     .option('--headless', 'log in without a browser on this machine (paste the redirect address)')
     .option('--force', 'replace an existing config file')
     .action(async (flags: InitFlags) => {

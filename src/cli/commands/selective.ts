@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 
 /**
- * `boxsync selective list|exclude|include` (issue 27): which Box subfolders of a folder pair are kept on this disk.
+ * `boxsync selective list|exclude|include`: which Box subfolders of a folder pair are kept on this disk.
  * The selection is the config key `folders[].selective.unselected`; exclude and include edit it (the rest of the
  * file is kept) and then sync, or, when the daemon runs, send the change over its control socket: it applies it at
  * once and answers with the outcome (daemon/selective-command.ts).

@@ -40,7 +40,6 @@ export const controlRequestSchema = z.discriminatedUnion('verb', [
 ]);
 
 export type ControlRequest = z.output<typeof controlRequestSchema>;
-export type ControlVerb = ControlRequest['verb'];
 
 export type ControlResponse<T = unknown> =
   | { readonly ok: true; readonly result: T }

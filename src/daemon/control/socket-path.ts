@@ -8,10 +8,6 @@ import { join } from 'node:path';
 import { configPath, loadConfig } from '../../config/index.js';
 import { xdgDirs } from '../../config/xdg.js';
 
-export async function controlSocketPath(opts: { socket?: string | undefined; config?: string | undefined }): Promise<string> {
-  return (await daemonLocation(opts)).socketPath;
-}
-
 /** The control socket, and the state dir when the config can be read (where the daemon keeps why it last ended). */
 export async function daemonLocation(opts: { socket?: string | undefined; config?: string | undefined }): Promise<{ socketPath: string; stateDir: string | null }> {
   let config: Awaited<ReturnType<typeof loadConfig>> | null = null;

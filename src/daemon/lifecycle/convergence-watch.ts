@@ -1,10 +1,10 @@
 /**
- * No path is forgotten (issue 26 point 14): at the end of every pass the daemon either has nothing out of sync or
+ * No path is forgotten: at the end of every pass the daemon either has nothing out of sync or
  * has a wake-up scheduled.
  *
  * - After a pass: hints the engine still holds (a pass that did not finish gives back what it took; hints that
- *   came in meanwhile) get a pass: at once after a converged pass, else after a backoff (1 s doubling to 60 s,
- *   reset by a converged pass) so a pass that keeps failing cannot spin.
+ *   came in meanwhile) get a pass: at once after a converged pass, else after a backoff (core/retry.ts
+ *   unfinishedPassBackoff, reset by a converged pass) so a pass that keeps failing cannot spin.
  * - When the daemon goes idle (throttled: at most every 30 s, and at most 5 % of the time; an idle state met
  *   within the interval is checked when it ends): the journal is read
  *   for paths out of sync (engine/out-of-sync.ts). One with a failure row waits for its retry wake-up or is parked
@@ -14,14 +14,13 @@
  */
 import type { RelPath, SyncRoot } from '../../core/model.js';
 import { escapeText } from '../../core/escape.js';
+import { nominalDelayMs, unfinishedPassBackoff } from '../../core/retry.js';
 import { settlingPaths } from '../../engine/clean-mark.js';
 import { outOfSync } from '../../engine/out-of-sync.js';
 import type { Engine, RunSummary } from '../../engine/types.js';
 import type { Logger } from '../../logger.js';
 import type { Journal } from '../../ports/journal.js';
 
-const MIN_WAKE_MS = 1_000;
-const MAX_WAKE_MS = 60_000;
 const CHECK_MIN_INTERVAL_MS = 30_000;
 const CHECK_COST_FACTOR = 20;
 const CHECK_LIMIT = 200;
@@ -42,7 +41,8 @@ export interface ConvergenceWatchDeps {
 export class ConvergenceWatch {
   private wakeTimer: NodeJS.Timeout | null = null;
   private checkTimer: NodeJS.Timeout | null = null;
-  private wakeMs = MIN_WAKE_MS;
+  /** Passes in a row that left hints behind without converging (for the backoff). */
+  private unfinished = 0;
   private lastCheckAtMs = Number.NEGATIVE_INFINITY;
   private checkCostMs = 0;
   /** Paths this watch hinted as forgotten, per root: not hinted again while they stay out of sync. */
@@ -54,15 +54,15 @@ export class ConvergenceWatch {
   /** The wake-up a pass leaves behind when the engine still holds hints. */
   afterPass(s: Pick<RunSummary, 'outcome'>): void {
     if (this.closed || s.outcome === 'fatal' || s.outcome === 'guard') return;
-    if (s.outcome === 'converged') this.wakeMs = MIN_WAKE_MS;
+    if (s.outcome === 'converged') this.unfinished = 0;
     if (!this.deps.engine.hasHints()) return;
     if (s.outcome === 'converged') {
       this.deps.request();
       return;
     }
     if (this.wakeTimer) return;
-    const ms = this.wakeMs;
-    this.wakeMs = Math.min(MAX_WAKE_MS, this.wakeMs * 2);
+    this.unfinished += 1;
+    const ms = nominalDelayMs(unfinishedPassBackoff, this.unfinished);
     this.wakeTimer = setTimeout(() => {
       this.wakeTimer = null;
       if (!this.closed) this.deps.request();

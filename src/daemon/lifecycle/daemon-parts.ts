@@ -40,10 +40,10 @@ export interface DaemonParts {
 }
 
 /**
- * `streamType`: the event stream the daemon reads, asked by the engine at the start of each pass (see compose);
+ * `streamType`: the event stream the daemon is set to read (its long poll may fall back: Engine.useStream);
  * `freeSpace`: asked when a deselected folder is freed (true: removed, not moved to the local trash).
  */
-export type ComposeDaemonParts = (config: Config, logger: Logger, events: EngineEvents, streamType: () => StreamType, freeSpace?: () => boolean) => Promise<DaemonParts>;
+export type ComposeDaemonParts = (config: Config, logger: Logger, events: EngineEvents, streamType: StreamType, freeSpace?: () => boolean) => Promise<DaemonParts>;
 
 /** What the daemon's command line adds to every composition (the first and each one after a SIGHUP reload). */
 export type DaemonComposeOverrides = Pick<ComposeOptions, 'bandwidthBytesPerSec'>;

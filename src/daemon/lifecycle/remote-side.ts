@@ -11,14 +11,15 @@
  *   run():     waitForChange from the journal's cursor → ask for a pass. The engine alone reads the events, from
  *              that one cursor, and stores it with what it observed: nothing here reads `GET /events` or keeps
  *              a position of its own once the cursor exists, so a crash can never leave a change "seen" but not
- *              applied. A long poll that says "changed" while the pass that follows finds nothing to move the
- *              cursor past backs off (1 s doubling to 60 s), never a tight loop. Errors reconnect with the same
- *              backoff; a position that is too old falls back to a full listing. A fatal error (the login
+ *              applied. The long poll paces itself (RemoteChanges.waitForChange: a "changed" whose pass found
+ *              nothing to move the cursor past backs off there, never a tight loop). An error outside it (taking
+ *              the start position) reconnects with the stream backoff (1 s doubling to 60 s); a position that is
+ *              too old falls back to a full listing. A fatal error (the login
  *              was revoked or refused, a refresh failed) stops the stream and goes to `onFatal`: the daemon
  *              exits with it even while idle, when the long poll is the only thing talking to Box.
  */
 import { isSyncError } from '../../core/errors.js';
-import { nominalDelayMs, streamBackoff, withBounds, type BackoffPolicy } from '../../core/retry.js';
+import { nominalDelayMs, streamBackoff } from '../../core/retry.js';
 import { asRemoteId, type SyncRoot } from '../../core/model.js';
 import type { Engine } from '../../engine/types.js';
 import type { Logger } from '../../logger.js';
@@ -39,8 +40,6 @@ export interface RemoteSideDeps {
   readonly streamType: StreamType;
   /** How long to wait for the ITEM_SYNC event that proves the `sync` stream works (default 5 s). */
   readonly syncCheckMs?: number;
-  readonly minBackoffMs?: number;
-  readonly maxBackoffMs?: number;
   /**
    * The stream stopped on a fatal error (a revoked or refused token, a failed refresh, a locked account): the
    * session ends the daemon with it, so an idle daemon does not live on with nothing listening.
@@ -80,6 +79,7 @@ export class RemoteSide {
     } else {
       await this.unmarkLeftRoots(new Set());
     }
+    this.deps.engine.useStream(this.effective);
     this.position = await this.deps.changes.now(this.effective);
   }
 
@@ -95,11 +95,6 @@ export class RemoteSide {
 
   private failures = 0;
 
-  /** One backoff policy for the stream (core/retry.ts), with the bounds the settings or tests give. */
-  private policy(): BackoffPolicy {
-    return withBounds(streamBackoff, { minMs: this.deps.minBackoffMs, maxMs: this.deps.maxBackoffMs });
-  }
-
   /** The engine's cursor for the stream in use: the one position that counts. */
   private cursor(): string | null {
     return this.deps.journal.getCursor(`events:${this.effective}`) ?? null;
@@ -114,7 +109,7 @@ export class RemoteSide {
         const position = stored ?? this.position!;
         this.update({ state: 'listening', nextRetryAtMs: null });
         const r = await this.deps.changes.waitForChange(this.effective, position, signal);
-        if (r === 'changed') await this.askForPass(position, signal);
+        if (r === 'changed') await this.askForPass();
         this.backoffMs = 0;
         this.failures = 0;
       } catch (e) {
@@ -133,7 +128,7 @@ export class RemoteSide {
           return;
         }
         this.failures += 1;
-        this.backoffMs = nominalDelayMs(this.policy(), this.failures);
+        this.backoffMs = nominalDelayMs(streamBackoff, this.failures);
         const message = e instanceof Error ? e.message : String(e);
         this.deps.log.warn({ err: e, retryInMs: this.backoffMs }, `remote event stream broke (${message}); reconnecting in ${Math.round(this.backoffMs / 1000)} s`);
         this.update({ state: 'reconnecting', note: `reconnecting after: ${message}`, nextRetryAtMs: Date.now() + this.backoffMs });
@@ -144,24 +139,12 @@ export class RemoteSide {
     }
   }
 
-  /** Consecutive "changed" answers after which the pass did not move the cursor (for the backoff). */
-  private noProgress = 0;
-
-  /** Box says something changed after `polled`: a hinted pass reads it (the engine fetches from the cursor). */
-  private async askForPass(polled: string, signal: AbortSignal): Promise<void> {
+  /** Box says something changed: a hinted pass reads it (the engine fetches from the cursor). */
+  private async askForPass(): Promise<void> {
     this.update({ lastEventAtMs: Date.now(), note: this.state.effective === this.state.configured ? null : this.state.note });
     this.deps.engine.hintRemote([]);
     this.deps.passes.request('hint');
     await this.deps.passes.idle();
-    if (this.cursor() !== null && this.cursor() === polled) {
-      this.noProgress += 1;
-      const waitMs = nominalDelayMs(this.policy(), this.noProgress);
-      this.deps.log.warn({ waitMs }, 'Box announced a change, but the event stream had nothing new; waiting before the next long poll');
-      this.update({ nextRetryAtMs: Date.now() + waitMs });
-      await sleep(waitMs, signal);
-    } else {
-      this.noProgress = 0;
-    }
   }
 
   private async setUpSyncStream(): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * The control verb `selective` (issue 27 point 7): `boxsync selective exclude|include PATH` with a daemon running.
+ * The control verb `selective`: `boxsync selective exclude|include PATH` with a daemon running.
  * The daemon applies the change at once and answers with the outcome; no restart, no second reload path:
  *
  * exclude: the folder is checked against the merge base (engine/selective-free.ts checkAgainstBase). A file there

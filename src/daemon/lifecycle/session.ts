@@ -115,8 +115,8 @@ export class DaemonSession {
     const fatalIfSo = (e: unknown): void => {
       if (isSyncError(e) && e.disposition === 'fatal') fatal(e.message);
     };
-    // The engine reads the stream the long poll settled on (prepare() below runs before the first pass).
-    const parts = await compose(config, rootLogger, events, () => session?.remote.status().effective ?? settings.streamType, hooks.freeSpace);
+    // The engine reads the stream the long poll settles on: remote-side's prepare() tells it, before the first pass.
+    const parts = await compose(config, rootLogger, events, settings.streamType, hooks.freeSpace);
     const reclaimer = new IdleReclaimer({
       gc: obtainGc(),
       busy: () => passes.busy,

@@ -23,6 +23,7 @@ import { Readable } from 'node:stream';
 import type { RemoteEntry } from '../../core/model.js';
 import { isShutdownReason, isSyncError } from '../../core/errors.js';
 import type { UploadStat } from '../../ports/local-fs.js';
+import { nominalDelayMs, uploadCommitRetry } from '../../core/retry.js';
 import type { UploadRequest, UploadSessionRecord } from '../../ports/remote-store.js';
 import type { Bandwidth } from './bandwidth.js';
 import { retryAfterMs } from './classify.js';
@@ -335,9 +336,9 @@ async function commit(deps: UploadDeps, rec: UploadSessionRecord, target: Upload
       ...(req.signal === undefined ? {} : { signal: req.signal }),
     });
     if (res.status !== 202) return firstEntry(res.body, url.toString());
-    if (attempt >= 60) throw remoteError('server_error', `upload session ${rec.sessionId} was still not processed after ${attempt} commits`);
+    if (attempt > uploadCommitRetry.retries) throw remoteError('server_error', `upload session ${rec.sessionId} was still not processed after ${attempt} commits`);
     // 202: the parts are in but not processed yet. POSTing the same commit again is what Box asks for.
-    await deps.http.backoff(1, retryAfterMs(res.headers, deps.http.clock.now()) ?? 1000, req.signal);
+    await deps.http.backoff(uploadCommitRetry, attempt, retryAfterMs(res.headers, deps.http.clock.now()) ?? nominalDelayMs(uploadCommitRetry, attempt), req.signal);
   }
 }
 
