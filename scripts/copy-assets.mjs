@@ -1,5 +1,5 @@
 // Part of `npm run build`: copies the files the compiled code reads at run time (not TypeScript, so tsc leaves
-// them out) from src/ to the same place under dist/. Today: the journal's schema.sql.
+// them out) from src/ to the same place under dist/. None today (the journal's schema is in migrations.ts).
 import { cpSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -30,7 +30,7 @@ export function userJson(store: Store, userId: string, fields: readonly string[]
     avatar_url: `${store.baseUrl()}/avatar/${u.id}`,
     notification_email: null,
   };
-  // `role` is not in the standard user form (openapi.json User): Box sends it only when `fields` asks for it.
+  // `role` is not in the standard user form (Box's User resource): Box sends it only when `fields` asks for it.
   if (!fields) return full;
   const extra: Record<string, unknown> = { role: u.enterpriseAdmin ? 'admin' : 'user' };
   const out: Record<string, unknown> = { type: 'user', id: u.id };

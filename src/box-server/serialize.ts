@@ -1,10 +1,23 @@
 /**
- * Box JSON for items, in the three forms of openapi.json: mini (listings, nested objects), standard (default
+ * Box JSON for items, in the three forms Box's API reference documents: mini (listings, nested objects), standard (default
  * single GET) and full (only through `fields`). `fields` answers hold the base fields (`type`, `id`, and
  * `etag` for files and folders) plus exactly the fields asked for. Times are whole-second RFC 3339.
  */
-import type { ItemRec, SharedLinkRec } from './state.js';
-import type { Store } from './store.js';
+import type { ItemRec, LockRec, ServerState, SharedLinkRec, VersionRec } from './state.js';
+
+/**
+ * What the serializers read of the store (store.ts): written out here, not imported, because the store serializes
+ * the items of its own events with standardItemJson.
+ */
+export interface Store {
+  readonly state: ServerState;
+  now(): number;
+  item(id: string): ItemRec | undefined;
+  ancestors(item: ItemRec): ItemRec[];
+  descendants(folderId: string, pred?: (i: ItemRec) => boolean): ItemRec[];
+  currentVersion(file: ItemRec): VersionRec | null;
+  activeLock(item: ItemRec): LockRec | null;
+}
 
 export function isoTime(ms: number | null): string | null {
   if (ms === null) return null;
@@ -129,30 +142,6 @@ function folderSize(store: Store, item: ItemRec): number {
   }
   return sum;
 }
-
-/** Every field this server knows for the item (the "full" form, minus computed collections), one at a time. */
-export function fullItemJson(store: Store, item: ItemRec): Record<string, unknown> {
-  return pick(store, item, allFields[item.type], {});
-}
-
-const commonFields = [
-  'type', 'id', 'etag', 'sequence_id', 'name', 'description', 'path_collection', 'created_at', 'modified_at', 'trashed_at',
-  'purged_at', 'content_created_at', 'content_modified_at', 'created_by', 'modified_by', 'owned_by', 'shared_link', 'parent',
-  'item_status', 'tags', 'has_collaborations', 'is_externally_owned', 'is_accessible_via_shared_link', 'allowed_invitee_roles',
-] as const;
-
-const allFields: Readonly<Record<ItemRec['type'], readonly string[]>> = {
-  file: [
-    ...commonFields, 'sha1', 'file_version', 'size', 'version_number', 'comment_count', 'permissions', 'lock', 'extension',
-    'is_package', 'expires_at', 'uploader_display_name', 'shared_link_permission_options', 'is_associated_with_app_item',
-  ],
-  folder: [
-    ...commonFields, 'size', 'folder_upload_email', 'sync_state', 'permissions', 'can_non_owners_invite',
-    'can_non_owners_view_collaborators', 'is_collaboration_restricted_to_enterprise', 'allowed_shared_link_access_levels',
-    'is_associated_with_app_item',
-  ],
-  web_link: [...commonFields, 'url'],
-};
 
 function fieldValue(store: Store, item: ItemRec, key: string): unknown {
   const common = commonValue(store, item, key);

@@ -2,7 +2,7 @@
  * Small helpers for the commands that talk to Box outside a sync (`boxsync ls`, `init`, `config check`): a Box
  * client from a config (no journal), and folder paths resolved the way Box compares names (case-insensitively).
  */
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import { foldKey } from '../core/paths.js';
 import { asRemoteId, type RemoteEntry, type RemoteId } from '../core/model.js';
 import { silentLogger } from '../logger.js';

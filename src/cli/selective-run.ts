@@ -3,17 +3,19 @@
  * for what the command did, stderr (through the sync's reporter) for the runs' progress and notes. Exit codes as
  * `sync --once`: 0 done, 1 not done for a named reason (files holding an exclude), 2 config or lock trouble.
  */
-import { stat } from 'node:fs/promises';
 import { writeSelection } from '../config/edit-selection.js';
-import { isAbsolute, relative, resolve } from 'node:path';
-import type { Config } from '../config.js';
+import { resolve } from 'node:path';
+import { holdersRefusal, locateInPairs, outsidePairs, selectionChange, type SelectionChange } from '../engine/selection-change.js';
+import type { SelectiveResult } from '../daemon/control/control-protocol.js';
+import type { Config } from '../config/index.js';
 import { escapeText, safeText } from '../core/escape.js';
 import { formatBytes } from '../core/format.js';
 import { asRelPath, type RelPath, type RemoteId, type SyncRoot } from '../core/model.js';
 import { foldKey } from '../core/paths.js';
 import { checkAgainstBase } from '../engine/selective-free.js';
-import { selectionState, unselectedAt } from '../engine/selective.js';
+import { selectionState } from '../engine/selective.js';
 import { createIgnoreMatcher } from '../local/ignore.js';
+import { lookOnlyLocalFs } from '../local/look-only.js';
 
 const out = (line: string): void => void process.stdout.write(`${line}\n`);
 const fail = (line: string): void => void process.stderr.write(`boxsync selective: ${line}\n`);
@@ -27,7 +29,7 @@ interface Located {
 }
 
 async function load(configPath: string | undefined): Promise<{ config: Config; file: string } | null> {
-  const { loadConfig, configPath: pathOf } = await import('../config.js');
+  const { loadConfig, configPath: pathOf } = await import('../config/index.js');
   try {
     return { config: await loadConfig({ path: configPath }), file: pathOf({ path: configPath }) };
   } catch (e) {
@@ -40,15 +42,9 @@ async function load(configPath: string | undefined): Promise<{ config: Config; f
 async function locate(pathArg: string, configPath: string | undefined): Promise<Located | null> {
   const loaded = await load(configPath);
   if (loaded === null) return null;
-  const abs = resolve(pathArg);
-  let best: Located | null = null;
-  loaded.config.folders.forEach((root, index) => {
-    const rel = relative(root.localPath, abs);
-    if (rel.startsWith('..') || isAbsolute(rel)) return;
-    if (best === null || root.localPath.length > best.root.localPath.length) best = { ...loaded, index, root, rel };
-  });
-  if (best === null) fail(`${escapeText(abs)} is not inside any folder pair of ${escapeText(loaded.file)}`);
-  return best;
+  const t = locateInPairs(loaded.config, pathArg);
+  if (t === null) fail(outsidePairs(loaded.config, pathArg));
+  return t === null ? null : { ...loaded, ...t };
 }
 
 /** The pid of a running daemon on this state dir, or null; throws when another command holds the lock. */
@@ -63,16 +59,6 @@ async function runningDaemon(stateDir: string): Promise<number | null> {
   }
 }
 
-/** Tell the daemon to reload its config (SIGHUP, daemon.ts); false when it is gone meanwhile. */
-function reloadDaemon(pid: number): boolean {
-  try {
-    process.kill(pid, 'SIGHUP');
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 async function daemonOr(l: Located): Promise<number | null | 'busy'> {
   try {
     return await runningDaemon(l.config.stateDir);
@@ -80,6 +66,38 @@ async function daemonOr(l: Located): Promise<number | null | 'busy'> {
     fail(e instanceof Error ? e.message : String(e));
     return 'busy';
   }
+}
+
+/**
+ * With a daemon running, the change goes to it over the control socket (daemon/selective-command.ts): it applies
+ * it at once and answers with the outcome. Exit 0 applied (or nothing to do), 1 held or kept (the answer says
+ * which files and why), 2 refused or no answer.
+ */
+async function viaDaemon(l: Located, pid: number, action: 'exclude' | 'include', freeSpace: boolean): Promise<number> {
+  const { sendControl } = await import('../daemon/control/control-client.js');
+  const { SELECTIVE_ANSWER_TIMEOUT_MS } = await import('../daemon/lifecycle/selective-command.js');
+  const path = resolve(l.root.localPath, l.rel);
+  out(`The daemon (pid ${pid}) applies this now${action === 'exclude' ? ' (local changes in the folder go to Box first)' : ''}...`);
+  try {
+    const r = await sendControl<SelectiveResult>(l.config.socketPath, { verb: 'selective', action, path, ...(freeSpace ? { freeSpace } : {}) }, SELECTIVE_ANSWER_TIMEOUT_MS);
+    const lines = r.message.split('\n');
+    if (r.outcome === 'held') for (const line of lines) fail(line);
+    else for (const line of lines) out(line);
+    return r.outcome === 'held' || r.outcome === 'kept' ? 1 : 0;
+  } catch (e) {
+    fail(`${e instanceof Error ? e.message : String(e)}`);
+    return 2;
+  }
+}
+
+/** A change with nothing to do (exit 0) or refused (exit 2), said. */
+function decided(c: Exclude<SelectionChange, { kind: 'change' }>): number {
+  if (c.kind === 'unchanged') {
+    out(c.text);
+    return 0;
+  }
+  fail(c.text);
+  return 2;
 }
 
 export async function runSelectiveList(pathArg: string | undefined, configPath: string | undefined): Promise<number> {
@@ -128,30 +146,12 @@ export async function runSelectiveList(pathArg: string | undefined, configPath: 
 export async function runSelectiveExclude(pathArg: string, configPath: string | undefined, freeSpace: boolean): Promise<number> {
   const l = await locate(pathArg, configPath);
   if (l === null) return 2;
-  const name = `${escapeText(l.rel)}/`;
-  if (l.rel === '') {
-    fail(`${escapeText(l.root.localPath)} is the top of a folder pair; to stop syncing it, remove the pair from the config`);
-    return 2;
-  }
-  const already = unselectedAt(l.root, l.rel);
-  if (already !== undefined) {
-    out(`${name} is already not selected (${escapeText(already)}/ is in folders[${l.index}].selective.unselected); nothing changed`);
-    return 0;
-  }
-  const unselected = [...(l.root.unselected ?? []), l.rel].sort();
+  const change = selectionChange(l, 'exclude');
+  if (change.kind !== 'change') return decided(change);
+  const { name, unselected } = change;
   const daemon = await daemonOr(l);
   if (daemon === 'busy') return 2;
-  if (daemon !== null) {
-    await writeSelection(l.file, l.index, unselected);
-    const told = reloadDaemon(daemon);
-    out(`${name} is now in folders[${l.index}].selective.unselected of ${escapeText(l.file)}.`);
-    out(
-      told
-        ? `The daemon (pid ${daemon}) reloads the config: its next pass stops syncing ${name}, nothing is deleted on Box, and the local copy goes to the local trash if every file in it is on Box (a file with changes Box lacks keeps it here, and the daemon says which).${freeSpace ? ' --free-space applies only when no daemon runs: the daemon uses the local trash.' : ''}`
-        : 'The daemon stopped meanwhile: the next `boxsync sync --once` or daemon start applies it.',
-    );
-    return 0;
-  }
+  if (daemon !== null) return viaDaemon(l, daemon, 'exclude', freeSpace);
   const { runSyncOnce } = await import('./commands/sync.js');
   // 1. A sync with the folder still selected: what changed in it here goes to Box first.
   out(`Syncing once so that local changes in ${name} reach Box first...`);
@@ -181,16 +181,14 @@ export async function runSelectiveExclude(pathArg: string, configPath: string | 
     return 2;
   }
   if (holders.length > 0) {
-    fail(`cannot exclude ${name}: ${holders.length} file${holders.length === 1 ? '' : 's'} there could not be uploaded (see above), so removing the local copy would lose ${holders.length === 1 ? 'it' : 'them'}; nothing was removed and ${name} stays selected:`);
-    for (const h of holders.slice(0, 50)) fail(`  ${escapeText(h)}`);
-    if (holders.length > 50) fail(`  ... and ${holders.length - 50} more`);
+    for (const line of holdersRefusal(name, holders)) fail(line);
     return 1;
   }
   // 2. The selection, then a sync that forgets the folder's merge base and frees the disk (never a Box delete).
   await writeSelection(l.file, l.index, unselected);
   out(`${name} is now in folders[${l.index}].selective.unselected; syncing to free its local copy (${freeSpace ? 'removed' : 'to the local trash'}; Box keeps it)...`);
   const second = await runSyncOnce({ configPath, freeSpace });
-  const left = await stat(resolve(l.root.localPath, l.rel)).catch(() => undefined);
+  const left = await lookOnlyLocalFs(l.root.localPath).stat(asRelPath(l.rel)).catch(() => undefined);
   if (left !== undefined) {
     fail(`${name} is not selected, but its local copy is still here (see the note above for why); nothing was removed`);
     return second === 0 ? 1 : second;
@@ -202,36 +200,26 @@ export async function runSelectiveExclude(pathArg: string, configPath: string | 
 export async function runSelectiveInclude(pathArg: string, configPath: string | undefined): Promise<number> {
   const l = await locate(pathArg, configPath);
   if (l === null) return 2;
-  const name = `${escapeText(l.rel)}/`;
-  const listed = l.root.unselected ?? [];
-  const at = unselectedAt(l.root, l.rel);
-  if (at === undefined) {
-    const below = listed.filter((u) => l.rel === '' || u.startsWith(`${l.rel}/`));
-    out(`${name} is already selected${below.length > 0 ? ` (folders below it that are not: ${below.map((u) => `${escapeText(u)}/`).join(', ')})` : ''}; nothing changed`);
-    return 0;
-  }
-  if (at !== l.rel) {
-    fail(`${name} is not selected because ${escapeText(at)}/ is not; include ${escapeText(at)} (the whole folder comes back)`);
-    return 2;
-  }
-  const unselected = listed.filter((u) => u !== l.rel);
+  const change = selectionChange(l, 'include');
+  if (change.kind !== 'change') return decided(change);
+  const { name, unselected } = change;
   const daemon = await daemonOr(l);
   if (daemon === 'busy') return 2;
+  if (daemon !== null) return viaDaemon(l, daemon, 'include', false);
   await writeSelection(l.file, l.index, unselected);
-  if (daemon !== null) {
-    const told = reloadDaemon(daemon);
-    out(
-      told
-        ? `${name} is selected again. The daemon (pid ${daemon}) reloads the config and downloads it on its next pass (nothing is deleted on either side); \`boxsync status ${escapeText(resolve(l.root.localPath, l.rel))}\` shows it coming down.`
-        : `${name} is selected again. The daemon stopped meanwhile: the next \`boxsync sync --once\` or daemon start downloads it.`,
-    );
-    return 0;
-  }
   out(`${name} is selected again; downloading it (nothing is deleted on either side)...`);
   const { runSyncOnce } = await import('./commands/sync.js');
   const code = await runSyncOnce({ configPath });
   out(code === 0 ? `${name} is kept on this disk again.` : `${name} is selected; the sync did not finish (exit ${code}): the next sync picks up where it stopped.`);
   return code;
+}
+
+/**
+ * Apply one change of selection: the one door for `selective exclude|include` and the picker (selective-picker.ts),
+ * so that both take the same route (the sync before an exclude, the daemon when one runs) and the same safety rules.
+ */
+export async function applySelectionChange(action: 'exclude' | 'include', pathArg: string, configPath: string | undefined, freeSpace = false): Promise<number> {
+  return action === 'exclude' ? runSelectiveExclude(pathArg, configPath, freeSpace) : runSelectiveInclude(pathArg, configPath);
 }
 
 /**

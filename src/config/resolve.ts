@@ -3,7 +3,7 @@
  * expansion, path normalisation, the auth shape, and the checks that span keys (overlapping roots, a root inside
  * the state dir, one Box folder configured twice). Every problem names its key.
  */
-import { join, relative, resolve, isAbsolute } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { SyncRoot } from '../core/model.js';
 import { asRemoteId } from '../core/model.js';
 import type { ConfigProblem } from './config-error.js';
@@ -11,6 +11,7 @@ import { problemsFromIssues } from './format-issues.js';
 import { rootIdFor } from './root-id.js';
 import { developerTokenAuthSchema, oauthAuthSchema, type RawConfig } from './schema.js';
 import type { XdgDirs } from './xdg.js';
+import { within } from './folder-pair.js';
 
 /** Longest path a unix socket address can hold on Linux (sun_path is 108 bytes with the NUL). */
 const MAX_SOCKET_PATH_BYTES = 107;
@@ -37,7 +38,7 @@ export interface Config {
   readonly safety: Readonly<RawConfig['safety']>;
   readonly localTrash: Readonly<RawConfig['localTrash']>;
   readonly log: Readonly<RawConfig['log']>;
-  /** The daemon's own settings (environment variables override them; see src/daemon/daemon-settings.ts). */
+  /** The daemon's own settings (environment variables override them; see src/daemon/lifecycle/daemon-settings.ts). */
   readonly daemon: Readonly<RawConfig['daemon']>;
   /** Things worth telling the user that do not stop anything (e.g. a secret in a file others can read). */
   readonly warnings: readonly string[];
@@ -132,12 +133,6 @@ function resolveAuth(
     problems.push(...problemsFromIssues(r.error.issues, ['auth']));
   }
   return null;
-}
-
-/** True when `inner` is `outer` or below it. */
-function within(inner: string, outer: string): boolean {
-  const rel = relative(outer, inner);
-  return rel === '' || (rel !== '..' && !rel.startsWith('../') && !isAbsolute(rel));
 }
 
 /** `selective.unselected` entries as root-relative folder paths: slashes trimmed, duplicates dropped. */

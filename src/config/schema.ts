@@ -78,7 +78,7 @@ const folderSchema = z.strictObject({
   localPath: pathString,
   exclude: z.array(z.string().min(1, 'expected a gitignore pattern, got an empty string')).default([]),
   direction: z.enum(['two-way', 'download-only', 'upload-only']).default('two-way'),
-  // Selective sync (issue 27): Box subfolders of this pair that are not kept on this disk, as paths relative to
+  // Selective sync: Box subfolders of this pair that are not kept on this disk, as paths relative to
   // the pair ("Archive/2019"); `boxsync selective exclude|include` edit this list.
   selective: z
     .strictObject({
@@ -102,7 +102,13 @@ export const daemonFields = {
   shutdownTimeoutSec: z.int().min(1).max(MAX_SHUTDOWN_TIMEOUT_SEC),
   syncCheckSec: z.int().min(1).max(600),
   notifications: z.boolean(),
+  uiEnabled: z.boolean(),
+  /** The local web page's loopback port (src/daemon/ui/); 0 = a free port, written to the state dir's ui-port file. */
+  uiPort: z.int().min(0).max(65_535),
 } as const;
+
+/** `daemon.ui.port` by default: near Syncthing's 8384, not taken by anything common. */
+export const DEFAULT_UI_PORT = 8385;
 
 const daemonSchema = z
   .strictObject({
@@ -113,6 +119,12 @@ const daemonSchema = z
     shutdownTimeoutSec: daemonFields.shutdownTimeoutSec.default(DEFAULT_SHUTDOWN_TIMEOUT_SEC),
     syncCheckSec: daemonFields.syncCheckSec.default(5),
     notifications: daemonFields.notifications.default(true),
+    ui: z
+      .strictObject({
+        enabled: daemonFields.uiEnabled.default(true),
+        port: daemonFields.uiPort.default(DEFAULT_UI_PORT),
+      })
+      .prefault({}),
     schedules: z
       .strictObject({
         journalMaintenance: cron.default(DEFAULT_DAEMON_ONLY_SCHEDULES.journalMaintenance),

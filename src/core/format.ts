@@ -1,6 +1,6 @@
 /**
  * How sizes and durations read to a person: the one place the CLI progress bar and run summary
- * (src/cli/progress.ts), the daemon's status text (src/daemon/status-text.ts) and the engine's pass summary
+ * (src/cli/progress.ts), the daemon's status text (src/daemon/control/status-text.ts) and the engine's pass summary
  * (src/engine/summary.ts) turn numbers into words. Pure functions, no locale: the output is the same on every
  * machine, so tests and scripts may match it.
  *

@@ -3,7 +3,7 @@
  *
  * PURE: no node:*, no npm, no clock, no I/O. Everything here is plain data.
  *
- * Three trees (see ARCHITECTURE.md):
+ * Three trees (the journal keeps all three):
  * - remote: the last observed Box state, keyed by Box id. A folder rename remotely is one row update.
  * - local:  the last observed disk state, keyed by path relative to a sync root, with inode for move detection.
  * - synced: the merge base, what both sides agreed on after the last successful operation, keyed by path

@@ -76,7 +76,3 @@ export function foldKey(s: string): string {
 
 const asciiOnly = /^[\x00-\x7f]*$/;
 
-/** True when two names differ only in Unicode normalization (not in case). */
-export function isUnicodeTwin(a: string, b: string): boolean {
-  return a !== b && nfc(a) === nfc(b);
-}

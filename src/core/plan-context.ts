@@ -64,12 +64,6 @@ export function localParentExists(ctx: PlanContext, path: RelPath): boolean {
   return parentInSync(ctx, path) !== null;
 }
 
-/** True when a name is in use on either side in the folder of `path` (case- and normalization-insensitively). */
-export function nameTaken(ctx: PlanContext, path: RelPath): boolean {
-  const k = foldKey(path);
-  return ctx.index.localByKey.has(k) || ctx.index.remoteByKey.has(k);
-}
-
 /** UTF-8 length, for the Linux 255-byte name limit. */
 export function utf8Bytes(s: string): number {
   let n = 0;

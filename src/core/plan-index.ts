@@ -14,6 +14,7 @@
  */
 import type { LocalEntry, RelPath, RemoteEntry, RemoteId, Snapshot, SyncedEntry } from './model.js';
 import { ancestorsOf, foldKey, joinPath } from './paths.js';
+import { localUnchanged, sameItemMoved } from './same-item.js';
 
 export interface ItemState {
   readonly synced: SyncedEntry;
@@ -99,7 +100,7 @@ function sameLocalKind(s: SyncedEntry, l: LocalEntry): boolean {
 
 function localContentChanged(s: SyncedEntry, l: LocalEntry): boolean {
   if (s.kind !== 'file') return false;
-  const statSame = l.sizeBytes === s.sizeBytes && l.mtimeMs === s.mtimeMs && l.inode === s.inode;
+  const statSame = localUnchanged(s, l);
   // Another size is another content, whatever SHA-1 the row carries: a hash read while a checkout rewrote the file
   // can pair the old content's SHA-1 with the new size, and a refresh of the base (a link) never settled that.
   if (l.sizeBytes !== s.sizeBytes) return true;
@@ -109,7 +110,7 @@ function localContentChanged(s: SyncedEntry, l: LocalEntry): boolean {
 
 function localStatStale(s: SyncedEntry, l: LocalEntry): boolean {
   if (l.kind === 'folder') return l.inode !== s.inode;
-  return l.sizeBytes !== s.sizeBytes || l.mtimeMs !== s.mtimeMs || l.inode !== s.inode;
+  return !localUnchanged(s, l);
 }
 
 function remoteContentChanged(s: SyncedEntry, r: RemoteEntry): boolean {
@@ -123,14 +124,6 @@ function remoteContentChanged(s: SyncedEntry, r: RemoteEntry): boolean {
     default:
       return r.kind satisfies never;
   }
-}
-
-/** A local entry at a new path is the synced item `s` moved there when the inode matches and the stat confirms it. */
-function confirmsMove(s: SyncedEntry, l: LocalEntry): boolean {
-  if (s.kind === 'weblink' || !sameLocalKind(s, l)) return false;
-  if (s.kind === 'folder') return true;
-  if (l.sizeBytes !== s.sizeBytes || l.mtimeMs !== s.mtimeMs) return false;
-  return l.sha1 === null || s.sha1 === null || l.sha1 === s.sha1;
 }
 
 export function buildIndex(snapshot: Snapshot): PlanIndex {
@@ -159,7 +152,7 @@ export function buildIndex(snapshot: Snapshot): PlanIndex {
     if (l === undefined || l === 'many' || l.path === s.path || claimedByMove.has(l.path)) return undefined;
     const atTarget = snapshot.synced.get(l.path);
     if (atTarget && atTarget.inode === l.inode) return undefined;
-    if (!confirmsMove(s, l)) return undefined;
+    if (!sameItemMoved(s, l)) return undefined;
     movedTo.set(s.path, l);
     claimedByMove.add(l.path);
     // The item whose base path this move took may itself have moved away.

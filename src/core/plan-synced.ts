@@ -15,6 +15,7 @@ import { baseRowHolder, localParentExists, remoteParentId, type Candidate, type 
 import { conflictCopyName } from './names.js';
 import { basename, foldKey, joinPath, parentOf } from './paths.js';
 import { conflictCopy, download, forget, kindWord, link, localTrash, remoteTrash, uploadVersion, writeWeblink } from './plan-ops.js';
+import { localUnchanged } from './same-item.js';
 
 export interface PendingMove {
   /** 'remote': move the Box item to where the local one went; 'local': move the local one to where Box has it. */
@@ -223,8 +224,8 @@ function decideWeblink(ctx: PlanContext, it: ItemState): SyncedDecision {
   const s = it.synced;
   if (it.remote === null) {
     const l = it.local!;
-    // mtime and inode say whether the user touched the link file since it was written (see core/tree-effects.ts).
-    const unchanged = l.mtimeMs === s.mtimeMs && l.inode === s.inode && l.kind === 'file';
+    // Its stat says whether the user touched the link file since it was written (see core/tree-effects.ts).
+    const unchanged = l.kind === 'file' && localUnchanged(s, l);
     if (unchanged && ctx.mayWriteLocal) return ops(localTrash(ctx, l, `web link was deleted on Box; moving its link file to the local trash`));
     return ops(forget(ctx, s.path, `web link was deleted on Box; the link file was changed here, so it stays as an ordinary file`));
   }

@@ -97,10 +97,6 @@ export function plan(snapshot: Snapshot, opts: PlanOptions = {}): Plan {
   return { ops, quiescent: ops.every((op) => op.kind === 'report') };
 }
 
-export function isDeletion(op: Operation): boolean {
-  return op.kind === 'remote-trash' || op.kind === 'local-trash';
-}
-
 /** Trash operations in a batch, per side, for the mass-delete guard. */
 export function countDeletions(p: Plan): { readonly local: number; readonly remote: number } {
   let local = 0;

@@ -20,11 +20,6 @@ export function compareSequence(a: string | null, b: string | null): -1 | 0 | 1 
   return x === y ? 0 : x < y ? -1 : 1;
 }
 
-/** True when `candidate` is strictly newer than `known` (an unknown `known` is older than anything valid). */
-export function isNewerSequence(candidate: string | null, known: string | null): boolean {
-  return compareSequence(candidate, known) > 0;
-}
-
 function stripZeros(s: string): string {
   let i = 0;
   while (i < s.length - 1 && s.charCodeAt(i) === 48) i++;

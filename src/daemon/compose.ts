@@ -13,7 +13,7 @@
 import { mkdir } from 'node:fs/promises';
 import * as nodeFs from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import type { SyncRoot, RootId } from '../core/model.js';
 import { createEngine } from '../engine/index.js';
 import { planDryRun, type DryRunReport } from '../engine/dry-run.js';
@@ -27,6 +27,7 @@ import { escapeText } from '../core/escape.js';
 import { createLocalFs } from '../local/local-fs.js';
 import { loadTempKey } from '../local/temp-name.js';
 import { createLocalTrash, type LocalTrash } from '../local/local-trash.js';
+import type { TrashPlaces } from '../local/local-trash-entries.js';
 import type { WatcherKind } from '../local/watcher-options.js';
 import type { Logger } from '../logger.js';
 import { systemClock, type Clock } from '../ports/clock.js';
@@ -43,11 +44,10 @@ export interface ComposeOptions {
   readonly events?: EngineEvents;
   readonly clock?: Clock;
   /**
-   * The Box event stream the engine catches up from, asked at the start of every pass; default the config's
-   * `streamType` (what `sync --once` reads). The daemon passes the stream its long poll settled on (`sync`, or
-   * `changes` after a fallback, decided before its first pass), so one process reads one stream.
+   * The Box event stream the engine catches up from; default the config's `streamType` (what `sync --once`
+   * reads). The daemon passes its own setting, and tells the engine if its long poll falls back (Engine.useStream).
    */
-  readonly streamType?: () => StreamType;
+  readonly streamType?: StreamType;
   /** The journal file; default `<stateDir>/journal.db`. `sync --once --dry-run` points it at a throw-away copy. */
   readonly journalFile?: string;
   /** The dry run: nothing but the journal (a copy) is written to the state dir. */
@@ -62,8 +62,11 @@ export interface ComposeOptions {
    * other work turns between a download's file calls (LocalFsOptions.liveChanges). Default false (`sync --once`).
    */
   readonly liveChanges?: boolean;
-  /** `selective exclude --free-space`: a deselected folder's local copy is removed, not moved to the local trash. */
-  readonly freeSpace?: boolean;
+  /**
+   * `selective exclude --free-space`: a deselected folder's local copy is removed, not moved to the local trash. A
+   * function is asked each time (the daemon's live `selective exclude --free-space`).
+   */
+  readonly freeSpace?: boolean | (() => boolean);
 }
 
 export interface Composition {
@@ -76,6 +79,8 @@ export interface Composition {
   readonly boxActions: BoxActions;
   /** The local trash of the state dir; `purgeOlderThan(retentionDays)` is the daemon's localTrashPurge job. */
   readonly localTrash: LocalTrash;
+  /** Where that trash keeps its entries, for `trash list|restore` (the item commands). */
+  readonly trashPlaces: TrashPlaces;
   readonly roots: readonly SyncRoot[];
   localFsFor(root: SyncRoot): LocalFs;
   /** The ignore rules of a root: built-in defaults, folders[].exclude and the root's .boxsyncignore. */
@@ -91,7 +96,6 @@ export interface Composition {
 export async function compose(opts: ComposeOptions): Promise<Composition> {
   const { config, logger } = opts;
   const clock = opts.clock ?? systemClock;
-  const streamType = opts.streamType ?? ((): StreamType => config.streamType);
   await mkdir(config.stateDir, { recursive: true, mode: 0o700 });
 
   const opened = openJournal(opts.journalFile ?? join(config.stateDir, 'journal.db'), { logger: logger.child({ component: 'journal' }) });
@@ -164,15 +168,15 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
         logger: logger.child({ component: 'engine' }),
         clock,
         options: {
-          get streamType(): StreamType {
-            return streamType();
-          },
+          streamType: opts.streamType ?? config.streamType,
           transferConcurrency: config.transferConcurrency,
           windowEntries: config.planWindowEntries,
           maxDeletes: config.safety.maxDeletes,
           maxDeleteFraction: config.safety.maxDeleteFraction,
           rootMarker: marker,
-          freeSpace: opts.freeSpace === true,
+          get freeSpace(): boolean {
+            return typeof opts.freeSpace === 'function' ? opts.freeSpace() : opts.freeSpace === true;
+          },
         },
       };
     const engine = createEngine(engineDeps, opts.events ?? {});
@@ -186,6 +190,7 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
       changes: box.changes,
       boxActions: box.actions,
       localTrash,
+      trashPlaces: { mode: config.localTrash.mode, stateDir: config.stateDir, fs: nodeFs },
       roots: config.folders,
       localFsFor,
       isIgnoredFor,
@@ -218,7 +223,7 @@ async function skipNewFolder(config: Config, root: SyncRoot, name: string, skipp
   const index = config.folders.findIndex((r) => r.id === root.id);
   const what = `${escapeText(name)}/ appeared on Box and is not kept on this disk (folders[${index}].selective.newFolders is "skip")`;
   const keep = `\`boxsync selective include ${escapeText(join(root.localPath, name))}\` keeps it`;
-  if (dryRun) return `${what}: the real run adds it to folders[${index}].selective.unselected; ${keep}`;
+  if (dryRun) return `${escapeText(name)}/ appeared on Box: the real run leaves it unselected (selective.newFolders is "skip"), adds it to folders[${index}].selective.unselected and downloads nothing of it; ${keep}`;
   try {
     await writeSelection(config.file, index, [...new Set([...(root.unselected ?? []), ...(skipped ?? [name])])].sort());
     return `${what}: it is added to folders[${index}].selective.unselected; ${keep}`;

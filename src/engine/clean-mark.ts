@@ -1,5 +1,5 @@
 /**
- * The clean mark of a root (issue 13, point 4: the cost of a run grows with the change, not the tree).
+ * The clean mark of a root: what lets the cost of a run grow with the change, not the tree.
  *
  * A run that converged leaves the three trees agreeing everywhere except at the paths of the failures table. If
  * the next run starts from that state, what a full plan could do is limited to what changed since: the paths

@@ -1,10 +1,10 @@
 /**
- * The mass-delete guard (SYNC-LESSONS #1): a pass that would trash more than `maxDeletes` items AND more than
+ * The mass-delete guard: a pass that would trash more than `maxDeletes` items AND more than
  * `maxDeleteFraction` of the root, on either side, is refused. `sync --once` stops with outcome 'guard' (exit 3);
  * the daemon holds the guard until the user confirms it. A trashed folder counts with every synced item below it.
  *
- * Deleting everything under a root always asks, whatever the count (issue 26: a small mirror on a disk that is
- * not mounted was emptied into the Box trash below the 100-item limit), unless `maxDeleteFraction` is 1 (the
+ * Deleting everything under a root always asks, whatever the count (a small mirror on a disk that is
+ * not mounted would otherwise go into the Box trash below the 100-item limit), unless `maxDeleteFraction` is 1 (the
  * user allows deleting all of a root in one pass). Everything: every synced item, while the side the deletions
  * come from holds nothing (a file replaced by a folder of the same name trashes the file, but is no emptied root).
  */

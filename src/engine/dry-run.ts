@@ -87,6 +87,8 @@ export function readOnlyLocalFs(fs: LocalFs): LocalFs {
     ...(fs.probe ? { probe: (p: RelPath | '') => fs.probe!(p) } : {}),
     stat: (p) => fs.stat(p),
     hash: (p) => fs.hash(p),
+    // Reading is looking; the store it would go to refuses every upload.
+    openForUpload: (p, expect) => fs.openForUpload(p, expect),
     tempPathFor: (p) => fs.tempPathFor(p),
     childNames: (p, o) => fs.childNames(p, o),
     rootExists: () => fs.rootExists(),
@@ -98,6 +100,7 @@ export function readOnlyLocalFs(fs: LocalFs): LocalFs {
     createRoot: refuse('create the root folder'),
     commitTemp: refuse('write a file'),
     move: refuse('move'),
+    copyInto: refuse('copy a file'),
     // Reached by a deselected folder's freeing only (selective-free.ts), which then says the copy is kept.
     trash: refuse('trash'),
     removeTree: refuse('remove'),

@@ -14,10 +14,12 @@ import { shutdownReason } from '../core/errors.js';
 import { safeText } from '../core/escape.js';
 import type { RelPath, RemoteId, RootId, SyncRoot } from '../core/model.js';
 import type { LocalFs } from '../ports/local-fs.js';
+import type { StreamType } from '../ports/remote-changes.js';
 import { toSyncError } from './executor.js';
 import { scanLocal, type IsIgnored } from './observe-local.js';
 import { checkLocalRoot } from './root-guard.js';
-import { hintedScope, SETTLE_GONE_MS, type GoneSince } from './hinted-scope.js';
+import { hintedScope, SETTLE_GONE_MS } from './hinted-scope.js';
+import { HintLedger, type TakenHints } from './scope/hint-ledger.js';
 import { observeRemote } from './observe-remote.js';
 import { recheckParks } from './park-recheck.js';
 import { parkUnreadableRoot } from './scan-parks.js';
@@ -42,25 +44,14 @@ export function createEngine(deps: EngineDeps, events: EngineEvents = {}): Engin
 
 class SyncEngine implements Engine {
   private readonly queue: TransferQueue;
+  /** The event stream passes catch up from: the options' until the daemon says which one its long poll reads. */
+  private streamType: StreamType;
   private readonly tracker: StatusTracker;
   private readonly rootContexts = new Map<RootId, RootContext>();
-  private readonly pendingLocal = new Map<RootId, Set<RelPath>>();
-  private readonly unsettled = new Map<RootId, Set<RelPath>>();
-  private readonly unsettledRemote = new Set<RemoteId>();
-  /**
-   * Paths a hinted pass deferred as still settling (found gone, no move in sight), per root, until a pass takes
-   * them up (its scope holds them and does not defer them again); kept in the journal too (clean-mark.ts
-   * settlingPaths): the journal already says they are gone locally, so after a crash a run that planned only what
-   * its scan sees change would never plan them, and the deletion would be lost.
-   */
-  private readonly deferred = new Map<RootId, Set<RelPath>>();
-  /** Per root: paths hinted passes found gone, and since when (hinted-scope.ts). */
-  private readonly goneSince = new Map<RootId, GoneSince>();
-  private readonly pendingRemote = new Set<RemoteId>();
+  /** Hints, settling paths and wake times (scope/hint-ledger.ts). */
+  private readonly hints: HintLedger;
   /** Roots fully scanned by this process: later passes may re-stat only hinted paths. */
   private readonly scanned = new Set<RootId>();
-  /** A caller that feeds hints (the daemon) gets hinted passes; a run without any hint rescans in full. */
-  private hintedSinceRun = false;
   /** The first pass of the process listed again what earlier listings had refused (see relistParked). */
   private relisted = false;
   private readonly allowedGuards = new Set<string>();
@@ -71,8 +62,14 @@ class SyncEngine implements Engine {
     private readonly deps: EngineDeps,
     private readonly events: EngineEvents,
   ) {
+    this.streamType = deps.options.streamType;
     this.queue = new TransferQueue({ concurrency: deps.options.transferConcurrency, clock: deps.clock, onChange: () => this.tracker.emit() });
     this.tracker = new StatusTracker({ journal: deps.journal, roots: deps.roots, clock: deps.clock, queue: () => this.queue, onStatus: events.onStatus });
+    this.hints = new HintLedger(deps.journal, deps.roots, this.settleMs());
+  }
+
+  private settleMs(): number {
+    return this.deps.options.settleGoneMs ?? SETTLE_GONE_MS;
   }
 
   runOnce(opts: { signal?: AbortSignal; fullRescan?: boolean; confirm?: readonly string[] } = {}): Promise<RunSummary> {
@@ -82,27 +79,32 @@ class SyncEngine implements Engine {
   }
 
   hintLocal(root: RootId, paths: readonly RelPath[]): void {
-    const set = this.pendingLocal.get(root) ?? new Set<RelPath>();
-    for (const p of paths) set.add(p);
-    this.pendingLocal.set(root, set);
-    this.hintedSinceRun = true;
+    this.hints.hintLocal(root, paths);
   }
 
-  /** What hinted passes deferred as still settling since the last call, and the Box ids they consumed (hintedScope). */
+  /** What hinted passes deferred as still settling and not yet hinted again, and the Box ids they consumed (hintedScope). */
   takeUnsettled(): Unsettled {
-    const out = { local: [...this.unsettled].map(([root, paths]) => ({ root, paths: [...paths] })), remoteIds: [...this.unsettledRemote] };
-    this.unsettled.clear();
-    this.unsettledRemote.clear();
-    return out;
+    return this.hints.takeUnsettled();
+  }
+
+  useStream(stream: StreamType): void {
+    this.streamType = stream;
   }
 
   hasHints(): boolean {
-    return this.pendingRemote.size > 0 || [...this.pendingLocal.values()].some((s) => s.size > 0);
+    return this.hints.hasHints();
   }
 
   hintRemote(ids: readonly RemoteId[]): void {
-    for (const id of ids) this.pendingRemote.add(id);
-    this.hintedSinceRun = true;
+    this.hints.hintRemote(ids);
+  }
+
+  nextWakeAtMs(): number | null {
+    return this.hints.nextWakeAtMs();
+  }
+
+  wake(): void {
+    this.hints.wake(this.deps.clock.now());
   }
 
   status(): StatusReport {
@@ -157,8 +159,7 @@ class SyncEngine implements Engine {
     const tally = newTally();
     const refusals: { id: string; message: string }[] = [];
     const outcomes: RootOutcome[] = [];
-    const consumedLocal = new Map<RootId, RelPath[]>();
-    let consumedRemote: RemoteId[] = [];
+    const taken: TakenHints = { local: new Map(), remote: [] };
     let why: string | null = null;
     this.tracker.fatal = null;
     this.tracker.heldGuard = null;
@@ -187,13 +188,10 @@ class SyncEngine implements Engine {
       // A folder pair that left the config forgets its merge base: added back, it is a first sync (scope-change.ts).
       for (const text of forgetRemovedRoots(journal, this.deps.roots)) this.notice(null, text);
       this.tracker.setPhase('listing');
-      const extraIds = [...this.pendingRemote];
-      consumedRemote = extraIds;
-      this.pendingRemote.clear();
-      const hintedPass = this.hintedSinceRun && opts.fullRescan !== true;
-      this.hintedSinceRun = false;
+      const extraIds = this.hints.takeRemote(taken);
+      const hintedPass = this.hints.beginPass() && opts.fullRescan !== true;
       const observed = await observeRemote(
-        { journal, remote: this.deps.remote, changes: this.deps.changes, roots: this.deps.roots, streamType: this.deps.options.streamType, logger },
+        { journal, remote: this.deps.remote, changes: this.deps.changes, roots: this.deps.roots, streamType: this.streamType, logger },
         {
           full: opts.fullRescan === true,
           extraIds,
@@ -205,7 +203,7 @@ class SyncEngine implements Engine {
       );
       // The items the stream said changed are in the journal now, and the cursor moved past them: if this pass
       // does not finish, the next hinted pass must still look at them.
-      consumedRemote = [...new Set([...extraIds, ...observed.touchedIds])];
+      taken.remote = [...new Set([...extraIds, ...observed.touchedIds])];
       this.relisted = true;
       for (const r of observed.refusals) refusals.push({ id: guardIdText({ kind: r.code, root: r.root }), message: r.message });
       for (const root of this.deps.roots) {
@@ -216,9 +214,7 @@ class SyncEngine implements Engine {
         // A new root accepted: its local rows and merge base are gone, so the whole root is planned again.
         if (ready === 'accepted') clean.delete(root.id);
         this.tracker.setPhase('scanning');
-        const hinted = [...(this.pendingLocal.get(root.id) ?? [])];
-        consumedLocal.set(root.id, hinted);
-        this.pendingLocal.delete(root.id);
+        const hinted = this.hints.takeLocal(taken, root.id);
         let scope: SnapshotScope;
         if (hintedPass && !observed.full && this.scanned.has(root.id)) {
           // Parks whose cause may have cleared (park-recheck.ts) are planned again with the hints.
@@ -247,8 +243,8 @@ class SyncEngine implements Engine {
             const failed = journal.failures(root.id).map((f) => f.path);
             // Paths a pass deferred as settling: this process takes them up when they have settled; one that did
             // not record them (a crash came first) plans them now.
-            const mine = this.deferred.get(root.id);
-            const settled = (settlingPaths(journal, root) ?? []).filter((p) => mine?.has(p) !== true);
+            const mine = this.hints.deferredOf(root.id);
+            const settled = (settlingPaths(journal, root) ?? []).filter((p) => !mine.has(p));
             scope = { kind: 'hinted', localPaths: [...hinted, ...scanned.changed, ...failed, ...settled, ...rechecked], remoteIds: observed.touchedIds };
             logger.debug({ root: root.id, changed: scanned.changed.length, touched: observed.touchedIds.length }, 'the last run converged: planning only what changed');
           }
@@ -262,7 +258,7 @@ class SyncEngine implements Engine {
           clearSelecting(journal, root.id);
           // This pass planned the deferred paths another process left (above, or a whole-root plan): only this
           // process's own are still waiting.
-          const mine = [...(this.deferred.get(root.id) ?? [])];
+          const mine = [...this.hints.deferredOf(root.id)];
           if (JSON.stringify(settlingPaths(journal, root)) !== JSON.stringify(mine)) setSettlingPaths(journal, root, mine);
         }
         if (tally.fatal) break;
@@ -279,10 +275,8 @@ class SyncEngine implements Engine {
     for (const r of refusals) this.events.onGuard?.(r);
     if (refusals.length > 0 && !this.tracker.heldGuard) this.tracker.heldGuard = { id: refusals[0]!.id, message: refusals.map((r) => r.message).join('; ') };
     // A pass that did not finish its work keeps the hints it consumed, so the next hinted pass sees them again.
-    if (why !== null || tally.fatal || refusals.length > 0 || outcomes.some((o) => o !== 'converged')) {
-      for (const [root, paths] of consumedLocal) if (paths.length > 0) this.hintLocal(root, paths);
-      if (consumedRemote.length > 0) this.hintRemote(consumedRemote);
-    }
+    if (why !== null || tally.fatal || refusals.length > 0 || outcomes.some((o) => o !== 'converged')) this.hints.giveBack(taken);
+    this.hints.endPass(clock.now());
     return this.finish({ tally, outcomes, refusals, why, startedAtMs });
   }
 
@@ -292,31 +286,27 @@ class SyncEngine implements Engine {
    * has scanned take part (the others get their full pass next). What does not converge is hinted again.
    */
   private async syncHintsNow(ctx: ReconcileContext, tally: Tally, signal: AbortSignal): Promise<void> {
-    if (!this.hintedSinceRun) return;
+    if (!this.hints.hinted) return;
     const { journal, logger } = this.deps;
     const roots = this.deps.roots.filter((r) => this.scanned.has(r.id));
     if (roots.length === 0) return;
-    const extraIds = [...this.pendingRemote];
-    this.pendingRemote.clear();
-    const consumed = new Map<RootId, RelPath[]>();
-    for (const root of roots) {
-      consumed.set(root.id, [...(this.pendingLocal.get(root.id) ?? [])]);
-      this.pendingLocal.delete(root.id);
-    }
-    let remoteIds: RemoteId[] = extraIds;
+    const taken: TakenHints = { local: new Map(), remote: [] };
+    const extraIds = this.hints.takeRemote(taken);
+    for (const root of roots) this.hints.takeLocal(taken, root.id);
     let ok = true;
     try {
       // Without a stored position (a listing that did not complete) the events cannot be read: that would mean
       // listing everything again, which is the outer pass's job.
-      if (journal.getCursor(cursorName(this.deps.options.streamType)) !== undefined) {
+      if (journal.getCursor(cursorName(this.streamType)) !== undefined) {
         const observed = await observeRemote(
-          { journal, remote: this.deps.remote, changes: this.deps.changes, roots, streamType: this.deps.options.streamType, logger },
+          { journal, remote: this.deps.remote, changes: this.deps.changes, roots, streamType: this.streamType, logger },
           { full: false, extraIds, signal, stopAtShortPage: true },
         );
-        remoteIds = [...observed.touchedIds];
+        taken.remote = [...observed.touchedIds];
       }
+      const remoteIds = taken.remote;
       for (const root of roots) {
-        const localPaths = consumed.get(root.id) ?? [];
+        const localPaths = taken.local.get(root.id) ?? [];
         if (localPaths.length === 0 && remoteIds.length === 0) continue;
         const rc = this.rootContext(root);
         const scope = await this.hintedScope(rc, localPaths, remoteIds, signal);
@@ -331,39 +321,23 @@ class SyncEngine implements Engine {
       const err = toSyncError(e);
       logger.warn({ code: err.code }, `syncing live changes during the full pass failed (${err.message}); the next pass takes them again`);
     }
-    if (!ok) {
-      for (const [root, paths] of consumed) if (paths.length > 0) this.hintLocal(root, paths);
-      if (remoteIds.length > 0) this.hintRemote(remoteIds);
-    }
-    // The next run stays a hinted one (cheap), not the full rescan a run without hints would be.
-    this.hintedSinceRun = true;
+    if (!ok) this.hints.giveBack(taken);
+    this.hints.keepHinted();
   }
 
   /**
    * The scope of a hinted pass (hinted-scope.ts). Paths found gone with no move in sight are deferred by this
-   * pass and kept for `takeUnsettled`: the daemon hints them again once the watcher has had time to say where
-   * they went.
+   * pass and kept in the hint ledger, which wakes the engine to hint them again once the watcher has had time to
+   * say where they went.
    */
   private async hintedScope(rc: RootContext, localPaths: readonly RelPath[], remoteIds: readonly RemoteId[], signal: AbortSignal): Promise<SnapshotScope> {
-    const goneSince = this.goneSince.get(rc.root.id) ?? new Map<RelPath, number>();
-    this.goneSince.set(rc.root.id, goneSince);
+    const goneSince = this.hints.goneSinceOf(rc.root.id);
     const deps = { journal: this.deps.journal, root: rc.root, fs: rc.fs, isIgnored: rc.isIgnored };
-    const scope = await hintedScope(deps, localPaths, remoteIds, { signal, goneSince, nowMs: this.deps.clock.now(), settleMs: this.deps.options.settleGoneMs ?? SETTLE_GONE_MS });
+    const scope = await hintedScope(deps, localPaths, remoteIds, { signal, goneSince, nowMs: this.deps.clock.now(), settleMs: this.settleMs() });
     if (scope.kind !== 'hinted') return scope;
-    const deferred = this.deferred.get(rc.root.id) ?? new Set<RelPath>();
-    const before = deferred.size;
-    for (const p of scope.localPaths) deferred.delete(p);
-    for (const p of scope.unsettled ?? []) deferred.add(p);
-    this.deferred.set(rc.root.id, deferred);
-    if (deferred.size > 0 || before > 0) setSettlingPaths(this.deps.journal, rc.root, [...deferred]);
+    this.hints.recordScope(rc.root, scope.localPaths, scope.unsettled, remoteIds);
     if (scope.unsettled !== undefined) {
       this.deps.logger.debug({ root: rc.root.id, unsettled: scope.unsettled.slice(0, 20) }, 'gone with no move in sight yet: left for the pass that has the watcher\'s word on where they went');
-      const set = this.unsettled.get(rc.root.id) ?? new Set<RelPath>();
-      for (const p of scope.unsettled) set.add(p);
-      this.unsettled.set(rc.root.id, set);
-      // This pass consumed the stream's news about them (a folder deleted here and renamed on Box): the pass
-      // that takes them up again must see both ends of those items too.
-      for (const id of remoteIds) this.unsettledRemote.add(id);
     }
     return scope;
   }

@@ -19,6 +19,7 @@ import { INCOMPLETE_CODE } from './remote-listing.js';
 import { escapeText } from '../core/escape.js';
 import type { Logger } from 'pino';
 import { weblinkFileContent } from './weblink-file.js';
+import { localUnchanged } from '../core/same-item.js';
 
 /** What an operation produced, for the commit. Fields are present when the operation yields them. */
 export interface OpResult {
@@ -82,7 +83,7 @@ function matchesGuard(entry: LocalEntry | undefined, guard: LocalGuard): boolean
     case 'absent':
       return entry === undefined;
     case 'file':
-      return entry?.kind === 'file' && entry.sizeBytes === guard.sizeBytes && entry.mtimeMs === guard.mtimeMs && entry.inode === guard.inode;
+      return entry?.kind === 'file' && localUnchanged(guard, entry);
     case 'folder':
       return entry?.kind === 'folder' && entry.inode === guard.inode;
     default:
@@ -198,20 +199,27 @@ async function upload(op: UploadOp | UploadVersionOp, ctx: ExecContext): Promise
   if (!before || before.kind !== 'file' || !matchesGuard(before, op.guard)) throw localChanged(op.path);
   const known = journal.getLocal(root.id, op.path);
   const sha1 =
-    before.sha1 ?? (known && known.sizeBytes === before.sizeBytes && known.mtimeMs === before.mtimeMs && known.inode === before.inode && known.sha1 ? known.sha1 : await fs.hash(op.path));
+    before.sha1 ?? (known && localUnchanged(known, before) && known.sha1 ? known.sha1 : await fs.hash(op.path));
+  // The bytes sent are a fixed snapshot of the file as planned (LocalFs.openForUpload): one that changed since is
+  // local_changed before any request, one that shrinks or grows meanwhile fails the request at once.
+  const source = await fs.openForUpload(op.path, { sizeBytes: before.sizeBytes, mtimeMs: before.mtimeMs, inode: before.inode });
   const common = {
-    sourcePath: fs.abs(op.path),
-    source: { sizeBytes: before.sizeBytes, mtimeMs: before.mtimeMs, inode: before.inode },
+    source,
     modifiedAtMs: before.mtimeMs,
     sha1,
     resumeKey: `${root.id}:${op.path}`,
     onProgress: ctx.onProgress,
     ...(ctx.signal ? { signal: ctx.signal } : {}),
   };
-  const uploaded =
-    op.kind === 'upload'
-      ? await remote.uploadNew({ ...common, parentId: op.parentId, name: op.name })
-      : await remote.uploadVersion({ ...common, id: op.remoteId, name: op.path.slice(op.path.lastIndexOf('/') + 1), ifMatch: op.ifMatch, ...parentOf(journal.getRemote(op.remoteId)) });
+  let uploaded: RemoteEntry;
+  try {
+    uploaded =
+      op.kind === 'upload'
+        ? await remote.uploadNew({ ...common, parentId: op.parentId, name: op.name })
+        : await remote.uploadVersion({ ...common, id: op.remoteId, name: op.path.slice(op.path.lastIndexOf('/') + 1), ifMatch: op.ifMatch, ...parentOf(journal.getRemote(op.remoteId)) });
+  } finally {
+    await source.close();
+  }
   // Record the stat taken before the upload: if the file changed meanwhile, the next scan sees it and uploads again.
   return { remote: uploaded, local: { ...before, sha1: uploaded.sha1 ?? sha1 }, bytes: uploaded.sizeBytes };
 }

@@ -1,5 +1,5 @@
 /**
- * The item layer of retry (ARCHITECTURE.md): every failed operation becomes a row in the journal's failures
+ * The item layer of retry (above BoxHttp's retries of one request and the transfer queue's rate layer): every failed operation becomes a row in the journal's failures
  * table, keyed by root and path, so one bad file never stalls the rest and the backoff survives restarts.
  *
  * - retry:  exponential backoff with jitter from the attempt count (core/retry.ts itemBackoff: 30 s doubling

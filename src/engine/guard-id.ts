@@ -1,6 +1,6 @@
 /**
- * The ids of the safety guards (SYNC-LESSONS #1) that a pass can hold: what `boxsync status` shows and what
- * `boxsync confirm ID` releases. One typed union, one spelling: every guard id is built and read here.
+ * The ids of the safety guards (delete-guard.ts, root-guard.ts, a new root) that a pass can hold: what
+ * `boxsync status` shows and what `boxsync confirm ID` releases. One typed union, one spelling: every guard id is built and read here.
  */
 import type { RootId } from '../core/model.js';
 

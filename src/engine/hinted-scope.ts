@@ -13,17 +13,16 @@
  * So a synced path found gone with no move end in sight (it reads as a deletion), and a folder above a hinted
  * path that vanished without a hint, are "settling": this pass defers them (the planner plans nothing at, below,
  * from or to them) until SETTLE_GONE_MS after they were first found gone, by when the watcher has reported where
- * they went (its delete hold is shorter), and the engine's caller hints them again then (takeUnsettled). A real
+ * they went (its delete hold is shorter), and the hint ledger hints them again then (scope/hint-ledger.ts). A real
  * deletion reaches Box that much later; a move is planned as a move.
  */
-import type { LocalEntry, RelPath, RemoteId, SyncedEntry } from '../core/model.js';
+import type { RelPath, RemoteId } from '../core/model.js';
+import { sameItemMoved } from '../core/same-item.js';
+import { journalMoveTrees, localMoveEnds as moveEndsOf, MAX_MOVE_ROUNDS, movedTo } from './scope/move-ends.js';
 import { ancestorsOf, depth } from '../core/paths.js';
 import type { Journal } from '../ports/journal.js';
 import { restatLocal, type LocalObserverDeps } from './observe-local.js';
 import { notCovered, topmost, type SnapshotScope } from './snapshot.js';
-
-/** Rounds of "re-stat the other end of each local move". */
-const MAX_MOVE_ROUNDS = 4;
 
 /**
  * How long a path found gone without a move end in sight is deferred: past the watcher's delete hold
@@ -98,10 +97,11 @@ function readsAsDeleted(journal: Journal, deps: Pick<LocalObserverDeps, 'root'>,
   const root = deps.root.id;
   if (journal.getLocal(root, p) !== undefined) return false;
   let synced = false;
+  const trees = journalMoveTrees(journal, root);
   for (const s of selfAndBelow(journal.getSynced(root, p), journal.syncedUnder(root, p))) {
     synced = true;
-    const now = journal.localByInode(root, s.inode);
-    if (now && now.path !== s.path && sameItem(s, now)) return false;
+    const now = movedTo(trees, s);
+    if (now && sameItemMoved(s, now)) return false;
   }
   return synced;
 }
@@ -115,16 +115,6 @@ function goneBelow(journal: Journal, deps: Pick<LocalObserverDeps, 'root'>, path
     for (const s of journal.syncedUnder(root, base)) if (journal.getLocal(root, s.path) === undefined) out.push(s.path);
   }
   return out;
-}
-
-/**
- * Is the local entry at another path with a synced row's inode that item, moved? The file system reuses a freed
- * inode at once (a file deleted, another written): a file must also have the content or the size and mtime it
- * had, a folder be a folder. A moved file that was also edited reads as deleted, and merely waits.
- */
-function sameItem(s: SyncedEntry, l: LocalEntry): boolean {
-  if (s.kind === 'folder' || l.kind === 'folder') return s.kind === l.kind;
-  return (l.sha1 !== null && l.sha1 === s.sha1) || (l.sizeBytes === s.sizeBytes && Math.trunc(l.mtimeMs) === Math.trunc(s.mtimeMs));
 }
 
 /**
@@ -164,22 +154,10 @@ async function vanishedAncestors(deps: LocalObserverDeps, paths: readonly RelPat
  */
 export function localMoveEnds(journal: Journal, deps: Pick<LocalObserverDeps, 'root'>, paths: readonly RelPath[]): RelPath[] {
   const root = deps.root.id;
-  const out: RelPath[] = [];
-  for (const base of topmost(paths)) {
-    for (const l of selfAndBelow(journal.getLocal(root, base), journal.localUnder(root, base))) {
-      const s = journal.getSynced(root, l.path);
-      if (s && s.inode === l.inode) continue;
-      const was = journal.syncedByInode(root, l.inode);
-      if (was && was.path !== l.path && (was.kind === 'folder') === (l.kind === 'folder')) out.push(was.path);
-    }
-    for (const s of selfAndBelow(journal.getSynced(root, base), journal.syncedUnder(root, base))) {
-      const l = journal.getLocal(root, s.path);
-      if (l && l.inode === s.inode) continue;
-      const now = journal.localByInode(root, s.inode);
-      if (now && now.path !== s.path && (now.kind === 'folder') === (s.kind === 'folder')) out.push(now.path);
-    }
-  }
-  return out;
+  const trees = journalMoveTrees(journal, root);
+  return topmost(paths).flatMap((base) =>
+    moveEndsOf(trees, selfAndBelow(journal.getLocal(root, base), journal.localUnder(root, base)), selfAndBelow(journal.getSynced(root, base), journal.syncedUnder(root, base))),
+  );
 }
 
 /** An entry (when there is one) and then the entries below it. */

@@ -16,6 +16,7 @@ import { assertNever } from '../core/operations.js';
 import type { SyncError } from '../core/errors.js';
 import { toSyncError } from './executor.js';
 import { SCAN_PARK_CODES, ScanParks } from './scan-parks.js';
+import { localUnchanged } from '../core/same-item.js';
 
 /** Stale rows deleted per transaction at the end of a scan. */
 const SWEEP_CHUNK_ROWS = 1000;
@@ -32,7 +33,7 @@ export interface LocalObserverDeps {
 }
 
 function sameStat(a: LocalEntry, b: LocalEntry): boolean {
-  return a.kind === b.kind && a.sizeBytes === b.sizeBytes && a.mtimeMs === b.mtimeMs && a.inode === b.inode;
+  return a.kind === b.kind && localUnchanged(a, b);
 }
 
 /** Does the local root folder exist (a directory)? A missing root is never read as "everything deleted". */

@@ -16,25 +16,14 @@
 import type { RemoteId, RootId, SyncRoot } from '../core/model.js';
 import { isSyncError } from '../core/errors.js';
 import { escapeText } from '../core/escape.js';
-import type { Journal } from '../ports/journal.js';
-import type { RemoteChanges, StreamType } from '../ports/remote-changes.js';
-import type { RemoteStore } from '../ports/remote-store.js';
-import type { Logger } from 'pino';
 import { applyHints, cursorName } from './remote-hints.js';
+import type { RemoteObserverDeps } from './remote-observer-deps.js';
 import { clearListingProblems, hasListingProblems, listSubtree } from './remote-listing.js';
 
+export type { RemoteObserverDeps } from './remote-observer-deps.js';
 export { LIST_CONCURRENCY, listSubtree, type ListingProblems, type SubtreeResult } from './remote-listing.js';
 
-export interface RemoteObserverDeps {
-  readonly journal: Journal;
-  readonly remote: RemoteStore;
-  readonly changes: RemoteChanges;
-  readonly roots: readonly SyncRoot[];
-  readonly streamType: StreamType;
-  readonly logger: Logger;
-}
-
-/** A root the observer refuses to sync this run (SYNC-LESSONS #1), with the reason. */
+/** A root the observer refuses to sync this run (a safety guard: guard-id.ts), with the reason. */
 export interface RootRefusal {
   readonly root: RootId;
   readonly code: 'remote-root-missing' | 'remote-root-empty';

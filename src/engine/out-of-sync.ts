@@ -12,6 +12,7 @@ import { ancestorsOf } from '../core/paths.js';
 import type { Journal } from '../ports/journal.js';
 import type { IsIgnored } from './observe-local.js';
 import { walkRemote } from './remote-tree.js';
+import { localUnchanged } from '../core/same-item.js';
 
 export interface OutOfSyncPath {
   readonly path: RelPath;
@@ -33,7 +34,7 @@ export function outOfSync(journal: Journal, root: SyncRoot, isIgnored: IsIgnored
     const l = journal.getLocal(root.id, s.path);
     if (l === undefined) {
       if (add(s.path, 'deleted locally')) return out;
-    } else if (s.kind === 'folder' ? l.kind !== 'folder' : l.kind !== 'file' || l.inode !== s.inode || Math.trunc(l.mtimeMs) !== Math.trunc(s.mtimeMs) || l.sizeBytes !== s.sizeBytes) {
+    } else if (s.kind === 'folder' ? l.kind !== 'folder' : l.kind !== 'file' || !localUnchanged(s, l)) {
       if (add(s.path, 'changed locally')) return out;
     }
   }

@@ -480,7 +480,7 @@ function clearResolvedFailures(journal: Journal, rootEntry: SyncRoot, deferred: 
   // or its folder moved while the failing operation ran); the item is planned again under its new path.
   const gone = (path: RelPath): boolean =>
     path !== '' && journal.getLocal(root, path) === undefined && journal.getSynced(root, path) === undefined && remoteAtPath(journal, rootEntry, path) === undefined;
-  // A hinted pass that did not plan a path knows nothing of it: its failure stays, and the daemon's retry timer
+  // A hinted pass that did not plan a path knows nothing of it: its failure stays, and the engine's wake time
   // hints the path (its backoff has elapsed), so the pass that plans it clears it or does the work. Clearing it
   // here left a file saved during its upload off Box until the nightly rescan.
   const resolved = journal.failures(root).filter(

@@ -12,7 +12,7 @@ import type { RemoteEntry, RemoteId, SyncRoot } from '../core/model.js';
 import type { Journal } from '../ports/journal.js';
 import type { RemoteHint, StreamType } from '../ports/remote-changes.js';
 import type { RejectedItem, RemoteStore } from '../ports/remote-store.js';
-import type { RemoteObserverDeps } from './observe-remote.js';
+import type { RemoteObserverDeps } from './remote-observer-deps.js';
 import { listSubtree, recordListingProblems, REJECTED_CODE, type ListingProblems } from './remote-listing.js';
 import { locateRemote } from './remote-tree.js';
 import { byteLength, MAX_TREE_DEPTH, pathTooLong } from '../core/path-limits.js';
@@ -229,13 +229,9 @@ export async function applyHints(
 
 /** A changed item gets a fresh chance: parked ('skip') failures at its old or new path are cleared. */
 function clearParkedFailures(journal: Journal, roots: readonly SyncRoot[], ids: readonly RemoteId[]): void {
-  const named = new Set(ids.map((id) => `(Box id ${id})`));
-  for (const root of roots) {
-    for (const f of journal.failures(root.id)) {
-      if (f.code === REJECTED_CODE && [...named].some((n) => f.message.includes(n))) journal.clearFailure(root.id, f.path);
-    }
-  }
+  const ours = new Set(roots.map((r) => r.id));
   for (const id of ids) {
+    for (const f of journal.failuresOfRemoteId(id)) if (f.code === REJECTED_CODE && ours.has(f.root)) journal.clearFailure(f.root, f.path);
     const at = locateRemote(journal, roots, id);
     if (at && at.path !== '' && journal.getFailure(at.root.id, at.path)?.disposition === 'skip') journal.clearFailure(at.root.id, at.path);
     for (const root of roots) {

@@ -152,7 +152,16 @@ export function recordListingProblems(journal: Journal, roots: readonly SyncRoot
       if (!at) continue;
       const what = `${r.kind ?? 'item'}${r.id === null ? '' : ` (Box id ${r.id})`}`;
       const message = `Box sent a ${what} that cannot be synced: ${r.endpoint} field \`${r.field}\`: ${r.reason}; skipped until it changes on Box, the rest syncs`;
-      journal.recordFailure({ root: at.root.id, path: rejectedKey(at.path, r), code: REJECTED_CODE, message, attempts: 1, nextRetryAtMs: nowMs + PARKED_MS, disposition: 'skip' });
+      journal.recordFailure({
+        root: at.root.id,
+        path: rejectedKey(at.path, r),
+        code: REJECTED_CODE,
+        message,
+        attempts: 1,
+        nextRetryAtMs: nowMs + PARKED_MS,
+        disposition: 'skip',
+        remoteId: r.id,
+      });
     }
     for (const f of problems.incomplete) {
       const at = locateRemote(journal, roots, f.folderId);

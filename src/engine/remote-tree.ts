@@ -72,8 +72,3 @@ export function* walkRemote(
     }
   }
 }
-
-/** Find the remote child of a folder by exact name. */
-export function remoteChildByName(journal: Journal, parentId: RemoteId, name: string): RemoteEntry | undefined {
-  return journal.remoteChildren(parentId).find((e) => e.name === name);
-}

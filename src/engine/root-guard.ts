@@ -1,5 +1,5 @@
 /**
- * The local root guard (issue 26, point 1): a root is what it was. A mirror on a disk that is not mounted is an
+ * The local root guard: a root is what it was. A mirror on a disk that is not mounted is an
  * empty folder (the mount point), and reading it as "everything deleted" would empty Box into its trash.
  *
  * Each root's identity (its device and inode) is kept in the journal (meta `rootIdentity:<root>`), written when

@@ -1,5 +1,5 @@
 /**
- * A change of what is synced is never a delete (issue 27).
+ * A change of what is synced is never a delete.
  *
  * The planner reads "a merge-base row whose item is gone on one side" as a deletion to pass on. Rows left behind
  * by a change of scope would be read that way: a folder excluded, deleted here by hand to free the disk, and
@@ -30,14 +30,9 @@ import type { Journal, UnsyncedRecord } from '../ports/journal.js';
 import type { IsIgnored } from './observe-local.js';
 import { ignoredAnywhere } from './snapshot.js';
 import { addSelecting } from './selective.js';
+import type { ScopeRules } from './scope-rules.js';
 
-/** What decides a root's synced scope besides `root.exclude` and `root.direction` (EngineDeps.scopeRulesFor). */
-export interface ScopeRules {
-  /** Changes whenever the ignore rules of the root change (the config's exclude list, the `.boxsyncignore` lines). */
-  readonly fingerprint: string;
-  /** Which rule excludes an ignored path (asked only for paths the root's matcher ignores). */
-  readonly reasonFor: (path: RelPath, isDir: boolean) => UnsyncedRecord['reason'];
-}
+export type { ScopeRules } from './scope-rules.js';
 
 /** The rules when the composition gives none: the config's exclude list alone. */
 export function configOnlyRules(root: SyncRoot): ScopeRules {

@@ -1,5 +1,5 @@
 /**
- * Selective sync (issue 27): a folder no longer selected frees the disk, safely.
+ * Selective sync: a folder no longer selected frees the disk, safely.
  *
  * By the time this runs the merge base of the folder is forgotten (scope-change.ts), so nothing here can become a
  * Box delete: the folder is ignored by the root's matcher and planned for no more. What is left is the local copy.
@@ -16,6 +16,7 @@ import type { LocalEntry, RelPath } from '../core/model.js';
 import type { LocalGuard } from '../core/operations.js';
 import type { LocalFs } from '../ports/local-fs.js';
 import type { Deselected } from './scope-change.js';
+import { localUnchanged } from '../core/same-item.js';
 
 /** Files looked at per deselected folder; a bigger folder is kept, and said so (nothing removed unchecked). */
 const MAX_CHECKED = 200_000;
@@ -56,7 +57,7 @@ export async function checkAgainstBase(
       continue;
     }
     const b = d.base.get(rel);
-    const same = b !== undefined && b.kind !== 'folder' && st.kind === b.kind && st.inode === b.inode && st.sizeBytes === b.sizeBytes && Math.trunc(st.mtimeMs) === Math.trunc(b.mtimeMs);
+    const same = b !== undefined && b.kind !== 'folder' && st.kind === b.kind && localUnchanged(b, st);
     if (!same) holders.push(rel);
     else {
       files++;
@@ -85,16 +86,22 @@ export async function freeDeselected(fs: LocalFs, d: Deselected, opts: { readonl
   }
 }
 
+/** The start of every notice freeNotice writes for `path` (the daemon's live `selective` verb finds its answer by it). */
+export function freeNoticeHead(path: string): string {
+  return `${escapeText(path)} is not selected`;
+}
+
 /** What to tell the user about one freed (or kept) path. */
 export function freeNotice(r: FreeResult): string {
   const name = `${escapeText(r.path)}`;
+  const head = freeNoticeHead(r.path);
   const files = `${r.files} file${r.files === 1 ? '' : 's'}`;
-  if (r.freedTo === 'removed') return `${name} is not selected: its local copy (${files}, ${r.bytes} bytes, all on Box) was removed to free the space; Box keeps it`;
-  if (r.freedTo !== null) return `${name} is not selected: its local copy (${files}, ${r.bytes} bytes, all on Box) was moved to the local trash (${escapeText(r.freedTo)}); Box keeps it`;
-  if (r.failed !== undefined) return `${name} is not selected, but its local copy is kept: ${escapeText(r.failed)}`;
-  if (r.tooBig) return `${name} is not selected, but its local copy is kept: it holds more than ${MAX_CHECKED} entries to check; remove it yourself once you are sure Box has them`;
-  if (r.holders.length === 0) return `${name} is not selected; there was no local copy to free`;
+  if (r.freedTo === 'removed') return `${head}: its local copy (${files}, ${r.bytes} bytes, all on Box) was removed to free the space; Box keeps it`;
+  if (r.freedTo !== null) return `${head}: its local copy (${files}, ${r.bytes} bytes, all on Box) was moved to the local trash (${escapeText(r.freedTo)}); Box keeps it`;
+  if (r.failed !== undefined) return `${head}, but its local copy is kept: ${escapeText(r.failed)}`;
+  if (r.tooBig) return `${head}, but its local copy is kept: it holds more than ${MAX_CHECKED} entries to check; remove it yourself once you are sure Box has them`;
+  if (r.holders.length === 0) return `${head}; there was no local copy to free`;
   const named = r.holders.slice(0, MAX_NAMED).map((p) => escapeText(p)).join(', ');
   const more = r.holders.length > MAX_NAMED ? ` and ${r.holders.length - MAX_NAMED} more` : '';
-  return `${name} is not selected, but its local copy is kept (nothing removed): ${r.holders.length} file${r.holders.length === 1 ? '' : 's'} there ${r.holders.length === 1 ? 'has' : 'have'} content Box lacks: ${named}${more}. Run \`boxsync selective include ${name}\` to sync them, or move them out`;
+  return `${head}, but its local copy is kept (nothing removed): ${r.holders.length} file${r.holders.length === 1 ? '' : 's'} there ${r.holders.length === 1 ? 'has' : 'have'} content Box lacks: ${named}${more}. Run \`boxsync selective include ${name}\` to sync them, or move them out`;
 }

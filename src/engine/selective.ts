@@ -1,5 +1,5 @@
 /**
- * Selective sync (issue 27): per folder pair, the Box subfolders not kept on this disk (`folders[].selective.unselected`,
+ * Selective sync: per folder pair, the Box subfolders not kept on this disk (`folders[].selective.unselected`,
  * root-relative paths). They are ignored like an exclude rule, under their own reason `not-selected`, so a change
  * of selection goes through scope-change.ts (never a delete: the merge base is forgotten first) and the freeing of
  * the disk through selective-free.ts.
@@ -7,14 +7,12 @@
 import { createHash } from 'node:crypto';
 import type { RelPath, RootId, SyncRoot } from '../core/model.js';
 import type { Journal } from '../ports/journal.js';
-import type { ScopeRules } from './scope-change.js';
+import type { ScopeRules } from './scope-rules.js';
+import { unselectedAt } from '../core/unselected.js';
 
 type Matcher = (path: RelPath | string, isDir: boolean) => boolean;
 
-/** The unselected entry at or above `path`, if any. */
-export function unselectedAt(root: Pick<SyncRoot, 'unselected'>, path: string): string | undefined {
-  return (root.unselected ?? []).find((u) => path === u || path.startsWith(`${u}/`));
-}
+export { unselectedAt } from '../core/unselected.js';
 
 /**
  * A folder's selection state: `synced` (it and all below it are kept here), `not synced` (it or a folder above it

@@ -17,6 +17,7 @@
  */
 import type { LocalEntry, RelPath, RemoteEntry, RemoteId, Snapshot, SyncRoot, SyncedEntry } from '../core/model.js';
 import type { Journal } from '../ports/journal.js';
+import { journalMoveTrees, localMoveEnds, MAX_MOVE_ROUNDS, type MoveTrees } from './scope/move-ends.js';
 import { deferredPaths } from './failures.js';
 import type { IsIgnored } from './observe-local.js';
 import { ancestorsOf, basename, joinPath, parentOf } from '../core/paths.js';
@@ -35,9 +36,6 @@ export type SnapshotScope =
       /** Paths found gone with no move in sight, still settling (hinted-scope.ts): deferred for this pass. */
       readonly unsettled?: readonly RelPath[];
     };
-
-/** Rounds of "take the other end of each move" for a window: a move of a move of a move is rare. */
-const MAX_MOVE_ROUNDS = 4;
 
 type Trees = { remote: Map<RemoteId, RemoteEntry>; local: Map<RelPath, LocalEntry>; synced: Map<RelPath, SyncedEntry> };
 
@@ -208,29 +206,19 @@ function addContract(journal: Journal, root: SyncRoot, into: Trees): void {
 }
 
 /**
- * The paths at the other end of the moves a snapshot shows: for a local entry or a remote item with no base row
- * at its path, the path of the base row it had (same inode, same Box id); for a base row, where its local entry
- * and its remote item are now. Remote paths come from the snapshot's own remote map where it can.
+ * The paths at the other end of the moves a snapshot shows: the local ends from the one move-end walk
+ * (scope/move-ends.ts); for a remote item with no base row, the path of the base row it had (same Box id); for a
+ * base row, where its remote item is now. Remote paths come from the snapshot's own remote map where it can.
  */
 function moveEnds(journal: Journal, root: SyncRoot, into: Trees): RelPath[] {
-  const out: RelPath[] = [];
+  const trees: MoveTrees = { ...journalMoveTrees(journal, root.id), localAt: (p) => into.local.get(p), syncedAt: (p) => into.synced.get(p) };
+  const out: RelPath[] = localMoveEnds(trees, into.local.values(), into.synced.values());
   const pathOf = remotePaths(journal, root, into.remote);
   const syncedIds = new Set<RemoteId>();
   for (const s of into.synced.values()) {
     syncedIds.add(s.remoteId);
-    const l = into.local.get(s.path);
-    if (!l) {
-      const moved = journal.localByInode(root.id, s.inode);
-      if (moved && moved.path !== s.path && (moved.kind === 'folder') === (s.kind === 'folder')) out.push(moved.path);
-    }
     const now = into.remote.has(s.remoteId) ? pathOf(s.remoteId) : null;
     if (now !== null && now !== '' && now !== s.path) out.push(now);
-  }
-  for (const l of into.local.values()) {
-    if (into.synced.has(l.path)) continue;
-    const was = journal.syncedByInode(root.id, l.inode);
-    // Same inode and same kind: an inode the file system reused for a new entry of another kind is no move.
-    if (was && was.path !== l.path && (was.kind === 'folder') === (l.kind === 'folder')) out.push(was.path);
   }
   for (const r of into.remote.values()) {
     if (r.id === root.remoteId || syncedIds.has(r.id)) continue;

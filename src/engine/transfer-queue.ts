@@ -1,5 +1,6 @@
 /**
- * The transfer queue: the rate layer of retry (ARCHITECTURE.md). Two p-queue lanes run the operations of a
+ * The transfer queue: the rate layer of retry (between BoxHttp's retries of one request and the failures
+ * table's retries of one item, engine/failures.ts). Two p-queue lanes run the operations of a
  * batch: metadata operations and small files share a wide lane (they are bound by latency, fsync and round
  * trips, not bandwidth, so more of them in flight is what makes 10,000 small files fast), big files a lane
  * of `transferConcurrency`. Within a lane metadata goes first, then files by increasing size (they finish fast

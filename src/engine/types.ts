@@ -23,7 +23,7 @@ import type { ScopeRules } from './scope-change.js';
 import type { Executor } from './executor.js';
 
 export interface EngineOptions {
-  /** Stream consumed for remote hints. Default 'changes' for sync --once; the daemon may use 'sync'. */
+  /** Stream consumed for remote hints: the config's for sync --once; the daemon's may change it (Engine.useStream). */
   readonly streamType: StreamType;
   /** Concurrent transfers (default 4). */
   readonly transferConcurrency: number;
@@ -181,17 +181,30 @@ export interface Engine {
    */
   /** `confirm`: guard ids the user confirmed for this run (`sync --once --confirm ID`, `--accept-new-root ROOT`). */
   runOnce(opts?: { signal?: AbortSignal; fullRescan?: boolean; confirm?: readonly string[] }): Promise<RunSummary>;
-  /** Daemon entry points: feed hints, then `runPass` handles only what they touched (cost grows with the change). */
+  /** Daemon entry points: feed hints, then the next `runOnce` handles only what they touched (cost grows with the change). */
   hintLocal(root: RootId, paths: readonly RelPath[]): void;
   hintRemote(ids: readonly RemoteId[]): void;
   /**
-   * What hinted passes deferred since the last call because they found it gone with no move in sight
-   * (hinted-scope.ts): the caller hints it again (local paths and the remote ids those passes consumed) once
-   * the watcher has had time to report where it went.
+   * What hinted passes deferred because they found it gone with no move in sight (hinted-scope.ts), and that
+   * the engine has not hinted again yet: for a caller that hints it again itself (local paths and the remote ids
+   * those passes consumed) once the watcher has had time to report where it went. Taken, wake() no longer does.
    */
   takeUnsettled(): Unsettled;
   /** Hints fed (or given back by a pass that did not finish its work) that no pass has taken yet. */
   hasHints(): boolean;
+  /**
+   * When (clock time) the engine next wants a pass with no new hint: paths a pass deferred as settling are due
+   * again, or a failed item's backoff elapses (scope/hint-ledger.ts). Null when nothing waits. A caller that
+   * runs passes on its own (the daemon) sleeps until then, calls wake(), and runs a hinted pass.
+   */
+  nextWakeAtMs(): number | null;
+  /** Turns what is due now (settled paths, items whose backoff elapsed) into hints for the next pass. */
+  wake(): void;
+  /**
+   * The daemon's long poll settled on this stream (`sync`, or `changes` after a fallback), before the first
+   * pass: passes catch up from it from now on, so one process reads one stream.
+   */
+  useStream(stream: StreamType): void;
   status(): StatusReport;
   pause(): void;
   resume(): void;

@@ -1,5 +1,5 @@
 /**
- * Planning windows: how a full pass over a big root is cut into bounded pieces (issue 13, point 3), so that a
+ * Planning windows: how a full pass over a big root is cut into bounded pieces, so that a
  * full pass never holds the whole root in memory.
  *
  * A window is a list of base paths; the snapshot of a window holds each base's subtree on all three trees and

@@ -1,6 +1,6 @@
 /** The per-path failures table (the "item" retry layer). */
 import type { Database, Statement } from 'better-sqlite3';
-import { asRelPath, asRootId, type RelPath, type RootId } from '../core/model.js';
+import { asRelPath, asRemoteId, asRootId, type RelPath, type RemoteId, type RootId } from '../core/model.js';
 import type { FailureRecord } from '../ports/journal.js';
 import { parkClassOf, type ParkClass } from '../core/park-class.js';
 
@@ -14,9 +14,10 @@ interface FailureRow {
   readonly disposition: FailureRecord['disposition'];
   readonly park_class: ParkClass;
   readonly probe: string | null;
+  readonly remote_id: string | null;
 }
 
-const COLS = 'root, path, code, message, attempts, next_retry_at_ms, disposition, park_class, probe';
+const COLS = 'root, path, code, message, attempts, next_retry_at_ms, disposition, park_class, probe, remote_id';
 
 const fromRow = (r: FailureRow): FailureRecord => ({
   root: asRootId(r.root),
@@ -28,6 +29,7 @@ const fromRow = (r: FailureRow): FailureRecord => ({
   disposition: r.disposition,
   parkClass: r.park_class,
   probe: r.probe,
+  remoteId: r.remote_id === null ? null : asRemoteId(r.remote_id),
 });
 
 export class FailuresTable {
@@ -36,15 +38,17 @@ export class FailuresTable {
   readonly #clear: Statement<[string, string]>;
   readonly #all: Statement<[], FailureRow>;
   readonly #ofRoot: Statement<[string], FailureRow>;
+  readonly #ofRemoteId: Statement<[string], FailureRow>;
 
   constructor(db: Database) {
     this.#put = db.prepare(
-      `INSERT OR REPLACE INTO failures (${COLS}) VALUES (@root, @path, @code, @message, @attempts, @next_retry_at_ms, @disposition, @park_class, @probe)`,
+      `INSERT OR REPLACE INTO failures (${COLS}) VALUES (@root, @path, @code, @message, @attempts, @next_retry_at_ms, @disposition, @park_class, @probe, @remote_id)`,
     );
     this.#get = db.prepare(`SELECT ${COLS} FROM failures WHERE root = ? AND path = ?`);
     this.#clear = db.prepare(`DELETE FROM failures WHERE root = ? AND path = ?`);
     this.#all = db.prepare(`SELECT ${COLS} FROM failures ORDER BY root, path`);
     this.#ofRoot = db.prepare(`SELECT ${COLS} FROM failures WHERE root = ? ORDER BY path`);
+    this.#ofRemoteId = db.prepare(`SELECT ${COLS} FROM failures WHERE remote_id = ? ORDER BY root, path`);
   }
 
   /** Replaces the path's previous record: the caller computes attempts and the next retry time. */
@@ -59,6 +63,7 @@ export class FailuresTable {
       disposition: f.disposition,
       park_class: f.parkClass ?? parkClassOf(f.code),
       probe: f.probe ?? null,
+      remote_id: f.remoteId ?? null,
     });
   }
 
@@ -69,6 +74,10 @@ export class FailuresTable {
 
   clear(root: RootId, path: RelPath): void {
     this.#clear.run(root, path);
+  }
+
+  ofRemoteId(id: RemoteId): readonly FailureRecord[] {
+    return this.#ofRemoteId.all(id).map(fromRow);
   }
 
   list(root?: RootId): readonly FailureRecord[] {

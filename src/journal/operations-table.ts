@@ -73,7 +73,7 @@ export class OperationsTable {
       args.push(q.root);
     }
     if (q.path !== undefined && q.path !== '') {
-      // The subtree range of schema.sql: '0' is the byte after '/'.
+      // The subtree range (the conventions of journal/migrations.ts): '0' is the byte after '/'.
       where.push(q.under === false ? 'path = ?' : `(path = ? OR (path > ? || '/' AND path < ? || '0'))`);
       args.push(...(q.under === false ? [q.path] : [q.path, q.path, q.path]));
     }

@@ -195,6 +195,9 @@ export class SqliteJournal implements Journal {
   failures(root?: RootId): readonly FailureRecord[] {
     return this.#failures.list(root);
   }
+  failuresOfRemoteId(id: RemoteId): readonly FailureRecord[] {
+    return this.#failures.ofRemoteId(id);
+  }
   recordOperation(op: Omit<OperationRecord, 'seq'>): void {
     this.#operations.record(op);
   }

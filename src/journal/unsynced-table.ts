@@ -1,5 +1,5 @@
 /**
- * The unsynced_paths table: why a path of a root is deliberately not synced (issue 27). Also the one place that
+ * The unsynced_paths table: why a path of a root is deliberately not synced. Also the one place that
  * forgets a whole root (a folder pair removed from the config): its merge base, local rows, failures and these.
  */
 import type { Database, Statement } from 'better-sqlite3';

@@ -7,6 +7,7 @@ import { SyncError } from '../core/errors.js';
 import type { LocalGuard } from '../core/operations.js';
 import type { FsModule } from './fs-module.js';
 import { errnoOf } from './fs-errors.js';
+import { localUnchanged, statSeen } from '../core/same-item.js';
 
 /** The error of a call on a path that is not there: gone, or a folder on the way replaced by a file (ENOTDIR). */
 export function isGone(e: unknown): boolean {
@@ -57,7 +58,7 @@ export function guardHolds(g: LocalGuard, st: Stats | undefined): boolean {
     case 'absent':
       return st === undefined;
     case 'file':
-      return st !== undefined && st.isFile() && st.size === g.sizeBytes && st.mtimeMs === g.mtimeMs && st.ino === g.inode;
+      return st !== undefined && st.isFile() && localUnchanged(g, statSeen(st));
     case 'folder':
       return st !== undefined && st.isDirectory() && st.ino === g.inode;
     default: {

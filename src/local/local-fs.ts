@@ -19,7 +19,7 @@ import type { Logger } from 'pino';
 import { SyncError } from '../core/errors.js';
 import { asRelPath, type LocalEntry, type RelPath } from '../core/model.js';
 import type { LocalGuard } from '../core/operations.js';
-import type { LocalFs, RootState, ScanOptions, TempFile } from '../ports/local-fs.js';
+import type { LocalFs, RootState, ScanOptions, TempFile, UploadReader } from '../ports/local-fs.js';
 import { assertParentsInside, firstBadAncestor } from './containment.js';
 import { classifyFsError, errnoOf } from './fs-errors.js';
 import { viaCallback, type FsModule } from './fs-module.js';
@@ -30,6 +30,7 @@ import { sha1File } from './hash.js';
 import type { LocalTrash } from './local-trash.js';
 import { entryFromStats, scanTree } from './scan.js';
 import { openTempFile } from './temp-file.js';
+import { openUploadReader, type PlannedStat } from './upload-reader.js';
 import { probePath } from './probe.js';
 import { isTempName, TempNames } from './temp-name.js';
 
@@ -137,6 +138,15 @@ export class DiskLocalFs implements LocalFs {
       return await sha1File(this.#fs, this.abs(path), Number(size));
     } catch (e) {
       throw classifyFsError(e, { action: 'hashing', path });
+    }
+  }
+
+  async openForUpload(path: RelPath, expect?: PlannedStat): Promise<UploadReader> {
+    try {
+      await assertParentsInside(this.#fs, this.rootPath, path);
+      return await openUploadReader(this.#rawFs, this.abs(path), path, expect);
+    } catch (e) {
+      throw classifyFsError(e, { action: 'opening for upload', path });
     }
   }
 
@@ -274,6 +284,18 @@ export class DiskLocalFs implements LocalFs {
       return dest;
     } catch (e) {
       throw classifyFsError(e, { action: 'moving to the trash', path });
+    }
+  }
+
+  async copyInto(from: RelPath, to: RelPath, guard: Extract<LocalGuard, { state: 'file' }>): Promise<LocalEntry> {
+    try {
+      await assertParentsInside(this.#fs, this.rootPath, from);
+      await assertParentsInside(this.#fs, this.rootPath, to);
+      await checkGuard(this.#fs, this.abs(to), to, guard);
+      await this.#fs.promises.copyFile(this.abs(from), this.abs(to));
+      return await this.#entry(to);
+    } catch (e) {
+      throw classifyFsError(e, { action: `copying ${from} into`, path: to });
     }
   }
 

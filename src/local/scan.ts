@@ -17,6 +17,7 @@ import { sha1File } from './hash.js';
 import { isGone, lstatOrUndefined } from './guard.js';
 import { QuickGate } from './quick-fs.js';
 import { isTempName } from './temp-name.js';
+import { localUnchanged, statSeen } from '../core/same-item.js';
 
 export const SCAN_BATCH_ENTRIES = 500;
 /**
@@ -247,7 +248,7 @@ async function observeStat(ctx: ScanContext, path: RelPath, st: Stats): Promise<
   if (opts.isIgnored(path, kind === 'folder')) return undefined;
   if (kind !== 'file') return entryFromStats(path, st, null);
   const known = opts.known?.(path);
-  if (known !== undefined && known.kind === 'file' && known.sha1 !== null && known.sizeBytes === st.size && known.mtimeMs === st.mtimeMs && known.inode === st.ino) {
+  if (known !== undefined && known.kind === 'file' && known.sha1 !== null && localUnchanged(known, statSeen(st))) {
     return entryFromStats(path, st, known.sha1);
   }
   if (opts.hash !== true) return entryFromStats(path, st, null);
@@ -256,7 +257,7 @@ async function observeStat(ctx: ScanContext, path: RelPath, st: Stats): Promise<
     // Written to while we read it: the hash matches no state of the file; the next scan hashes it again.
     const after = await lstatOrUndefined(fs, abs(path));
     if (after === undefined) return undefined;
-    const stable = after.size === st.size && after.mtimeMs === st.mtimeMs && after.ino === st.ino;
+    const stable = localUnchanged(statSeen(st), statSeen(after));
     return entryFromStats(path, after, stable ? sha1 : null);
   } catch (e) {
     if (errnoOf(e) === 'ENOENT') return undefined;

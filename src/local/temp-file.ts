@@ -7,6 +7,7 @@
  * Created with O_EXCL: a temp name is never one that exists, so nothing is ever overwritten through it.
  */
 import type { FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type { TempFile } from '../ports/local-fs.js';
 import { classifyFsError } from './fs-errors.js';
 import type { FsModule } from './fs-module.js';
@@ -59,9 +60,9 @@ function fileHandle(handle: FileHandle): Handle {
 export async function openTempFile(fs: FsModule, gate: QuickGate, path: string, label: string): Promise<TempFile> {
   const calls = fdCalls(fs);
   try {
-    if (calls === undefined) return new HandleTempFile(path, label, fileHandle(await fs.promises.open(path, 'wx', 0o666)));
+    if (calls === undefined) return new HandleTempFile(path, label, fileHandle(await fs.promises.open(path, 'wx', 0o666)), fs);
     const fd = await quickCall<[string, string, number], number>(gate, calls.open as never, calls.openSync as never, path, 'wx', 0o666);
-    return new HandleTempFile(path, label, fdHandle(fd, calls, gate));
+    return new HandleTempFile(path, label, fdHandle(fd, calls, gate), fs);
   } catch (e) {
     throw failed(e, 'creating the temp file for', label);
   }
@@ -75,7 +76,14 @@ class HandleTempFile implements TempFile {
     readonly path: string,
     readonly label: string,
     readonly handle: Handle,
+    readonly fs: FsModule,
   ) {}
+
+  freeBytes(): Promise<number> {
+    const statfs = this.fs.statfs;
+    if (statfs === undefined) return Promise.reject(new Error('this file system cannot say how much room it has'));
+    return new Promise((resolve, reject) => statfs(dirname(this.path), (err, s) => (err ? reject(err) : resolve(s.bavail * s.bsize))));
+  }
 
   async write(chunk: Buffer): Promise<void> {
     try {

@@ -3,7 +3,7 @@
  * stays on one file system and is atomic) under a hidden name with TEMP_PREFIX, which the scanner skips, the
  * built-in ignore rules exclude and watchers therefore never report.
  *
- * The prefix alone does not make a file ours (issue 26, point 8): a user may name a file `.boxsync-tmp-notes`. A
+ * The prefix alone does not make a file ours: a user may name a file `.boxsync-tmp-notes`. A
  * name of ours also carries a tag, an HMAC of its process part under a key kept in the state dir
  * (`TempNames`), so the cleanup of leftover partial downloads removes only files a boxsync of this state dir
  * made; any other file with the prefix is reported and left alone. The key lives in the state dir

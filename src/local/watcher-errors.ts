@@ -1,11 +1,7 @@
 /**
- * Classifies a watcher failure: whether it is the kernel's inotify limit (ENOSPC: max_user_watches reached;
- * EMFILE: max_user_instances or open files) and the sentence status and the log show for it.
+ * A watcher failure and the sentence status and the log show for it: the kernel's inotify limit (ENOSPC:
+ * max_user_watches reached; EMFILE: max_user_instances or open files), the configured budget, or anything else.
  */
-export function isWatchLimitError(e: unknown): boolean {
-  const code = (e as { code?: unknown } | null)?.code;
-  return code === 'ENOSPC' || code === 'EMFILE';
-}
 
 /** The configured `maxWatches` budget is used up: treated like the kernel limit. */
 export class WatchBudgetError extends Error {

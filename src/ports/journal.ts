@@ -1,6 +1,6 @@
 /**
  * Journal: the single source of truth on disk. Implemented by src/journal (better-sqlite3, WAL, STRICT tables;
- * the schema with a prose comment per table is src/journal/schema.sql).
+ * the schema, with a prose comment per table, is the steps of src/journal/migrations.ts).
  *
  * It stores the three trees per root (remote by Box id, local by path, synced by path), the event stream
  * cursor, resumable upload sessions and the per-path failures table. All methods are synchronous (SQLite is
@@ -31,6 +31,8 @@ export interface FailureRecord {
    * so a re-check clears it when either changed (a chmod, a chown, a rename). Null when there is nothing local to look at.
    */
   readonly probe?: string | null;
+  /** The Box id of the item the failure is about, when it names one (a refused item parked by its name). */
+  readonly remoteId?: RemoteId | null;
 }
 
 /** One finished (or failed) operation of the engine, as the operation history keeps it. */
@@ -57,7 +59,7 @@ export interface OperationQuery {
 }
 
 /**
- * Why a path of a root is not synced (issue 27). Written when a path that was in the merge base leaves the synced
+ * Why a path of a root is not synced. Written when a path that was in the merge base leaves the synced
  * scope (its synced rows are forgotten in the same transaction); dropped when it is included again.
  * 'not-selected' is reserved for selective sync.
  */
@@ -134,6 +136,8 @@ export interface Journal {
   clearFailure(root: RootId, path: RelPath): void;
   getFailure(root: RootId, path: RelPath): FailureRecord | undefined;
   failures(root?: RootId): readonly FailureRecord[];
+  /** The failures recorded with this Box id (FailureRecord.remoteId), in every root. */
+  failuresOfRemoteId(id: RemoteId): readonly FailureRecord[];
 
   // the operation history (bounded; newest first), for `boxsync history` and `boxsync info`
   recordOperation(op: Omit<OperationRecord, 'seq'>): void;

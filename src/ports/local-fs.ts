@@ -24,6 +24,41 @@ export interface TempFile {
   syncAndClose(): Promise<void>;
   /** Close without fsync, after a failure; never rejects, and does nothing once closed. */
   close(): Promise<void>;
+  /**
+   * Free bytes (for this user) of the file system holding it, for the free-space check before a download; rejects
+   * when the file system cannot say (then the write itself reports a full disk).
+   */
+  freeBytes(): Promise<number>;
+}
+
+/** The stat a file was opened for upload with (fstat of the open file, not of its path). */
+export interface UploadStat {
+  /** Its device (st_dev, as text: it may not fit a double) and inode. */
+  readonly dev: string;
+  readonly ino: number;
+  readonly mtimeMs: number;
+  readonly size: number;
+}
+
+/**
+ * A file opened for upload by LocalFs.openForUpload: a fixed snapshot of exactly `size` bytes of the inode it was
+ * opened on. A file that shrinks meanwhile ends before that length; one that grows has bytes beyond it. Either is
+ * noticed at the read and thrown as SyncError `local_changed` (replan): the request reading it is abandoned at once
+ * (a body shorter than its Content-Length would otherwise leave the server waiting for bytes that never come), and
+ * the engine re-reads the file and uploads what it holds then. Reads are positional: a retried request reads again.
+ */
+export interface UploadReader {
+  /** The length announced for the upload (Content-Length, a session's file_size): `stat.size`. */
+  readonly size: number;
+  readonly stat: UploadStat;
+  /** Exactly the bytes [start, end). A read ending at `size` also checks that nothing follows. */
+  read(start: number, end: number): Promise<Buffer>;
+  /** The whole snapshot from byte 0, in chunks of up to `chunkBytes`, then the check that nothing follows. */
+  stream(chunkBytes?: number): AsyncIterable<Buffer>;
+  /** SHA-1 (lower-case hex) of the snapshot, read whole through stream(). */
+  sha1(): Promise<string>;
+  /** Close the file; never rejects, and does nothing once closed. */
+  close(): Promise<void>;
 }
 
 /** What the root folder is now (engine/root-guard.ts compares it with what it was). */
@@ -94,6 +129,11 @@ export interface LocalFs {
   probe?(path: RelPath | ''): Promise<string>;
   /** SHA-1 (lower-case hex) of a file, streamed. */
   hash(path: RelPath): Promise<string>;
+  /**
+   * Open a file for upload (UploadReader): the only way an upload reads local bytes. With `expect` (the stat the
+   * plan was made from), a file that no longer matches it is SyncError `local_changed` before anything is read.
+   */
+  openForUpload(path: RelPath, expect?: { readonly sizeBytes: number; readonly mtimeMs: number; readonly inode: number }): Promise<UploadReader>;
   mkdir(path: RelPath): Promise<LocalEntry>;
   /** A fresh temp path in the same folder as `path`, named so the watcher and scanner ignore it. */
   tempPathFor(path: RelPath): string;
@@ -128,6 +168,12 @@ export interface LocalFs {
   move(from: RelPath, to: RelPath, guard: LocalGuard): Promise<LocalEntry>;
   /** Move into the local trash (never unlink user data). Returns where it went. */
   trash(path: RelPath, guard: LocalGuard): Promise<string>;
+  /**
+   * Write the bytes of the file `from` into the existing file `to` in place (same inode), after checking the guard
+   * on `to`: `conflicts resolve --keep local` keeps the user's copy as an edit of the original, so the sync
+   * uploads it as a new version. `from` is left as it was.
+   */
+  copyInto(from: RelPath, to: RelPath, guard: Extract<LocalGuard, { state: 'file' }>): Promise<LocalEntry>;
   /** Remove a folder and all below it outright (only `selective exclude --free-space` asks for it), guard checked. */
   removeTree(path: RelPath, guard: LocalGuard): Promise<void>;
   /** Write a small file atomically (web link files). */

@@ -15,7 +15,7 @@
  *   `shutdownReason()` (core/errors.ts): a shutdown keeps the session and its record, so the next process resumes.
  */
 import type { RemoteEntry, RemoteId } from '../core/model.js';
-import type { TempFile } from './local-fs.js';
+import type { TempFile, UploadReader } from './local-fs.js';
 
 export interface TransferProgress {
   readonly doneBytes: number;
@@ -65,13 +65,11 @@ export interface DownloadResult {
 
 export interface UploadRequest {
   /**
-   * Absolute path of the local file to read. It is streamed, never buffered whole, and read as a fixed snapshot:
-   * exactly the length stat'ed when the upload starts, from that inode. A file that shrinks, grows or is replaced
-   * while it uploads fails the upload at once with `local_changed` (replan), the request abandoned.
+   * The local file, opened through LocalFs.openForUpload (the caller opens and closes it). It is streamed, never
+   * buffered whole, and read as a fixed snapshot: exactly `source.size` bytes of the inode opened. A file that
+   * shrinks or grows while it uploads fails the upload at once with `local_changed` (replan), the request abandoned.
    */
-  readonly sourcePath: string;
-  /** The stat the caller planned from: a file that no longer matches it when the upload starts is `local_changed`. */
-  readonly source?: { readonly sizeBytes: number; readonly mtimeMs: number; readonly inode: number };
+  readonly source: UploadReader;
   readonly name: string;
   /** Local mtime, sent as content_modified_at (Box keeps whole seconds). */
   readonly modifiedAtMs: number;

@@ -17,6 +17,7 @@ import { startBoxServer } from '../../src/box-server/index.js';
 import { asRemoteId } from '../../src/core/model.js';
 import { createBoxAdapter } from '../../src/remote/box/create-box-adapter.js';
 import { tempFileAt } from '../support/temp-file.js';
+import { openUploadSource } from '../support/open-upload-source.js';
 
 const MIB = 1024 * 1024;
 const TOKEN = 'T';
@@ -109,13 +110,16 @@ export async function run(): Promise<void> {
       await rm(dest);
     };
     const clientUpload = async (threshold: number, name: string, knownSha1?: string): Promise<void> => {
-      const e = await adapter(threshold).store.uploadNew({
-        parentId: asRemoteId('0'),
-        name,
-        sourcePath: src,
-        modifiedAtMs: Date.now(),
-        ...(knownSha1 === undefined ? {} : { sha1: knownSha1 }),
-      });
+      const source = await openUploadSource(src);
+      const e = await adapter(threshold)
+        .store.uploadNew({
+          parentId: asRemoteId('0'),
+          name,
+          source,
+          modifiedAtMs: Date.now(),
+          ...(knownSha1 === undefined ? {} : { sha1: knownSha1 }),
+        })
+        .finally(() => source.close());
       if (e.sha1 !== sha1) throw new Error('uploaded SHA-1 differs');
     };
     /** Where the chunked upload's time went, from box-server's request log: parts vs commit (server-side work). */

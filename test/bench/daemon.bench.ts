@@ -20,6 +20,8 @@
  *    (BENCH_BUSY_PROBE_EVERY_MS sets a fixed gap instead). A probe that does not arrive within
  *    BENCH_BUSY_WAIT_SEC (default 120) is reported as lost. After the first mirror, the idle latency both ways
  *    (as in 2, BENCH_CHANGES edits each way) on that same daemon.
+ * 5. a build's churn of 2 x BENCH_CHURN_FILES watcher events (default 50,000; see runChurn): status answers and the
+ *    event loop's longest block. BENCH_CHURN=0 skips it; BENCH_CHURN_ONLY=1 runs it alone.
  * The daemons run from the build (bin/boxsync.js over dist/, which `npm run bench` builds first), with
  * transferConcurrency 8. BENCH_DAEMON=0 runs 1 only; BENCH_BUSY=0 skips 4; BENCH_BUSY_ONLY=1 runs 4 only. The
  * first pass is bounded by BENCH_INITIAL_MAX_SEC (default 900).
@@ -27,11 +29,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startBoxServer, type BoxServer, type ServerActor } from '../../src/box-server/index.js';
-import { sendControl } from '../../src/daemon/control-client.js';
-import type { DaemonStatus } from '../../src/daemon/control-protocol.js';
+import { sendControl } from '../../src/daemon/control/control-client.js';
+import type { DaemonStatus } from '../../src/daemon/control/control-protocol.js';
 import { createWatcher } from '../../src/local/watcher-factory.js';
 import { countInotifyWatches, inotifyWatchLimit } from '../../src/local/watcher-inotify-usage.js';
 import type { WatcherKind } from '../../src/local/watcher-options.js';
@@ -141,7 +143,7 @@ interface DaemonChild {
 
 const runsFrom = (): string => (existsSync(join(repoRoot, 'dist', 'cli', 'main.js')) ? 'the build (dist/)' : 'the sources through tsx (no dist/)');
 
-async function startDaemon(o: { srv: BoxServer; dir: string; remoteId: string; mirror: string }): Promise<DaemonChild> {
+async function startDaemon(o: { srv: BoxServer; dir: string; remoteId: string; mirror: string; extra?: Record<string, unknown> }): Promise<DaemonChild> {
   const socketPath = join(o.dir, 'c.sock');
   const configFile = join(o.dir, 'config.json');
   await mkdir(o.dir, { recursive: true });
@@ -152,7 +154,7 @@ async function startDaemon(o: { srv: BoxServer; dir: string; remoteId: string; m
     localPath: o.mirror,
     stateDir: join(o.dir, 'state'),
     socketPath,
-    extra: { transferConcurrency: 8, log: { level: 'warn' }, ...(process.env.BENCH_WINDOW_ENTRIES ? { planWindowEntries: Number(process.env.BENCH_WINDOW_ENTRIES) } : {}) },
+    extra: { transferConcurrency: 8, log: { level: 'warn' }, ...o.extra, ...(process.env.BENCH_WINDOW_ENTRIES ? { planWindowEntries: Number(process.env.BENCH_WINDOW_ENTRIES) } : {}) },
   });
   const env = { ...process.env };
   delete env['BOXSYNC_FROM_SOURCE'];
@@ -433,9 +435,75 @@ async function runBusy(dir: string): Promise<void> {
   }
 }
 
+const CHURN_FILES = Number(process.env.BENCH_CHURN_FILES ?? 25_000);
+
+/**
+ * 5. A build's churn: the daemon idle on a small mirror, then CHURN_FILES files written into 250 folders and the
+ * whole folder deleted 2 s after the last one (2 x CHURN_FILES watcher events, 50,000 by default). `status` is asked
+ * every 200 ms all along; prints the slowest answer, how long the event loop was blocked (the daemon's own
+ * monitorEventLoopDelay figures from `status`), and how long until the daemon was idle with Box holding none of it.
+ * The mass-delete guard is lifted for this run: files uploaded before the delete are deleted again on Box.
+ */
+async function runChurn(dir: string): Promise<void> {
+  const srv = await startBoxServer({ port: 0, tokens: ['T'], longPollTimeoutMs: 30_000 });
+  const web = srv.control.as('1');
+  const rootId = web.createFolder('0', 'Churn').id;
+  const mirror = join(dir, 'Churn');
+  await mkdir(mirror, { recursive: true });
+  await writeFile(join(mirror, 'keep.txt'), 'stays\n');
+  let daemon: DaemonChild | null = null;
+  try {
+    daemon = await startDaemon({ srv, dir: join(dir, 'churn-daemon'), remoteId: rootId, mirror, extra: { safety: { maxDeletes: 1_000_000, maxDeleteFraction: 1 } } });
+    const d = daemon;
+    if (!(await until(() => settled(d), INITIAL_MAX_MS, 200))) {
+      console.log(`churn: the daemon did not settle on the small mirror; no figures. Last output:\n${d.output()}`);
+      return;
+    }
+    let asking = true;
+    let slowest = 0;
+    let answered = 0;
+    const asker = (async () => {
+      while (asking) {
+        const t0 = Date.now();
+        const ok = await d.status().then(() => true, () => false);
+        if (ok) answered += 1;
+        slowest = Math.max(slowest, Date.now() - t0);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    })();
+    const t0 = Date.now();
+    for (let i = 0; i < CHURN_FILES; i++) {
+      const folder = join(mirror, 'build', `out${String(i % 250).padStart(3, '0')}`);
+      if (i < 250) await mkdir(folder, { recursive: true });
+      await writeFile(join(folder, `o${i}.o`), `object ${i}\n`);
+    }
+    const written = Date.now() - t0;
+    await new Promise((r) => setTimeout(r, 2_000));
+    await rm(join(mirror, 'build'), { recursive: true });
+    const done = await until(async () => (await settled(d)) && web.findByPath('Churn/build') === null, INITIAL_MAX_MS, 500);
+    asking = false;
+    await asker;
+    const last = await d.status();
+    const loop = last.eventLoop;
+    if (!done) {
+      const guard = last.engine.heldGuard ? `; guard held: ${last.engine.heldGuard.message}` : '';
+      console.log(`churn: not settled: phase ${last.engine.phase}, ${last.engine.errors.length} errors, Box still holds build/: ${web.findByPath('Churn/build') !== null}${guard}; notices: ${last.notices.join(' | ')}`);
+    }
+    console.log(
+      `churn: ${CHURN_FILES} files written in ${sec(written)} s and deleted 2 s later (${2 * CHURN_FILES} events): ` +
+        `${done ? `idle with Box clean ${sec(Date.now() - t0)} s after the first write` : `not settled within ${INITIAL_MAX_MS / 1000} s`}; ` +
+        `status answered ${answered} times, the slowest in ${slowest} ms; event loop blocked at most ${loop.maxDelayMs} ms (p99 ${loop.p99DelayMs} ms)`,
+    );
+  } finally {
+    await daemon?.stop();
+    await srv.close();
+  }
+}
+
 export async function run(): Promise<void> {
   const { dir, cleanup } = await makeTempDir('boxsync-bench-daemon-');
   try {
+    if (process.env.BENCH_CHURN_ONLY === '1') return await runChurn(dir);
     if (process.env.BENCH_BUSY_ONLY !== '1') {
       const mirror = join(dir, 'Box');
       const t0 = Date.now();
@@ -446,6 +514,7 @@ export async function run(): Promise<void> {
       await runIdle(dir, mirror);
     }
     if (process.env.BENCH_BUSY !== '0' && process.env.BENCH_DAEMON !== '0') await runBusy(dir);
+    if (process.env.BENCH_CHURN !== '0' && process.env.BENCH_DAEMON !== '0') await runChurn(dir);
   } finally {
     await cleanup();
   }

@@ -7,9 +7,9 @@
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sendControl } from '../../src/daemon/control-client.js';
-import type { DaemonStatus } from '../../src/daemon/control-protocol.js';
-import type { ConflictsResult } from '../../src/daemon/item-protocol.js';
+import { sendControl } from '../../src/daemon/control/control-client.js';
+import type { DaemonStatus } from '../../src/daemon/control/control-protocol.js';
+import type { ConflictsResult } from '../../src/daemon/control/item-protocol.js';
 import { createHarness, type Harness } from '../daemon/daemon-harness.js';
 import { runCli, type CliResult } from '../support/cli.js';
 import { waitFor } from '../support/wait.js';

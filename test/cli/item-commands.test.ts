@@ -9,10 +9,10 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendControl } from '../../src/daemon/control-client.js';
+import { sendControl } from '../../src/daemon/control/control-client.js';
 import { readStateLock } from '../../src/daemon/lock.js';
-import type { DaemonStatus } from '../../src/daemon/control-protocol.js';
-import type { HistoryResult, ItemInfoResult, ShareResult, VersionsResult } from '../../src/daemon/item-protocol.js';
+import type { DaemonStatus } from '../../src/daemon/control/control-protocol.js';
+import type { HistoryResult, ItemInfoResult, ShareResult, VersionsResult } from '../../src/daemon/control/item-protocol.js';
 import { createHarness, type Harness } from '../daemon/daemon-harness.js';
 import { runCli, type CliResult } from '../support/cli.js';
 import { waitFor } from '../support/wait.js';

@@ -43,7 +43,7 @@ describe('the packed package, installed from its tarball', () => {
   afterAll(async () => tmp?.cleanup());
 
   it('ships the build, the docs, the unit and the licence, and no tests, CI or TypeScript sources', () => {
-    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'bin/boxsync.js', 'dist/cli/main.js', 'dist/box-server/index.js', 'systemd/boxsync.service', 'config/config.example.json', 'package.json', 'dist/journal/schema.sql', 'dist/boxsync.1']));
+    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'bin/boxsync.js', 'dist/cli/main.js', 'dist/box-server/index.js', 'systemd/boxsync.service', 'config/config.example.json', 'package.json', 'dist/boxsync.1', 'dist/ui/app.js', 'dist/ui/app.css']));
     expect(files.filter((f) => /^(test|\.ci|src|bench)\//.test(f) || f.endsWith('.ts'))).toEqual([]);
   });
 

@@ -3,8 +3,8 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_SHUTDOWN_TIMEOUT_MS } from '../../src/daemon/daemon-settings.js';
-import { serviceUnitText, STOP_MARGIN_SEC } from '../../src/daemon/service-unit.js';
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS } from '../../src/daemon/lifecycle/daemon-settings.js';
+import { serviceUnitText, STOP_MARGIN_SEC } from '../../src/cli/service/service-unit.js';
 import { repoRoot, runCli } from '../support/cli.js';
 import { makeTempDir } from '../support/tmp.js';
 

@@ -4,8 +4,8 @@
  */
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ControlRequest, DaemonStatus, PathStatus } from '../../src/daemon/control-protocol.js';
-import { startControlServer, type ControlServer } from '../../src/daemon/control-server.js';
+import type { ControlRequest, DaemonStatus, PathStatus } from '../../src/daemon/control/control-protocol.js';
+import { startControlServer, type ControlServer } from '../../src/daemon/control/control-server.js';
 import { asRelPath, asRemoteId, asRootId } from '../../src/core/model.js';
 import { repoRoot, runCli } from '../support/cli.js';
 import { makeTempDir } from '../support/tmp.js';
@@ -42,6 +42,7 @@ function sampleStatus(nowMs: number): DaemonStatus {
     remoteStream: { configured: 'sync', effective: 'changes', state: 'listening', note: 'no ITEM_SYNC event arrived', lastEventAtMs: null, nextRetryAtMs: null },
     schedules: [],
     notices: ['/home/me/Box: inotify watch limit reached'],
+    eventLoop: { maxDelayMs: 140.5, recentMaxDelayMs: 31.2, p99DelayMs: 21.6 },
   };
 }
 
@@ -111,6 +112,7 @@ describe('boxsync status (client)', () => {
     expect(text.stdout).toMatch(/ETA 7 s/);
     expect(text.stdout).toMatch(/DEGRADED: inotify watch limit reached/);
     expect(text.stdout).toMatch(/changes \(configured: sync\)/);
+    expect(text.stdout).toMatch(/event loop: blocked at most 31\.2 ms in the last minute, 140\.5 ms since the start \(p99 21\.6 ms\)/);
     expect(text.stdout).toMatch(/a\.txt: your copy kept as a \(conflicted copy\)\.txt/);
     expect(text.stdout).toMatch(/bad:name: Box refuses this name \(name-invalid; waits for the file to change\)/);
     const json = await runCli(['status', '--json', '--socket', socketPath]);

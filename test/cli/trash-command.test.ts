@@ -7,7 +7,7 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { TrashListResult } from '../../src/daemon/item-protocol.js';
+import type { TrashListResult } from '../../src/daemon/control/item-protocol.js';
 import { createHarness, type Harness } from '../daemon/daemon-harness.js';
 import { runCli, type CliResult } from '../support/cli.js';
 import { waitFor } from '../support/wait.js';

@@ -1,7 +1,7 @@
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { configPath, ConfigError, loadConfig, parseConfig, rootIdFor, type Config } from '../../src/config.js';
+import { configPath, ConfigError, loadConfig, parseConfig, rootIdFor, type Config } from '../../src/config/index.js';
 import { makeTempDir } from '../support/tmp.js';
 
 const env = { HOME: '/home/me', XDG_CONFIG_HOME: '/home/me/.config', XDG_STATE_HOME: '/home/me/.local/state', XDG_RUNTIME_DIR: '/run/user/1000' };

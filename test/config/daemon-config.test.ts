@@ -3,8 +3,8 @@
  * variables that override it per process (checked by the same rules).
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig, type Config } from '../../src/config.js';
-import { daemonSettings } from '../../src/daemon/daemon-settings.js';
+import { ConfigError, parseConfig, type Config } from '../../src/config/index.js';
+import { daemonSettings } from '../../src/daemon/lifecycle/daemon-settings.js';
 
 const env = { HOME: '/home/me', XDG_STATE_HOME: '/home/me/.local/state', XDG_RUNTIME_DIR: '/run/user/1000' };
 const FILE = '/x/config.json';
@@ -35,6 +35,7 @@ describe('config: daemon', () => {
       shutdownTimeoutSec: 4,
       syncCheckSec: 5,
       notifications: true,
+      ui: { enabled: true, port: 8385 },
       schedules: { journalMaintenance: '45 4 * * *', tokenRefresh: '*/30 * * * *' },
     });
     expect(daemonSettings(c, {})).toEqual({
@@ -44,6 +45,7 @@ describe('config: daemon', () => {
       fallbackScanMs: 60_000,
       shutdownTimeoutMs: 4_000,
       syncCheckMs: 5_000,
+      ui: { enabled: true, port: 8385 },
       schedules: {
         fullRescan: '0 3 * * *',
         uploadSessionCleanup: '17 * * * *',
@@ -62,6 +64,10 @@ describe('config: daemon', () => {
     const s = daemonSettings(c, {});
     expect(s).toMatchObject({ streamType: 'changes', watcher: 'chokidar', maxWatches: 5000, fallbackScanMs: 30_000, shutdownTimeoutMs: 9_000, syncCheckMs: 2_000 });
     expect(s.schedules).toMatchObject({ fullRescan: '0 2 * * *', tokenRefresh: '*/10 * * * *', journalMaintenance: '45 4 * * *' });
+    expect(daemonSettings(parse({ daemon: { ui: { enabled: false, port: 0 } } }), {}).ui).toEqual({ enabled: false, port: 0 });
+    expect(daemonSettings(parse({ daemon: { ui: { port: 9000 } } }), { BOXSYNC_UI_PORT: '0' }).ui).toEqual({ enabled: true, port: 0 });
+    expect(problemsOf({ daemon: { ui: { port: 70_000, open: true } } }).map((p) => p.key).sort()).toEqual(['daemon.ui.open', 'daemon.ui.port']);
+    expect(() => daemonSettings(parse(), { BOXSYNC_UI_PORT: 'http' })).toThrow(/BOXSYNC_UI_PORT="http" is invalid: expected a port number/);
   });
 
   it('names each bad daemon key, and refuses unknown ones', () => {

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { parseConfig } from '../../src/config.js';
+import { parseConfig } from '../../src/config/index.js';
 import { developerTokenAuthSchema, oauthAuthSchema, rawConfigSchema } from '../../src/config/schema.js';
 import { repoRoot } from '../support/cli.js';
 

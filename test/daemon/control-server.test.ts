@@ -3,9 +3,9 @@ import { spawn } from 'node:child_process';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DaemonNotRunningError, sendControl } from '../../src/daemon/control-client.js';
-import type { ControlRequest } from '../../src/daemon/control-protocol.js';
-import { startControlServer, type ControlServer } from '../../src/daemon/control-server.js';
+import { DaemonNotRunningError, sendControl } from '../../src/daemon/control/control-client.js';
+import type { ControlRequest } from '../../src/daemon/control/control-protocol.js';
+import { startControlServer, type ControlServer } from '../../src/daemon/control/control-server.js';
 import { makeTempDir } from '../support/tmp.js';
 
 describe('control socket', () => {

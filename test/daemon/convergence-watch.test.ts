@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { asRelPath } from '../../src/core/model.js';
-import { ConvergenceWatch } from '../../src/daemon/convergence-watch.js';
+import { ConvergenceWatch } from '../../src/daemon/lifecycle/convergence-watch.js';
 import { outOfSync } from '../../src/engine/out-of-sync.js';
 import { silentLogger } from '../../src/logger.js';
 import { expectConverged, makeHarness, type Harness } from '../engine/support/harness.js';

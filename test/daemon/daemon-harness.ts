@@ -6,8 +6,8 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startBoxServer, type BoxServer, type BoxServerOptions, type ServerActor } from '../../src/box-server/index.js';
-import { sendControl } from '../../src/daemon/control-client.js';
-import type { DaemonStatus } from '../../src/daemon/control-protocol.js';
+import { sendControl } from '../../src/daemon/control/control-client.js';
+import type { DaemonStatus } from '../../src/daemon/control/control-protocol.js';
 import { writeBoxConfig } from '../support/box-config.js';
 import { spawnCli, type RunAs } from '../support/cli.js';
 import { makeTempDir } from '../support/tmp.js';
@@ -65,7 +65,7 @@ export async function createHarness(opts: { server?: BoxServerOptions; config?: 
     socketPath,
     configFile,
     async start(env = {}, args = [], as) {
-      const child = spawnCli(['daemon', '--config', configFile, ...args], { env: { BOXSYNC_SYNC_CHECK_SEC: '3', ...env }, ...(as ? { as } : {}) });
+      const child = spawnCli(['daemon', '--config', configFile, ...args], { env: { BOXSYNC_SYNC_CHECK_SEC: '3', BOXSYNC_UI_PORT: '0', ...env }, ...(as ? { as } : {}) });
       let out = '';
       child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
       child.stderr!.on('data', (d: Buffer) => (out += d.toString()));

@@ -6,8 +6,8 @@
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { DaemonStatus } from '../../src/daemon/control-protocol.js';
-import { attentionReasons } from '../../src/daemon/status-text.js';
+import type { DaemonStatus } from '../../src/daemon/control/control-protocol.js';
+import { attentionReasons } from '../../src/daemon/control/status-text.js';
 import { runCli } from '../support/cli.js';
 import { loginWithCode, OAUTH_CLIENT } from '../support/oauth-login.js';
 import { makeTempDir } from '../support/tmp.js';

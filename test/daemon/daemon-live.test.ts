@@ -5,8 +5,8 @@
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendControl } from '../../src/daemon/control-client.js';
-import type { PathStatus } from '../../src/daemon/control-protocol.js';
+import { sendControl } from '../../src/daemon/control/control-client.js';
+import type { PathStatus } from '../../src/daemon/control/control-protocol.js';
 import { runCli } from '../support/cli.js';
 import { waitFor } from '../support/wait.js';
 import { createHarness, type DaemonRun, type Harness } from './daemon-harness.js';

@@ -3,29 +3,13 @@
  * daemon notifies once when a safety guard holds syncing and when it stops on a fatal error; `status` exits 1
  * while the guard is held. `notify-send` here is a script that records its arguments (a real child process).
  */
-import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { waitFor } from '../support/wait.js';
 import { createHarness, type Harness } from './daemon-harness.js';
-
-async function fakeNotifySend(dir: string): Promise<{ env: NodeJS.ProcessEnv; calls: () => Promise<string[][]> }> {
-  const bin = join(dir, 'fake-bin');
-  const log = join(dir, 'notify.log');
-  await mkdir(bin, { recursive: true });
-  // One JSON array of the arguments per line.
-  await writeFile(join(bin, 'notify-send'), `#!/usr/bin/env node\nrequire('fs').appendFileSync(${JSON.stringify(log)}, JSON.stringify(process.argv.slice(2)) + '\\n');\n`);
-  await chmod(join(bin, 'notify-send'), 0o755);
-  return {
-    env: { PATH: `${bin}:${process.env.PATH ?? ''}`, DISPLAY: ':99' },
-    calls: async () =>
-      (await readFile(log, 'utf8').catch(() => ''))
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as string[]),
-  };
-}
+import { fakeNotifySend } from '../support/fake-notify.js';
 
 describe('desktop notifications (real daemon, fake notify-send)', () => {
   let h: Harness | null = null;

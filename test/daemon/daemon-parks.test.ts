@@ -6,7 +6,7 @@
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sendControl } from '../../src/daemon/control-client.js';
+import { sendControl } from '../../src/daemon/control/control-client.js';
 import { runCli } from '../support/cli.js';
 import { giveTo, unprivilegedUser } from '../support/run-as.js';
 import { waitFor } from '../support/wait.js';

@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { attentionReasons } from '../../src/daemon/status-text.js';
+import { attentionReasons } from '../../src/daemon/control/status-text.js';
 import type { Tokens } from '../../src/remote/box/token-file.js';
 import { runCli } from '../support/cli.js';
 import { loginWithCode, OAUTH_CLIENT } from '../support/oauth-login.js';

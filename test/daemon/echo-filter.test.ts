@@ -1,10 +1,14 @@
+import * as nodeFs from 'node:fs';
 import { lstat, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { asRelPath, asRemoteId, asRootId, type SyncRoot } from '../../src/core/model.js';
-import { dropEchoes } from '../../src/daemon/echo-filter.js';
+import { dropEchoes } from '../../src/daemon/lifecycle/echo-filter.js';
 import { openJournal } from '../../src/journal/index.js';
+import { createLocalFs } from '../../src/local/local-fs.js';
+import { createLocalTrash } from '../../src/local/local-trash.js';
 import type { Journal } from '../../src/ports/journal.js';
+import type { LocalFs } from '../../src/ports/local-fs.js';
 import { makeTempDir } from '../support/tmp.js';
 
 describe('echo filter', () => {
@@ -12,11 +16,13 @@ describe('echo filter', () => {
   let cleanup: () => Promise<void>;
   let journal: Journal;
   let root: SyncRoot;
+  let fs: LocalFs;
 
   beforeEach(async () => {
     ({ dir, cleanup } = await makeTempDir('boxsync-echo-'));
     journal = openJournal(join(dir, 'journal.db')).journal;
     root = { id: asRootId('r'), remoteId: asRemoteId('1'), localPath: dir, direction: 'two-way', exclude: [] };
+    fs = createLocalFs({ rootPath: dir, fs: nodeFs, trash: createLocalTrash({ mode: 'state', stateDir: join(dir, 'state'), fs: nodeFs }) });
   });
   afterEach(async () => {
     journal.close();
@@ -31,7 +37,7 @@ describe('echo filter', () => {
   it('drops a hint whose file is exactly what the journal recorded (the echo of our own write)', async () => {
     await writeFile(join(dir, 'downloaded.txt'), 'written by the engine');
     await record('downloaded.txt');
-    expect(await dropEchoes(journal, root, [asRelPath('downloaded.txt')])).toEqual([]);
+    expect(await dropEchoes(fs, journal, root, [asRelPath('downloaded.txt')])).toEqual([]);
   });
 
   it('passes hints for new, edited and deleted files, and drops hints about nothing', async () => {
@@ -43,6 +49,6 @@ describe('echo filter', () => {
     await record('deleted.txt');
     await rm(join(dir, 'deleted.txt'));
     const hints = ['edited.txt', 'new.txt', 'deleted.txt', 'never-existed.txt'].map(asRelPath);
-    expect(await dropEchoes(journal, root, hints)).toEqual(['edited.txt', 'new.txt', 'deleted.txt']);
+    expect(await dropEchoes(fs, journal, root, hints)).toEqual(['edited.txt', 'new.txt', 'deleted.txt']);
   });
 });

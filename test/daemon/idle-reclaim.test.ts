@@ -1,11 +1,11 @@
 /**
- * The daemon returns unused heap once it goes idle (daemon/idle-reclaim.ts): collections are scheduled when the
+ * The daemon returns unused heap once it goes idle (daemon/lifecycle/idle-reclaim.ts): collections are scheduled when the
  * pass runner runs out of work, dropped when a pass starts, skipped when the heap has not grown, and V8's real
  * collection is reachable without --expose-gc.
  */
 import { describe, expect, it } from 'vitest';
-import { IdleReclaimer, obtainGc, type HeapFigures, type IdleReclaimOptions } from '../../src/daemon/idle-reclaim.js';
-import { PassRunner } from '../../src/daemon/pass-runner.js';
+import { IdleReclaimer, obtainGc, type HeapFigures, type IdleReclaimOptions } from '../../src/daemon/lifecycle/idle-reclaim.js';
+import { PassRunner } from '../../src/daemon/lifecycle/pass-runner.js';
 import type { Engine, RunSummary } from '../../src/engine/types.js';
 import { silentLogger } from '../../src/logger.js';
 import { waitFor } from '../support/wait.js';

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { asRelPath, asRootId } from '../../src/core/model.js';
 import { parseDate, parseDuration } from '../../src/cli/commands/items.js';
-import { formatItemResult } from '../../src/daemon/item-text.js';
+import { formatItemResult } from '../../src/daemon/control/item-text.js';
 
 const ESC = '\u001b';
 const evil = `/m/${ESC}[2Jevil\u202ename.txt`;

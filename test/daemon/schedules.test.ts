@@ -4,8 +4,8 @@ import { openJournal } from '../../src/journal/index.js';
 import { silentLogger } from '../../src/logger.js';
 import type { Journal } from '../../src/ports/journal.js';
 import type { UploadSessionRecord } from '../../src/ports/remote-store.js';
-import { cleanExpiredUploadSessions, maintainJournal } from '../../src/daemon/maintenance-jobs.js';
-import { DEFAULT_DAEMON_SCHEDULES, Schedules, type ScheduleJobs } from '../../src/daemon/schedules.js';
+import { cleanExpiredUploadSessions, maintainJournal } from '../../src/daemon/lifecycle/maintenance-jobs.js';
+import { DEFAULT_DAEMON_SCHEDULES, Schedules, type ScheduleJobs } from '../../src/daemon/lifecycle/schedules.js';
 import { makeTempDir } from '../support/tmp.js';
 import { waitFor } from '../support/wait.js';
 

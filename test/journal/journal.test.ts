@@ -190,7 +190,7 @@ describe('cursor, meta, trash marks, failures', () => {
     j.recordFailure({ ...f, attempts: 2, nextRetryAtMs: 3000 });
     j.recordFailure({ ...f, root: R2, disposition: 'skip' });
     // The park class is derived from the code when not given; the probe is kept as written.
-    expect(j.getFailure(R, p('x'))).toEqual({ ...f, attempts: 2, nextRetryAtMs: 3000, parkClass: 'condition', probe: null });
+    expect(j.getFailure(R, p('x'))).toEqual({ ...f, attempts: 2, nextRetryAtMs: 3000, parkClass: 'condition', probe: null, remoteId: null });
     j.recordFailure({ ...f, path: p('bad'), code: 'name-invalid', disposition: 'skip', probe: 'scan:755:0:0:1:2|755:0:0:3:4' });
     expect(j.getFailure(R, p('bad'))).toMatchObject({ parkClass: 'item', probe: 'scan:755:0:0:1:2|755:0:0:3:4' });
     j.clearFailure(R, p('bad'));

@@ -1,16 +1,16 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { asRelPath, asRemoteId, asRootId } from '../../src/core/model.js';
-import { MIGRATIONS } from '../../src/journal/migrations.js';
+import { MIGRATIONS, SCHEMA_VERSION } from '../../src/journal/migrations.js';
 import { openJournal } from '../../src/journal/open-journal.js';
-import { SCHEMA_VERSION } from '../../src/journal/schema.js';
 import { makeTempDir } from '../support/tmp.js';
 import { localFile, remoteItem, synced } from './entries.js';
 
 const R = asRootId('r');
-const v1Sql = readFileSync(join(import.meta.dirname, 'fixtures', 'schema-v1.sql'), 'utf8');
+/** The structure a version 1 journal had, frozen when it shipped: step 1 must still make exactly this. */
+const v1Structure: unknown = JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures', 'schema-v1.json'), 'utf8'));
 
 let tmp: { dir: string; cleanup: () => Promise<void> };
 beforeEach(async () => {
@@ -40,22 +40,20 @@ function structure(path: string): unknown {
 }
 
 describe('migrations', () => {
-  it('has one step per version above 1, in order', () => {
-    expect(MIGRATIONS.map((m) => m.toVersion)).toEqual(Array.from({ length: SCHEMA_VERSION - 1 }, (_, i) => i + 2));
+  it('has one step per version from 1, in order', () => {
+    expect(MIGRATIONS.map((m) => m.toVersion)).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
   });
 
-  it('migrates a v1 journal forward, keeping its rows, to exactly the structure of a fresh one', () => {
+  it('step 1 makes the structure version 1 shipped with; such a journal migrates forward, keeping its rows, to exactly the structure of a fresh one', () => {
     const oldPath = join(tmp.dir, 'old', 'journal.db');
     const freshPath = join(tmp.dir, 'fresh', 'journal.db');
     openJournal(freshPath).journal.close();
 
-    openJournal(oldPath).journal.close();
+    mkdirSync(join(tmp.dir, 'old'));
     const v1 = new BetterSqlite3(oldPath);
-    v1.exec(`DROP TABLE upload_session_parts; DROP TABLE upload_sessions; DROP TABLE failures; DROP TABLE meta; DROP TABLE remote_items;
-             DROP TABLE local_entries; DROP TABLE synced_entries; DROP TABLE stream_cursors; DROP TABLE trashed_remote_ids; DROP TABLE operations;
-             DROP TABLE unsynced_paths;`);
-    v1.exec(v1Sql);
+    v1.exec(MIGRATIONS[0]!.sql);
     v1.pragma('user_version = 1');
+    expect(structure(oldPath)).toEqual(v1Structure);
     v1.prepare(`INSERT INTO local_entries VALUES ('r', 'a.txt', 'file', 7, 10, 1700000000123.5, 'da39a3ee5e6b4b0d3255bfef95601890afd80709')`).run();
     v1.prepare(`INSERT INTO synced_entries VALUES ('r', 's', 'f1', 'file', '1', 'aa', 'v1', 5, 42, 1700000000000, NULL)`).run();
     v1.prepare(`INSERT INTO remote_items VALUES ('5', 'file', '0', 'n', '0', '0', NULL, 0, 1700000000000, NULL, NULL, 'active')`).run();
@@ -76,5 +74,36 @@ describe('migrations', () => {
     expect(raw.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     raw.close();
     expect(structure(oldPath)).toEqual(structure(freshPath));
+  });
+
+  it('step 7 copies the Box id of a park recorded before it out of its message, so the park is found by id', () => {
+    const path = join(tmp.dir, 'v6', 'journal.db');
+    mkdirSync(join(tmp.dir, 'v6'));
+    const v6 = new BetterSqlite3(path);
+    for (const m of MIGRATIONS.filter((x) => x.toVersion <= 6)) v6.exec(m.sql);
+    v6.pragma('user_version = 6');
+    const park = v6.prepare(`INSERT INTO failures (root, path, code, message, attempts, next_retry_at_ms, disposition) VALUES ('r', ?, ?, ?, 1, 0, 'skip')`);
+    park.run('bad\\x2fname', 'remote_item_invalid', 'Box sent a file (Box id 4711) that cannot be synced: GET /files/4711 field `name`: refused');
+    park.run('(Box id unknown)', 'remote_item_invalid', 'Box sent a file that cannot be synced: GET folder items field `id`: missing');
+    park.run('other.txt', 'unexpected', 'not about a (Box id 99) park');
+    v6.close();
+
+    const { journal } = openJournal(path);
+    expect(journal.failuresOfRemoteId(asRemoteId('4711')).map((f) => f.path)).toEqual(['bad\\x2fname']);
+    expect(journal.failuresOfRemoteId(asRemoteId('99'))).toEqual([]);
+    expect(journal.failures().filter((f) => f.remoteId !== null).map((f) => f.remoteId)).toEqual(['4711']);
+    journal.close();
+  });
+
+  it('records the Box id of a failure and finds it by that id in every root', () => {
+    const { journal } = openJournal(join(tmp.dir, 'by-id', 'journal.db'));
+    const base = { code: 'remote_item_invalid', message: 'm', attempts: 1, nextRetryAtMs: 0, disposition: 'skip' } as const;
+    journal.recordFailure({ ...base, root: R, path: asRelPath('(Box id 7)'), remoteId: asRemoteId('7') });
+    journal.recordFailure({ ...base, root: asRootId('s'), path: asRelPath('x'), remoteId: asRemoteId('7') });
+    journal.recordFailure({ ...base, root: R, path: asRelPath('y'), remoteId: asRemoteId('8') });
+    journal.recordFailure({ ...base, root: R, path: asRelPath('z') });
+    expect(journal.failuresOfRemoteId(asRemoteId('7')).map((f) => `${f.root}:${f.path}`)).toEqual(['r:(Box id 7)', 's:x']);
+    expect(journal.getFailure(R, asRelPath('z'))?.remoteId).toBeNull();
+    journal.close();
   });
 });

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { asRelPath, asRootId } from '../../src/core/model.js';
 import { isSyncError } from '../../src/core/errors.js';
 import { INTEGRITY_CHECK_EVERY_MS, openJournal } from '../../src/journal/open-journal.js';
-import { SCHEMA_VERSION } from '../../src/journal/schema.js';
+import { SCHEMA_VERSION } from '../../src/journal/migrations.js';
 import { makeTempDir } from '../support/tmp.js';
 import { localFile } from './entries.js';
 

@@ -140,6 +140,21 @@ describe('LocalFs on a real directory', () => {
     expect((await readdir(root)).sort()).toEqual(['f2', 'taken', 'z']);
   });
 
+  it('copies a file into an existing one in place (same inode), refusing when the target changed since it was looked at', async () => {
+    await writeFile(join(root, 'copy.txt'), 'the user version');
+    await writeFile(join(root, 'doc.txt'), 'the box version');
+    const guard = await guardOf(join(root, 'doc.txt'));
+    await appendFile(join(root, 'doc.txt'), ' edited since');
+    const refused = await local.copyInto(p('copy.txt'), p('doc.txt'), guard).catch((e: unknown) => e);
+    expect(isSyncError(refused) && refused.code === 'local_changed').toBe(true);
+    expect(await readFile(join(root, 'doc.txt'), 'utf8')).toBe('the box version edited since');
+    const fresh = await guardOf(join(root, 'doc.txt'));
+    const e = await local.copyInto(p('copy.txt'), p('doc.txt'), fresh);
+    expect(e).toMatchObject({ path: 'doc.txt', kind: 'file', inode: fresh.inode, sizeBytes: 'the user version'.length });
+    expect(await readFile(join(root, 'doc.txt'), 'utf8')).toBe('the user version');
+    expect(await readFile(join(root, 'copy.txt'), 'utf8')).toBe('the user version');
+  });
+
   it('writes a small file atomically (web link files)', async () => {
     const e = await local.writeSmallFile(p('site.url'), '[InternetShortcut]\nURL=https://example.com\n', { state: 'absent' }, 1_600_000_000_000);
     expect(e.mtimeMs).toBe(1_600_000_000_000);

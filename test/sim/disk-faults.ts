@@ -14,13 +14,15 @@
  *     the scenario's runs converge as usual;
  *   - every token revoked while the daemon is idle (its long poll answered at least once): the daemon exits 1
  *     within REVOKE_EXIT_MS, having changed nothing; the world then logs in afresh.
- * Unreadable entries (EACCES) are not simulated: root reads everything, and running the CLI as `nobody` would need
- * the whole world (mirror, state, home) given to that user while the simulation writes into it as root.
+ *   - an unreadable entry (after a scenario passed, from a stream of its own): a synced file or folder made mode 000
+ *     and a new file beside it; the world is given to an unprivileged user (root reads a mode-000 entry) for two
+ *     `sync --once` runs as that user: the first parks the entry (exit 1), uploads the new file and deletes nothing;
+ *     with the mode put back, the second exits 0 with nothing parked. Not drawn where no such user can run the CLI.
  *
  * They are drawn from a stream of their own (scenario seed 20000 + k), so the operations, faults and kill points
  * every other stream draws stay as they were.
  */
-import { appendFileSync, truncateSync } from 'node:fs';
+import { appendFileSync, chmodSync, lchownSync, lstatSync, truncateSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Rng } from './prng.js';
@@ -28,6 +30,8 @@ import type { Contents, OpContext } from './ops.js';
 import { readBoxTree, readFilesUnder, readLocalTree, sha1Of } from './trees.js';
 import { login, runChild, type ChildRun, type World } from './world.js';
 import { escapeText } from '../../src/core/escape.js';
+import type { RunAs } from '../support/cli.js';
+import { giveTo } from '../support/run-as.js';
 
 export type DiskFaultKind = 'deep chain' | 'upload change' | 'bad name' | 'unmounted root' | 'token revoked';
 
@@ -260,4 +264,80 @@ export async function revokedTokenRun(w: World): Promise<{ run: ChildRun; failur
 /** Delete a deep chain's top folder locally once its scenario passed (the next scenario's runs carry it to Box). */
 export async function dropDeepChain(w: World, top: string): Promise<void> {
   await rm(join(w.mirror, top), { recursive: true, force: true });
+}
+
+// ---------------------------------------------------------------------------------------------- unreadable entry
+
+/** Give what the CLI reads and writes (the world's folder itself, the mirror, state, home and config) to `as`. */
+function lend(w: World, as: RunAs): void {
+  lchownSync(w.dir, as.uid, as.gid);
+  for (const p of [w.mirror, w.stateDir, w.home, w.configFile]) giveTo(p, as);
+}
+
+/** Scenarios after which an entry is made unreadable for two runs (drawn from a stream of its own). */
+export const UNREADABLE_RATE = 0.05;
+
+/**
+ * On a converged world: make one synced file or folder mode 000 and add a new readable file beside it, then run
+ * `sync --once` as an unprivileged user (root reads a mode-000 entry) over the world given to that user. That run
+ * must exit 1 with the entry PARKED (escaped), upload the new file, send no DELETE and leave every Box item that
+ * was there; after the mode is put back, the next run as that user exits 0 with nothing parked. The world is given
+ * back to root afterwards. Null when the world holds no synced entry outside `excluded`.
+ */
+export async function unreadableRun(
+  w: World,
+  rng: Rng,
+  contents: Contents,
+  as: RunAs,
+  excluded: string | null,
+): Promise<{ runs: ChildRun[]; failures: string[]; line: string } | null> {
+  const local = await readLocalTree(w.mirror);
+  const box = readBoxTree(w.web, w.remoteRootId).entries;
+  const under = (p: string): boolean => excluded !== null && (p === excluded || p.startsWith(`${excluded}/`));
+  const candidates = [...local.entries.keys()].filter((p) => box.has(p) && !under(p)).sort();
+  if (candidates.length === 0) return null;
+  const target = candidates[rng.int(0, candidates.length - 1)]!;
+  const abs = join(w.mirror, target);
+  const mode = lstatSync(abs).mode & 0o7777;
+  const isDir = local.entries.get(target)!.kind === 'dir';
+  const fresh = `readable-${rng.hex(6)}.txt`;
+  const data = contents.make(rng, `local create ${fresh} (beside an unreadable entry)`);
+  await writeFile(join(w.mirror, fresh), data);
+  // A synced file that did not change is not read at all (its stat matches the journal): edited first, it must be.
+  const edit = isDir ? null : contents.make(rng, `local edit ${target} (then made unreadable)`);
+  if (edit !== null) await writeFile(abs, edit);
+  const boxBefore = [...box.keys()];
+  const failures: string[] = [];
+  const f = (s: string): number => failures.push(`(unreadable entry) ${s}`);
+  const runs: ChildRun[] = [];
+  try {
+    chmodSync(abs, 0o000);
+    lend(w, as);
+    const first = await runChild(w, ['sync', '--once'], { as });
+    runs.push(first);
+    const parked = parkedLines(first.stderr);
+    if (first.code !== 1) f(`sync --once as uid ${as.uid} with ${escapeText(target)} mode 000 exited ${first.signal ?? first.code}, not 1`);
+    if (!parked.some((l) => l.startsWith(`  PARKED ${escapeText(target)}: `) && l.includes('EACCES'))) f(`its PARKED lines do not name ${escapeText(target)} with EACCES: ${JSON.stringify(parked)}`);
+    const deletes = first.requests.filter((q) => q.method === 'DELETE' && /^\/2\.0\/(files|folders)\//.test(q.path));
+    if (deletes.length > 0) f(`it sent ${deletes.map((q) => `DELETE ${q.path} (${q.status})`).join(', ')}`);
+    const boxAfter = readBoxTree(w.web, w.remoteRootId).entries;
+    const lost = boxBefore.filter((p) => !boxAfter.has(p));
+    if (lost.length > 0) f(`Box lost ${lost.map((p) => escapeText(p)).join(', ')}`);
+    const up = boxAfter.get(fresh);
+    if (up?.kind !== 'file' || up.sha1 !== sha1Of(data)) f(`the new file ${fresh} beside it did not reach Box in that run`);
+    chmodSync(abs, mode);
+    const second = await runChild(w, ['sync', '--once'], { as });
+    runs.push(second);
+    if (second.code !== 0 || parkedLines(second.stderr).length > 0) f(`after chmod ${mode.toString(8)}, sync --once exited ${second.signal ?? second.code} with ${parkedLines(second.stderr).length} PARKED line(s), not 0 and none`);
+    const edited = readBoxTree(w.web, w.remoteRootId).entries.get(target);
+    if (edit !== null && (edited?.kind !== 'file' || edited.sha1 !== sha1Of(edit))) f(`the edit of ${escapeText(target)} made before it became unreadable did not reach Box once it was readable again`);
+  } finally {
+    chmodSync(abs, mode);
+    lend(w, { uid: 0, gid: 0 });
+  }
+  return {
+    runs,
+    failures,
+    line: `disk fault: ${isDir ? 'folder' : 'file'} ${escapeText(target)} ${isDir ? '' : 'edited, '}made mode 000 and a new file ${fresh} beside it; two runs as uid ${as.uid}: ${runs.map((r) => `exit ${r.signal ?? r.code}`).join(', ')} (the mode put back between them)`,
+  };
 }

@@ -26,7 +26,7 @@ import { join, relative } from 'node:path';
 import { readBoxRecoverable, readBoxTree, readFilesUnder, readLocalTree, sha1Of, type Entry } from './trees.js';
 import type { World } from './world.js';
 import type { RecordedRequest } from '../../src/box-server/index.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { outOfSync } from '../../src/engine/out-of-sync.js';
 import { openJournal } from '../../src/journal/index.js';
 import { loadIgnoreMatcher } from '../../src/local/ignore.js';

@@ -32,10 +32,13 @@ import {
   renameBadName,
   revokedTokenRun,
   swappedRootRun,
+  unreadableRun,
+  UNREADABLE_RATE,
   type BadName,
 } from './disk-faults.js';
 import { Contents, randomOp, toggleExclude, type OpContext } from './ops.js';
 import { formatTree } from './trees.js';
+import { unprivilegedUser } from '../support/run-as.js';
 import { describeTrigger, runChild, startWorld, type ChildRun, type KillTrigger, type RequestClass, type World } from './world.js';
 
 const DAEMON_RATE = 0.1;
@@ -214,6 +217,9 @@ export async function runWorld(seed: number, opts: SimOptions): Promise<WorldRes
   let excluded: string | null = null;
   try {
     let outsideBefore = await outsideFingerprint(w);
+    // The user the unreadable-entry fault runs the CLI as (root reads a mode-000 entry), or null where none can.
+    const who = unprivilegedUser();
+    const unprivileged = 'as' in who ? who.as : null;
     for (k = 0; k < opts.scenarios; k++) {
       const rng = new Rng(scenarioSeed(seed, k));
       const log: string[] = [`scenario ${k} (world ${seed}, scenario seed ${scenarioSeed(seed, k)}):`];
@@ -348,6 +354,21 @@ export async function runWorld(seed: number, opts: SimOptions): Promise<WorldRes
       if (scope !== null) failures.push(...scopeDeletes(scope.path, childRuns, scope.ids));
       if (first.killed) failures.push(...checkSessionsResumed(first, childRuns[1]));
       if (!ended(last)) failures.unshift(`(liveness) sync --once did not exit 0 within 3 runs after the first (last: ${last.signal ?? `exit ${last.code}`})`);
+      // An unreadable entry, after a scenario that passed, from a stream of its own (every other draw stays).
+      if (failures.length === 0 && unprivileged !== null && new Rng(scenarioSeed(seed, 40_000 + k)).chance(UNREADABLE_RATE)) {
+        const u = await unreadableRun(w, new Rng(scenarioSeed(seed, 50_000 + k)), contents, unprivileged, excluded);
+        if (u !== null) {
+          faults['disk: unreadable entry'] = (faults['disk: unreadable entry'] ?? 0) + 1;
+          extraRuns.push(...u.runs);
+          runs += u.runs.length;
+          failures.push(...u.failures);
+          log.push(`  ${u.line}`);
+          if (u.failures.length === 0) {
+            check = await checkInvariants(w, { required, written: contents.written, outsideBefore, excluded });
+            failures.push(...check.failures);
+          }
+        }
+      }
       if (failures.length === 0 && disk === 'token revoked') {
         const t = await revokedTokenRun(w);
         extraRuns.push(t.run);

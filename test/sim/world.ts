@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBoxServer, type BoxServer, type RecordedRequest, type ServerActor } from '../../src/box-server/index.js';
 import { writeBoxConfig } from '../support/box-config.js';
-import { cliEntry, repoRoot } from '../support/cli.js';
+import { cliEntry, repoRoot, type RunAs } from '../support/cli.js';
 
 export const DEV_TOKEN = 'sim-dev-token';
 const CLIENT_ID = 'sim-client';
@@ -182,7 +182,7 @@ export interface ChildRun {
 export async function runChild(
   w: World,
   args: readonly string[],
-  o: { trigger?: KillTrigger; timeoutMs?: number; during?: () => Promise<void> } = {},
+  o: { trigger?: KillTrigger; timeoutMs?: number; during?: () => Promise<void>; as?: RunAs } = {},
 ): Promise<ChildRun> {
   w.srv.control.clearRequests();
   const started = Date.now();
@@ -190,6 +190,7 @@ export async function runChild(
     cwd: repoRoot,
     env: w.env,
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(o.as ? { uid: o.as.uid, gid: o.as.gid } : {}),
   });
   let stdout = '';
   let stderr = '';

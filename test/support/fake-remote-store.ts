@@ -9,7 +9,6 @@
  * `failNext`, `calls`) let engine tests arrange remote state and inject failures without HTTP.
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import type { RemoteEntry, RemoteId, RemoteKind } from '../../src/core/model.js';
 import { asRemoteId } from '../../src/core/model.js';
 import type { SyncError } from '../../src/core/errors.js';
@@ -261,7 +260,7 @@ export class FakeRemoteStore implements RemoteStore {
     this.checkAbort(req.signal);
     const parent = this.mustGetActiveFolder(req.parentId);
     this.checkName(parent.id, req.name, null);
-    const content = await readFile(req.sourcePath);
+    const content = await req.source.read(0, req.source.size);
     this.checkUpload(content, req.sha1);
     const item = this.insert(parent.id, req.name, 'file', content, null, truncSec(req.modifiedAtMs));
     req.onProgress?.({ doneBytes: content.length, totalBytes: content.length });
@@ -273,7 +272,7 @@ export class FakeRemoteStore implements RemoteStore {
     this.checkAbort(req.signal);
     const item = this.guarded(req.id, 'file', req.ifMatch);
     if (fold(req.name) !== fold(item.name) && item.parentId !== null) this.checkName(item.parentId, req.name, item.id);
-    const content = await readFile(req.sourcePath);
+    const content = await req.source.read(0, req.source.size);
     this.checkUpload(content, req.sha1);
     this.addVersion(item, content);
     item.name = req.name;

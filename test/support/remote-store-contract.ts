@@ -13,6 +13,7 @@ import type { RemoteEntry, RemoteId } from '../../src/core/model.js';
 import type { ListingPage, RemoteStore } from '../../src/ports/remote-store.js';
 import { makeTempDir } from './tmp.js';
 import { tempFileAt } from './temp-file.js';
+import { uploadSource } from './upload-source.js';
 
 export interface ContractSubject {
   readonly store: RemoteStore;
@@ -59,7 +60,7 @@ export function remoteStoreContract(name: string, makeStore: () => Promise<Contr
       return p;
     };
     const upload = async (parentId: RemoteId, fileName: string, content: string | Buffer): Promise<RemoteEntry> =>
-      store().uploadNew({ parentId, name: fileName, sourcePath: await localFile(content), modifiedAtMs: 1_700_000_000_000 });
+      store().uploadNew({ parentId, name: fileName, source: await uploadSource(await localFile(content)), modifiedAtMs: 1_700_000_000_000 });
 
     beforeAll(async () => {
       subject = await makeStore();
@@ -124,7 +125,7 @@ export function remoteStoreContract(name: string, makeStore: () => Promise<Contr
 
     it('uploads a new file with its modification time in whole seconds', async () => {
       const parent = await fresh();
-      const e = await store().uploadNew({ parentId: parent, name: 'n.bin', sourcePath: await localFile('hello'), modifiedAtMs: 1_700_000_123_456 });
+      const e = await store().uploadNew({ parentId: parent, name: 'n.bin', source: await uploadSource(await localFile('hello')), modifiedAtMs: 1_700_000_123_456 });
       expect(e).toMatchObject({ kind: 'file', name: 'n.bin', sha1: sha1('hello'), sizeBytes: 5, parentId: parent });
       expect(e.modifiedAtMs).toBe(1_700_000_123_000);
     });
@@ -143,12 +144,12 @@ export function remoteStoreContract(name: string, makeStore: () => Promise<Contr
     it('uploads a new version guarded by ifMatch; a stale etag is precondition_failed (replan)', async () => {
       const parent = await fresh();
       const v1 = await upload(parent, 'doc.txt', 'v1');
-      const v2 = await store().uploadVersion({ id: v1.id, ifMatch: v1.etag, name: 'doc.txt', sourcePath: await localFile('v2'), modifiedAtMs: 1_700_000_001_000 });
+      const v2 = await store().uploadVersion({ id: v1.id, ifMatch: v1.etag, name: 'doc.txt', source: await uploadSource(await localFile('v2')), modifiedAtMs: 1_700_000_001_000 });
       expect(v2).toMatchObject({ id: v1.id, sha1: sha1('v2'), sizeBytes: 2 });
       expect(v2.etag).not.toBe(v1.etag);
       expect(v2.versionId).not.toBe(v1.versionId);
       await expectSyncError(
-        store().uploadVersion({ id: v1.id, ifMatch: v1.etag, name: 'doc.txt', sourcePath: await localFile('v3'), modifiedAtMs: 1_700_000_002_000 }),
+        store().uploadVersion({ id: v1.id, ifMatch: v1.etag, name: 'doc.txt', source: await uploadSource(await localFile('v3')), modifiedAtMs: 1_700_000_002_000 }),
         'precondition_failed',
         'replan',
       );
@@ -170,7 +171,7 @@ export function remoteStoreContract(name: string, makeStore: () => Promise<Contr
     it('downloads an older version by versionId', async () => {
       const parent = await fresh();
       const v1 = await upload(parent, 'h.txt', 'old');
-      await store().uploadVersion({ id: v1.id, name: 'h.txt', sourcePath: await localFile('new'), modifiedAtMs: 1_700_000_001_000 });
+      await store().uploadVersion({ id: v1.id, name: 'h.txt', source: await uploadSource(await localFile('new')), modifiedAtMs: 1_700_000_001_000 });
       const dest = join(tmp.dir, `dl-${++n}`);
       await store().download({ id: v1.id, destFile: await tempFileAt(dest), expectSha1: sha1('old'), versionId: v1.versionId! });
       expect(await readFile(dest, 'utf8')).toBe('old');

@@ -12,7 +12,7 @@ export function register(program: Command): void {
     .description('Print the path of the config file boxsync reads ($BOXSYNC_CONFIG, else $XDG_CONFIG_HOME/boxsync/config.json)')
     .option('-c, --config <file>', 'config file')
     .action(async (opts: { config?: string }) => {
-      const { configPath } = await import('../../config.js');
+      const { configPath } = await import('../../config/index.js');
       process.stdout.write(`${configPath({ path: opts.config })}\n`);
     });
   config
@@ -52,7 +52,7 @@ interface Finding {
  * What `config check` finds, in order, each also handed to `found` as it is found: the account, then for each
  * folder its Box folder (when logged in) and its local side.
  */
-async function checkConfig(config: import('../../config.js').Config, found: (f: Finding) => void): Promise<Finding[]> {
+async function checkConfig(config: import('../../config/index.js').Config, found: (f: Finding) => void): Promise<Finding[]> {
   const { adapterForConfig } = await import('../account-tools.js');
   const { safeText } = await import('../../core/escape.js');
   const { access, stat } = await import('node:fs/promises');
@@ -101,8 +101,8 @@ async function checkConfig(config: import('../../config.js').Config, found: (f: 
   return findings;
 }
 
-async function load(path: string | undefined, verb: string): Promise<import('../../config.js').Config | null> {
-  const { loadConfig } = await import('../../config.js');
+async function load(path: string | undefined, verb: string): Promise<import('../../config/index.js').Config | null> {
+  const { loadConfig } = await import('../../config/index.js');
   try {
     return await loadConfig({ path });
   } catch (e) {

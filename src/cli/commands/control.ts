@@ -14,7 +14,7 @@ export function register(program: Command): void {
       .option('--socket <path>', 'control socket (default: the config socketPath)')
       .option('--config <file>', 'config file')
       .action(async (opts: { socket?: string; config?: string }) => {
-        const { runControlVerb } = await import('../../daemon/status-command.js');
+        const { runControlVerb } = await import('../../daemon/control/status-command.js');
         process.exitCode = await runControlVerb({ verb }, opts);
       });
   }
@@ -25,7 +25,7 @@ export function register(program: Command): void {
     .option('--socket <path>', 'control socket (default: the config socketPath)')
     .option('--config <file>', 'config file')
     .action(async (id: string, opts: { socket?: string; config?: string }) => {
-      const { runControlVerb } = await import('../../daemon/status-command.js');
+      const { runControlVerb } = await import('../../daemon/control/status-command.js');
       process.exitCode = await runControlVerb({ verb: 'confirm-guard', id }, opts);
     });
 }

@@ -12,7 +12,7 @@ export function register(program: Command): void {
       const { readBwlimit } = await import('./sync.js');
       const bw = readBwlimit(opts.bwlimit);
       if (bw === null) return;
-      const [{ runDaemon }, { composeDaemonParts }] = await Promise.all([import('../../daemon/daemon.js'), import('../../daemon/daemon-parts.js')]);
+      const [{ runDaemon }, { composeDaemonParts }] = await Promise.all([import('../../daemon/lifecycle/daemon.js'), import('../../daemon/lifecycle/daemon-parts.js')]);
       process.exitCode = await runDaemon({ configPath: opts.config, compose: composeDaemonParts(bw), verbose: isVerbose(cmd) });
     });
 }

@@ -14,7 +14,7 @@ import { access, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { isVerbose } from '../global-options.js';
-import type { DaemonStatus } from '../../daemon/control-protocol.js';
+import type { DaemonStatus } from '../../daemon/control/control-protocol.js';
 import { setUpDemo } from './demo-setup.js';
 
 export function register(program: Command): void {
@@ -31,10 +31,10 @@ export function register(program: Command): void {
 async function runDemoLive(opts: { dir?: string | undefined; check: boolean; verbose: boolean }): Promise<number> {
   const say = (line = ''): void => void process.stdout.write(`${line}\n`);
   const [{ runDaemon }, { composeDaemonParts }, { sendControl }, { formatDaemonStatus }] = await Promise.all([
-    import('../../daemon/daemon.js'),
-    import('../../daemon/daemon-parts.js'),
-    import('../../daemon/control-client.js'),
-    import('../../daemon/status-text.js'),
+    import('../../daemon/lifecycle/daemon.js'),
+    import('../../daemon/lifecycle/daemon-parts.js'),
+    import('../../daemon/control/control-client.js'),
+    import('../../daemon/control/status-text.js'),
   ]);
   const { dir, mirror, configFile, socketPath, server } = await setUpDemo({
     dir: opts.dir,

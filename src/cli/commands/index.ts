@@ -19,6 +19,7 @@ import { register as registerInit } from './init.js';
 import { register as registerItems } from './items.js';
 import { register as registerRetry } from './retry.js';
 import { register as registerSelective } from './selective.js';
+import { register as registerUi } from './ui.js';
 
 export function registerCommands(program: Command): void {
   registerServer(program);
@@ -36,5 +37,6 @@ export function registerCommands(program: Command): void {
   registerItems(program);
   registerRetry(program);
   registerSelective(program);
+  registerUi(program);
   registerCompletion(program);
 }

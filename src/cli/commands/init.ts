@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/index.js';
+import { DEFAULT_LOGIN_PORT } from './login.js';
 
 /**
  * `boxsync init`: write a working config in one step. Interactive on a terminal (it asks for what the flags did
@@ -40,7 +41,7 @@ export function register(program: Command): void {
     .option('--upload-url <url>', 'Box upload base URL')
     .option('--token-url <url>', 'OAuth token URL')
     .option('--authorize-url <url>', 'OAuth authorize page')
-    .option('--port <port>', 'loopback port of the OAuth redirect URI', '53682')
+    .option('--port <port>', 'loopback port of the OAuth redirect URI', String(DEFAULT_LOGIN_PORT))
     .option('--headless', 'log in without a browser on this machine (paste the redirect address)')
     .option('--force', 'replace an existing config file')
     .action(async (flags: InitFlags) => {
@@ -52,7 +53,7 @@ async function runInit(flags: InitFlags): Promise<number> {
   const { mkdir, writeFile, stat, rename } = await import('node:fs/promises');
   const { dirname, resolve, join } = await import('node:path');
   const { homedir } = await import('node:os');
-  const { configPath, parseConfig } = await import('../../config.js');
+  const { configPath, parseConfig } = await import('../../config/index.js');
   const { xdgDirs } = await import('../../config/xdg.js');
   const { adapterForConfig, resolveBoxPath } = await import('../account-tools.js');
   const { safeText } = await import('../../core/escape.js');
@@ -105,7 +106,7 @@ async function runInit(flags: InitFlags): Promise<number> {
     try {
       const draft = parseConfig(configText('0'), file);
       if ('clientId' in draft.auth) {
-        const { runLogin } = await import('../../daemon/login.js');
+        const { runLogin } = await import('../login.js');
         const code = await runLogin({ config: draft, port: Number(flags.port), openBrowser: true, timeoutMs: 300_000, out: say, ...(flags.headless ? { headless: true } : {}) });
         if (code !== 0) return fail('the login did not complete');
       }

@@ -2,7 +2,7 @@
  * Box Drive from the shell: `boxsync info|share|unshare|lock|unlock|versions|restore-version|history`.
  * Each takes a local path inside a sync root (relative paths resolve from the current directory), prints a
  * readable answer or `--json`, and goes through the daemon's control socket when it runs, else works directly
- * under the state lock (src/daemon/item-client.ts).
+ * under the state lock (src/daemon/control/item-client.ts).
  *
  * Exit codes: 0 ok; 1 failed (Box refused; the message says why); 2 fatal (config, journal, bad arguments, the
  * state dir held by a `sync --once`); 4 outside every sync root; 5 not synced (yet); 6 locked by another user;
@@ -11,7 +11,7 @@
 import { resolve } from 'node:path';
 import { escapeText } from '../../core/escape.js';
 import { InvalidArgumentError, type Command } from 'commander';
-import type { ItemRequest } from '../../daemon/item-protocol.js';
+import type { ItemRequest } from '../../daemon/control/item-protocol.js';
 
 interface Common {
   json?: boolean;
@@ -27,7 +27,7 @@ function common(cmd: Command): Command {
 }
 
 async function run(req: ItemRequest, opts: Common, extra: { direct?: boolean } = {}): Promise<void> {
-  const { runItemCommand } = await import('../../daemon/item-client.js');
+  const { runItemCommand } = await import('../../daemon/control/item-client.js');
   process.exitCode = await runItemCommand(req, { json: opts.json === true, config: opts.config, socket: opts.socket, ...extra });
 }
 

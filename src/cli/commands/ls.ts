@@ -11,7 +11,7 @@ export function register(program: Command): void {
     .option('-c, --config <file>', 'config file (for the account and its login)')
     .action(async (boxPath: string, opts: { all?: boolean; json?: boolean; config?: string }) => {
       const [{ loadConfig }, { adapterForConfig, listAll, resolveBoxPath }, { safeText, errorText, terminalSafeJson }] = await Promise.all([
-        import('../../config.js'),
+        import('../../config/index.js'),
         import('../account-tools.js'),
         import('../../core/escape.js'),
       ]);

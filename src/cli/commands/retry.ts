@@ -11,7 +11,7 @@
  */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { VerbResult } from '../../daemon/control-protocol.js';
+import type { VerbResult } from '../../daemon/control/control-protocol.js';
 
 export function register(program: Command): void {
   program
@@ -27,8 +27,8 @@ export function register(program: Command): void {
 
 export async function runRetry(opts: { readonly path?: string | undefined; readonly config?: string | undefined; readonly socket?: string | undefined }): Promise<number> {
   const abs = opts.path === undefined ? undefined : resolve(opts.path);
-  const { DaemonNotRunningError, sendControl } = await import('../../daemon/control-client.js');
-  const { daemonLocation } = await import('../../daemon/socket-path.js');
+  const { DaemonNotRunningError, sendControl } = await import('../../daemon/control/control-client.js');
+  const { daemonLocation } = await import('../../daemon/control/socket-path.js');
   const where = await daemonLocation(opts);
   try {
     const r = await sendControl<VerbResult>(where.socketPath, { verb: 'retry', ...(abs === undefined ? {} : { path: abs }) });
@@ -47,7 +47,7 @@ export async function runRetry(opts: { readonly path?: string | undefined; reado
 async function retryInJournal(abs: string | undefined, configPath: string | undefined): Promise<number> {
   const say = (line: string): void => void process.stderr.write(`boxsync: ${line}\n`);
   const { escapeText } = await import('../../core/escape.js');
-  const { retriedText, retryTarget } = await import('../../daemon/retry-command.js');
+  const { retriedText, retryTarget } = await import('../../daemon/control/retry-command.js');
   const { configAndLock } = await import('./sync.js');
   const opened = await configAndLock(configPath, process.env, say);
   if (opened === null) return 2;

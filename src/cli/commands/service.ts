@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { dirname, join, resolve } from 'node:path';
-import { daemonExecStart } from '../../daemon/service-unit.js';
+import { daemonExecStart } from '../service/service-unit.js';
 import { fileURLToPath } from 'node:url';
 
 /** `boxsync service install|uninstall`: the systemd user unit. */
@@ -12,7 +12,7 @@ export function register(program: Command): void {
     .option('--config <file>', 'the config file the daemon reads (default: the XDG config path); checked before anything is written')
     .option('--no-systemctl', 'only write the unit file')
     .action(async (opts: { systemctl: boolean; config?: string }) => {
-      const { installService } = await import('../../daemon/service-install.js');
+      const { installService } = await import('../service/service-install.js');
       const configFile = opts.config === undefined ? undefined : resolve(opts.config);
       process.exitCode = await installService({ env: process.env, execStart: execStart(configFile), configFile, noSystemctl: !opts.systemctl, out: print });
     });
@@ -21,7 +21,7 @@ export function register(program: Command): void {
     .description('Disable the unit (systemctl --user disable --now) and remove its file')
     .option('--no-systemctl', 'only remove the unit file')
     .action(async (opts: { systemctl: boolean }) => {
-      const { uninstallService } = await import('../../daemon/service-install.js');
+      const { uninstallService } = await import('../service/service-install.js');
       process.exitCode = await uninstallService({ env: process.env, noSystemctl: !opts.systemctl, out: print });
     });
 }

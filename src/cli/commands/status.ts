@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 
 /**
- * `boxsync status [PATH]`: ask the running daemon over its control socket. Exit codes: src/daemon/exit-codes.ts STATUS_EXIT (3 when no daemon runs).
+ * `boxsync status [PATH]`: ask the running daemon over its control socket. Exit codes: src/daemon/control/exit-codes.ts STATUS_EXIT (3 when no daemon runs).
  */
 export function register(program: Command): void {
   program
@@ -12,7 +12,7 @@ export function register(program: Command): void {
     .option('--socket <path>', 'control socket (default: the config socketPath)')
     .option('--config <file>', 'config file')
     .action(async (path: string | undefined, opts: { json?: boolean; socket?: string; config?: string }) => {
-      const { runStatus } = await import('../../daemon/status-command.js');
+      const { runStatus } = await import('../../daemon/control/status-command.js');
       process.exitCode = await runStatus({ path, json: opts.json === true, socket: opts.socket, config: opts.config });
     });
 }

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { escapeText, safeText, terminalSafeJson } from '../../core/escape.js';
 import type { DryRunReport } from '../../engine/dry-run.js';
-import { configAndLock, type ExitCode } from './sync.js';
+import { configAndLock, type ExitCode } from './config-and-lock.js';
 
 export interface DryRunOptions {
   readonly configPath?: string | undefined;

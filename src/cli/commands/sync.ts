@@ -14,11 +14,12 @@ import { isVerbose } from '../global-options.js';
 import { assertNever } from '../../core/operations.js';
 import { errorText, safeText } from '../../core/escape.js';
 import type { Logger } from '../../logger.js';
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/index.js';
 import { shutdownReason } from '../../core/errors.js';
 import type { RunSummary } from '../../engine/types.js';
+import { configAndLock, type ExitCode } from './config-and-lock.js';
 
-export type ExitCode = 0 | 1 | 2 | 3;
+export { configAndLock, type ExitCode } from './config-and-lock.js';
 
 export interface SyncOnceOptions {
   /** `--config FILE`; else BOXSYNC_CONFIG, else the XDG default. */
@@ -125,35 +126,6 @@ export function register(program: Command): void {
         process.off('SIGTERM', onSignal);
       }
     });
-}
-
-/**
- * The start of `sync --once` and its dry run: load the config (its warnings said) and take the state lock.
- * Null after saying why (exit code 2). A lock held by the daemon gets `whenDaemon`'s words when given.
- */
-export async function configAndLock(
-  configPath: string | undefined,
-  env: NodeJS.ProcessEnv,
-  say: (line: string) => void,
-  whenDaemon?: (pid: number, stateDir: string) => string,
-): Promise<{ config: Config; lock: import('../../daemon/lock.js').StateLock } | null> {
-  const { loadConfig } = await import('../../config.js');
-  let config: Config;
-  try {
-    config = await loadConfig({ path: configPath, env });
-  } catch (e) {
-    say(e instanceof Error ? e.message : String(e));
-    return null;
-  }
-  for (const w of config.warnings) say(`warning: ${w}`);
-  const { acquireStateLock, StateLockedError } = await import('../../daemon/lock.js');
-  try {
-    return { config, lock: acquireStateLock(config.stateDir, 'sync --once') };
-  } catch (e) {
-    if (whenDaemon && e instanceof StateLockedError && e.holder.purpose === 'daemon') say(whenDaemon(e.holder.pid, config.stateDir));
-    else say(e instanceof Error ? e.message : String(e));
-    return null;
-  }
 }
 
 export async function runSyncOnce(opts: SyncOnceOptions = {}): Promise<ExitCode> {

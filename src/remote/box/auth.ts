@@ -17,12 +17,9 @@ import { remoteError } from './error-codes.js';
 import { parseBoxJson } from './json.js';
 import { fileTokenStore, type Tokens, type TokenStore } from './token-file.js';
 import type { WireToken } from './wire-types.js';
-import { backoffDelayMs, tokenBackoff } from '../../core/retry.js';
+import { backoffDelayMs, nominalDelayMs, sharedTokenPoll, tokenRetry } from '../../core/retry.js';
+import type { RateLimiter } from './rate-limiter.js';
 import { isSyncError } from '../../core/errors.js';
-
-/** After a refused refresh, how often and how long to look for a pair another process is writing (1 s in all). */
-const SHARED_WRITE_POLLS = 5;
-const SHARED_WRITE_POLL_MS = 200;
 
 export type BoxAuthConfig =
   | { readonly developerToken: string }
@@ -53,8 +50,11 @@ export interface AuthDeps {
   readonly tokenUrl: string;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** The account's pacer: a 429 from the token endpoint pauses it, and the request waits its turn there. */
+  readonly limiter: RateLimiter;
   readonly earlyRefreshMs?: number;
 }
+
 
 export function createAuth(config: BoxAuthConfig, deps: AuthDeps): BoxAuth {
   if ('developerToken' in config) return developerTokenAuth(config.developerToken);
@@ -163,10 +163,10 @@ class OAuth implements BoxAuth {
         } catch (e) {
           // Refused: maybe because that other process spent it a moment ago and is still writing its new pair.
           if (isSyncError(e) && e.code === 'auth_revoked') {
-            for (let i = 0; i < SHARED_WRITE_POLLS; i++) {
+            for (let look = 1; look <= sharedTokenPoll.retries + 1; look++) {
               const written = await this.storedOtherThan(t);
               if (written) return written;
-              await this.deps.clock.sleep(SHARED_WRITE_POLL_MS);
+              await this.deps.clock.sleep(nominalDelayMs(sharedTokenPoll, look));
             }
           }
           throw e;
@@ -217,8 +217,15 @@ class OAuth implements BoxAuth {
       const err = classify({ what, status: res.statusCode, body, headers: res.headers, nowMs: this.deps.clock.now() });
       // A 429 means the grant was not consumed. After a 5xx it may have been; asking again then costs nothing
       // worse than the invalid_grant we would be stuck with anyway.
-      if (err.disposition === 'retry' && attempt < 4) {
-        await this.deps.clock.sleep(backoffDelayMs({ policy: tokenBackoff, attempt, random: Math.random(), retryAfterMs: err.retryAfterMs }));
+      if (err.disposition === 'retry' && attempt <= tokenRetry.retries) {
+        const waitMs = backoffDelayMs({ policy: tokenRetry, attempt, random: Math.random(), retryAfterMs: err.retryAfterMs });
+        if (err.code === 'rate_limited') {
+          // The pacer owns 429s: it pauses every lane, and this request waits its turn with the others.
+          this.deps.limiter.pauseUntil(this.deps.clock.now() + waitMs);
+          await this.deps.limiter.run('calls', async () => undefined);
+        } else {
+          await this.deps.clock.sleep(waitMs);
+        }
         continue;
       }
       if (err.code === 'auth_revoked' || res.statusCode === 401) {

@@ -4,7 +4,7 @@
  *
  *   engine ──RemoteStore──> BoxStore ─┬─ TreeReader ─┐
  *          ──RemoteChanges─> BoxChanges│  Mutations ──┤
- *   cli ────BoxActions────────────────┘  download ───┼─> BoxHttp ─> RateLimiter (p-queue) ─> got ─> Box
+ *   cli ────BoxActions────────────────┘  download ───┼─> BoxHttp ─> RateLimiter (pacer) ─> got ─> Box
  *                                        upload(+session)┘     └─> BoxAuth (refresh, token store)
  */
 import { got } from 'got';
@@ -60,8 +60,8 @@ export function createBoxAdapter(opts: BoxAdapterOptions): BoxAdapter {
       },
     ],
   });
-  const auth = createAuth(opts.auth, { got: client, tokenUrl: opts.tokenUrl, clock, logger });
   const limiter = new RateLimiter(opts.rateLimit ?? {}, clock);
+  const auth = createAuth(opts.auth, { got: client, tokenUrl: opts.tokenUrl, clock, logger, limiter });
   const http = new BoxHttp({
     got: client,
     auth,

@@ -7,6 +7,8 @@ import { asRemoteId, type RemoteEntry, type RemoteKind } from '../../core/model.
 import type { WireId, WireItem } from './wire-types.js';
 import { decodeItemStrict } from './schemas.js';
 
+export { decodeTime, kindOfWire } from './wire-fields.js';
+
 export const ITEM_FIELDS = [
   'type',
   'id',
@@ -30,19 +32,6 @@ export function idString(id: WireId | null | undefined): string {
   return String(id);
 }
 
-export function kindOfWire(type: string | undefined): RemoteKind | null {
-  switch (type) {
-    case 'file':
-      return 'file';
-    case 'folder':
-      return 'folder';
-    case 'web_link':
-      return 'weblink';
-    default:
-      return null;
-  }
-}
-
 export function wireType(kind: RemoteKind): 'file' | 'folder' | 'web_link' {
   switch (kind) {
     case 'file':
@@ -63,12 +52,6 @@ export function decodeSize(size: number | string | null | undefined): number {
   if (size === null || size === undefined) return 0;
   const n = typeof size === 'number' ? size : Number(size);
   return Number.isFinite(n) && n >= 0 ? Math.round(n) : 0;
-}
-
-export function decodeTime(s: string | null | undefined): number | null {
-  if (!s) return null;
-  const ms = Date.parse(s);
-  return Number.isNaN(ms) ? null : ms;
 }
 
 /**

@@ -8,6 +8,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { isSyncError, type SyncError } from '../../core/errors.js';
+import { downloadNotReadyRetry, downloadOpenRetry, nominalDelayMs } from '../../core/retry.js';
 import type { Logger } from '../../logger.js';
 import type { TempFile } from '../../ports/local-fs.js';
 import type { DownloadRequest, DownloadResult } from '../../ports/remote-store.js';
@@ -23,10 +24,6 @@ export interface DownloadDeps {
   readonly logger: Logger;
   /** Resume attempts after a broken body. */
   readonly maxResumes?: number;
-  /** Attempts to open the body after transient failures (5xx, network). Default 5. */
-  readonly maxAttempts?: number;
-  /** How many 202 "not ready yet" answers to sit through. */
-  readonly maxNotReady?: number;
   /** A download's deadline: this long plus its size at this slow rate (a trickling body cannot keep a run alive). */
   readonly deadline?: { readonly baseMs: number; readonly minBytesPerSec: number };
   /** The transfer bandwidth cap shared with uploads (`--bwlimit`); none: as fast as the link goes. */
@@ -63,7 +60,7 @@ export async function download(deps: DownloadDeps, req: DownloadRequest): Promis
   const deadline = deps.http.clock.now() + d.baseMs + Math.ceil(((limit ?? 0) / minRate) * 1000);
   const ctx: OpenContext = { location: undefined, failures: 0, deadline };
   try {
-    if (limit !== undefined) await deps.freeSpace.admit(req.id, out.path, limit);
+    if (limit !== undefined) await deps.freeSpace.admit(req.id, out.path, limit, () => out.freeBytes());
     const bounds: Bounds = { limit, deadline, now: () => deps.http.clock.now(), id: req.id, bandwidth: deps.bandwidth, signal: req.signal };
     for (;;) {
       const res = await withRetries(deps, req, deadline, () => openBody(deps, req, written, ctx));
@@ -117,19 +114,19 @@ export async function download(deps: DownloadDeps, req: DownloadRequest): Promis
 
 /**
  * The download layer owns a download's retries (BoxHttp does not retry streamed requests): a transient failure
- * to open the body (5xx, network, operation blocked) is tried again with core/retry.ts's HTTP backoff, or the
- * server's Retry-After, up to `maxAttempts` times.
+ * to open the body (5xx, network, operation blocked) is tried again with core/retry.ts's `downloadOpenRetry`,
+ * or the server's Retry-After.
  */
 async function withRetries<T>(deps: DownloadDeps, req: DownloadRequest, deadline: number, open: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await open();
     } catch (e) {
-      if (!isSyncError(e) || !isTransient(e) || attempt >= (deps.maxAttempts ?? 5) || req.signal?.aborted) throw e;
+      if (!isSyncError(e) || !isTransient(e) || attempt > downloadOpenRetry.retries || req.signal?.aborted) throw e;
       // Past the download's deadline: not tried again in this run (the next run or pass does).
       if (deps.http.clock.now() + (e.retryAfterMs ?? 0) > deadline) throw e;
       downloadLog(deps.logger).debug({ id: req.id, attempt, code: e.code }, 'opening the download failed; trying again');
-      await deps.http.backoff(attempt, e.retryAfterMs, req.signal);
+      await deps.http.backoff(downloadOpenRetry, attempt, e.retryAfterMs, req.signal);
     }
   }
 }
@@ -165,15 +162,15 @@ async function openBody(deps: DownloadDeps, req: DownloadRequest, offset: number
     if (res.status === 200 || res.status === 206) return res;
     res.discard();
     if (res.status === 202) {
-      if (notReady >= (deps.maxNotReady ?? 30)) throw remoteError('server_error', `file ${req.id} is still not ready for download`);
-      const wait = retryAfterMs(res.headers, deps.http.clock.now()) ?? 1000;
+      if (notReady >= downloadNotReadyRetry.retries) throw remoteError('server_error', `file ${req.id} is still not ready for download`);
+      const wait = retryAfterMs(res.headers, deps.http.clock.now()) ?? nominalDelayMs(downloadNotReadyRetry, notReady + 1);
       if (deps.http.clock.now() + wait > ctx.deadline) {
         throw remoteError('server_error', `file ${req.id} is still not ready for download (202) by its deadline, after ${notReady + 1} answers; the next run or pass tries again`, {
           details: { id: req.id, tooLongToWait: true },
         });
       }
       deps.http.refuseLongWait(remoteError('operation_blocked', `GET /files/${req.id}/content: not ready yet (202)`, { retryAfterMs: wait }), `GET /files/${req.id}/content`);
-      await deps.http.backoff(1, wait, req.signal);
+      await deps.http.backoff(downloadNotReadyRetry, notReady + 1, wait, req.signal);
       continue;
     }
     const loc = res.headers.location;

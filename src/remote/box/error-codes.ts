@@ -1,6 +1,6 @@
 /**
- * The stable error codes a RemoteStore may throw, each with its one disposition (see core/errors.ts and the
- * retry layering in ARCHITECTURE.md). Both the Box adapter's classifier and the in-memory fake build their
+ * The stable error codes a RemoteStore may throw, each with its one disposition (see core/errors.ts: 'retry'
+ * goes to the failures table's backoff, 'skip' parks the item, 'replan' observes again, 'fatal' stops the run). Both the Box adapter's classifier and the in-memory fake build their
  * SyncErrors through `remoteError`, so the engine sees the same vocabulary from either.
  */
 import { SyncError, type Disposition } from '../../core/errors.js';

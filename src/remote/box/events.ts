@@ -11,24 +11,27 @@
  *   the last good position); at most MAX_PAGES pages are read per call, the rest waits for the next pass.
  * - `waitForChange` is the long poll: OPTIONS /events for a realtime server, GET it with the position; on
  *   `new_change` resolve 'changed'; on `reconnect`, the server's retry_timeout, or after max_retries polls of
- *   one URL get fresh options. Errors, and answers that come back at once without news, back off
- *   exponentially (never a tight loop). Only an abort or a fatal error rejects.
+ *   one URL get fresh options. Only an abort or a fatal error rejects.
+ * - Never a tight loop: this class alone paces the long poll (core/retry.ts streamBackoff). Errors, answers that
+ *   come back at once without news, and a 'changed' that held nothing new (the caller asks again from the same
+ *   position, after its pass read the stream) back off exponentially.
  */
 import { asRemoteId } from '../../core/model.js';
 import { isSyncError } from '../../core/errors.js';
 import type { Logger } from '../../logger.js';
 import type { ChangeBatch, FetchOptions, RemoteChanges, RemoteHint, StreamType } from '../../ports/remote-changes.js';
 import { compareSequence } from '../../core/sequence.js';
-import { backoffDelayMs, nominalDelayMs, streamBackoff, withBounds } from '../../core/retry.js';
+import { backoffDelayMs, malformedPageRetry, nominalDelayMs, streamBackoff, withBounds } from '../../core/retry.js';
 import { checkItem, eventSchema, eventsPageSchema, parseFrame } from './schemas.js';
 import { remoteError } from './error-codes.js';
 import type { BoxHttp } from './http.js';
 import type { WireRealtimeServer } from './wire-types.js';
 
 const PAGE_LIMIT = 500;
+/** A long-poll answer without news sooner than this came back "at once" (a real one waits for news or its timeout). */
+const QUICK_ANSWER_MS = 1_000;
 /** Pages per fetch: 100 000 events. Whatever lies beyond waits for the next pass (the position says where). */
 const MAX_PAGES = 200;
-const MALFORMED_ATTEMPTS = 3;
 
 interface Realtime {
   readonly url: string;
@@ -43,7 +46,7 @@ export interface BoxChangesOptions {
   readonly logger: Logger;
   /** Ceiling on the long-poll backoff. Default 60 s. */
   readonly maxPollBackoffMs?: number;
-  /** A long-poll answer sooner than this, without news, counts as a failure for the backoff. Default 1 s. */
+  /** A long-poll answer sooner than this, without news, counts as a failure for the backoff. Default QUICK_ANSWER_MS. */
   readonly quickAnswerMs?: number;
 }
 
@@ -52,8 +55,10 @@ type Page = { readonly next_stream_position: string | number; readonly chunk_siz
 export class BoxChanges implements RemoteChanges {
   private realtime: Realtime | undefined;
   private readonly log: Logger;
-  /** Long-poll answers in a row that came back at once without news (for the backoff). */
+  /** Long-poll answers in a row that brought no news: at once, or a 'changed' with nothing new (for the backoff). */
   private quick = 0;
+  /** The stream and position of the last 'changed' answer: asked about again, that news held nothing new. */
+  private changedAt: string | null = null;
 
   constructor(private readonly o: BoxChangesOptions) {
     this.log = o.logger.child({ component: 'box-events' });
@@ -114,6 +119,15 @@ export class BoxChanges implements RemoteChanges {
   }
 
   async waitForChange(stream: StreamType, position: string, signal?: AbortSignal): Promise<'changed' | 'timeout'> {
+    const at = `${stream}:${position}`;
+    if (at === this.changedAt) {
+      // The caller's pass read the stream after our 'changed' and found nothing to move past (a server that
+      // announces a change in a loop): like an answer at once without news, this backs off.
+      await this.noNews('Box announced a change, but the event stream had nothing new; waiting before the next long poll', signal);
+    } else if (this.changedAt !== null) {
+      this.quick = 0;
+    }
+    this.changedAt = null;
     for (let failures = 0; ; ) {
       if (signal?.aborted) throw remoteError('aborted', 'long poll cancelled');
       try {
@@ -143,15 +157,15 @@ export class BoxChanges implements RemoteChanges {
         }
         const body = res.body;
         const message = body !== null && typeof body === 'object' && typeof (body as { message?: unknown }).message === 'string' ? (body as { message: string }).message : null;
-        if (message === 'new_change') return 'changed';
+        if (message === 'new_change') {
+          this.changedAt = at;
+          return 'changed';
+        }
         // An answer without news that comes back at once (garbage, or a server that says reconnect in a loop)
         // must not become a tight loop: it backs off like a failure.
-        if (this.o.http.clock.now() - started < (this.o.quickAnswerMs ?? 1000)) {
-          this.quick += 1;
-          const waitMs = nominalDelayMs(withBounds(streamBackoff, { maxMs: this.o.maxPollBackoffMs }), this.quick);
-          this.log.warn({ message: message === null ? '(not a long-poll answer)' : message.slice(0, 40), waitMs }, 'long poll answered at once without news; backing off');
+        if (this.o.http.clock.now() - started < (this.o.quickAnswerMs ?? QUICK_ANSWER_MS)) {
           this.realtime = undefined;
-          await this.o.http.sleep(waitMs, signal);
+          await this.noNews('long poll answered at once without news; backing off', signal, message === null ? '(not a long-poll answer)' : message.slice(0, 40));
         } else {
           this.quick = 0;
         }
@@ -176,6 +190,14 @@ export class BoxChanges implements RemoteChanges {
         await this.o.http.sleep(waitMs, signal);
       }
     }
+  }
+
+  /** One more long-poll answer in a row without news: wait the stream backoff for that many. */
+  private async noNews(what: string, signal: AbortSignal | undefined, message?: string): Promise<void> {
+    this.quick += 1;
+    const waitMs = nominalDelayMs(withBounds(streamBackoff, { maxMs: this.o.maxPollBackoffMs }), this.quick);
+    this.log.warn({ ...(message === undefined ? {} : { message }), waitMs }, what);
+    await this.o.http.sleep(waitMs, signal);
   }
 
   private async options(stream: StreamType, signal: AbortSignal | undefined): Promise<Realtime> {
@@ -221,9 +243,9 @@ export class BoxChanges implements RemoteChanges {
       try {
         return parseFrame(eventsPageSchema, body, 'GET /events');
       } catch (e) {
-        if (attempt >= MALFORMED_ATTEMPTS) throw e;
+        if (attempt > malformedPageRetry.retries) throw e;
         this.log.warn({ attempt }, 'GET /events answered a malformed page; asking again');
-        await this.o.http.backoff(attempt, undefined);
+        await this.o.http.backoff(malformedPageRetry, attempt, undefined);
       }
     }
   }

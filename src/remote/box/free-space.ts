@@ -7,7 +7,6 @@
  * whenever the estimate comes near the reserve, so a filling disk is still seen in time. One FreeSpace per Box
  * adapter: adapters (and tests) do not share readings.
  */
-import { statfs } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { SyncError } from '../../core/errors.js';
 import type { Clock } from '../../ports/clock.js';
@@ -21,27 +20,28 @@ const MAX_DIRS = 1000;
 /** Free bytes of the file system holding `dir`, for this process's user. Throws when it cannot say. */
 export type ReadFreeBytes = (dir: string) => Promise<number>;
 
-const statfsFree: ReadFreeBytes = async (dir) => {
-  const s = await statfs(dir);
-  return s.bavail * s.bsize;
-};
-
 export class FreeSpace {
   private readonly byDir = new Map<string, { atMs: number; free: number }>();
 
   constructor(
     private readonly clock: Clock,
-    private readonly readFree: ReadFreeBytes = statfsFree,
+    private readonly readFree?: ReadFreeBytes,
   ) {}
 
-  /** Admit a download of `bytes` to `destPath` (counted down from the estimate), or throw `disk_full`. */
-  async admit(id: string, destPath: string, bytes: number): Promise<void> {
+  /**
+   * Admit a download of `bytes` to `destPath` (counted down from the estimate), or throw `disk_full`. The reading
+   * comes from the constructor's `readFree`, else from `ownFree` (the download's TempFile.freeBytes: the disk is
+   * asked through the LocalFs port); with neither, every download is admitted.
+   */
+  async admit(id: string, destPath: string, bytes: number, ownFree?: () => Promise<number>): Promise<void> {
+    const readFree: ReadFreeBytes | undefined = this.readFree ?? ownFree;
+    if (readFree === undefined) return;
     const dir = dirname(destPath);
     const now = this.clock.now();
     let known = this.byDir.get(dir);
     if (known === undefined || now - known.atMs > FREE_SPACE_TTL_MS || known.free < bytes + 2 * FREE_SPACE_RESERVE) {
       try {
-        known = { atMs: now, free: await this.readFree(dir) };
+        known = { atMs: now, free: await readFree(dir) };
       } catch {
         return; // a file system that cannot say: the write itself reports a full disk
       }

@@ -1,6 +1,7 @@
 /**
  * The Box HTTP layer: one got instance, the bearer token, As-User and BoxApi headers, the shared rate-limit
- * queues, and the HTTP retry policy of ARCHITECTURE.md. Each kind of failure has one owner:
+ * queues, and the retries of one request (the layer below the transfer queue and the failures table). Each
+ * kind of failure has one owner:
  * - transient failures of JSON calls (network errors, 5xx, `operation_blocked_temporary`): got's own `retry`,
  *   for idempotent methods (GET, PUT, DELETE, OPTIONS) only, with the delay from core/retry.ts (`httpBackoff`,
  *   jittered, or the server's Retry-After when longer) via `calculateDelay`; each retry takes its turn in the
@@ -20,7 +21,7 @@ import type { Agent as HttpAgent, IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Agents, Got, Method, OptionsInit, RequestError, RetryOptions } from 'got';
 import { isSyncError, SyncError } from '../../core/errors.js';
-import { backoffDelayMs, httpBackoff } from '../../core/retry.js';
+import { backoffDelayMs, httpBackoff, rateLimitedRetry, type BackoffPolicy } from '../../core/retry.js';
 import { redactUrl, type Logger } from '../../logger.js';
 import type { Clock } from '../../ports/clock.js';
 import type { BoxAuth } from './auth.js';
@@ -294,9 +295,9 @@ export class BoxHttp {
       this.refuseLongWait(err, what);
       if (err.code === 'rate_limited') {
         // The pacer owns 429s: it pauses every lane and slows this one; the request then waits its turn again.
-        const waitMs = this.capped(err.retryAfterMs ?? this.backoffMs(sent));
+        const waitMs = this.capped(err.retryAfterMs ?? this.backoffMs(sent, rateLimitedRetry));
         this.o.limiter.rateLimited(req.lane ?? 'calls', waitMs);
-        if (sent < Math.max(this.maxAttempts, 8)) continue;
+        if (sent < Math.max(this.maxAttempts, rateLimitedRetry.retries + 1)) continue;
       }
       throw err;
     }
@@ -375,16 +376,17 @@ export class BoxHttp {
     return h;
   }
 
-  private backoffMs(attempt: number): number {
-    return backoffDelayMs({ policy: httpBackoff, attempt, random: Math.random() });
+  private backoffMs(attempt: number, policy: BackoffPolicy = httpBackoff): number {
+    return backoffDelayMs({ policy, attempt, random: Math.random() });
   }
 
   private capped(ms: number): number {
     return Math.min(ms, this.o.maxBackoffMs ?? 5 * 60_000);
   }
 
-  async backoff(attempt: number, retryAfterMs: number | undefined, signal?: AbortSignal): Promise<void> {
-    await this.sleep(this.capped(retryAfterMs ?? this.backoffMs(attempt)), signal);
+  /** The wait before retry `attempt` of a loop with this policy (core/retry.ts); a Retry-After given wins. */
+  async backoff(policy: BackoffPolicy, attempt: number, retryAfterMs: number | undefined, signal?: AbortSignal): Promise<void> {
+    await this.sleep(this.capped(retryAfterMs ?? this.backoffMs(attempt, policy)), signal);
   }
 
   /** The clock's sleep, with an abort surfacing as a SyncError like every other failure of the adapter. */

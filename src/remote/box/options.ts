@@ -53,12 +53,6 @@ export interface BoxAdapterOptions {
   readonly clock?: Clock;
 }
 
-export interface ResolvedUrls {
-  readonly apiUrl: string;
-  readonly uploadUrl: string;
-  readonly tokenUrl: string;
-}
-
 export function trimSlash(u: string): string {
   return u.replace(/\/+$/, '');
 }

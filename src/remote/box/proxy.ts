@@ -47,14 +47,3 @@ export class ProxyAgents {
     this.byOrigin.clear();
   }
 }
-
-/** The proxy a URL goes through, for messages: its origin only (a proxy URL may carry a password). */
-export function proxyOrigin(url: string): string | null {
-  const proxy = getProxyForUrl(url);
-  if (!proxy) return null;
-  try {
-    return new URL(proxy).origin;
-  } catch {
-    return proxy.replace(/\/\/[^@/]*@/, '//');
-  }
-}

@@ -1,6 +1,6 @@
 /**
  * The pacer of one Box account: the single owner of Box's rate limits (a 429 is handled here and nowhere
- * else: the HTTP layer reports it and waits its turn again; no queue above retries it).
+ * else: the HTTP layer and the token refresh report it and wait their turn again; no queue above retries it).
  *
  * Adaptive by default, the way rclone's pacer and TCP do it:
  * - Start unpaced: requests go out as fast as the callers' concurrency allows.

@@ -3,7 +3,8 @@
  * input: a malformed item must become a clear, per-item error, never a crash deeper in (SQLite binding, string
  * methods on non-strings), and a hostile name must never become a path.
  *
- * The shapes follow ../shared/box-api/openapi.json (File/Folder/WebLink mini and full, Items, Events, User):
+ * The shapes follow Box's API reference, https://developer.box.com/reference/ (File/Folder/WebLink mini and
+ * full, Items, Events, User):
  * - ids are strings of digits in Box (`"0"` is the root); JSON numbers are accepted when they are safe integers
  *   (json.ts keeps bigger integers as decimal strings, so nothing is rounded);
  * - `etag`, `sequence_id`: string, or null where the spec says nullable (the root folder);
@@ -19,7 +20,7 @@ import { z } from 'zod';
 import { checkBoxName } from '../../core/names.js';
 import { escapeText } from '../../core/escape.js';
 import { asRemoteId, type RemoteEntry, type RemoteKind } from '../../core/model.js';
-import { decodeTime, kindOfWire } from './decode.js';
+import { decodeTime, kindOfWire } from './wire-fields.js';
 import { remoteError } from './error-codes.js';
 import type { SyncError } from '../../core/errors.js';
 

@@ -5,6 +5,7 @@
 import { asRemoteId, type RemoteEntry, type RemoteId, type RemoteKind } from '../../core/model.js';
 import { isSyncError, type SyncError } from '../../core/errors.js';
 import { escapeText } from '../../core/escape.js';
+import { malformedPageRetry } from '../../core/retry.js';
 import type { AccountInfo, ListingPage, RejectedItem } from '../../ports/remote-store.js';
 import { wrongApiUrl } from './api-url.js';
 import { collectionOf, decodeItem, decodeSize, idString, ITEM_FIELDS_PARAM, kindOfWire } from './decode.js';
@@ -15,7 +16,6 @@ import type { WireItem } from './wire-types.js';
 
 const CACHE_LIMIT = 10_000;
 /** A page whose frame is malformed is asked for this many times in all. */
-const MALFORMED_ATTEMPTS = 3;
 /**
  * Pages in a row that bring no entry this listing has not seen (empty, or repeating earlier pages) end it as
  * incomplete, whatever the paging markers say: two, so that one empty page in a long listing is not an error.
@@ -159,7 +159,7 @@ export class TreeReader {
         marker = next;
         continue;
       }
-      // Offset paging: advance by the answer's limit (WIRE.md), stop at total_count.
+      // Offset paging: advance by the answer's limit (Box may answer with a smaller one than asked), stop at total_count.
       if (body.next_marker === undefined && body.total_count !== undefined && body.offset !== undefined) {
         const step = body.limit !== undefined && body.limit > 0 ? body.limit : body.entries.length;
         const nextOffset = body.offset + step;
@@ -191,8 +191,8 @@ export class TreeReader {
       try {
         return parseFrame(itemsPageSchema, res.body, endpoint);
       } catch (e) {
-        if (attempt >= MALFORMED_ATTEMPTS) throw e;
-        await this.http.backoff(attempt, undefined, signal);
+        if (attempt > malformedPageRetry.retries) throw e;
+        await this.http.backoff(malformedPageRetry, attempt, undefined, signal);
       }
     }
   }

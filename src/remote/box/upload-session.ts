@@ -22,14 +22,14 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { RemoteEntry } from '../../core/model.js';
 import { isShutdownReason, isSyncError } from '../../core/errors.js';
+import type { UploadStat } from '../../ports/local-fs.js';
+import { nominalDelayMs, uploadCommitRetry } from '../../core/retry.js';
 import type { UploadRequest, UploadSessionRecord } from '../../ports/remote-store.js';
 import type { Bandwidth } from './bandwidth.js';
 import { retryAfterMs } from './classify.js';
 import { decodeTime, encodeTime, idString, ITEM_FIELDS_PARAM } from './decode.js';
 import { remoteError } from './error-codes.js';
-import type { SourceFacts, UploadDeps, UploadTarget } from './upload.js';
-import { firstEntry } from './upload.js';
-import { assertEndsAt, openSource, readExact, sourceChanged } from './upload-source.js';
+import { changedWhileUploading, firstEntry, type UploadDeps, type UploadTarget } from './upload-common.js';
 import type { WireFiles, WirePart } from './wire-types.js';
 import { malformed, parseFrame, partSchema, partsPageSchema, uploadSessionSchema } from './schemas.js';
 import PQueue from 'p-queue';
@@ -38,7 +38,8 @@ type Part = UploadSessionRecord['parts'][number];
 
 const SESSION_LIFETIME_MS = 7 * 24 * 3600 * 1000;
 
-export async function sessionUpload(deps: UploadDeps, target: UploadTarget, req: UploadRequest, source: SourceFacts): Promise<RemoteEntry> {
+export async function sessionUpload(deps: UploadDeps, target: UploadTarget, req: UploadRequest): Promise<RemoteEntry> {
+  const source = req.source.stat;
   const log = deps.logger.child({ component: 'box-upload-session' });
   const key = req.resumeKey;
   const store = key === undefined ? undefined : deps.sessions;
@@ -69,9 +70,9 @@ export async function sessionUpload(deps: UploadDeps, target: UploadTarget, req:
   const session = rec;
 
   try {
-    const { parts, sha1 } = await sendParts(deps, session, req, present, source.inode, (p) => store?.addPart(session.key, p));
+    const { parts, sha1 } = await sendParts(deps, session, req, present, (p) => store?.addPart(session.key, p));
     if (req.sha1 !== undefined && req.sha1.toLowerCase() !== sha1) {
-      throw sourceChanged(req.sourcePath, 'changed');
+      throw changedWhileUploading(req, 'its SHA-1 is not the one planned');
     }
     const entry = await commit(deps, session, target, req, parts, sha1);
     store?.delete(session.key);
@@ -114,10 +115,10 @@ function assertNever(x: never): never {
   throw new Error(`unexpected interruption ${String(x)}`);
 }
 
-function resumable(rec: UploadSessionRecord, target: UploadTarget, source: SourceFacts, sha1: string | undefined, nowMs: number): boolean {
+function resumable(rec: UploadSessionRecord, target: UploadTarget, source: UploadStat, sha1: string | undefined, nowMs: number): boolean {
   const fileId = target.kind === 'version' ? target.id : null;
   return (
-    rec.fileSizeBytes === source.sizeBytes &&
+    rec.fileSizeBytes === source.size &&
     (rec.sourceSha1 === null || sha1 === undefined || rec.sourceSha1 === sha1.toLowerCase()) &&
     Math.floor(rec.sourceMtimeMs) === Math.floor(source.mtimeMs) &&
     rec.fileId === fileId &&
@@ -125,15 +126,15 @@ function resumable(rec: UploadSessionRecord, target: UploadTarget, source: Sourc
   );
 }
 
-async function createSession(deps: UploadDeps, target: UploadTarget, req: UploadRequest, source: SourceFacts, key: string): Promise<UploadSessionRecord> {
+async function createSession(deps: UploadDeps, target: UploadTarget, req: UploadRequest, source: UploadStat, key: string): Promise<UploadSessionRecord> {
   const url =
     target.kind === 'new'
       ? `${deps.uploadUrl}/files/upload_sessions`
       : `${deps.uploadUrl}/files/${encodeURIComponent(target.id)}/upload_sessions`;
   const json =
     target.kind === 'new'
-      ? { folder_id: target.parentId, file_size: source.sizeBytes, file_name: req.name }
-      : { file_size: source.sizeBytes, file_name: req.name };
+      ? { folder_id: target.parentId, file_size: source.size, file_name: req.name }
+      : { file_size: source.size, file_name: req.name };
   const res = await deps.http.request<unknown>({
     method: 'POST',
     url,
@@ -144,8 +145,8 @@ async function createSession(deps: UploadDeps, target: UploadTarget, req: Upload
   });
   const s = parseFrame(uploadSessionSchema, res.body, 'POST upload_sessions');
   // The parts must cover the file exactly: anything else would upload a different file.
-  if (s.part_size * s.total_parts < source.sizeBytes || s.part_size * (s.total_parts - 1) >= Math.max(1, source.sizeBytes)) {
-    throw malformed('POST upload_sessions', 'total_parts', `${s.total_parts} parts of ${s.part_size} bytes do not cover a file of ${source.sizeBytes} bytes`);
+  if (s.part_size * s.total_parts < source.size || s.part_size * (s.total_parts - 1) >= Math.max(1, source.size)) {
+    throw malformed('POST upload_sessions', 'total_parts', `${s.total_parts} parts of ${s.part_size} bytes do not cover a file of ${source.size} bytes`);
   }
   const id = idString(s.id);
   const base = `${deps.uploadUrl}/files/upload_sessions/${encodeURIComponent(id)}`;
@@ -163,7 +164,7 @@ async function createSession(deps: UploadDeps, target: UploadTarget, req: Upload
     endpoints,
     partSizeBytes: s.part_size,
     totalParts: s.total_parts,
-    fileSizeBytes: source.sizeBytes,
+    fileSizeBytes: source.size,
     sourceSha1: req.sha1?.toLowerCase() ?? null,
     sourceMtimeMs: source.mtimeMs,
     expiresAtMs: decodeTime(s.session_expires_at) ?? deps.http.clock.now() + SESSION_LIFETIME_MS,
@@ -222,7 +223,6 @@ async function sendParts(
   rec: UploadSessionRecord,
   req: UploadRequest,
   present: ReadonlyMap<number, Part>,
-  inode: number,
   onPart: (p: Part) => void,
 ): Promise<{ parts: Part[]; sha1: string }> {
   const whole = createHash('sha1');
@@ -230,44 +230,39 @@ async function sendParts(
   const queue = new PQueue({ concurrency: Math.max(1, deps.partConcurrency) });
   let failure: unknown;
   let doneBytes = 0;
-  // A fixed snapshot (upload-source.ts): the inode stat'ed, exactly the session's file_size, nothing beyond it.
-  const fh = await openSource(req.sourcePath, { sizeBytes: rec.fileSizeBytes, mtimeMs: rec.sourceMtimeMs, inode });
-  try {
-    for (let i = 0; i < rec.totalParts && failure === undefined; i++) {
-      const offset = i * rec.partSizeBytes;
-      const size = Math.min(rec.partSizeBytes, rec.fileSizeBytes - offset);
-      const buf = await readExact(fh, req.sourcePath, offset, size);
-      whole.update(buf);
-      const partSha1 = createHash('sha1').update(buf).digest();
-      const known = present.get(offset);
-      if (known && known.size === size && known.sha1 === partSha1.toString('hex')) {
-        parts.push(known);
+  // A fixed snapshot (UploadReader): the file opened, exactly the session's file_size (resumable() checked it is
+  // the reader's size), nothing beyond it: reading the last part checks that.
+  for (let i = 0; i < rec.totalParts && failure === undefined; i++) {
+    const offset = i * rec.partSizeBytes;
+    const size = Math.min(rec.partSizeBytes, rec.fileSizeBytes - offset);
+    const buf = await req.source.read(offset, offset + size);
+    whole.update(buf);
+    const partSha1 = createHash('sha1').update(buf).digest();
+    const known = present.get(offset);
+    if (known && known.size === size && known.sha1 === partSha1.toString('hex')) {
+      parts.push(known);
+      doneBytes += size;
+      req.onProgress?.({ doneBytes, totalBytes: rec.fileSizeBytes });
+      continue;
+    }
+    // Read ahead only when a slot is about to free up: memory stays bounded by the concurrency.
+    await queue.onSizeLessThan(1);
+    if (failure !== undefined) break;
+    void queue.add(async () => {
+      if (failure !== undefined) return;
+      try {
+        const p = await putPart(deps, rec, offset, buf, partSha1, req.signal);
+        parts.push(p);
+        onPart(p);
         doneBytes += size;
         req.onProgress?.({ doneBytes, totalBytes: rec.fileSizeBytes });
-        continue;
+      } catch (e) {
+        failure ??= e;
+        queue.clear();
       }
-      // Read ahead only when a slot is about to free up: memory stays bounded by the concurrency.
-      await queue.onSizeLessThan(1);
-      if (failure !== undefined) break;
-      void queue.add(async () => {
-        if (failure !== undefined) return;
-        try {
-          const p = await putPart(deps, rec, offset, buf, partSha1, req.signal);
-          parts.push(p);
-          onPart(p);
-          doneBytes += size;
-          req.onProgress?.({ doneBytes, totalBytes: rec.fileSizeBytes });
-        } catch (e) {
-          failure ??= e;
-          queue.clear();
-        }
-      });
-    }
-    if (failure === undefined) await assertEndsAt(fh, req.sourcePath, rec.fileSizeBytes);
-    await queue.onIdle();
-  } finally {
-    await fh.close();
+    });
   }
+  await queue.onIdle();
   if (failure !== undefined) throw failure;
   parts.sort((a, b) => a.offset - b.offset);
   return { parts, sha1: whole.digest('hex') };
@@ -341,9 +336,9 @@ async function commit(deps: UploadDeps, rec: UploadSessionRecord, target: Upload
       ...(req.signal === undefined ? {} : { signal: req.signal }),
     });
     if (res.status !== 202) return firstEntry(res.body, url.toString());
-    if (attempt >= 60) throw remoteError('server_error', `upload session ${rec.sessionId} was still not processed after ${attempt} commits`);
+    if (attempt > uploadCommitRetry.retries) throw remoteError('server_error', `upload session ${rec.sessionId} was still not processed after ${attempt} commits`);
     // 202: the parts are in but not processed yet. POSTing the same commit again is what Box asks for.
-    await deps.http.backoff(1, retryAfterMs(res.headers, deps.http.clock.now()) ?? 1000, req.signal);
+    await deps.http.backoff(uploadCommitRetry, attempt, retryAfterMs(res.headers, deps.http.clock.now()) ?? nominalDelayMs(uploadCommitRetry, attempt), req.signal);
   }
 }
 

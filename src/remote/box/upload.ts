@@ -7,24 +7,20 @@
  *    order), `content_modified_at` in whole seconds, `Content-MD5` carrying the SHA-1 (Box's naming), If-Match
  *    for a new version;
  * 3. at or above it, an upload session (upload-session.ts).
- * Nothing is buffered whole: the multipart body is a stream around the file's read stream.
+ * Nothing is buffered whole: the multipart body is a stream around the reader's snapshot (UploadReader, opened by the
+ * caller through LocalFs.openForUpload: this module never stats nor opens a file).
  */
 import { randomBytes } from 'node:crypto';
-import { isSyncError, SyncError } from '../../core/errors.js';
-import { escapeText } from '../../core/escape.js';
-import type { Bandwidth } from './bandwidth.js';
-import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import type { RemoteEntry, RemoteId } from '../../core/model.js';
-import type { Logger } from '../../logger.js';
-import type { NewFileUpload, NewVersionUpload, UploadRequest, UploadSessionStore } from '../../ports/remote-store.js';
-import { decodeItem, encodeTime, ITEM_FIELDS_PARAM } from './decode.js';
-import { remoteError } from './error-codes.js';
-import { sha1File } from './file-hash.js';
-import type { BoxHttp } from './http.js';
+import { isSyncError } from '../../core/errors.js';
+import type { RemoteEntry } from '../../core/model.js';
+import type { NewFileUpload, NewVersionUpload, UploadRequest } from '../../ports/remote-store.js';
+import { encodeTime, ITEM_FIELDS_PARAM } from './decode.js';
+import { changedWhileUploading, firstEntry, type UploadDeps, type UploadTarget } from './upload-common.js';
 import { sessionUpload } from './upload-session.js';
-import { readSnapshot, sourceChanged } from './upload-source.js';
 import type { WireFiles, WirePreflight } from './wire-types.js';
+
+export type { UploadDeps } from './upload-common.js';
 
 /**
  * Below this size an upload is not preflighted. Its POST fails the same ways (a name clash with the conflicting
@@ -33,31 +29,6 @@ import type { WireFiles, WirePreflight } from './wire-types.js';
  * a preflight each, 320-400 ms without). rclone's Box backend posts its simple uploads without one either.
  */
 export const PREFLIGHT_MIN_BYTES = 1024 * 1024;
-
-export interface UploadDeps {
-  readonly http: BoxHttp;
-  readonly apiUrl: string;
-  readonly uploadUrl: string;
-  readonly logger: Logger;
-  readonly sessionThresholdBytes: number;
-  /** Files of at least this size are preflighted (default PREFLIGHT_MIN_BYTES). */
-  readonly preflightMinBytes?: number;
-  readonly partConcurrency: number;
-  readonly sessions: UploadSessionStore | undefined;
-  /** The transfer bandwidth cap shared with downloads (`--bwlimit`); none: as fast as the link goes. */
-  readonly bandwidth?: Bandwidth | undefined;
-}
-
-export type UploadTarget =
-  | { readonly kind: 'new'; readonly parentId: RemoteId }
-  | { readonly kind: 'version'; readonly id: RemoteId; readonly ifMatch: string | undefined };
-
-export interface SourceFacts {
-  readonly sizeBytes: number;
-  readonly mtimeMs: number;
-  /** The file stat'ed: what is read must be this inode, exactly sizeBytes long (upload-source.ts). */
-  readonly inode: number;
-}
 
 export function uploadNew(deps: UploadDeps, req: NewFileUpload): Promise<RemoteEntry> {
   return upload(deps, { kind: 'new', parentId: req.parentId }, req);
@@ -68,16 +39,11 @@ export function uploadVersion(deps: UploadDeps, req: NewVersionUpload): Promise<
 }
 
 async function upload(deps: UploadDeps, target: UploadTarget, req: UploadRequest): Promise<RemoteEntry> {
-  const st = await stat(req.sourcePath);
-  const source: SourceFacts = { sizeBytes: st.size, mtimeMs: st.mtimeMs, inode: st.ino };
-  const planned = req.source;
-  if (planned && (planned.sizeBytes !== source.sizeBytes || planned.mtimeMs !== source.mtimeMs || planned.inode !== source.inode)) {
-    throw sourceChanged(req.sourcePath, 'changed since it was planned');
-  }
-  const pre = source.sizeBytes >= (deps.preflightMinBytes ?? PREFLIGHT_MIN_BYTES) ? await preflight(deps, target, req.name, source.sizeBytes, req.signal) : undefined;
-  if (source.sizeBytes >= deps.sessionThresholdBytes) return sessionUpload(deps, target, req, source);
+  const size = req.source.size;
+  const pre = size >= (deps.preflightMinBytes ?? PREFLIGHT_MIN_BYTES) ? await preflight(deps, target, req.name, size, req.signal) : undefined;
+  if (size >= deps.sessionThresholdBytes) return sessionUpload(deps, target, req);
   const url = acceleratedUrl(deps, pre, target) ?? defaultUploadUrl(deps, target);
-  return simpleUpload(deps, target, req, source, url);
+  return simpleUpload(deps, target, req, url);
 }
 
 /** The preflight's upload_url, when it is one for this kind of upload (a new-file URL cannot take a version). */
@@ -117,8 +83,8 @@ export function attributesFor(target: UploadTarget, req: UploadRequest): Record<
   return target.kind === 'new' ? { ...base, parent: { id: target.parentId } } : base;
 }
 
-async function simpleUpload(deps: UploadDeps, target: UploadTarget, req: UploadRequest, source: SourceFacts, url: string): Promise<RemoteEntry> {
-  const sha1 = req.sha1?.toLowerCase() ?? (await sha1File(req.sourcePath));
+async function simpleUpload(deps: UploadDeps, target: UploadTarget, req: UploadRequest, url: string): Promise<RemoteEntry> {
+  const sha1 = req.sha1?.toLowerCase() ?? (await req.source.sha1());
   const boundary = `boxsync-${randomBytes(12).toString('hex')}`;
   const head = Buffer.from(
     `--${boundary}\r\nContent-Disposition: form-data; name="attributes"\r\n\r\n${JSON.stringify(attributesFor(target, req))}\r\n` +
@@ -127,14 +93,14 @@ async function simpleUpload(deps: UploadDeps, target: UploadTarget, req: UploadR
     'utf8',
   );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`, 'utf8');
-  const total = source.sizeBytes;
+  const total = req.source.size;
   const body = (): Readable =>
     Readable.from(
       (async function* () {
         yield head;
         let done = 0;
         // Exactly the announced length: a file that shrinks or grows meanwhile fails the body at once (local_changed).
-        for await (const chunk of readSnapshot(req.sourcePath, source, 1 << 20)) {
+        for await (const chunk of req.source.stream(1 << 20)) {
           if (deps.bandwidth) await deps.bandwidth.take((chunk as Buffer).length, req.signal);
           done += (chunk as Buffer).length;
           req.onProgress?.({ doneBytes: done, totalBytes: total });
@@ -161,20 +127,10 @@ async function simpleUpload(deps: UploadDeps, target: UploadTarget, req: UploadR
   }).catch(async (e: unknown) => {
     // Box found other bytes than the SHA-1 sent: when the file no longer hashes to it, it changed during the
     // upload; the engine looks at it again at once (a retry with backoff would keep the last save off Box).
-    if (isSyncError(e) && e.code === 'checksum_mismatch' && (await sha1File(req.sourcePath).catch(() => null)) !== sha1) throw changedWhileUploading(req, 'Box found other bytes than the SHA-1 sent');
+    if (isSyncError(e) && e.code === 'checksum_mismatch' && (await req.source.sha1().catch(() => null)) !== sha1) throw changedWhileUploading(req, 'Box found other bytes than the SHA-1 sent');
     throw e;
   });
   return firstEntry(res.body, url);
-}
-
-function changedWhileUploading(req: UploadRequest, how: string): SyncError {
-  return new SyncError({ code: 'local_changed', disposition: 'replan', message: `${escapeText(req.name)} changed while it was being uploaded (${how}); will look at it again` });
-}
-
-export function firstEntry(body: WireFiles | undefined, what: string): RemoteEntry {
-  const w = body?.entries?.[0];
-  if (!w) throw remoteError('server_error', `${new URL(what).pathname}: Box answered without the uploaded file`);
-  return decodeItem(w);
 }
 
 function safeFilename(name: string): string {

@@ -50,26 +50,9 @@ export interface WireSharedLink {
   readonly unshared_at?: string | null;
 }
 
-export interface WireItems {
-  readonly entries?: readonly WireItem[];
-  readonly next_marker?: string | null;
-  readonly total_count?: number;
-  readonly offset?: number;
-  readonly limit?: number;
-}
-
 export interface WireFiles {
   readonly total_count?: number;
   readonly entries?: readonly WireItem[];
-}
-
-export interface WireUser {
-  readonly id: WireId;
-  readonly login?: string;
-  readonly name?: string;
-  readonly space_amount?: number | string;
-  readonly space_used?: number | string;
-  readonly max_upload_size?: number | string;
 }
 
 export interface WireError {
@@ -99,42 +82,11 @@ export interface WirePreflight {
   readonly upload_token?: string | null;
 }
 
-export interface WireUploadSession {
-  readonly id: WireId;
-  readonly type?: string;
-  readonly session_expires_at?: string;
-  readonly part_size: number;
-  readonly total_parts: number;
-  readonly num_parts_processed?: number;
-  readonly session_endpoints?: Readonly<Record<string, string>>;
-}
-
 export interface WirePart {
   readonly part_id: string;
   readonly offset: number;
   readonly size: number;
   readonly sha1: string;
-}
-
-export interface WireParts {
-  readonly entries?: readonly WirePart[];
-  readonly total_count?: number;
-  readonly offset?: number;
-  readonly limit?: number;
-}
-
-export interface WireEvent {
-  readonly type?: string;
-  readonly event_id?: string;
-  readonly event_type?: string;
-  readonly created_at?: string;
-  readonly source?: WireItem | null;
-}
-
-export interface WireEvents {
-  readonly chunk_size?: number;
-  readonly next_stream_position?: string | number;
-  readonly entries?: readonly WireEvent[];
 }
 
 export interface WireRealtimeServer {
@@ -145,12 +97,3 @@ export interface WireRealtimeServer {
   readonly retry_timeout?: string | number;
 }
 
-export interface WireVersion {
-  readonly id: WireId;
-  readonly sha1?: string | null;
-  readonly name?: string;
-  readonly size?: number | string;
-  readonly created_at?: string | null;
-  readonly modified_at?: string | null;
-  readonly trashed_at?: string | null;
-}

@@ -11,6 +11,7 @@ import { asRemoteId } from '../../../src/core/model.js';
 import type { BoxAdapter } from '../../../src/remote/box/create-box-adapter.js';
 import { makeTempDir } from '../../support/tmp.js';
 import { adapterFor, startServer, syncFailure } from './harness.js';
+import { uploadSource } from '../../support/upload-source.js';
 
 describe('Box adapter: answers that contradict the request', () => {
   let server: BoxServer;
@@ -66,7 +67,7 @@ describe('Box adapter: answers that contradict the request', () => {
     await writeFile(src, 'two');
     server.control.failNext({ method: 'POST', path: `/api/2.0/files/${f.id}/content`, transform: reparent(other) });
     server.control.failNext({ method: 'GET', path: `/2.0/files/${f.id}`, transform: reparent(other) });
-    const e = await syncFailure(adapter.store.uploadVersion({ id: asRemoteId(f.id), name: 'v.txt', parentId: asRemoteId(parent), sourcePath: src, modifiedAtMs: 0 }));
+    const e = await syncFailure(adapter.store.uploadVersion({ id: asRemoteId(f.id), name: 'v.txt', parentId: asRemoteId(parent), source: await uploadSource(src), modifiedAtMs: 0 }));
     expect(e.code).toBe('remote_answer_inconsistent');
     expect(e.message).toContain(`not ${parent}`);
   });

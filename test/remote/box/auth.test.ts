@@ -9,6 +9,7 @@ import { systemClock } from '../../../src/ports/clock.js';
 import type { Tokens, TokenStore } from '../../../src/remote/box/token-file.js';
 import { makeTempDir } from '../../support/tmp.js';
 import { tempFileAt } from '../../support/temp-file.js';
+import { waitFor } from '../../support/wait.js';
 import { adapterFor, startServer, syncFailure } from './harness.js';
 
 const clientId = 'cid';
@@ -152,6 +153,20 @@ describe('Box auth', () => {
     const reqs = server.control.requests();
     expect(reqs.map((r) => r.path)).toEqual(['/oauth2/token', '/2.0/users/me']);
     expect(events).toEqual(['save 1']);
+  });
+
+  it('leaves a 429 from the token endpoint to the pacer: every call waits out its Retry-After, then the refresh succeeds', async () => {
+    const { adapter } = await loggedIn(join(tmp.dir, 'tokens-429.json'));
+    server.control.expireAllTokens();
+    server.control.failNext({ method: 'POST', path: '/oauth2/token', status: 429, retryAfterSec: 1 });
+    server.control.clearRequests();
+    const first = adapter.store.account();
+    await waitFor(() => adapter.pausedUntilMs() > 0, { what: 'the pacer to pause after the token endpoint refused with 429' });
+    expect((await first).userId).toBe('1');
+    const tokenCalls = server.control.requests().filter((r) => r.path === '/oauth2/token');
+    expect(tokenCalls.map((c) => c.status)).toEqual([429, 200]);
+    expect(tokenCalls[1]!.atMs - tokenCalls[0]!.atMs).toBeGreaterThanOrEqual(1000);
+    expect(adapter.auth.refreshCount).toBe(1);
   });
 
   it('refreshes shortly before expiry instead of waiting for a 401', async () => {

@@ -123,6 +123,23 @@ describe('Box adapter: event stream', () => {
     expect(polls[2]!.atMs - polls[1]!.atMs).toBeGreaterThanOrEqual(450);
   });
 
+  it('backs off when asked again from the position it last answered changed for (that news held nothing new)', async () => {
+    const a = adapterFor(server);
+    try {
+      const pos = await a.changes.now('changes');
+      server.control.failNext({ method: 'GET', path: '/subscribe', count: 2, body: { message: 'new_change' } });
+      server.control.clearRequests();
+      expect(await a.changes.waitForChange('changes', pos)).toBe('changed');
+      expect(await a.changes.waitForChange('changes', pos)).toBe('changed');
+      const polls = server.control.requests().filter((r) => r.path === '/subscribe');
+      expect(polls).toHaveLength(2);
+      // 1 s nominal (core/retry.ts streamBackoff, no jitter for answers without news); timers may fire a hair early.
+      expect(polls[1]!.atMs - polls[0]!.atMs).toBeGreaterThanOrEqual(950);
+    } finally {
+      await a.close();
+    }
+  });
+
   it('rejects when aborted', async () => {
     const pos = await adapter.changes.now('changes');
     const ctrl = new AbortController();

@@ -182,6 +182,7 @@ describe('Box adapter: reading the tree and downloading', () => {
         truncate: () => (seen.push('truncate'), real.truncate()),
         syncAndClose: () => (seen.push('syncAndClose'), real.syncAndClose()),
         close: () => (seen.push('close'), real.close()),
+        freeBytes: () => real.freeBytes(),
       };
       return { file, seen };
     }

@@ -10,6 +10,7 @@ import { makeTempDir } from '../../support/tmp.js';
 import { waitFor } from '../../support/wait.js';
 import { FileSessionStore } from './file-session-store.js';
 import { adapterFor, startServer } from './harness.js';
+import { uploadSource } from '../../support/upload-source.js';
 
 const PART = 1024 * 1024;
 const SIZE = 20_000_000 + 777;
@@ -53,7 +54,7 @@ describe('Box adapter: an upload session survives kill -9', () => {
 
     const resumedAtMs = Date.now();
     const adapter = adapterFor(server, { uploadSessions: store });
-    const e = await adapter.store.uploadNew({ parentId: asRemoteId(parent), name: 'killed.bin', sourcePath: src, modifiedAtMs: 1_700_000_000_000, resumeKey: 'root:killed.bin' });
+    const e = await adapter.store.uploadNew({ parentId: asRemoteId(parent), name: 'killed.bin', source: await uploadSource(src), modifiedAtMs: 1_700_000_000_000, resumeKey: 'root:killed.bin' });
     expect(e).toMatchObject({ sizeBytes: SIZE, sha1: createHash('sha1').update(body).digest('hex') });
     const reqs = server.control.requests();
     const offset = (r: { headers: Record<string, string> }): number => Number(/^bytes (\d+)-/.exec(r.headers['content-range']!)![1]);

@@ -12,6 +12,7 @@ import { isSyncError, shutdownReason } from '../../../src/core/errors.js';
 import { asRemoteId } from '../../../src/core/model.js';
 import { makeTempDir } from '../../support/tmp.js';
 import { adapterFor, MemorySessionStore, startServer, TOKEN } from './harness.js';
+import { uploadSource } from '../../support/upload-source.js';
 
 const PART = 1024 * 1024;
 const SIZE = 20_000_000 + 777;
@@ -65,7 +66,7 @@ describe('Box adapter: upload sessions interrupted by shutdown or by a cancel', 
     const first = adapterFor(server, { uploadSessions: sessions, partConcurrency: 1 });
     server.control.clearRequests();
     const f = await failure(
-      first.store.uploadNew({ parentId: asRemoteId(parent), name, sourcePath: src, modifiedAtMs: 1_700_000_000_000, resumeKey: `root:${name}`, signal: ctrl.signal }),
+      first.store.uploadNew({ parentId: asRemoteId(parent), name, source: await uploadSource(src), modifiedAtMs: 1_700_000_000_000, resumeKey: `root:${name}`, signal: ctrl.signal }),
     );
     sessions.onAddPart = undefined;
     await first.close();
@@ -83,7 +84,7 @@ describe('Box adapter: upload sessions interrupted by shutdown or by a cancel', 
 
     server.control.clearRequests();
     const second = adapterFor(server, { uploadSessions: sessions, partConcurrency: 4 });
-    const e = await second.store.uploadNew({ parentId: asRemoteId(parent), name: 'stop.bin', sourcePath: src, modifiedAtMs: 1_700_000_000_000, resumeKey: 'root:stop.bin' });
+    const e = await second.store.uploadNew({ parentId: asRemoteId(parent), name: 'stop.bin', source: await uploadSource(src), modifiedAtMs: 1_700_000_000_000, resumeKey: 'root:stop.bin' });
     await second.close();
     expect(e).toMatchObject({ name: 'stop.bin', sizeBytes: SIZE, sha1: sha1(body) });
     const reqs = server.control.requests();
@@ -109,7 +110,7 @@ describe('Box adapter: upload sessions interrupted by shutdown or by a cancel', 
 
     server.control.clearRequests();
     const second = adapterFor(server, { uploadSessions: sessions, partConcurrency: 4 });
-    const e = await second.store.uploadNew({ parentId: asRemoteId(parent), name: 'cancel.bin', sourcePath: src, modifiedAtMs: 1_700_000_000_000, resumeKey: 'root:cancel.bin' });
+    const e = await second.store.uploadNew({ parentId: asRemoteId(parent), name: 'cancel.bin', source: await uploadSource(src), modifiedAtMs: 1_700_000_000_000, resumeKey: 'root:cancel.bin' });
     await second.close();
     expect(e.sha1).toBe(sha1(body));
     expect(server.control.requests().filter(isCreate)).toHaveLength(1);
@@ -127,7 +128,7 @@ describe('Box adapter: upload sessions interrupted by shutdown or by a cancel', 
 
     server.control.clearRequests();
     const second = adapterFor(server, { uploadSessions: sessions, partConcurrency: 4 });
-    const e = await second.store.uploadNew({ parentId: asRemoteId(parent), name: 'changed.bin', sourcePath: src, modifiedAtMs: 1_700_000_100_000, resumeKey: 'root:changed.bin' });
+    const e = await second.store.uploadNew({ parentId: asRemoteId(parent), name: 'changed.bin', source: await uploadSource(src), modifiedAtMs: 1_700_000_100_000, resumeKey: 'root:changed.bin' });
     await second.close();
     expect(e.sha1).toBe(sha1(edited));
     const reqs = server.control.requests();

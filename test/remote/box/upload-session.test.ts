@@ -6,6 +6,7 @@ import type { BoxServer } from '../../../src/box-server/index.js';
 import { asRemoteId } from '../../../src/core/model.js';
 import { makeTempDir } from '../../support/tmp.js';
 import { adapterFor, MemorySessionStore, startServer, syncFailure } from './harness.js';
+import { uploadSource } from '../../support/upload-source.js';
 
 const PART = 1024 * 1024;
 const SIZE = 20_000_000 + 12_345;
@@ -48,7 +49,7 @@ describe('Box adapter: upload sessions', () => {
     const e = await adapter.store.uploadNew({
       parentId: asRemoteId(parent),
       name: 'big.bin',
-      sourcePath: src,
+      source: await uploadSource(src),
       modifiedAtMs: 1_700_000_000_000,
       resumeKey: 'root:big.bin',
       onProgress: (p) => progress.push(p.doneBytes),
@@ -77,7 +78,7 @@ describe('Box adapter: upload sessions', () => {
     server.control.failNext({ method: 'PUT', path: /\/files\/upload_sessions\/[^/]+$/, delayMs: 200, count: 1000 });
     server.control.clearRequests();
     try {
-      await a.store.uploadNew({ parentId: asRemoteId(parent), name: 'parallel.bin', sourcePath: src, modifiedAtMs: 0 });
+      await a.store.uploadNew({ parentId: asRemoteId(parent), name: 'parallel.bin', source: await uploadSource(src), modifiedAtMs: 0 });
     } finally {
       server.control.clearFaults();
     }
@@ -96,7 +97,7 @@ describe('Box adapter: upload sessions', () => {
       if (count === 5) server.control.failNext({ method: 'PUT', path: /\/files\/upload_sessions\/[^/]+$/, status: 500, count: 1000 });
     };
     const first = adapterFor(server, { uploadSessions: sessions, partConcurrency: 1, maxAttempts: 1 });
-    const req = { parentId: asRemoteId(parent), name: 'resume.bin', sourcePath: src, modifiedAtMs: 1_700_000_000_000, resumeKey: 'root:resume.bin' };
+    const req = { parentId: asRemoteId(parent), name: 'resume.bin', source: await uploadSource(src), modifiedAtMs: 1_700_000_000_000, resumeKey: 'root:resume.bin' };
     expect(await failure(first.store.uploadNew(req))).toMatchObject({ code: 'server_error', disposition: 'retry' });
     const rec = sessions.get('root:resume.bin');
     expect(rec?.parts).toHaveLength(5);
@@ -127,7 +128,7 @@ describe('Box adapter: upload sessions', () => {
     const adapter = adapterFor(server, { uploadSessions: sessions, partConcurrency: 1 });
     server.control.clearRequests();
     const f = await failure(
-      adapter.store.uploadNew({ parentId: asRemoteId(parent), name: 'cancel.bin', sourcePath: src, modifiedAtMs: 0, resumeKey: 'k', signal: ctrl.signal }),
+      adapter.store.uploadNew({ parentId: asRemoteId(parent), name: 'cancel.bin', source: await uploadSource(src), modifiedAtMs: 0, resumeKey: 'k', signal: ctrl.signal }),
     );
     expect(f.code).toBe('aborted');
     const reqs = server.control.requests();
@@ -144,7 +145,7 @@ describe('Box adapter: upload sessions', () => {
       if (count === 1) server.control.failNext({ method: 'PUT', path: /\/files\/upload_sessions\/[^/]+$/, status: 500, count: 1000 });
     };
     const a = adapterFor(server, { uploadSessions: sessions, partConcurrency: 1, maxAttempts: 1 });
-    await failure(a.store.uploadNew({ parentId: asRemoteId(parent), name: 'stale.bin', sourcePath: src, modifiedAtMs: 0, resumeKey: 'stale' }));
+    await failure(a.store.uploadNew({ parentId: asRemoteId(parent), name: 'stale.bin', source: await uploadSource(src), modifiedAtMs: 0, resumeKey: 'stale' }));
     server.control.clearFaults();
     const rec = sessions.get('stale')!;
     expect(await a.cleanupUploadSessions()).toBe(0);
@@ -163,7 +164,7 @@ describe('Box adapter: upload sessions', () => {
     const adapter = adapterFor(server, { uploadSessions: sessions });
     server.control.clearRequests();
     const res = await failure(
-      adapter.store.uploadVersion({ id: asRemoteId(f.id), ifMatch: f.etag, name: 'ver.bin', sourcePath: src, modifiedAtMs: 0, resumeKey: 'ver' }),
+      adapter.store.uploadVersion({ id: asRemoteId(f.id), ifMatch: f.etag, name: 'ver.bin', source: await uploadSource(src), modifiedAtMs: 0, resumeKey: 'ver' }),
     );
     expect(res).toMatchObject({ code: 'precondition_failed', disposition: 'replan' });
     expect(sessions.list()).toEqual([]);

@@ -1,5 +1,5 @@
 /**
- * Uploads read a fixed snapshot (src/remote/box/upload-source.ts): exactly the stat'ed length of the stat'ed
+ * Uploads read a fixed snapshot (LocalFs.openForUpload, src/local/upload-reader.ts): exactly the stat'ed length of the stat'ed
  * inode. A file that shrinks, grows or no longer matches the caller's stat fails with `local_changed` (replan),
  * the request abandoned at once and an upload session aborted. The change lands at a known point: box-server's
  * `hook` fault runs when the request arrives, before any of its body is read.
@@ -14,6 +14,7 @@ import { asRemoteId } from '../../../src/core/model.js';
 import type { BoxAdapter } from '../../../src/remote/box/create-box-adapter.js';
 import { makeTempDir } from '../../support/tmp.js';
 import { adapterFor, MemorySessionStore, startServer, syncFailure } from './harness.js';
+import { uploadSource } from '../../support/upload-source.js';
 
 describe('Box adapter: an upload reads a fixed snapshot', () => {
   let server: BoxServer;
@@ -45,7 +46,7 @@ describe('Box adapter: an upload reads a fixed snapshot', () => {
     // More than loopback's socket buffers hold: the client cannot have read it all when the server holds it.
     const src = await file(7 * 1024 * 1024);
     server.control.failNext({ method: 'POST', path: '/api/2.0/files/content', hook: () => truncateSync(src, 10) });
-    const e = await syncFailure(adapter.store.uploadNew({ parentId: asRemoteId(parent), name: 'a.bin', sourcePath: src, modifiedAtMs: 0 }));
+    const e = await syncFailure(adapter.store.uploadNew({ parentId: asRemoteId(parent), name: 'a.bin', source: await uploadSource(src), modifiedAtMs: 0 }));
     expect({ code: e.code, disposition: e.disposition }).toEqual({ code: 'local_changed', disposition: 'replan' });
     expect(e.message).toMatch(/shrank .*while it was being uploaded; the upload was abandoned/);
     expect(server.control.as('1').findByPath(`fs-${n - 1}/a.bin`)).toBeNull();
@@ -55,7 +56,7 @@ describe('Box adapter: an upload reads a fixed snapshot', () => {
     const parent = folder();
     const src = await file(7 * 1024 * 1024);
     server.control.failNext({ method: 'POST', path: '/api/2.0/files/content', hook: () => appendFileSync(src, 'more') });
-    const e = await syncFailure(adapter.store.uploadNew({ parentId: asRemoteId(parent), name: 'b.bin', sourcePath: src, modifiedAtMs: 0 }));
+    const e = await syncFailure(adapter.store.uploadNew({ parentId: asRemoteId(parent), name: 'b.bin', source: await uploadSource(src), modifiedAtMs: 0 }));
     expect(e.code).toBe('local_changed');
     expect(e.message).toMatch(/grew (from 7340032|beyond the 7340032 bytes)/);
   });
@@ -66,7 +67,7 @@ describe('Box adapter: an upload reads a fixed snapshot', () => {
     const src = await file(21 * 1024 * 1024);
     server.control.failNext({ method: 'PUT', path: '/api/2.0/files/upload_sessions/*', hook: () => truncateSync(src, 10) });
     server.control.clearRequests();
-    const e = await syncFailure(adapter.store.uploadNew({ parentId: asRemoteId(parent), name: 'c.bin', sourcePath: src, modifiedAtMs: 0, resumeKey: 'r:c.bin' }));
+    const e = await syncFailure(adapter.store.uploadNew({ parentId: asRemoteId(parent), name: 'c.bin', source: await uploadSource(src), modifiedAtMs: 0, resumeKey: 'r:c.bin' }));
     expect({ code: e.code, disposition: e.disposition }).toEqual({ code: 'local_changed', disposition: 'replan' });
     expect(server.control.requests().some((r) => r.method === 'DELETE' && r.path.startsWith('/api/2.0/files/upload_sessions/'))).toBe(true);
     expect(sessions.get('r:c.bin')).toBeUndefined();
@@ -79,7 +80,7 @@ describe('Box adapter: an upload reads a fixed snapshot', () => {
     await writeFile(src, 'other content, other size');
     server.control.clearRequests();
     const e = await syncFailure(
-      adapter.store.uploadNew({ parentId: asRemoteId(parent), name: 'd.bin', sourcePath: src, modifiedAtMs: 0, source: { sizeBytes: st.size, mtimeMs: st.mtimeMs, inode: st.ino } }),
+      uploadSource(src, { sizeBytes: st.size, mtimeMs: st.mtimeMs, inode: st.ino }).then((source) => adapter.store.uploadNew({ parentId: asRemoteId(parent), name: 'd.bin', source, modifiedAtMs: 0 })),
     );
     expect(e.code).toBe('local_changed');
     expect(server.control.requests()).toEqual([]);

@@ -7,6 +7,7 @@ import { asRemoteId } from '../../../src/core/model.js';
 import type { BoxAdapter } from '../../../src/remote/box/create-box-adapter.js';
 import { makeTempDir } from '../../support/tmp.js';
 import { adapterFor, startServer, syncFailure } from './harness.js';
+import { uploadSource } from '../../support/upload-source.js';
 
 const sha1 = (b: Buffer | string): string => createHash('sha1').update(b).digest('hex');
 
@@ -45,7 +46,7 @@ describe('Box adapter: simple uploads', () => {
   it('preflights, then sends multipart with Content-MD5 (the SHA-1) and content_modified_at', async () => {
     const parent = folder();
     server.control.clearRequests();
-    const e = await preflighting.store.uploadNew({ parentId: asRemoteId(parent), name: 'm.txt', sourcePath: await file('multi'), modifiedAtMs: 1_700_000_000_999 });
+    const e = await preflighting.store.uploadNew({ parentId: asRemoteId(parent), name: 'm.txt', source: await uploadSource(await file('multi')), modifiedAtMs: 1_700_000_000_999 });
     expect(e).toMatchObject({ name: 'm.txt', sha1: sha1('multi'), modifiedAtMs: 1_700_000_000_000 });
     const reqs = server.control.requests();
     expect(reqs.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual(['OPTIONS /2.0/files/content 200', 'POST /api/2.0/files/content 201']);
@@ -57,7 +58,7 @@ describe('Box adapter: simple uploads', () => {
     const parent = folder();
     const existing = server.control.as('1').uploadFile(parent, 'Clash.txt', 'old');
     server.control.clearRequests();
-    const f = await failure(preflighting.store.uploadNew({ parentId: asRemoteId(parent), name: 'clash.TXT', sourcePath: await file('new'), modifiedAtMs: 0 }));
+    const f = await failure(preflighting.store.uploadNew({ parentId: asRemoteId(parent), name: 'clash.TXT', source: await uploadSource(await file('new')), modifiedAtMs: 0 }));
     expect(f).toMatchObject({ code: 'item_name_in_use', disposition: 'replan', details: { conflictId: existing.id } });
     expect(server.control.requests().map((r) => r.method)).toEqual(['OPTIONS']);
   });
@@ -65,11 +66,11 @@ describe('Box adapter: simple uploads', () => {
   it('sends a file under 1 MiB at once, without a preflight; one of 1 MiB is preflighted', async () => {
     const parent = folder();
     server.control.clearRequests();
-    await adapter.store.uploadNew({ parentId: asRemoteId(parent), name: 'small.txt', sourcePath: await file('small'), modifiedAtMs: 0 });
+    await adapter.store.uploadNew({ parentId: asRemoteId(parent), name: 'small.txt', source: await uploadSource(await file('small')), modifiedAtMs: 0 });
     expect(server.control.requests().map((r) => r.method)).toEqual(['POST']);
     server.control.clearRequests();
     const big = Buffer.alloc(1024 * 1024, 7);
-    const e = await adapter.store.uploadNew({ parentId: asRemoteId(parent), name: 'big.bin', sourcePath: await file(big), modifiedAtMs: 0 });
+    const e = await adapter.store.uploadNew({ parentId: asRemoteId(parent), name: 'big.bin', source: await uploadSource(await file(big)), modifiedAtMs: 0 });
     expect(e.sha1).toBe(sha1(big));
     expect(server.control.requests().map((r) => r.method)).toEqual(['OPTIONS', 'POST']);
   });
@@ -78,14 +79,14 @@ describe('Box adapter: simple uploads', () => {
     const parent = folder();
     const existing = server.control.as('1').uploadFile(parent, 'Clash.txt', 'old');
     server.control.clearRequests();
-    const f = await failure(adapter.store.uploadNew({ parentId: asRemoteId(parent), name: 'clash.TXT', sourcePath: await file('new'), modifiedAtMs: 0 }));
+    const f = await failure(adapter.store.uploadNew({ parentId: asRemoteId(parent), name: 'clash.TXT', source: await uploadSource(await file('new')), modifiedAtMs: 0 }));
     expect(f).toMatchObject({ code: 'item_name_in_use', disposition: 'replan', details: { conflictId: existing.id } });
     expect(server.control.requests().map((r) => r.method)).toEqual(['POST']);
     expect(server.control.as('1').readFile(existing.id).toString()).toBe('old');
     const tiny = server.control.addUser({ spaceAmountBytes: 5 });
     const a = adapterFor(server, { auth: { developerToken: tiny.token } });
     try {
-      expect(await failure(a.store.uploadNew({ parentId: asRemoteId('0'), name: 'big.txt', sourcePath: await file('more than five bytes'), modifiedAtMs: 0 }))).toMatchObject({
+      expect(await failure(a.store.uploadNew({ parentId: asRemoteId('0'), name: 'big.txt', source: await uploadSource(await file('more than five bytes')), modifiedAtMs: 0 }))).toMatchObject({
         code: 'quota_exceeded',
         disposition: 'skip',
       });
@@ -100,11 +101,11 @@ describe('Box adapter: simple uploads', () => {
     const a1 = adapterFor(server, { auth: { developerToken: small.token }, preflightMinBytes: 0 });
     const a2 = adapterFor(server, { auth: { developerToken: tiny.token }, preflightMinBytes: 0 });
     const src = await file('more than ten bytes');
-    expect(await failure(a1.store.uploadNew({ parentId: asRemoteId('0'), name: 'big.txt', sourcePath: src, modifiedAtMs: 0 }))).toMatchObject({
+    expect(await failure(a1.store.uploadNew({ parentId: asRemoteId('0'), name: 'big.txt', source: await uploadSource(src), modifiedAtMs: 0 }))).toMatchObject({
       code: 'file_too_large',
       disposition: 'skip',
     });
-    expect(await failure(a2.store.uploadNew({ parentId: asRemoteId('0'), name: 'big.txt', sourcePath: src, modifiedAtMs: 0 }))).toMatchObject({
+    expect(await failure(a2.store.uploadNew({ parentId: asRemoteId('0'), name: 'big.txt', source: await uploadSource(src), modifiedAtMs: 0 }))).toMatchObject({
       code: 'quota_exceeded',
       disposition: 'skip',
     });
@@ -113,17 +114,17 @@ describe('Box adapter: simple uploads', () => {
   it("uploads to the preflight's upload_url (accelerated upload) rather than the default upload root", async () => {
     const parent = folder();
     const elsewhere = adapterFor(server, { uploadUrl: `${server.baseUrl}/no-such-upload-root/2.0`, preflightMinBytes: 0 });
-    const e = await elsewhere.store.uploadNew({ parentId: asRemoteId(parent), name: 'acc.txt', sourcePath: await file('fast'), modifiedAtMs: 0 });
+    const e = await elsewhere.store.uploadNew({ parentId: asRemoteId(parent), name: 'acc.txt', source: await uploadSource(await file('fast')), modifiedAtMs: 0 });
     expect(e.sha1).toBe(sha1('fast'));
   });
 
   it('uploads a new version with If-Match; a stale etag is precondition_failed (replan) and changes nothing', async () => {
     const parent = folder();
     const f = server.control.as('1').uploadFile(parent, 'v.txt', 'v1');
-    const v2 = await adapter.store.uploadVersion({ id: asRemoteId(f.id), ifMatch: f.etag, name: 'v.txt', sourcePath: await file('v2'), modifiedAtMs: 0 });
+    const v2 = await adapter.store.uploadVersion({ id: asRemoteId(f.id), ifMatch: f.etag, name: 'v.txt', source: await uploadSource(await file('v2')), modifiedAtMs: 0 });
     expect(v2.sha1).toBe(sha1('v2'));
     server.control.clearRequests();
-    const stale = await failure(adapter.store.uploadVersion({ id: asRemoteId(f.id), ifMatch: f.etag, name: 'v.txt', sourcePath: await file('v3'), modifiedAtMs: 0 }));
+    const stale = await failure(adapter.store.uploadVersion({ id: asRemoteId(f.id), ifMatch: f.etag, name: 'v.txt', source: await uploadSource(await file('v3')), modifiedAtMs: 0 }));
     expect(stale).toMatchObject({ code: 'precondition_failed', disposition: 'replan' });
     const post = server.control.requests().find((r) => r.method === 'POST');
     expect(post?.headers['if-match']).toBe(f.etag);
@@ -134,7 +135,7 @@ describe('Box adapter: simple uploads', () => {
     const parent = folder();
     server.control.failNext({ method: 'POST', path: '/api/2.0/files/content', status: 500 });
     server.control.clearRequests();
-    const f = await failure(adapter.store.uploadNew({ parentId: asRemoteId(parent), name: 'once.txt', sourcePath: await file('x'), modifiedAtMs: 0 }));
+    const f = await failure(adapter.store.uploadNew({ parentId: asRemoteId(parent), name: 'once.txt', source: await uploadSource(await file('x')), modifiedAtMs: 0 }));
     expect(f).toMatchObject({ code: 'server_error', disposition: 'retry' });
     expect(server.control.requests().filter((r) => r.method === 'POST')).toHaveLength(1);
   });
@@ -154,7 +155,7 @@ describe('Box adapter: simple uploads', () => {
         slow.store.uploadNew({
           parentId: asRemoteId(folder()),
           name: 'busy.bin',
-          sourcePath: path,
+          source: await uploadSource(path),
           modifiedAtMs: 0,
           onProgress: (pr) => {
             if (changed === null && pr.doneBytes > 0) changed = rewrite(path);

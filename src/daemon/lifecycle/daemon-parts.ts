@@ -1,0 +1,71 @@
+/**
+ * What the daemon needs from the composition root (compose.ts) for one configuration: the engine and the
+ * adapters it was built from. The daemon builds a new set on SIGHUP and closes the old one.
+ */
+import type { Config } from '../../config/index.js';
+import type { SyncRoot } from '../../core/model.js';
+import type { Engine, EngineEvents } from '../../engine/types.js';
+import type { Logger } from '../../logger.js';
+import type { Journal } from '../../ports/journal.js';
+import type { RemoteChanges, StreamType } from '../../ports/remote-changes.js';
+import type { RemoteStore } from '../../ports/remote-store.js';
+import type { BoxActions } from '../../remote/box/index.js';
+import type { LocalFs } from '../../ports/local-fs.js';
+import type { TrashPlaces } from '../../local/local-trash-entries.js';
+import { compose, type ComposeOptions } from '../compose.js';
+
+export interface DaemonParts {
+  readonly engine: Engine;
+  readonly journal: Journal;
+  readonly remote: RemoteStore;
+  readonly changes: RemoteChanges;
+  readonly roots: readonly SyncRoot[];
+  /**
+   * A root's local file system port, the daemon's one door to its disk: the watcher's echo filter and root checks,
+   * the item commands, and the live `selective exclude` checking the folder against the merge base.
+   */
+  readonly localFsFor: (root: SyncRoot) => LocalFs;
+  /** The ignore rules of a root, including the local adapter's temp-file names. */
+  readonly isIgnoredFor: (root: SyncRoot) => (path: string, isDir: boolean) => boolean;
+  /** Remove local-trash entries trashed more than `ageMs` ago; returns how many were removed. */
+  readonly purgeLocalTrash: (ageMs: number) => Promise<number>;
+  /** Box features beyond sync, for the item commands on the control socket (absent: those commands are refused). */
+  readonly boxActions?: BoxActions;
+  /** Where the local trash keeps its entries (`trash list|restore`). */
+  readonly trashPlaces: TrashPlaces;
+  /** The configured Box API URL (web URLs of `boxsync info`). */
+  readonly apiUrl?: string;
+  /** Close the journal and the HTTP client (after engine.close()). */
+  close(): Promise<void>;
+}
+
+/**
+ * `streamType`: the event stream the daemon is set to read (its long poll may fall back: Engine.useStream);
+ * `freeSpace`: asked when a deselected folder is freed (true: removed, not moved to the local trash).
+ */
+export type ComposeDaemonParts = (config: Config, logger: Logger, events: EngineEvents, streamType: StreamType, freeSpace?: () => boolean) => Promise<DaemonParts>;
+
+/** What the daemon's command line adds to every composition (the first and each one after a SIGHUP reload). */
+export type DaemonComposeOverrides = Pick<ComposeOptions, 'bandwidthBytesPerSec'>;
+
+/** The production parts: the composition root's engine and adapters, with the command line's overrides. */
+export function composeDaemonParts(overrides: DaemonComposeOverrides = {}): ComposeDaemonParts {
+  return async (config, logger, events, streamType, freeSpace) => {
+    const c = await compose({ ...overrides, config, logger, events, streamType, liveChanges: true, ...(freeSpace ? { freeSpace } : {}) });
+    if (c.journalRebuilt) logger.warn(`the journal was rebuilt (${c.journalRebuilt}); the first pass scans and lists everything`);
+    return {
+      engine: c.engine,
+      journal: c.journal,
+      remote: c.remote,
+      changes: c.changes,
+      roots: c.roots,
+      localFsFor: (root) => c.localFsFor(root),
+      isIgnoredFor: (root) => c.isIgnoredFor(root),
+      purgeLocalTrash: (ageMs) => c.localTrash.purgeOlderThan(ageMs),
+      boxActions: c.boxActions,
+      trashPlaces: c.trashPlaces,
+      apiUrl: config.remote.apiUrl,
+      close: () => c.close(),
+    };
+  };
+}
