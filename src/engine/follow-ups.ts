@@ -59,8 +59,8 @@ export function followUps(a: FollowUpArgs): Operation[] {
   return creationsInside(plan(snapshot, { nowMs: a.nowMs }).ops, [a.folder]).filter((op) => !snapshot.deferred.has(opPath(op)) && !a.skip(op));
 }
 
-/** Of a plan's operations, the creations that touch only paths strictly inside one of `folders` (dry-run.ts too). */
-export function creationsInside(ops: readonly Operation[], folders: readonly RelPath[]): Operation[] {
+/** Of a plan's operations, the creations that touch only paths strictly inside one of `folders`. */
+function creationsInside(ops: readonly Operation[], folders: readonly RelPath[]): Operation[] {
   const inside = (p: RelPath): boolean => folders.some((f) => p !== f && isAncestorOrSelf(f, p));
   return ops.filter((op) => CREATES.has(op.kind) && pathsTouched(op).every(inside));
 }
