@@ -40,6 +40,7 @@ import type { WatcherKind } from '../../src/local/watcher-options.js';
 import { writeBoxConfig } from '../support/box-config.js';
 import { repoRoot } from '../support/cli.js';
 import { makeTempDir } from '../support/tmp.js';
+import { askStatusAllAlong } from '../support/status-asker.js';
 
 const FILES = Number(process.env.BENCH_FILES ?? 100_000);
 const FOLDERS = Number(process.env.BENCH_FOLDERS ?? 5_000);
@@ -459,18 +460,7 @@ async function runChurn(dir: string): Promise<void> {
       console.log(`churn: the daemon did not settle on the small mirror; no figures. Last output:\n${d.output()}`);
       return;
     }
-    let asking = true;
-    let slowest = 0;
-    let answered = 0;
-    const asker = (async () => {
-      while (asking) {
-        const t0 = Date.now();
-        const ok = await d.status().then(() => true, () => false);
-        if (ok) answered += 1;
-        slowest = Math.max(slowest, Date.now() - t0);
-        await new Promise((r) => setTimeout(r, 200));
-      }
-    })();
+    const asker = askStatusAllAlong(() => d.status().then(() => true, () => false));
     const t0 = Date.now();
     for (let i = 0; i < CHURN_FILES; i++) {
       const folder = join(mirror, 'build', `out${String(i % 250).padStart(3, '0')}`);
@@ -481,8 +471,7 @@ async function runChurn(dir: string): Promise<void> {
     await new Promise((r) => setTimeout(r, 2_000));
     await rm(join(mirror, 'build'), { recursive: true });
     const done = await until(async () => (await settled(d)) && web.findByPath('Churn/build') === null, INITIAL_MAX_MS, 500);
-    asking = false;
-    await asker;
+    const { answered, slowestMs: slowest } = await asker.stop();
     const last = await d.status();
     const loop = last.eventLoop;
     if (!done) {
