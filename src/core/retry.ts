@@ -47,6 +47,21 @@ export const downloadNotReadyRetry: RetryPolicy = { baseMs: 1_000, maxMs: 1_000,
 /** After a refused token refresh, looking for the pair another process is writing: every 200 ms, 5 looks. */
 export const sharedTokenPoll: RetryPolicy = { baseMs: 200, maxMs: 200, factor: 1, retries: 4 };
 
+/**
+ * A download whose body broke after bytes arrived resumes at once with a Range request from the bytes already
+ * written (data flowed, so nothing says Box needs a rest): 5 resumes, then the item's own backoff takes over.
+ */
+export const downloadResumeRetry: RetryPolicy = { baseMs: 0, maxMs: 0, factor: 1, retries: 5 };
+/**
+ * Taking the state-dir lock (a hard link): when the link exists but its holder is gone, the stale lock is removed
+ * and the link tried again at once; 4 more tries, since another process may be doing the same.
+ */
+export const stateLockRetry: RetryPolicy = { baseMs: 0, maxMs: 0, factor: 1, retries: 4 };
+/*
+ * Not retries, so no policy here: the bounded waits that poll for a condition (the daemon's wait for its first
+ * event from the sync stream, a session's wait for its passes to end), each with its deadline where it waits.
+ */
+
 /** A policy with its bounds overridden (tests and settings shrink or stretch them). */
 export function withBounds(policy: BackoffPolicy, bounds: { minMs?: number | undefined; maxMs?: number | undefined }): BackoffPolicy {
   return { ...policy, baseMs: bounds.minMs ?? policy.baseMs, maxMs: bounds.maxMs ?? policy.maxMs };

@@ -18,6 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SyncError } from '../core/errors.js';
+import { stateLockRetry } from '../core/retry.js';
 
 export type LockPurpose = 'sync --once' | 'daemon' | 'demo' | 'command';
 
@@ -54,7 +55,8 @@ export class StateLockedError extends SyncError {
   }
 }
 
-const MAX_ATTEMPTS = 5;
+// Tries of the link: the first and the named policy's retries (a stale lock removed between them, no wait).
+const MAX_ATTEMPTS = stateLockRetry.retries + 1;
 
 export function acquireStateLock(stateDir: string, purpose: LockPurpose): StateLock {
   const path = join(stateDir, 'lock');

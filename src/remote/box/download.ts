@@ -8,7 +8,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { isSyncError, type SyncError } from '../../core/errors.js';
-import { downloadNotReadyRetry, downloadOpenRetry, nominalDelayMs } from '../../core/retry.js';
+import { downloadNotReadyRetry, downloadOpenRetry, downloadResumeRetry, nominalDelayMs } from '../../core/retry.js';
 import type { Logger } from '../../logger.js';
 import type { TempFile } from '../../ports/local-fs.js';
 import type { DownloadRequest, DownloadResult } from '../../ports/remote-store.js';
@@ -91,7 +91,7 @@ export async function download(deps: DownloadDeps, req: DownloadRequest): Promis
         if (req.signal?.aborted) throw remoteError('aborted', `download of file ${req.id} was cancelled`, { cause: e });
         // Too many bytes, or too slow: resuming cannot help.
         if (isSyncError(e) && (e.code === 'checksum_mismatch' || e.code === 'network')) throw e;
-        if (resumes >= (deps.maxResumes ?? 5)) {
+        if (resumes >= (deps.maxResumes ?? downloadResumeRetry.retries)) {
           throw remoteError('network', `download of file ${req.id} broke ${resumes + 1} times (last at byte ${written})`, { cause: e });
         }
         resumes += 1;
