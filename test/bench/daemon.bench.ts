@@ -159,7 +159,9 @@ async function startDaemon(o: { srv: BoxServer; dir: string; remoteId: string; m
   });
   const env = { ...process.env };
   delete env['BOXSYNC_FROM_SOURCE'];
-  const child = spawn(process.execPath, [join(repoRoot, 'bin', 'boxsync.js'), 'daemon', '--config', configFile], {
+  // BENCH_DAEMON_NODE_ARGS: node options for the daemon (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" for a profile).
+  const nodeArgs = (process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, join(repoRoot, 'bin', 'boxsync.js'), 'daemon', '--config', configFile], {
     cwd: repoRoot,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
