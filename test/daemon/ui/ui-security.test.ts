@@ -4,20 +4,18 @@
  * 401; a foreign Host 403 (DNS rebinding); a POST from another origin 403 (CSRF); a strict CSP; nothing outside
  * the configured folder pairs; the token in no log.
  */
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { runCli } from '../../support/cli.js';
 import { waitFor } from '../../support/wait.js';
-import { createHarness, type Harness } from '../daemon-harness.js';
+import { closedAfterEach } from '../../support/closed-after-each.js';
+import { createHarness } from '../daemon-harness.js';
 import { fakeXdgOpen, http, loginLink, uiPort } from './ui-harness.js';
 
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+// Each test's harness (box-server, daemon child, temp dirs) is closed after it.
+const createClosed = closedAfterEach(createHarness);
 
 it('login link works once, sets a strict cookie; no cookie 401, foreign Host 403, cross-origin POST 403, CSP, no token in logs', async () => {
-  h = await createHarness();
+  const h = await createClosed();
   const run = await h.start();
   const port = await uiPort(h);
   expect(port).toBeGreaterThan(0);
@@ -87,9 +85,9 @@ it('login link works once, sets a strict cookie; no cookie 401, foreign Host 403
   // From the page: it pauses, through the same verb as `boxsync pause`.
   const paused = await http(port, '/api/pause', { cookie, origin: page, json: {} });
   expect(paused.status, paused.body).toBe(200);
-  await waitFor(async () => (await h!.status()).engine.phase === 'paused', { what: 'the daemon to pause' });
+  await waitFor(async () => (await h.status()).engine.phase === 'paused', { what: 'the daemon to pause' });
   expect((await http(port, '/api/resume', { cookie, origin: page, json: {} })).status).toBe(200);
-  await waitFor(async () => (await h!.status()).engine.phase !== 'paused', { what: 'the daemon to resume' });
+  await waitFor(async () => (await h.status()).engine.phase !== 'paused', { what: 'the daemon to resume' });
 
   // Nothing outside the configured pairs: a path elsewhere is refused before any verb runs.
   const outside = await http(port, '/api/retry', { cookie, origin: page, json: { path: '/etc/passwd' } });
@@ -124,7 +122,7 @@ it('login link works once, sets a strict cookie; no cookie 401, foreign Host 403
 });
 
 it('daemon.ui.enabled false: no page, and `boxsync ui` says why', async () => {
-  h = await createHarness({ config: { daemon: { ui: { enabled: false } } } });
+  const h = await createClosed({ config: { daemon: { ui: { enabled: false } } } });
   await h.start();
   const r = await runCli(['ui', '--print-url', '--config', h.configFile]);
   expect(r.code).toBe(2);
