@@ -11,6 +11,7 @@ import type { LocalEntry, RelPath, RootId, SyncRoot } from '../core/model.js';
 import type { Journal } from '../ports/journal.js';
 import type { LocalFs } from '../ports/local-fs.js';
 import { ancestorsOf, basename, foldKey, isAncestorOrSelf, parentOf } from '../core/paths.js';
+import { timeSlicer } from './time-slice.js';
 import PQueue from 'p-queue';
 import { assertNever } from '../core/operations.js';
 import type { SyncError } from '../core/errors.js';
@@ -308,8 +309,12 @@ async function restatBatch(deps: LocalObserverDeps, paths: readonly RelPath[], s
   // Results not awaited (after an error or an abort) must not surface as unhandled rejections.
   for (const f of found) f.catch(() => undefined);
   const rescanned = new Set<RelPath>();
+  // The stats finish long before their results are applied: without a turn now and then, applying thousands of
+  // them would hold the event loop (status, the watcher) for the whole burst.
+  const slice = timeSlicer();
   try {
     for (const next of found) {
+      await slice();
       const r = await next;
       const path = r.kind === 'gone' || r.kind === 'unreadable' ? r.path : r.entry.path;
       if (rescanned.size > 0 && (rescanned.has(path) || ancestorsOf(path).some((a) => rescanned.has(a)))) continue;
