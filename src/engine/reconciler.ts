@@ -28,7 +28,8 @@ import { execute, toSyncError, type Executor, type Outcome } from './executor.js
 import { createsFolder, followUps } from './follow-ups.js';
 import type { IsIgnored } from './observe-local.js';
 import { reobserve } from './reobserve.js';
-import { buildSnapshot, type SnapshotScope } from './snapshot.js';
+import { buildSnapshotSliced, type SnapshotScope } from './snapshot.js';
+import { timeSlicer } from './time-slice.js';
 import { caseTwinsOnTheWay, DEFAULT_WINDOW_ENTRIES, fitsOneWindow, planWindows } from './windows.js';
 import { deferredPaths, recordOpFailure } from './failures.js';
 import { probedLocally } from '../core/park-class.js';
@@ -225,11 +226,13 @@ async function reconcileScope(
     expectMore: () => running > 0,
     gatherMs: COMMIT_GATHER_MS,
   });
+  // A big scope's snapshot lets the event loop in every 20 ms (status, the watcher): see buildSnapshotSliced.
+  const slice = timeSlicer();
   for (let pass = 1; pass <= MAX_PASSES; pass++) {
     ctx.signal?.throwIfAborted();
     status.setPhase('planning');
     const nowMs = ctx.clock.now();
-    const snapshot = buildSnapshot({ journal, root: rc.root, isIgnored: rc.isIgnored, nowMs, scope });
+    const snapshot = await buildSnapshotSliced({ journal, root: rc.root, isIgnored: rc.isIgnored, nowMs, scope }, slice);
     const planned = plan(snapshot, { nowMs });
     tally.passes += 1;
     const ops = planned.ops.filter((op) => !snapshot.deferred.has(opPath(op)) && !failedThisRun.has(signature(op)));

@@ -71,6 +71,31 @@ export function ignoredAnywhere(isIgnored: IsIgnored): IgnoredAnywhere {
 }
 
 export function buildSnapshot(args: SnapshotArgs): Snapshot {
+  const steps = snapshotSteps(args);
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+  }
+}
+
+/**
+ * The same snapshot, giving the event loop a turn (`slice`, engine/time-slice.ts) between its steps: a pass over a
+ * big scope (a full pass, a burst of thousands of hints) reads tens of thousands of rows, which would otherwise hold
+ * the daemon (status, the watcher) for seconds. Rows of one path are read within one step; what another task
+ * changes meanwhile is caught where it always is, by the executor's checks before each operation (guards, planned
+ * stats), as for any change made after planning.
+ */
+export async function buildSnapshotSliced(args: SnapshotArgs, slice: () => Promise<void>): Promise<Snapshot> {
+  const steps = snapshotSteps(args);
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+    await slice();
+  }
+}
+
+/** The snapshot's reads, one path (or row) a step: a step is where a sliced build may let the event loop in. */
+function* snapshotSteps(args: SnapshotArgs): Generator<void, Snapshot, void> {
   const { journal, root, isIgnored } = args;
   const isIgnoredAnywhere = ignoredAnywhere(isIgnored);
   const remote = new Map<RemoteId, RemoteEntry>();
@@ -80,9 +105,18 @@ export function buildSnapshot(args: SnapshotArgs): Snapshot {
   if (rootEntry) remote.set(rootEntry.id, rootEntry);
 
   if (args.scope.kind === 'full') {
-    for (const { entry } of walkRemote(journal, root.remoteId, '', (p, e) => !isIgnored(p, e.kind === 'folder'))) remote.set(entry.id, entry);
-    for (const e of journal.localUnder(root.id, '')) if (!isIgnoredAnywhere(e.path, e.kind === 'folder')) local.set(e.path, e);
-    for (const s of journal.syncedUnder(root.id, '')) if (!isIgnoredAnywhere(s.path, s.kind === 'folder')) synced.set(s.path, s);
+    for (const { entry } of walkRemote(journal, root.remoteId, '', (p, e) => !isIgnored(p, e.kind === 'folder'))) {
+      remote.set(entry.id, entry);
+      yield;
+    }
+    for (const e of journal.localUnder(root.id, '')) {
+      if (!isIgnoredAnywhere(e.path, e.kind === 'folder')) local.set(e.path, e);
+      yield;
+    }
+    for (const s of journal.syncedUnder(root.id, '')) {
+      if (!isIgnoredAnywhere(s.path, s.kind === 'folder')) synced.set(s.path, s);
+      yield;
+    }
   } else {
     const bases = new Set<RelPath>(args.scope.localPaths);
     for (const id of args.scope.remoteIds) {
@@ -98,13 +132,15 @@ export function buildSnapshot(args: SnapshotArgs): Snapshot {
     // A window (closeMoves) also takes the far end of every move that starts or ends in it, and the far ends of
     // those, a bounded number of times: a chain longer than that is finished by the window that holds its other
     // end (the planner never deletes what it was not given).
+    const memo: AddMemo = { ancestorsTaken: new Set(), remoteAt: new Map() };
     for (let i = 0; round.length > 0 && i < MAX_MOVE_ROUNDS; i++) {
       for (const base of round) {
         if (isIgnoredAnywhere(base, false)) continue;
-        addPath(journal, root, base, into, isIgnored, isIgnoredAnywhere);
+        addPath(journal, root, base, into, isIgnored, isIgnoredAnywhere, memo);
+        yield;
       }
       taken.push(...round);
-      addContract(journal, root, into);
+      yield* addContract(journal, root, into);
       if (args.scope.closeMoves !== true) break;
       const ends = notCovered(moveEnds(journal, root, into), taken);
       round = notCovered([...ends, ...ends.flatMap((e) => caseTwinsOnTheWay(journal, root, e))].map(wholeFrom), taken);
@@ -112,7 +148,10 @@ export function buildSnapshot(args: SnapshotArgs): Snapshot {
   }
 
   const remoteTrashed = new Set<RemoteId>();
-  for (const s of synced.values()) if (!remote.has(s.remoteId) && journal.isTrashed(s.remoteId)) remoteTrashed.add(s.remoteId);
+  for (const s of synced.values()) {
+    if (!remote.has(s.remoteId) && journal.isTrashed(s.remoteId)) remoteTrashed.add(s.remoteId);
+    yield;
+  }
   const deferred = deferredPaths(journal, root.id, args.nowMs);
   if (args.scope.kind === 'hinted') for (const p of args.scope.unsettled ?? []) deferred.add(p);
   return { root, remote, local, synced, remoteTrashed, deferred };
@@ -157,6 +196,17 @@ export function topmost(paths: readonly RelPath[]): RelPath[] {
   return [...all].filter((p) => !ancestorsOf(p).some((a) => all.has(a))).sort();
 }
 
+/**
+ * What one snapshot already read, so that the bases of a big hinted scope (thousands of files in a few folders)
+ * do not each read their shared ancestors again: the ancestors whose rows are in the snapshot, and each folder
+ * path resolved by name on the remote tree. Within one synchronous build the journal does not change, so a row
+ * read once is the row every base would read.
+ */
+interface AddMemo {
+  readonly ancestorsTaken: Set<RelPath>;
+  readonly remoteAt: Map<string, RemoteEntry | undefined>;
+}
+
 function addPath(
   journal: Journal,
   root: SyncRoot,
@@ -164,8 +214,14 @@ function addPath(
   into: { remote: Map<RemoteId, RemoteEntry>; local: Map<RelPath, LocalEntry>; synced: Map<RelPath, SyncedEntry> },
   isIgnored: IsIgnored,
   isIgnoredAnywhere: IgnoredAnywhere,
+  memo: AddMemo,
 ): void {
   for (const p of [base, ...ancestorsOf(base)]) {
+    if (p !== base) {
+      // An ancestor taken for an earlier base has its rows in the snapshot, and so have all of its ancestors.
+      if (memo.ancestorsTaken.has(p)) break;
+      memo.ancestorsTaken.add(p);
+    }
     const l = journal.getLocal(root.id, p);
     if (l) into.local.set(p, l);
     const s = journal.getSynced(root.id, p);
@@ -180,8 +236,14 @@ function addPath(
   // Resolve the base on the remote tree by name, collecting the ancestor chain, then take its subtree.
   let parentId: RemoteId = root.remoteId;
   let found: RemoteEntry | undefined;
+  let prefix = '';
   for (const name of base.split('/')) {
-    found = journal.remoteChildNamed(parentId, name);
+    prefix = prefix === '' ? name : `${prefix}/${name}`;
+    if (memo.remoteAt.has(prefix)) found = memo.remoteAt.get(prefix);
+    else {
+      found = journal.remoteChildNamed(parentId, name);
+      memo.remoteAt.set(prefix, found);
+    }
     if (!found) return;
     into.remote.set(found.id, found);
     parentId = found.id;
@@ -195,13 +257,14 @@ function addPath(
  * The planner's partial-snapshot contract: every synced row comes with its local entry (found by inode when a
  * local move carried it elsewhere) and its remote entry with all ancestors.
  */
-function addContract(journal: Journal, root: SyncRoot, into: Trees): void {
+function* addContract(journal: Journal, root: SyncRoot, into: Trees): Generator<void, void, void> {
   for (const s of into.synced.values()) {
     if (!into.local.has(s.path)) {
       const moved = journal.localByInode(root.id, s.inode);
       if (moved) into.local.set(moved.path, moved);
     }
     addRemoteWithAncestors(journal, root, s.remoteId, into.remote);
+    yield;
   }
 }
 
@@ -255,6 +318,8 @@ export function notCovered(paths: readonly RelPath[], taken: readonly RelPath[])
 }
 
 function addRemoteWithAncestors(journal: Journal, root: SyncRoot, id: RemoteId, into: Map<RemoteId, RemoteEntry>): void {
+  // Already in (with its ancestors, or stopped at one already in): the loop below would read it only to stop.
+  if (into.has(id)) return;
   let cur = journal.getRemote(id);
   for (let depth = 0; cur && !into.has(cur.id) && depth < MAX_TREE_DEPTH; depth++) {
     into.set(cur.id, cur);

@@ -234,7 +234,10 @@ describe('engine: a hinted pass sees a local move whole, even hinted from one en
   });
 
   it('a folder hinted gone with no move in sight waits for its settle time, then goes to the Box trash', async () => {
-    const h = await harness({ settleGoneMs: SETTLE_MS });
+    // Its two passes must both run within the settle time: 50 ms is too short on a loaded machine (the second
+    // pass then found the folder settled and trashed it), so this test waits a settle time long enough for both.
+    const settleMs = 3_000;
+    const h = await harness({ settleGoneMs: settleMs });
     await h.write('dir/a.txt', 'a');
     // Something stays: deleting everything under a root is a guard of its own (delete-guard.ts).
     await h.write('stays.txt', 's');
@@ -252,7 +255,7 @@ describe('engine: a hinted pass sees a local move whole, even hinted from one en
     // As the daemon does: hint it again once its settle time has passed.
     const u = h.engine.takeUnsettled();
     expect(u.local.flatMap((x) => x.paths)).toEqual(['dir']);
-    await waitFor(() => Date.now() - t0 > SETTLE_MS, { timeoutMs: 5_000, what: 'the settle time' });
+    await waitFor(() => Date.now() - t0 > settleMs, { timeoutMs: settleMs + 10_000, what: 'the settle time' });
     for (const x of u.local) h.engine.hintLocal(x.root, x.paths);
     expect(expectConverged(await h.run()).ops['remote-trash']).toBe(1);
     expect(h.store.allEntries().find((e) => e.id === dirId)?.status).toBe('trashed');
