@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { asRelPath, asRemoteId, asRootId, type LocalEntry, type RemoteEntry, type SyncRoot, type SyncedEntry } from '../../src/core/model.js';
 import { plan } from '../../src/core/plan.js';
-import { buildSnapshot } from '../../src/engine/snapshot.js';
+import { buildSnapshot, buildSnapshotSliced } from '../../src/engine/snapshot.js';
 import type { Journal } from '../../src/ports/journal.js';
 import { tempJournal } from './support/journal.js';
 
@@ -65,6 +65,18 @@ describe('buildSnapshot', () => {
     expect([...s.local.keys()].sort()).toEqual(['a', 'a/x.txt', 'b', 'b/deep', 'b/deep/z.txt', 'b/y.txt']);
     expect([...s.synced.keys()].sort()).toEqual(['a', 'a/x.txt', 'b', 'b/deep', 'b/deep/z.txt', 'b/y.txt']);
     expect([...s.remote.keys()].sort()).toEqual(['10', '11', '12', '13', '14', '15', '16']);
+  });
+
+  it('sliced: the same snapshot as the synchronous build, with a turn offered at every step', async () => {
+    const journal = await seeded();
+    for (const scope of [{ kind: 'full' as const }, { kind: 'hinted' as const, localPaths: [asRelPath('a/x.txt'), asRelPath('b/y.txt'), asRelPath('b/deep')], remoteIds: [], closeMoves: true }]) {
+      const args = { journal, root, isIgnored: noIgnore, nowMs: 0, scope };
+      let turns = 0;
+      const sliced = await buildSnapshotSliced(args, async () => void (turns += 1));
+      expect(sliced).toEqual(buildSnapshot(args));
+      // One step per row read for the full scope, per base and per synced row for a hinted one.
+      expect(turns).toBeGreaterThanOrEqual(scope.kind === 'full' ? 6 : 3);
+    }
   });
 
   it('hinted scope: the hinted subtree and its ancestors only', async () => {
