@@ -16,6 +16,7 @@
  * they went (its delete hold is shorter), and the hint ledger hints them again then (scope/hint-ledger.ts). A real
  * deletion reaches Box that much later; a move is planned as a move.
  */
+import { timeSlicer } from './time-slice.js';
 import type { RelPath, RemoteId } from '../core/model.js';
 import { sameItemMoved } from '../core/same-item.js';
 import { journalMoveTrees, localMoveEnds as moveEndsOf, MAX_MOVE_ROUNDS, movedTo } from './scope/move-ends.js';
@@ -43,10 +44,13 @@ export async function hintedScope(
   opts: { signal?: AbortSignal; goneSince?: GoneSince; nowMs?: number; settleMs?: number } = {},
 ): Promise<SnapshotScope> {
   const { signal } = opts;
+  // A burst of thousands of hints: the walks below give the event loop a turn between their steps.
+  const slice = timeSlicer();
   const found = await restatLocal(deps, localPaths, signal);
   const taken: RelPath[] = [...localPaths, ...found];
   let round: RelPath[] = taken;
   for (let i = 0; i < MAX_MOVE_ROUNDS && round.length > 0; i++) {
+    await slice();
     const ends = notCovered(localMoveEnds(deps.journal, deps, round), taken);
     if (ends.length === 0) break;
     const more = await restatLocal(deps, ends, signal);
@@ -59,8 +63,10 @@ export async function hintedScope(
   const vanished = await vanishedAncestors(deps, taken);
   if (vanished.length > 0) taken.push(...vanished, ...(await restatLocal(deps, vanished, signal)));
   // Below a hinted folder, the re-scan may have listed a name just before it was renamed: gone too.
+  await slice();
   const candidates = [...taken, ...goneBelow(deps.journal, deps, taken)];
-  const unsettled = settling(opts.goneSince, (p) => readsAsDeleted(deps.journal, deps, p), candidates, opts.nowMs ?? Date.now(), settleMs);
+  await slice();
+  const unsettled = await settling(opts.goneSince, (p) => readsAsDeleted(deps.journal, deps, p), candidates, opts.nowMs ?? Date.now(), settleMs, slice);
   return { kind: 'hinted', localPaths: taken, remoteIds, ...(unsettled.length > 0 ? { unsettled } : {}) };
 }
 
@@ -72,12 +78,20 @@ export async function hintedScope(
  * An entry stays a while after it settled (and is no longer returned), so that the pass that takes it up again
  * acts on it rather than starting its wait over.
  */
-function settling(goneSince: GoneSince, deleted: (p: RelPath) => boolean, scope: readonly RelPath[], nowMs: number, settleMs: number): RelPath[] {
+async function settling(
+  goneSince: GoneSince,
+  deleted: (p: RelPath) => boolean,
+  scope: readonly RelPath[],
+  nowMs: number,
+  settleMs: number,
+  slice: () => Promise<void>,
+): Promise<RelPath[]> {
   for (const [p, t] of goneSince) if (nowMs - t > KEEP_SETTLED_FACTOR * settleMs) goneSince.delete(p);
   // Shallowest first: below a path that reads as deleted, the rest is deferred with it and not looked at.
   const candidates = [...new Set([...scope, ...goneSince.keys()])].sort((a, b) => depth(a) - depth(b));
   const gone = new Set<RelPath>();
   for (const p of candidates) {
+    await slice();
     if (ancestorsOf(p).some((a) => gone.has(a))) continue;
     if (!deleted(p)) {
       goneSince.delete(p);

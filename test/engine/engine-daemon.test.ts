@@ -222,8 +222,9 @@ describe('engine: a hinted pass sees a local move whole, even hinted from one en
     await rm(join(h.localPath, 'dir/a.txt'));
     await h.write('dir/c.txt', 'c');
     h.engine.hintLocal(h.root.id, [asRelPath('dir')]); // the folder's hint came first
-    const t0 = Date.now();
     expect(expectConverged(await h.run()).ops).toEqual({ upload: 1 }); // c.txt; a.txt waits
+    // That pass found a.txt gone: its settle time is over at the latest this long from now.
+    const t0 = Date.now();
     expect(h.store.allEntries().find((e) => e.id === a.id)?.status).toBe('active');
     const u = h.engine.takeUnsettled();
     expect(u.local.flatMap((x) => x.paths)).toEqual(['dir/a.txt']);
@@ -245,8 +246,9 @@ describe('engine: a hinted pass sees a local move whole, even hinted from one en
     const dirId = h.store.childByName(h.top.id, 'dir')!.id;
     await rm(join(h.localPath, 'dir'), { recursive: true });
     h.engine.hintLocal(h.root.id, [asRelPath('dir')]);
-    const t0 = Date.now();
     expect(expectConverged(await h.run()).ops).toEqual({});
+    // The pass just ended found it gone (during the pass): its settle time is over at the latest this long from now.
+    const t0 = Date.now();
     expect(h.store.allEntries().find((e) => e.id === dirId)?.status).toBe('active');
     // A pass for a Box event in the meantime does not act below it either.
     const other = h.store.seedFile(h.top.id, 'news.txt', 'n');
