@@ -126,12 +126,18 @@ describe.skipIf(chromiumMissing !== null)(`the web page in chromium${chromiumMis
   it('a parked item shows its reason; once the cause is gone, Retry clears it', async () => {
     // Box refuses the upload (403: no permission) until the "cause" is fixed on the server.
     h.srv.control.failNext({ method: 'POST', path: UPLOAD, status: 403, count: 1000 });
+    const before = Date.now();
     await writeFile(join(h.mirror, 'refused.txt'), 'not allowed yet');
     await view(/Problems/);
     const row = page.locator('tr.problem', { hasText: `${h.mirror}/refused.txt` });
     await row.waitFor({ timeout: BOUND_MS });
     expect(await row.textContent()).toMatch(/403|permission|forbidden|denied/i);
     expect(await page.title()).toBe('boxsync: Needs attention');
+    // Since when it fails: the status report's sinceMs (journal failures.first_failed_at_ms), shown in the row.
+    const since = (await h.status()).engine.errors.find((e) => e.path === 'refused.txt')?.sinceMs;
+    expect(since).toBeGreaterThanOrEqual(before);
+    expect(since).toBeLessThanOrEqual(Date.now());
+    await expect.poll(() => row.locator('td.since time').getAttribute('datetime'), { timeout: BOUND_MS }).toBe(new Date(since!).toISOString());
     await screenshot(page, 'problems');
     // Open folder: the daemon asks the desktop (xdg-open, a fake one here) to show the item's folder.
     await row.getByRole('button', { name: `Open the folder of ${h.mirror}/refused.txt` }).click();

@@ -224,13 +224,14 @@ function ProblemsView({ o, act }: { o: Overview; act: (p: Promise<string>) => vo
     <p><button onClick=${() => act(post('/api/retry'))}>Retry all</button> ${count(errors.length, 'item')} not syncing.</p>
     <table>
       <caption class="sr-only">Items that are failing or parked</caption>
-      <thead><tr><th scope="col">Item</th><th scope="col">Reason</th><th scope="col">What happens next</th><th scope="col">Actions</th></tr></thead>
+      <thead><tr><th scope="col">Item</th><th scope="col">Reason</th><th scope="col">Since</th><th scope="col">What happens next</th><th scope="col">Actions</th></tr></thead>
       <tbody>
         ${rows.map((p) => {
           const abs = absolute(o, p.root, p.path);
           return html`<tr class="problem">
             <td class="path">${shown(abs)}</td>
             <td>${shown(p.message)}</td>
+            <td class="since">${p.sinceMs === null ? 'before this version kept it' : html`<time datetime=${new Date(p.sinceMs).toISOString()}>${when(p.sinceMs)}</time> (${ago(p.sinceMs)})`}</td>
             <td>${p.nextRetryAtMs === null ? 'Parked: tried again when the item changes, or when you press Retry' : `Tried again automatically at ${when(p.nextRetryAtMs)}`}</td>
             <td class="actions">
               <button aria-label=${`Retry ${shown(abs)}`} onClick=${() => act(post('/api/retry', { path: abs }))}>Retry</button>
