@@ -8,14 +8,13 @@
  */
 import { copyFile, mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../support/cli.js';
-import { makeTempDir } from '../../support/tmp.js';
 import { waitFor } from '../../support/wait.js';
 import { createHarness, type DaemonRun, type Harness } from '../daemon-harness.js';
-import { chromiumMissing, launchChromium, screenshot } from './browser.js';
-import { fakeXdgOpen, loginLink, uiPort } from './ui-harness.js';
+import { chromiumMissing, screenshot } from './browser.js';
+import { fakeXdgOpen, openLoggedInPage, type LoggedInPage } from './ui-harness.js';
 
 const BOUND_MS = 30_000;
 const UPLOAD = /^\/api\/2\.0\/files(\/[^/]+)?\/content$/;
@@ -23,10 +22,9 @@ const UPLOAD = /^\/api\/2\.0\/files(\/[^/]+)?\/content$/;
 describe.skipIf(chromiumMissing !== null)(`the web page in chromium${chromiumMissing ? ` (skipped: ${chromiumMissing})` : ''}`, () => {
   let h: Harness;
   let run: DaemonRun;
-  let browser: BrowserContext;
+  let browser: LoggedInPage;
   let page: Page;
   let port: number;
-  let profile: { dir: string; cleanup: () => Promise<void> };
   let xdg: Awaited<ReturnType<typeof fakeXdgOpen>>;
 
   const view = async (name: RegExp): Promise<void> => {
@@ -42,16 +40,12 @@ describe.skipIf(chromiumMissing !== null)(`the web page in chromium${chromiumMis
     xdg = await fakeXdgOpen(h.dir);
     run = await h.start(xdg.env);
     await waitFor(() => [0, 1, 2, 3, 4].every((i) => h.web.findByPath(`Mirror/d/f${i}.txt`)), { timeoutMs: BOUND_MS, what: 'the five files on Box' });
-    port = await uiPort(h);
-    profile = await makeTempDir('boxsync-chromium-');
-    browser = await launchChromium(profile.dir);
-    page = await browser.newPage();
-    await page.goto(await loginLink(h));
+    browser = await openLoggedInPage(h);
+    ({ page, port } = browser);
   });
 
   afterAll(async () => {
     await browser?.close();
-    await profile?.cleanup();
     await h?.close();
   });
 

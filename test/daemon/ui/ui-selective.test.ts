@@ -8,14 +8,13 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../support/cli.js';
-import { makeTempDir } from '../../support/tmp.js';
 import { waitFor } from '../../support/wait.js';
 import { createHarness, type Harness } from '../daemon-harness.js';
-import { chromiumMissing, launchChromium, screenshot } from './browser.js';
-import { http, login, loginLink, uiPort } from './ui-harness.js';
+import { chromiumMissing, screenshot } from './browser.js';
+import { http, login, openLoggedInPage, type LoggedInPage } from './ui-harness.js';
 
 const BOUND_MS = 60_000;
 /** A Box name that is HTML: the page must show it as text. */
@@ -23,10 +22,9 @@ const HTML_NAME = '<img src=x onerror=alert(1)>';
 
 describe.skipIf(chromiumMissing !== null)(`the Selective sync view in chromium${chromiumMissing ? ` (skipped: ${chromiumMissing})` : ''}`, () => {
   let h: Harness;
-  let browser: BrowserContext;
+  let browser: LoggedInPage;
   let page: Page;
   let port: number;
-  let profile: { dir: string; cleanup: () => Promise<void> };
   let photosId: string;
 
   beforeAll(async () => {
@@ -39,16 +37,12 @@ describe.skipIf(chromiumMissing !== null)(`the Selective sync view in chromium${
     h.web.createFolder(h.rootId, HTML_NAME);
     await h.start();
     await waitFor(() => existsSync(join(h.mirror, 'Photos', 'a.jpg')) && existsSync(join(h.mirror, 'Docs', 'Old')), { timeoutMs: BOUND_MS, what: 'the first sync' });
-    port = await uiPort(h);
-    profile = await makeTempDir('boxsync-chromium-');
-    browser = await launchChromium(profile.dir);
-    page = await browser.newPage();
-    await page.goto(await loginLink(h));
+    browser = await openLoggedInPage(h);
+    ({ page, port } = browser);
   });
 
   afterAll(async () => {
     await browser?.close();
-    await profile?.cleanup();
     await h?.close();
   });
 
