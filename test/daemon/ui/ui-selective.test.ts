@@ -118,5 +118,16 @@ describe.skipIf(chromiumMissing !== null)(`the Selective sync view in chromium${
     expect((await http(port, `/api/selective/tree?path=${encodeURIComponent(h.mirror)}`)).status).toBe(401);
     expect((await http(port, '/api/selective', { cookie, origin: 'http://evil.example', json: { action: 'exclude', path: join(h.mirror, 'Docs') } })).status).toBe(403);
     expect(existsSync(join(h.mirror, 'Docs', 'Old'))).toBe(true);
+
+    // A folder not kept here (no merge base) is still listed: found on Box from the nearest synced folder above.
+    const ex = await http(port, '/api/selective', { cookie, origin, json: { action: 'exclude', path: join(h.mirror, 'Docs') } });
+    expect(ex.status, ex.body).toBe(200);
+    expect(JSON.parse(ex.body)).toMatchObject({ outcome: 'applied' });
+    expect(existsSync(join(h.mirror, 'Docs'))).toBe(false);
+    const docs = await tree(join(h.mirror, 'Docs'));
+    expect(docs.status, docs.body).toBe(200);
+    expect(JSON.parse(docs.body)).toMatchObject({ state: 'not synced', total: 1, folders: [{ name: 'Old', path: join(h.mirror, 'Docs', 'Old'), state: 'not synced' }] });
+    expect(JSON.parse((await tree(h.mirror)).body)).toMatchObject({ state: 'partly' });
+    expect(h.srv.control.requests().filter((r) => r.method === 'DELETE')).toEqual([]);
   });
 });
