@@ -35,8 +35,11 @@ describe.skipIf(chromiumMissing !== null)(`the Selective sync view in chromium${
     const docs = h.web.createFolder(h.rootId, 'Docs');
     h.web.createFolder(docs.id, 'Old');
     h.web.createFolder(h.rootId, HTML_NAME);
+    // More subfolders than the page asks for at once (200): the view shows a page, then "Show more".
+    const many = h.web.createFolder(h.rootId, 'Many');
+    for (let i = 0; i < 201; i++) h.web.createFolder(many.id, `m${String(i).padStart(3, '0')}`);
     await h.start();
-    await waitFor(() => existsSync(join(h.mirror, 'Photos', 'a.jpg')) && existsSync(join(h.mirror, 'Docs', 'Old')), { timeoutMs: BOUND_MS, what: 'the first sync' });
+    await waitFor(() => existsSync(join(h.mirror, 'Photos', 'a.jpg')) && existsSync(join(h.mirror, 'Docs', 'Old')) && existsSync(join(h.mirror, 'Many', 'm200')), { timeoutMs: BOUND_MS, what: 'the first sync' });
     browser = await openLoggedInPage(h);
     ({ page, port } = browser);
   });
@@ -66,6 +69,15 @@ describe.skipIf(chromiumMissing !== null)(`the Selective sync view in chromium${
     expect(await pair.getByText(`${HTML_NAME}/`, { exact: true }).count()).toBe(1);
     expect(await page.locator('img').count()).toBe(0);
     await screenshot(page, 'selective');
+    // A big folder comes a page at a time.
+    await pair.getByRole('button', { name: 'Expand Many' }).click();
+    await pair.getByText('200 of 201 folders shown.').waitFor({ timeout: BOUND_MS });
+    expect(await pair.getByRole('checkbox', { name: /^Sync m\d{3}$/ }).count()).toBe(200);
+    await pair.getByRole('button', { name: 'Show more' }).click();
+    await pair.getByRole('checkbox', { name: 'Sync m200' }).waitFor({ timeout: BOUND_MS });
+    expect(await pair.getByRole('checkbox', { name: /^Sync m\d{3}$/ }).count()).toBe(201);
+    expect(await pair.getByRole('button', { name: 'Show more' }).count()).toBe(0);
+    await pair.getByRole('button', { name: 'Collapse Many' }).click();
   });
 
   it('excludes a folder from the tree (local copy to the local trash, not selected, nothing deleted on Box) and includes it again', async () => {
@@ -104,7 +116,7 @@ describe.skipIf(chromiumMissing !== null)(`the Selective sync view in chromium${
     const page1 = await tree(h.mirror, '&offset=1&limit=1');
     expect(page1.status).toBe(200);
     const body = JSON.parse(page1.body) as { total: number; offset: number; folders: { name: string }[] };
-    expect(body.total).toBe(3);
+    expect(body.total).toBe(4);
     expect(body.offset).toBe(1);
     expect(body.folders).toHaveLength(1);
     expect((await tree(h.dir)).status).toBe(403);
