@@ -117,20 +117,21 @@ export function SelectiveView({ pairs, act }: { pairs: readonly string[]; act: (
     const expanded = open.has(f.path);
     return html`<li class="folder" style=${`--depth:${depth}`} data-state=${f.state}>
       <button class="twisty" aria-expanded=${expanded} aria-label=${`${expanded ? 'Collapse' : 'Expand'} ${name}`} onClick=${() => toggle(f.path)}>${expanded ? '▾' : '▸'}</button>
-      <input
-        type="checkbox"
-        id=${`sel-${f.path}`}
-        checked=${f.state === 'synced' || f.state === 'partly'}
-        indeterminate=${f.state === 'partly'}
-        aria-checked=${f.state === 'partly' ? 'mixed' : String(f.state === 'synced')}
-        disabled=${busy !== null || f.state === 'excluded'}
-        aria-label=${`Sync ${name}`}
-        onChange=${(e: Event) => {
-          e.preventDefault();
-          change(f);
-        }}
-      />
-      <label for=${`sel-${f.path}`}>${name}/</label>
+      <label>
+        <input
+          type="checkbox"
+          checked=${f.state === 'synced' || f.state === 'partly'}
+          indeterminate=${f.state === 'partly'}
+          aria-checked=${f.state === 'partly' ? 'mixed' : String(f.state === 'synced')}
+          disabled=${busy !== null || f.state === 'excluded'}
+          aria-label=${`Sync ${name}`}
+          onChange=${(e: Event) => {
+            e.preventDefault();
+            change(f);
+          }}
+        />
+        ${name}/
+      </label>
       <span class="size">${formatBytesOneDecimal(f.sizeBytes)}</span>
       <span class="state">${f.state === 'excluded' ? 'excluded by the config' : f.state}</span>
     </li>`;
