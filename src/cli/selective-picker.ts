@@ -17,7 +17,8 @@
 import { createPrompt, useEffect, useKeypress, usePagination, useRef, useState, type KeypressEvent } from '@inquirer/core';
 import { resolve } from 'node:path';
 import type { Config } from '../config/index.js';
-import { adapterForConfig, listAll } from './account-tools.js';
+import { adapterForConfig } from './account-tools.js';
+import { folderSize, listSubfolders, type BoxFolder } from '../engine/box-folders.js';
 import type { BoxAdapter } from '../remote/box/index.js';
 import { escapeText, safeText } from '../core/escape.js';
 import { formatBytes } from '../core/format.js';
@@ -32,11 +33,7 @@ export interface PickerPair {
   readonly unselected: readonly string[];
 }
 
-export interface BoxFolder {
-  readonly id: RemoteId;
-  readonly name: string;
-  readonly sizeBytes: number;
-}
+export type { BoxFolder } from '../engine/box-folders.js';
 
 /** How the picker reads Box: the subfolders of one folder (one listing), and one folder's size. */
 export interface BoxFolders {
@@ -274,8 +271,8 @@ export function pickerConfigFor(config: Pick<Config, 'folders'>, adapter: BoxAda
   return {
     pairs: config.folders.map((root, index) => ({ index, localPath: root.localPath, remoteId: root.remoteId, unselected: root.unselected ?? [] })),
     folders: {
-      list: async (id) => (await listAll(adapter, id)).filter((e) => e.kind === 'folder').map((e) => ({ id: e.id, name: e.name, sizeBytes: e.sizeBytes })),
-      size: async (id) => (await adapter.store.getItem(id, 'folder'))?.sizeBytes ?? null,
+      list: (id) => listSubfolders(adapter.store, id),
+      size: (id) => folderSize(adapter.store, id),
     },
   };
 }

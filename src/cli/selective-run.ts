@@ -10,9 +10,9 @@ import type { SelectiveResult } from '../daemon/control/control-protocol.js';
 import type { Config } from '../config/index.js';
 import { escapeText, safeText } from '../core/escape.js';
 import { formatBytes } from '../core/format.js';
-import { asRelPath, type RelPath, type RemoteId, type SyncRoot } from '../core/model.js';
-import { foldKey } from '../core/paths.js';
+import { asRelPath, type RelPath, type SyncRoot } from '../core/model.js';
 import { checkAgainstBase } from '../engine/selective-free.js';
+import { folderBelow, listSubfolders } from '../engine/box-folders.js';
 import { selectionState } from '../engine/selective.js';
 import { createIgnoreMatcher } from '../local/ignore.js';
 import { lookOnlyLocalFs } from '../local/look-only.js';
@@ -101,7 +101,7 @@ function decided(c: Exclude<SelectionChange, { kind: 'change' }>): number {
 }
 
 export async function runSelectiveList(pathArg: string | undefined, configPath: string | undefined): Promise<number> {
-  const { adapterForConfig, listAll } = await import('./account-tools.js');
+  const { adapterForConfig } = await import('./account-tools.js');
   let targets: { root: SyncRoot; rel: string }[];
   let config: Config;
   if (pathArg === undefined) {
@@ -119,13 +119,8 @@ export async function runSelectiveList(pathArg: string | undefined, configPath: 
   try {
     for (const { root, rel } of targets) {
       // One level at a time, from Box: the folder at `rel` is found by walking its names from the pair's folder.
-      let id: RemoteId = root.remoteId;
-      for (const name of rel === '' ? [] : rel.split('/')) {
-        const hit = (await listAll(adapter, id)).find((e) => e.kind === 'folder' && foldKey(e.name) === foldKey(name));
-        if (!hit) throw new Error(`there is no folder ${escapeText(rel)} on Box in the folder pair ${escapeText(root.localPath)}`);
-        id = hit.id;
-      }
-      const folders = (await listAll(adapter, id)).filter((e) => e.kind === 'folder').sort((a, b) => a.name.localeCompare(b.name));
+      const id = await folderBelow(adapter.store, root.remoteId, rel, root.localPath);
+      const folders = await listSubfolders(adapter.store, id);
       const here = resolve(root.localPath, rel);
       out(`${safeText(here)}  (Box folder ${id}; ${selectionState(root, rel)})`);
       for (const f of folders) {

@@ -39,6 +39,7 @@ export function recordOpFailure(
     disposition,
     parkClass,
     probe: f.probe ?? null,
+    firstFailedAtMs: previous?.firstFailedAtMs ?? f.nowMs,
   };
   journal.recordFailure(record);
   return record;

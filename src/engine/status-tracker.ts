@@ -100,6 +100,7 @@ export class StatusTracker {
       code: f.code,
       message: f.message,
       nextRetryAtMs: f.disposition === 'skip' || f.nextRetryAtMs - now >= PARKED_MS / 2 ? null : f.nextRetryAtMs,
+      sinceMs: f.firstFailedAtMs ?? null,
     }));
     const last = journal.getMeta(LAST_SUCCESS_KEY);
     return {

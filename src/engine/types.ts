@@ -111,6 +111,8 @@ export interface ProblemStatus {
   readonly code: string;
   readonly message: string;
   readonly nextRetryAtMs: number | null;
+  /** Since when it has been failing (epoch ms; journal failures.first_failed_at_ms); null when recorded before boxsync kept it. */
+  readonly sinceMs: number | null;
 }
 
 export interface StatusReport {

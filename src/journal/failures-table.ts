@@ -15,9 +15,10 @@ interface FailureRow {
   readonly park_class: ParkClass;
   readonly probe: string | null;
   readonly remote_id: string | null;
+  readonly first_failed_at_ms: number | null;
 }
 
-const COLS = 'root, path, code, message, attempts, next_retry_at_ms, disposition, park_class, probe, remote_id';
+const COLS = 'root, path, code, message, attempts, next_retry_at_ms, disposition, park_class, probe, remote_id, first_failed_at_ms';
 
 const fromRow = (r: FailureRow): FailureRecord => ({
   root: asRootId(r.root),
@@ -30,6 +31,7 @@ const fromRow = (r: FailureRow): FailureRecord => ({
   parkClass: r.park_class,
   probe: r.probe,
   remoteId: r.remote_id === null ? null : asRemoteId(r.remote_id),
+  firstFailedAtMs: r.first_failed_at_ms,
 });
 
 export class FailuresTable {
@@ -41,8 +43,13 @@ export class FailuresTable {
   readonly #ofRemoteId: Statement<[string], FailureRow>;
 
   constructor(db: Database) {
+    // A failure recorded again for the same item keeps the time its run of failures began (first_failed_at_ms).
     this.#put = db.prepare(
-      `INSERT OR REPLACE INTO failures (${COLS}) VALUES (@root, @path, @code, @message, @attempts, @next_retry_at_ms, @disposition, @park_class, @probe, @remote_id)`,
+      `INSERT INTO failures (${COLS}) VALUES (@root, @path, @code, @message, @attempts, @next_retry_at_ms, @disposition, @park_class, @probe, @remote_id, @first_failed_at_ms)
+       ON CONFLICT (root, path) DO UPDATE SET code = excluded.code, message = excluded.message, attempts = excluded.attempts,
+         next_retry_at_ms = excluded.next_retry_at_ms, disposition = excluded.disposition, park_class = excluded.park_class,
+         probe = excluded.probe, remote_id = excluded.remote_id,
+         first_failed_at_ms = coalesce(failures.first_failed_at_ms, excluded.first_failed_at_ms)`,
     );
     this.#get = db.prepare(`SELECT ${COLS} FROM failures WHERE root = ? AND path = ?`);
     this.#clear = db.prepare(`DELETE FROM failures WHERE root = ? AND path = ?`);
@@ -51,7 +58,10 @@ export class FailuresTable {
     this.#ofRemoteId = db.prepare(`SELECT ${COLS} FROM failures WHERE remote_id = ? ORDER BY root, path`);
   }
 
-  /** Replaces the path's previous record: the caller computes attempts and the next retry time. */
+  /**
+   * Replaces the path's previous record (the caller computes attempts and the next retry time), but for the time the
+   * item began failing: a new row takes `firstFailedAtMs` (now when not given), a row already there keeps its own.
+   */
   record(f: FailureRecord): void {
     this.#put.run({
       root: f.root,
@@ -64,6 +74,7 @@ export class FailuresTable {
       park_class: f.parkClass ?? parkClassOf(f.code),
       probe: f.probe ?? null,
       remote_id: f.remoteId ?? null,
+      first_failed_at_ms: Math.trunc(f.firstFailedAtMs ?? Date.now()),
     });
   }
 

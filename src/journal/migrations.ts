@@ -222,6 +222,16 @@ UPDATE failures
  WHERE code = 'remote_item_invalid' AND instr(message, '(Box id ') > 0;
 `,
   },
+  {
+    toVersion: 8,
+    description: 'since when an item has been failing (kept across its retries, gone with its failure)',
+    sql: `
+-- first_failed_at_ms: when the item's current run of failures began (epoch ms). A retry that fails again keeps it;
+-- it goes with the row when the failure clears. Rows recorded before this step have none (NULL) until their next
+-- attempt records one.
+ALTER TABLE failures ADD COLUMN first_failed_at_ms INTEGER;
+`,
+  },
 ];
 
 /** The user_version a journal has once the steps ran: the last step's. */

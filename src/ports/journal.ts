@@ -33,6 +33,12 @@ export interface FailureRecord {
   readonly probe?: string | null;
   /** The Box id of the item the failure is about, when it names one (a refused item parked by its name). */
   readonly remoteId?: RemoteId | null;
+  /**
+   * Since when the item has been failing (epoch ms): set by the first failure, kept when the same item fails again,
+   * gone when its failure clears. Null for a failure recorded before the journal kept it (until its next attempt).
+   * When recording, it is the time to store for a new failure (now when not given); an existing row keeps its own.
+   */
+  readonly firstFailedAtMs?: number | null;
 }
 
 /** One finished (or failed) operation of the engine, as the operation history keeps it. */

@@ -32,7 +32,10 @@ function sampleStatus(nowMs: number): DaemonStatus {
         },
       ],
       conflicts: [{ root, path: asRelPath('a.txt'), copy: asRelPath('a (conflicted copy).txt'), atMs: nowMs - 5000 }],
-      errors: [{ root, path: asRelPath('bad:name'), code: 'name-invalid', message: 'Box refuses this name', nextRetryAtMs: null }],
+      errors: [
+        { root, path: asRelPath('bad:name'), code: 'name-invalid', message: 'Box refuses this name', nextRetryAtMs: null, sinceMs: new Date(2026, 0, 5, 14, 2).getTime() },
+        { root, path: asRelPath('slow.txt'), code: 'rate_limited', message: 'Box said slow down', nextRetryAtMs: nowMs + 60_000, sinceMs: nowMs },
+      ],
       heldGuard: null,
       lastSuccessfulSyncAtMs: nowMs - 60_000,
       fatal: null,
@@ -103,7 +106,7 @@ describe('boxsync status (client)', () => {
     const text = await runCli(['status', '--socket', socketPath]);
     // A degraded watcher and a parked item: the daemon needs attention.
     expect(text.code).toBe(1);
-    expect(text.stdout).toMatch(/health: NEEDS ATTENTION: 1 item parked until changed; watcher degraded for \/home\/me\/Box/);
+    expect(text.stdout).toMatch(/health: NEEDS ATTENTION: 1 item failing \(retried with backoff\); 1 item parked until changed; watcher degraded for \/home\/me\/Box/);
     expect(text.stdout).toMatch(/pid 4242/);
     expect(text.stdout).toMatch(/transferring/);
     expect(text.stdout).toMatch(/in sync: 10 files, 2 folders, 2\.0 KB/);
@@ -114,13 +117,17 @@ describe('boxsync status (client)', () => {
     expect(text.stdout).toMatch(/changes \(configured: sync\)/);
     expect(text.stdout).toMatch(/event loop: blocked at most 31\.2 ms in the last minute, 140\.5 ms since the start \(p99 21\.6 ms\)/);
     expect(text.stdout).toMatch(/a\.txt: your copy kept as a \(conflicted copy\)\.txt/);
-    expect(text.stdout).toMatch(/bad:name: Box refuses this name \(name-invalid; waits for the file to change\)/);
+    // Since when each item fails: the day too when it began before today.
+    expect(text.stdout).toMatch(/bad:name: Box refuses this name \(name-invalid; waits for the file to change; since 2026-01-05 14:02\)/);
+    const today = new Date(now);
+    const hhmm = `${String(today.getHours()).padStart(2, '0')}:${String(today.getMinutes()).padStart(2, '0')}`;
+    expect(text.stdout).toMatch(new RegExp(`slow\\.txt: Box said slow down \\(rate_limited; retry in [^;]+; since ${hhmm}\\)`));
     const json = await runCli(['status', '--json', '--socket', socketPath]);
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout)).toEqual({
       running: true,
       healthy: false,
-      attention: ['1 item parked until changed', 'watcher degraded for /home/me/Box'],
+      attention: ['1 item failing (retried with backoff)', '1 item parked until changed', 'watcher degraded for /home/me/Box'],
       ...sampleStatus(now),
     });
   });

@@ -187,10 +187,13 @@ describe('cursor, meta, trash marks, failures', () => {
   it('records, replaces, lists and clears failures per root', () => {
     const f = { root: R, path: p('x'), code: 'rate_limited', message: 'later', attempts: 1, nextRetryAtMs: 1000, disposition: 'retry' as const };
     j.recordFailure(f);
-    j.recordFailure({ ...f, attempts: 2, nextRetryAtMs: 3000 });
+    j.recordFailure({ ...f, attempts: 2, nextRetryAtMs: 3000, firstFailedAtMs: 2000 });
     j.recordFailure({ ...f, root: R2, disposition: 'skip' });
-    // The park class is derived from the code when not given; the probe is kept as written.
-    expect(j.getFailure(R, p('x'))).toEqual({ ...f, attempts: 2, nextRetryAtMs: 3000, parkClass: 'condition', probe: null, remoteId: null });
+    // The park class is derived from the code when not given; the probe is kept as written; the row keeps the time
+    // its failures began (now, as it was not given) when the same item fails again.
+    const first = j.getFailure(R, p('x'))?.firstFailedAtMs;
+    expect(first).toBeGreaterThan(2000);
+    expect(j.getFailure(R, p('x'))).toEqual({ ...f, attempts: 2, nextRetryAtMs: 3000, parkClass: 'condition', probe: null, remoteId: null, firstFailedAtMs: first });
     j.recordFailure({ ...f, path: p('bad'), code: 'name-invalid', disposition: 'skip', probe: 'scan:755:0:0:1:2|755:0:0:3:4' });
     expect(j.getFailure(R, p('bad'))).toMatchObject({ parkClass: 'item', probe: 'scan:755:0:0:1:2|755:0:0:3:4' });
     j.clearFailure(R, p('bad'));

@@ -95,6 +95,33 @@ describe('migrations', () => {
     journal.close();
   });
 
+  it('step 8: since when an item fails; kept across its retries, gone with its failure; a row from before the step gets one at its next attempt', () => {
+    const path = join(tmp.dir, 'v7', 'journal.db');
+    mkdirSync(join(tmp.dir, 'v7'));
+    const v7 = new BetterSqlite3(path);
+    for (const m of MIGRATIONS.filter((x) => x.toVersion <= 7)) v7.exec(m.sql);
+    v7.pragma('user_version = 7');
+    v7.prepare(`INSERT INTO failures (root, path, code, message, attempts, next_retry_at_ms, disposition) VALUES ('r', 'old.txt', 'x', 'm', 3, 0, 'retry')`).run();
+    v7.close();
+
+    const { journal } = openJournal(path);
+    const old = asRelPath('old.txt');
+    expect(journal.getFailure(R, old)).toMatchObject({ attempts: 3, firstFailedAtMs: null });
+    const base = { root: R, code: 'x', message: 'm', nextRetryAtMs: 0, disposition: 'retry' } as const;
+    journal.recordFailure({ ...base, path: old, attempts: 4, firstFailedAtMs: 5_000 });
+    expect(journal.getFailure(R, old)?.firstFailedAtMs).toBe(5_000);
+    // The same item failing again (another code, another message) keeps the time its failures began.
+    const a = asRelPath('a.txt');
+    journal.recordFailure({ ...base, path: a, attempts: 1, firstFailedAtMs: 1_000 });
+    journal.recordFailure({ ...base, path: a, code: 'y', message: 'again', attempts: 2, firstFailedAtMs: 9_000 });
+    expect(journal.getFailure(R, a)).toMatchObject({ code: 'y', message: 'again', attempts: 2, firstFailedAtMs: 1_000 });
+    // Cleared with the failure: a new failure later starts a new "since".
+    journal.clearFailure(R, a);
+    journal.recordFailure({ ...base, path: a, attempts: 1, firstFailedAtMs: 20_000 });
+    expect(journal.getFailure(R, a)?.firstFailedAtMs).toBe(20_000);
+    journal.close();
+  });
+
   it('records the Box id of a failure and finds it by that id in every root', () => {
     const { journal } = openJournal(join(tmp.dir, 'by-id', 'journal.db'));
     const base = { code: 'remote_item_invalid', message: 'm', attempts: 1, nextRetryAtMs: 0, disposition: 'skip' } as const;

@@ -44,6 +44,8 @@ export const itemRequestSchema = z.discriminatedUnion('command', [
     name: z.string().min(1).max(1024).optional(),
   }),
   z.strictObject({ command: z.literal('history'), path: path.optional(), sinceMs: z.number().int().nonnegative().optional(), limit: z.number().int().positive().max(100_000).optional() }),
+  /** The Box subfolders of a folder of a pair, a page of them, with their selection states (the web page's tree). */
+  z.strictObject({ command: z.literal('selective-tree'), path, offset: z.number().int().nonnegative().max(10_000_000).optional(), limit: z.number().int().positive().max(1000).optional() }),
 ]);
 
 export type ItemRequest = z.output<typeof itemRequestSchema>;
@@ -148,6 +150,28 @@ export interface HistoryEntry extends OperationRecord {
 
 export interface HistoryResult {
   readonly entries: readonly HistoryEntry[];
+}
+
+/** A folder's selection state (engine/selective.ts selectionState), or left out by an exclude rule of the config. */
+export type SelectionStateView = 'synced' | 'not synced' | 'partly' | 'excluded';
+
+export interface SelectiveFolderView {
+  /** The folder's name on Box (unescaped: shown as text). */
+  readonly name: string;
+  /** Its local path (absolute; where it is or would be). */
+  readonly path: string;
+  readonly sizeBytes: number;
+  readonly state: SelectionStateView;
+}
+
+export interface SelectiveTreeResult {
+  /** The folder listed (absolute local path) and its own state. */
+  readonly path: string;
+  readonly state: SelectionStateView;
+  /** Its subfolders on Box: this page of them, from `offset`, and how many there are in all. */
+  readonly folders: readonly SelectiveFolderView[];
+  readonly offset: number;
+  readonly total: number;
 }
 
 export interface ConflictView {

@@ -5,7 +5,7 @@
 import { escapeText, safeText } from '../../core/escape.js';
 import { formatBytes } from '../../core/format.js';
 import type { ItemResult } from './items/item-commands.js';
-import type { ConflictsResult, TrashListResult, HistoryResult, ItemCommandName, ItemInfoResult, LockView, MessageResult, ShareResult, VersionsResult } from './item-protocol.js';
+import type { ConflictsResult, TrashListResult, HistoryResult, ItemCommandName, ItemInfoResult, LockView, MessageResult, SelectiveTreeResult, ShareResult, VersionsResult } from './item-protocol.js';
 
 const iso = (ms: number | null): string => (ms === null ? '-' : new Date(ms).toISOString());
 
@@ -100,6 +100,11 @@ export function formatItemResult(command: ItemCommandName, r: ItemResult): strin
       return formatConflicts(r as ConflictsResult);
     case 'trash-list':
       return formatTrash(r as TrashListResult);
+    case 'selective-tree': {
+      const t = r as SelectiveTreeResult;
+      const rows = t.folders.map((f) => `  ${f.state.padEnd(10)}  ${escapeText(f.name)}/`);
+      return `${[`${escapeText(t.path)}  (${t.state}; ${t.total} folder${t.total === 1 ? '' : 's'} on Box)`, ...rows].join('\n')}\n`;
+    }
     case 'trash-restore':
     case 'conflicts-resolve':
     case 'unshare':

@@ -82,11 +82,20 @@ export function formatDaemonStatus(s: DaemonStatus, nowMs: number = Date.now()):
     lines.push(`  errors (${e.errors.length}):`);
     for (const p of e.errors.slice(0, 20)) {
       const next = p.nextRetryAtMs === null ? 'waits for the file to change' : `retry ${p.nextRetryAtMs <= nowMs ? 'now' : `in ${formatWholeDuration(p.nextRetryAtMs - nowMs)}`}`;
-      lines.push(`    ${shownFailurePath(p.code, p.path)}: ${safeText(p.message)} (${esc(p.code)}; ${next})`);
+      const since = p.sinceMs === null || p.sinceMs === undefined ? '' : `; since ${sinceText(p.sinceMs, nowMs)}`;
+      lines.push(`    ${shownFailurePath(p.code, p.path)}: ${safeText(p.message)} (${esc(p.code)}; ${next}${since})`);
     }
     if (e.errors.length > 20) lines.push(`    … and ${e.errors.length - 20} more (boxsync status --json lists all)`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** Since when an item fails, in local time: "14:02" today, "2026-11-03 14:02" before. */
+export function sinceText(ms: number, nowMs: number): string {
+  const d = new Date(ms);
+  const two = (n: number): string => String(n).padStart(2, '0');
+  const time = `${two(d.getHours())}:${two(d.getMinutes())}`;
+  return d.toDateString() === new Date(nowMs).toDateString() ? time : `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${time}`;
 }
 
 export function formatPathStatus(p: PathStatus, nowMs: number = Date.now()): string {

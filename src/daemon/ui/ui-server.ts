@@ -84,6 +84,7 @@ const bodies = {
   confirm: z.strictObject({ id: z.string().min(1).max(1024) }),
   resolve: z.strictObject({ path: z.string().min(1).max(8192), keep: z.enum(['local', 'remote', 'both']) }),
   open: z.strictObject({ path: z.string().min(1).max(8192) }),
+  selective: z.strictObject({ action: z.enum(['exclude', 'include']), path: z.string().min(1).max(8192) }),
   none: z.strictObject({}),
 };
 
@@ -161,6 +162,17 @@ export async function startUiServer(opts: UiServerOptions): Promise<UiServer> {
     'POST /api/conflicts/resolve': (b) => {
       const { path, keep } = parse(bodies.resolve, b);
       return item({ command: 'conflicts-resolve', path: insideRoots(path), keep });
+    },
+    // Selective sync: the tree, one folder (one page of its subfolders) at a time; a change goes through the
+    // daemon's `selective` verb (uploads first, nothing deleted on Box) and answers with its outcome.
+    'GET /api/selective/tree': (_b, url) => {
+      const offset = Math.max(0, Math.trunc(Number(url.searchParams.get('offset') ?? 0)) || 0);
+      const limit = Math.min(Math.max(1, Math.trunc(Number(url.searchParams.get('limit') ?? 200)) || 200), 1000);
+      return item({ command: 'selective-tree', path: insideRoots(url.searchParams.get('path') ?? ''), offset, limit });
+    },
+    'POST /api/selective': (b) => {
+      const { action, path } = parse(bodies.selective, b);
+      return opts.control({ verb: 'selective', action, path: insideRoots(path) });
     },
     'POST /api/open-folder': async (b) => {
       const folder = dirname(insideRoots(parse(bodies.open, b).path));

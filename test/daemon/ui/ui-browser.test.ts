@@ -8,14 +8,13 @@
  */
 import { copyFile, mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../support/cli.js';
-import { makeTempDir } from '../../support/tmp.js';
 import { waitFor } from '../../support/wait.js';
 import { createHarness, type DaemonRun, type Harness } from '../daemon-harness.js';
-import { chromiumMissing, launchChromium, screenshot } from './browser.js';
-import { fakeXdgOpen, loginLink, uiPort } from './ui-harness.js';
+import { chromiumMissing, screenshot } from './browser.js';
+import { fakeXdgOpen, openLoggedInPage, type LoggedInPage } from './ui-harness.js';
 
 const BOUND_MS = 30_000;
 const UPLOAD = /^\/api\/2\.0\/files(\/[^/]+)?\/content$/;
@@ -23,10 +22,9 @@ const UPLOAD = /^\/api\/2\.0\/files(\/[^/]+)?\/content$/;
 describe.skipIf(chromiumMissing !== null)(`the web page in chromium${chromiumMissing ? ` (skipped: ${chromiumMissing})` : ''}`, () => {
   let h: Harness;
   let run: DaemonRun;
-  let browser: BrowserContext;
+  let browser: LoggedInPage;
   let page: Page;
   let port: number;
-  let profile: { dir: string; cleanup: () => Promise<void> };
   let xdg: Awaited<ReturnType<typeof fakeXdgOpen>>;
 
   const view = async (name: RegExp): Promise<void> => {
@@ -42,16 +40,12 @@ describe.skipIf(chromiumMissing !== null)(`the web page in chromium${chromiumMis
     xdg = await fakeXdgOpen(h.dir);
     run = await h.start(xdg.env);
     await waitFor(() => [0, 1, 2, 3, 4].every((i) => h.web.findByPath(`Mirror/d/f${i}.txt`)), { timeoutMs: BOUND_MS, what: 'the five files on Box' });
-    port = await uiPort(h);
-    profile = await makeTempDir('boxsync-chromium-');
-    browser = await launchChromium(profile.dir);
-    page = await browser.newPage();
-    await page.goto(await loginLink(h));
+    browser = await openLoggedInPage(h);
+    ({ page, port } = browser);
   });
 
   afterAll(async () => {
     await browser?.close();
-    await profile?.cleanup();
     await h?.close();
   });
 
@@ -126,12 +120,18 @@ describe.skipIf(chromiumMissing !== null)(`the web page in chromium${chromiumMis
   it('a parked item shows its reason; once the cause is gone, Retry clears it', async () => {
     // Box refuses the upload (403: no permission) until the "cause" is fixed on the server.
     h.srv.control.failNext({ method: 'POST', path: UPLOAD, status: 403, count: 1000 });
+    const before = Date.now();
     await writeFile(join(h.mirror, 'refused.txt'), 'not allowed yet');
     await view(/Problems/);
     const row = page.locator('tr.problem', { hasText: `${h.mirror}/refused.txt` });
     await row.waitFor({ timeout: BOUND_MS });
     expect(await row.textContent()).toMatch(/403|permission|forbidden|denied/i);
     expect(await page.title()).toBe('boxsync: Needs attention');
+    // Since when it fails: the status report's sinceMs (journal failures.first_failed_at_ms), shown in the row.
+    const since = (await h.status()).engine.errors.find((e) => e.path === 'refused.txt')?.sinceMs;
+    expect(since).toBeGreaterThanOrEqual(before);
+    expect(since).toBeLessThanOrEqual(Date.now());
+    await expect.poll(() => row.locator('td.since time').getAttribute('datetime'), { timeout: BOUND_MS }).toBe(new Date(since!).toISOString());
     await screenshot(page, 'problems');
     // Open folder: the daemon asks the desktop (xdg-open, a fake one here) to show the item's folder.
     await row.getByRole('button', { name: `Open the folder of ${h.mirror}/refused.txt` }).click();

@@ -9,6 +9,9 @@ import { join } from 'node:path';
 import { runCli } from '../../support/cli.js';
 import type { Harness } from '../daemon-harness.js';
 import { fakeCommand, type FakeCommand } from '../../support/fake-command.js';
+import { makeTempDir } from '../../support/tmp.js';
+import type { Page } from 'playwright-core';
+import { launchChromium } from './browser.js';
 
 export interface Answer {
   readonly status: number;
@@ -74,4 +77,28 @@ export async function login(h: Harness, port: number): Promise<string> {
 /** A fake `xdg-open` first on PATH: it records its arguments and opens nothing. */
 export function fakeXdgOpen(dir: string): Promise<FakeCommand> {
   return fakeCommand(dir, 'xdg-open');
+}
+
+export interface LoggedInPage {
+  readonly page: Page;
+  readonly port: number;
+  /** Close the browser and remove its profile. */
+  close(): Promise<void>;
+}
+
+/** Debian's chromium with a fresh profile, logged in to the harness daemon's page with a one-time link. */
+export async function openLoggedInPage(h: Harness): Promise<LoggedInPage> {
+  const port = await uiPort(h);
+  const profile = await makeTempDir('boxsync-chromium-');
+  const browser = await launchChromium(profile.dir);
+  const page = await browser.newPage();
+  await page.goto(await loginLink(h));
+  return {
+    page,
+    port,
+    close: async () => {
+      await browser.close();
+      await profile.cleanup();
+    },
+  };
 }

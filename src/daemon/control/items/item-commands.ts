@@ -10,19 +10,20 @@
  */
 import { isSyncError } from '../../../core/errors.js';
 import { safeText } from '../../../core/escape.js';
-import { ItemCommandError, type ConflictsResult, type HistoryResult, type ItemInfoResult, type ItemRequest, type LockView, type MessageResult, type ShareResult, type TrashListResult, type VersionsResult } from '../item-protocol.js';
+import { ItemCommandError, type ConflictsResult, type HistoryResult, type ItemInfoResult, type ItemRequest, type LockView, type MessageResult, type SelectiveTreeResult, type ShareResult, type TrashListResult, type VersionsResult } from '../item-protocol.js';
 import { conflicts, resolveConflict } from './conflicts.js';
 import { resolveItem, type ItemCommandDeps, type ResolvedItem } from './context.js';
 import { history } from './history.js';
 import { info } from './info.js';
 import { lockAt, lockItem, unlockItem } from './lock.js';
+import { selectiveTree } from './selective-tree.js';
 import { share, unshare } from './share.js';
 import { trashEntries, trashRestore } from './trash.js';
 import { restoreVersion, versions } from './versions.js';
 
 export type { ItemCommandDeps, ResolvedItem } from './context.js';
 
-export type ItemResult = ItemInfoResult | ShareResult | MessageResult | VersionsResult | HistoryResult | ConflictsResult | TrashListResult;
+export type ItemResult = ItemInfoResult | ShareResult | MessageResult | VersionsResult | HistoryResult | ConflictsResult | TrashListResult | SelectiveTreeResult;
 
 export class ItemCommands {
   constructor(private readonly deps: ItemCommandDeps) {}
@@ -72,6 +73,8 @@ export class ItemCommands {
         return trashRestore(deps, req);
       case 'conflicts-resolve':
         return resolveConflict(deps, req.path, req.keep);
+      case 'selective-tree':
+        return selectiveTree(deps, req);
       default: {
         const never: never = req;
         throw new ItemCommandError('fatal', `unknown item command ${JSON.stringify(never)}`);

@@ -14,6 +14,8 @@ import type { DaemonStatus } from '../../control/control-protocol.js';
 import type { ConflictView, HistoryEntry } from '../../control/item-protocol.js';
 import type { Overall, OverallState } from '../overview.js';
 import type { OperationEvent } from '../ui-server.js';
+import { getJson, post } from './api.js';
+import { SelectiveView } from './selective.js';
 import './style.css';
 
 interface Overview {
@@ -32,24 +34,12 @@ const STATE_LABEL: Readonly<Record<OverallState, string>> = {
   offline: 'Offline',
 };
 
-const VIEWS = ['overview', 'problems', 'changes', 'conflicts'] as const;
+const VIEWS = ['overview', 'problems', 'changes', 'conflicts', 'selective'] as const;
 type View = (typeof VIEWS)[number];
-const VIEW_LABEL: Readonly<Record<View, string>> = { overview: 'Overview', problems: 'Problems', changes: 'Recent changes', conflicts: 'Conflicts' };
+const VIEW_LABEL: Readonly<Record<View, string>> = { overview: 'Overview', problems: 'Problems', changes: 'Recent changes', conflicts: 'Conflicts', selective: 'Selective sync' };
 const PAGE_SIZE = 100;
 const MAX_CHANGES = 5000;
 
-async function post(path: string, body: unknown = {}): Promise<string> {
-  const r = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), credentials: 'same-origin' });
-  const answer = (await r.json().catch(() => ({}))) as { message?: string; error?: string };
-  if (!r.ok) throw new Error(answer.error ?? `the daemon answered ${r.status}`);
-  return answer.message ?? 'done';
-}
-
-async function getJson<T>(path: string): Promise<T> {
-  const r = await fetch(path, { credentials: 'same-origin' });
-  if (!r.ok) throw new Error(((await r.json().catch(() => ({}))) as { error?: string }).error ?? `the daemon answered ${r.status}`);
-  return (await r.json()) as T;
-}
 
 const when = (ms: number | null): string => (ms === null ? 'never' : new Date(ms).toLocaleString());
 const ago = (ms: number | null): string => (ms === null ? 'not yet' : `${formatWholeDuration(Math.max(0, Date.now() - ms))} ago`);
@@ -129,7 +119,9 @@ function App(): ComponentChildren {
             ? html`<${ProblemsView} o=${overview} act=${act} />`
             : view === 'changes'
               ? html`<${ChangesView} o=${overview} changes=${changes} />`
-              : html`<${ConflictsView} o=${overview} act=${act} />`}
+              : view === 'selective'
+                ? html`<${SelectiveView} pairs=${overview.status.engine.roots.map((r) => r.localPath)} act=${act} />`
+                : html`<${ConflictsView} o=${overview} act=${act} />`}
     </main>
   `;
 }
@@ -224,13 +216,14 @@ function ProblemsView({ o, act }: { o: Overview; act: (p: Promise<string>) => vo
     <p><button onClick=${() => act(post('/api/retry'))}>Retry all</button> ${count(errors.length, 'item')} not syncing.</p>
     <table>
       <caption class="sr-only">Items that are failing or parked</caption>
-      <thead><tr><th scope="col">Item</th><th scope="col">Reason</th><th scope="col">What happens next</th><th scope="col">Actions</th></tr></thead>
+      <thead><tr><th scope="col">Item</th><th scope="col">Reason</th><th scope="col">Since</th><th scope="col">What happens next</th><th scope="col">Actions</th></tr></thead>
       <tbody>
         ${rows.map((p) => {
           const abs = absolute(o, p.root, p.path);
           return html`<tr class="problem">
             <td class="path">${shown(abs)}</td>
             <td>${shown(p.message)}</td>
+            <td class="since">${p.sinceMs === null ? 'before this version kept it' : html`<time datetime=${new Date(p.sinceMs).toISOString()}>${when(p.sinceMs)}</time> (${ago(p.sinceMs)})`}</td>
             <td>${p.nextRetryAtMs === null ? 'Parked: tried again when the item changes, or when you press Retry' : `Tried again automatically at ${when(p.nextRetryAtMs)}`}</td>
             <td class="actions">
               <button aria-label=${`Retry ${shown(abs)}`} onClick=${() => act(post('/api/retry', { path: abs }))}>Retry</button>
