@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
+import { escapeText } from '../../core/escape.js';
 
-/** `boxsync pause|resume|sync-now|confirm ID`: control verbs sent to the running daemon. */
+/** `boxsync pause|resume|sync-now|confirm ID|bwlimit RATE|notifications on|off`: control verbs sent to the running daemon. */
 export function register(program: Command): void {
   const verbs = [
     ['pause', 'Pause syncing (transfers in flight finish; nothing new starts)'],
@@ -27,5 +28,30 @@ export function register(program: Command): void {
     .action(async (id: string, opts: { socket?: string; config?: string }) => {
       const { runControlVerb } = await import('../../daemon/control/status-command.js');
       process.exitCode = await runControlVerb({ verb: 'confirm-guard', id }, opts);
+    });
+  program
+    .command('bwlimit')
+    .description('Set the running daemon\'s transfer bandwidth limit now (500K, 2M, off; no suffix: KiB/s); not saved: a restart returns to http.bwlimitKiBps')
+    .argument('<rate>', 'bytes per second with B, K, M or G, or off')
+    .option('--socket <path>', 'control socket (default: the config socketPath)')
+    .option('--config <file>', 'config file')
+    .action(async (rate: string, opts: { socket?: string; config?: string }) => {
+      const { runControlVerb } = await import('../../daemon/control/status-command.js');
+      process.exitCode = await runControlVerb({ verb: 'bwlimit', rate }, opts);
+    });
+  program
+    .command('notifications')
+    .description('Turn the running daemon\'s desktop notifications on or off now; not saved: a restart returns to daemon.notifications')
+    .argument('<state>', 'on or off')
+    .option('--socket <path>', 'control socket (default: the config socketPath)')
+    .option('--config <file>', 'config file')
+    .action(async (state: string, opts: { socket?: string; config?: string }) => {
+      if (state !== 'on' && state !== 'off') {
+        process.stderr.write(`boxsync notifications: say on or off (got "${escapeText(state)}"); nothing was changed\n`);
+        process.exitCode = 2;
+        return;
+      }
+      const { runControlVerb } = await import('../../daemon/control/status-command.js');
+      process.exitCode = await runControlVerb({ verb: 'notifications', on: state === 'on' }, opts);
     });
 }

@@ -12,6 +12,8 @@
  *   ← {"ok":true,"result":{...ItemInfoResult}}
  *   → {"verb":"selective","action":"exclude","path":"/home/me/Box/Archive","freeSpace":false}   (or "include"; selective-command.ts)
  *   ← {"ok":true,"result":{"message":"...","outcome":"applied"}}
+ *   → {"verb":"bwlimit","rate":"500K"|"off"} | {"verb":"notifications","on":false}   (live, not persisted: lifecycle/live-controls.ts)
+ *   ← {"ok":true,"result":{"message":"..."}}
  *   → {"verb":"ui-login"}   (`boxsync ui`: a one-time login link to the daemon's web page, src/daemon/ui/)
  *   ← {"ok":true,"result":{"url":"http://127.0.0.1:8385/login?t=..."}}
  * A malformed line, an unknown verb or a failed verb answers {"ok":false,"error":"<what happened; what next>"}
@@ -37,6 +39,8 @@ export const controlRequestSchema = z.discriminatedUnion('verb', [
   z.strictObject({ verb: z.literal('item'), request: itemRequestSchema }),
   z.strictObject({ verb: z.literal('selective'), action: z.enum(['exclude', 'include']), path: z.string().min(1), freeSpace: z.boolean().optional() }),
   z.strictObject({ verb: z.literal('ui-login') }),
+  z.strictObject({ verb: z.literal('bwlimit'), rate: z.string().min(1).max(40) }),
+  z.strictObject({ verb: z.literal('notifications'), on: z.boolean() }),
 ]);
 
 export type ControlRequest = z.output<typeof controlRequestSchema>;
@@ -98,6 +102,15 @@ export interface DaemonStatus {
   readonly notices: readonly string[];
   /** How long the event loop was blocked (nothing else answers meanwhile, `status` included). */
   readonly eventLoop: EventLoopStatus;
+  /** The settings changed live by the `bwlimit` and `notifications` verbs. */
+  readonly controls: LiveControlsStatus;
+}
+
+export interface LiveControlsStatus {
+  /** The transfer cap for uploads and downloads together, or null for none. */
+  readonly bandwidthBytesPerSec: number | null;
+  /** `on`: the user wants them; `available`: a desktop session and notify-send exist, so they can be shown. */
+  readonly notifications: { readonly on: boolean; readonly available: boolean };
 }
 
 export type { PathState };

@@ -36,6 +36,13 @@ export function attentionReasons(s: DaemonStatus): string[] {
   return out;
 }
 
+/** A rate as `--bwlimit` takes it (500K, 2M, off), in bytes per second for people. */
+export function rateText(bytesPerSec: number | null): string {
+  if (bytesPerSec === null) return 'off';
+  if (bytesPerSec >= 1024 * 1024) return `${Number((bytesPerSec / (1024 * 1024)).toFixed(2))} MiB/s`;
+  return `${Number((bytesPerSec / 1024).toFixed(2))} KiB/s`;
+}
+
 export function formatDaemonStatus(s: DaemonStatus, nowMs: number = Date.now()): string {
   const e = s.engine;
   const lines: string[] = [];
@@ -66,6 +73,11 @@ export function formatDaemonStatus(s: DaemonStatus, nowMs: number = Date.now()):
   const effective = rs.effective === rs.configured ? rs.effective : `${rs.effective} (configured: ${rs.configured})`;
   lines.push(`  remote events: ${rs.state} on the ${effective} stream${rs.note ? `; ${safeText(rs.note)}` : ''}`);
   const el = s.eventLoop;
+  const c = s.controls;
+  if (c !== undefined) {
+    const notes = c.notifications.on ? (c.notifications.available ? 'on' : 'on (none shown: no desktop session or notify-send)') : 'off';
+    lines.push(`  bandwidth limit: ${rateText(c.bandwidthBytesPerSec)}; notifications: ${notes}`);
+  }
   if (el !== undefined) lines.push(`  event loop: blocked at most ${el.recentMaxDelayMs} ms in the last minute, ${el.maxDelayMs} ms since the start (p99 ${el.p99DelayMs} ms)`);
   if (e.conflicts.length > 0) {
     lines.push(`  conflicts (${e.conflicts.length}):`);

@@ -84,6 +84,8 @@ const bodies = {
   confirm: z.strictObject({ id: z.string().min(1).max(1024) }),
   resolve: z.strictObject({ path: z.string().min(1).max(8192), keep: z.enum(['local', 'remote', 'both']) }),
   open: z.strictObject({ path: z.string().min(1).max(8192) }),
+  bwlimit: z.strictObject({ rate: z.string().min(1).max(40) }),
+  notifications: z.strictObject({ on: z.boolean() }),
   none: z.strictObject({}),
 };
 
@@ -153,6 +155,9 @@ export async function startUiServer(opts: UiServerOptions): Promise<UiServer> {
     'POST /api/pause': () => opts.control({ verb: 'pause' }),
     'POST /api/resume': () => opts.control({ verb: 'resume' }),
     'POST /api/sync-now': () => opts.control({ verb: 'sync-now' }),
+    // Live settings the engine does not report on its own: the open pages hear of the change at once.
+    'POST /api/bwlimit': (b) => opts.control({ verb: 'bwlimit', rate: parse(bodies.bwlimit, b).rate }).finally(pushStatus),
+    'POST /api/notifications': (b) => opts.control({ verb: 'notifications', on: parse(bodies.notifications, b).on }).finally(pushStatus),
     'POST /api/retry': (b) => {
       const { path } = parse(bodies.retry, b);
       return opts.control({ verb: 'retry', ...(path === undefined ? {} : { path: insideRoots(path) }) });

@@ -10,7 +10,7 @@ import { render, type ComponentChildren } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { escapeText } from '../../../core/escape.js';
 import { formatBytesOneDecimal, formatWholeDuration } from '../../../core/format.js';
-import type { DaemonStatus } from '../../control/control-protocol.js';
+import type { DaemonStatus, LiveControlsStatus } from '../../control/control-protocol.js';
 import type { ConflictView, HistoryEntry } from '../../control/item-protocol.js';
 import type { Overall, OverallState } from '../overview.js';
 import type { OperationEvent } from '../ui-server.js';
@@ -150,7 +150,27 @@ function Controls({ overview, act }: { overview: Overview | null; act: (p: Promi
       ? html`<button onClick=${() => act(post('/api/resume'))}>Resume</button>`
       : html`<button onClick=${() => act(post('/api/pause'))} disabled=${overview === null}>Pause</button>`}
     <button onClick=${() => act(post('/api/sync-now'))} disabled=${overview === null}>Sync now</button>
+    ${overview?.status.controls ? html`<${LiveControls} c=${overview.status.controls} act=${act} />` : null}
   </div>`;
+}
+
+/** The bandwidth limit and notifications of the running daemon (lifecycle/live-controls.ts): not saved to the config. */
+function LiveControls({ c, act }: { c: LiveControlsStatus; act: (p: Promise<string>) => void }): ComponentChildren {
+  const current = c.bandwidthBytesPerSec === null ? 'off' : `${formatBytesOneDecimal(c.bandwidthBytesPerSec)}/s`;
+  const [rate, setRate] = useState('');
+  const submit = (e: Event): void => {
+    e.preventDefault();
+    if (rate.trim() !== '') act(post('/api/bwlimit', { rate: rate.trim() }).then((m) => (setRate(''), m)));
+  };
+  return html`<form class="bwlimit" onSubmit=${submit}>
+      <label for="bwlimit-rate">Bandwidth limit (now ${current})</label>
+      <input id="bwlimit-rate" size="8" placeholder="500K, 2M, off" value=${rate} onInput=${(e: Event) => setRate((e.target as HTMLInputElement).value)} />
+      <button type="submit">Set limit</button>
+    </form>
+    <label class="notifications" title=${c.notifications.available ? '' : 'no desktop session or notify-send: none can be shown'}>
+      <input type="checkbox" checked=${c.notifications.on} onChange=${(e: Event) => act(post('/api/notifications', { on: (e.target as HTMLInputElement).checked }))} />
+      Desktop notifications
+    </label>`;
 }
 
 function OverviewView({ o, act }: { o: Overview; act: (p: Promise<string>) => void }): ComponentChildren {
