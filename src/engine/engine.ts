@@ -55,6 +55,8 @@ class SyncEngine implements Engine {
   /** The first pass of the process listed again what earlier listings had refused (see relistParked). */
   private relisted = false;
   private readonly allowedGuards = new Set<string>();
+  /** Folder pairs the user paused on their own (pauseRoot). */
+  private readonly pausedRootIds = new Set<RootId>();
   private readonly closer = new AbortController();
   private chain: Promise<unknown> = Promise.resolve();
 
@@ -120,6 +122,17 @@ class SyncEngine implements Engine {
   resume(): void {
     this.queue.resume();
     this.tracker.emit(true);
+  }
+
+  /** One folder pair held (`boxsync pause PATH`): passes skip it, its local hints wait; the others go on. */
+  pauseRoot(root: RootId, paused: boolean): void {
+    if (paused) this.pausedRootIds.add(root);
+    else this.pausedRootIds.delete(root);
+    this.tracker.emit(true);
+  }
+
+  pausedRoots(): readonly RootId[] {
+    return [...this.pausedRootIds];
   }
 
   confirmGuard(id: string): boolean {
@@ -207,7 +220,7 @@ class SyncEngine implements Engine {
       this.relisted = true;
       for (const r of observed.refusals) refusals.push({ id: guardIdText({ kind: r.code, root: r.root }), message: r.message });
       for (const root of this.deps.roots) {
-        if (observed.refusals.some((r) => r.root === root.id)) continue;
+        if (observed.refusals.some((r) => r.root === root.id) || this.pausedRootIds.has(root.id)) continue;
         const rc = this.rootContext(root);
         const ready = await this.ensureLocalRoot(rc, refusals, !(hintedPass && !observed.full && this.scanned.has(root.id)));
         if (ready === false) continue;
@@ -288,7 +301,7 @@ class SyncEngine implements Engine {
   private async syncHintsNow(ctx: ReconcileContext, tally: Tally, signal: AbortSignal): Promise<void> {
     if (!this.hints.hinted) return;
     const { journal, logger } = this.deps;
-    const roots = this.deps.roots.filter((r) => this.scanned.has(r.id));
+    const roots = this.deps.roots.filter((r) => this.scanned.has(r.id) && !this.pausedRootIds.has(r.id));
     if (roots.length === 0) return;
     const taken: TakenHints = { local: new Map(), remote: [] };
     const extraIds = this.hints.takeRemote(taken);

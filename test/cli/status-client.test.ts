@@ -43,7 +43,7 @@ function sampleStatus(nowMs: number): DaemonStatus {
     schedules: [],
     notices: ['/home/me/Box: inotify watch limit reached'],
     eventLoop: { maxDelayMs: 140.5, recentMaxDelayMs: 31.2, p99DelayMs: 21.6 },
-    controls: { bandwidthBytesPerSec: 512 * 1024, notifications: { on: false, available: true } },
+    controls: { pausedPairs: [], bandwidthBytesPerSec: 512 * 1024, notifications: { on: false, available: true } },
   };
 }
 

@@ -1,24 +1,34 @@
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { escapeText } from '../../core/escape.js';
 
-/** `boxsync pause|resume|sync-now|confirm ID|bwlimit RATE|notifications on|off`: control verbs sent to the running daemon. */
+/** `boxsync pause [PATH]|resume [PATH]|sync-now|confirm ID|bwlimit RATE|notifications on|off`: control verbs sent to the running daemon. */
 export function register(program: Command): void {
-  const verbs = [
-    ['pause', 'Pause syncing (transfers in flight finish; nothing new starts)'],
-    ['resume', 'Resume syncing after pause'],
-    ['sync-now', 'Run a full rescan and listing now'],
+  const pauses = [
+    ['pause', 'Pause syncing (transfers in flight finish; nothing new starts); with PATH, only the folder pair holding it'],
+    ['resume', 'Resume syncing after pause; with PATH, the folder pair holding it'],
   ] as const;
-  for (const [verb, description] of verbs) {
+  for (const [verb, description] of pauses) {
     program
       .command(verb)
       .description(description)
+      .argument('[path]', 'a path inside one folder pair (default: all of them)')
       .option('--socket <path>', 'control socket (default: the config socketPath)')
       .option('--config <file>', 'config file')
-      .action(async (opts: { socket?: string; config?: string }) => {
+      .action(async (path: string | undefined, opts: { socket?: string; config?: string }) => {
         const { runControlVerb } = await import('../../daemon/control/status-command.js');
-        process.exitCode = await runControlVerb({ verb }, opts);
+        process.exitCode = await runControlVerb({ verb, ...(path === undefined ? {} : { path: resolve(path) }) }, opts);
       });
   }
+  program
+    .command('sync-now')
+    .description('Run a full rescan and listing now')
+    .option('--socket <path>', 'control socket (default: the config socketPath)')
+    .option('--config <file>', 'config file')
+    .action(async (opts: { socket?: string; config?: string }) => {
+      const { runControlVerb } = await import('../../daemon/control/status-command.js');
+      process.exitCode = await runControlVerb({ verb: 'sync-now' }, opts);
+    });
   program
     .command('confirm')
     .description('Confirm a safety guard the daemon is holding (its id is shown by `boxsync status`)')

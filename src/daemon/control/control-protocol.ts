@@ -6,7 +6,7 @@
  *   ← {"ok":true,"result":{...DaemonStatus}}
  *   → {"verb":"status-path","path":"/home/me/Box/report.pdf"}
  *   ← {"ok":true,"result":{...PathStatus}}
- *   → {"verb":"pause"} | {"verb":"resume"} | {"verb":"sync-now"} | {"verb":"confirm-guard","id":"..."} | {"verb":"retry","path":"..."?}
+ *   → {"verb":"pause","path":"..."?} | {"verb":"resume","path":"..."?} (a path: the one folder pair holding it) | {"verb":"sync-now"} | {"verb":"confirm-guard","id":"..."} | {"verb":"retry","path":"..."?}
  *   ← {"ok":true,"result":{"message":"..."}}
  *   → {"verb":"item","request":{"command":"info","path":"/home/me/Box/report.pdf"}}   (see item-protocol.ts)
  *   ← {"ok":true,"result":{...ItemInfoResult}}
@@ -31,8 +31,8 @@ import type { PathState } from './path-state.js';
 export const controlRequestSchema = z.discriminatedUnion('verb', [
   z.strictObject({ verb: z.literal('status') }),
   z.strictObject({ verb: z.literal('status-path'), path: z.string().min(1) }),
-  z.strictObject({ verb: z.literal('pause') }),
-  z.strictObject({ verb: z.literal('resume') }),
+  z.strictObject({ verb: z.literal('pause'), path: z.string().min(1).optional() }),
+  z.strictObject({ verb: z.literal('resume'), path: z.string().min(1).optional() }),
   z.strictObject({ verb: z.literal('sync-now') }),
   z.strictObject({ verb: z.literal('confirm-guard'), id: z.string().min(1) }),
   z.strictObject({ verb: z.literal('retry'), path: z.string().min(1).optional() }),
@@ -107,6 +107,8 @@ export interface DaemonStatus {
 }
 
 export interface LiveControlsStatus {
+  /** The folder pairs paused on their own (`boxsync pause PATH`), by their local path. */
+  readonly pausedPairs: readonly string[];
   /** The transfer cap for uploads and downloads together, or null for none. */
   readonly bandwidthBytesPerSec: number | null;
   /** `on`: the user wants them; `available`: a desktop session and notify-send exist, so they can be shown. */

@@ -30,7 +30,7 @@ import { IdleReclaimer, obtainGc } from './idle-reclaim.js';
 import { pathStatus } from '../control/path-status.js';
 import { RemoteSide } from './remote-side.js';
 import { Schedules } from './schedules.js';
-import { liveControls, setBandwidth, setNotifications } from './live-controls.js';
+import { liveControls, pausePair, setBandwidth, setNotifications } from './live-controls.js';
 import { retryParks } from '../../engine/park-recheck.js';
 import { retriedText, retryHints, retryTarget } from '../control/retry-command.js';
 
@@ -244,7 +244,7 @@ export class DaemonSession {
       const retry = this.passes.nextRetryAtMs ? `; retrying at ${new Date(this.passes.nextRetryAtMs).toISOString()}` : '';
       notices.push(`last pass failed: ${this.passes.lastError}${retry}`);
     }
-    const controls = liveControls(this.notifier, this.parts.bandwidth);
+    const controls = liveControls(this.notifier, this.parts.bandwidth, this.parts.engine, this.parts.roots);
     return { ...base, configFile: this.config.file, engine, passes: this.passes.passCount, watchers, remoteStream, schedules: this.schedules.status(), notices, controls };
   }
 
@@ -268,10 +268,12 @@ export class DaemonSession {
         return asked === null ? st : { ...st, lock: asked.lock };
       }
       case 'pause':
+        if (req.path !== undefined) return pausePair(this.parts.engine, this.parts.roots, req.path, true, () => undefined, this.log);
         this.parts.engine.pause();
         this.log.info('paused by the user');
         return { message: 'paused: transfers in flight finish, nothing new starts; `boxsync resume` to continue' };
       case 'resume':
+        if (req.path !== undefined) return pausePair(this.parts.engine, this.parts.roots, req.path, false, () => this.passes.request('full'), this.log);
         this.parts.engine.resume();
         this.passes.request('hint');
         this.log.info('resumed by the user');
