@@ -55,8 +55,6 @@ class SyncEngine implements Engine {
   /** The first pass of the process listed again what earlier listings had refused (see relistParked). */
   private relisted = false;
   private readonly allowedGuards = new Set<string>();
-  /** Folder pairs the user paused on their own (pauseRoot). */
-  private readonly pausedRootIds = new Set<RootId>();
   private readonly closer = new AbortController();
   private chain: Promise<unknown> = Promise.resolve();
 
@@ -129,6 +127,11 @@ class SyncEngine implements Engine {
     if (paused) this.pausedRootIds.add(root);
     else this.pausedRootIds.delete(root);
     this.tracker.emit(true);
+  }
+
+  /** Folder pairs the user paused on their own: the hint ledger holds them, so they neither count nor wake. */
+  private get pausedRootIds(): Set<RootId> {
+    return this.hints.held;
   }
 
   pausedRoots(): readonly RootId[] {

@@ -80,6 +80,7 @@ export interface UiServer {
 }
 
 const bodies = {
+  /** retry, pause and resume: an optional path inside a folder pair. */
   retry: z.strictObject({ path: z.string().min(1).max(8192).optional() }),
   confirm: z.strictObject({ id: z.string().min(1).max(1024) }),
   resolve: z.strictObject({ path: z.string().min(1).max(8192), keep: z.enum(['local', 'remote', 'both']) }),
@@ -152,8 +153,15 @@ export async function startUiServer(opts: UiServerOptions): Promise<UiServer> {
       return item({ command: 'history', limit });
     },
     'GET /api/conflicts': () => item({ command: 'conflicts' }),
-    'POST /api/pause': () => opts.control({ verb: 'pause' }),
-    'POST /api/resume': () => opts.control({ verb: 'resume' }),
+    // With a path: the one folder pair holding it (issue 31's per-pair pause); the engine tells the pages itself.
+    'POST /api/pause': (b) => {
+      const { path } = parse(bodies.retry, b);
+      return opts.control({ verb: 'pause', ...(path === undefined ? {} : { path: insideRoots(path) }) }).finally(pushStatus);
+    },
+    'POST /api/resume': (b) => {
+      const { path } = parse(bodies.retry, b);
+      return opts.control({ verb: 'resume', ...(path === undefined ? {} : { path: insideRoots(path) }) }).finally(pushStatus);
+    },
     'POST /api/sync-now': () => opts.control({ verb: 'sync-now' }),
     // Live settings the engine does not report on its own: the open pages hear of the change at once.
     'POST /api/bwlimit': (b) => opts.control({ verb: 'bwlimit', rate: parse(bodies.bwlimit, b).rate }).finally(pushStatus),

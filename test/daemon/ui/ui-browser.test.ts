@@ -164,8 +164,17 @@ describe.skipIf(chromiumMissing !== null)(`the web page in chromium${chromiumMis
     expect(run.output()).not.toMatch(/login\?t=/);
   });
 
-  it('the bandwidth limit is set and notifications are switched from the page, live', async () => {
+  it('one folder pair is paused and resumed from the page; the bandwidth limit is set and notifications are switched, live', async () => {
     await view(/Overview/);
+    const pair = page.getByRole('region', { name: `Folder pair ${h.mirror}` });
+    await pair.getByRole('button', { name: `Pause ${h.mirror}` }).click();
+    await waitFor(async () => (await h.status()).controls.pausedPairs.includes(h.mirror), { timeoutMs: BOUND_MS, what: 'the pair to pause' });
+    // The only pair paused: the daemon as a whole reads paused.
+    await expect.poll(() => page.title(), { timeout: BOUND_MS }).toBe('boxsync: Paused');
+    await pair.getByRole('button', { name: `Resume ${h.mirror}` }).click();
+    await waitFor(async () => (await h.status()).controls.pausedPairs.length === 0, { timeoutMs: BOUND_MS, what: 'the pair to resume' });
+    await pair.getByRole('button', { name: `Pause ${h.mirror}` }).waitFor({ timeout: BOUND_MS });
+
     const controls = page.getByRole('group', { name: 'Controls' });
     await controls.getByLabel(/Bandwidth limit/).fill('2M');
     await controls.getByRole('button', { name: 'Set limit' }).click();

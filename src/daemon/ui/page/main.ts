@@ -189,9 +189,13 @@ function OverviewView({ o, act }: { o: Overview; act: (p: Promise<string>) => vo
       : null}
     ${e.roots.map((r) => {
       const transfers = r.inFlight;
+      const pairPaused = s.controls?.pausedPairs.includes(r.localPath) === true;
       return html`<section class="pair" aria-label=${`Folder pair ${shown(r.localPath)}`}>
-        <h2>${shown(r.localPath)}</h2>
+        <h2>${shown(r.localPath)}${pairPaused ? html` <span class="badge">paused</span>` : null}</h2>
         <p class="sub">Box folder ${shown(r.remoteId)}</p>
+        ${pairPaused
+          ? html`<button aria-label=${`Resume ${shown(r.localPath)}`} onClick=${() => act(post('/api/resume', { path: r.localPath }))}>Resume this pair</button>`
+          : html`<button aria-label=${`Pause ${shown(r.localPath)}`} onClick=${() => act(post('/api/pause', { path: r.localPath }))}>Pause this pair</button>`}
         <dl>
           <dt>In sync</dt><dd>${count(r.inSync.files, 'file')}, ${count(r.inSync.folders, 'folder')}, ${formatBytesOneDecimal(r.inSync.bytes)}</dd>
           <dt>Queued</dt><dd>${count(r.queued.ops, 'operation')}, ${formatBytesOneDecimal(r.queued.bytes)}</dd>
