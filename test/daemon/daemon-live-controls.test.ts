@@ -68,6 +68,13 @@ it('pause PATH holds one folder pair (a new file there waits) while the other sy
   await waitFor(() => hh.web.findByPath('Second/held.txt'), { timeoutMs: 30_000, what: 'held.txt on Box after resume' });
   expect((await h.status()).controls.pausedPairs).toEqual([]);
 
+  // `resume` with no path releases the pairs paused on their own too.
+  expect((await cli(h, ['pause', second])).code).toBe(0);
+  expect((await cli(h, ['pause', h.mirror])).code).toBe(0);
+  expect((await h.status()).controls.pausedPairs).toHaveLength(2);
+  expect((await cli(h, ['resume'])).code).toBe(0);
+  expect((await h.status()).controls.pausedPairs).toEqual([]);
+
   const outside = await cli(h, ['pause', '/etc']);
   expect(outside.code).not.toBe(0);
   expect(outside.stderr).toMatch(/is not inside any configured folder pair; nothing was paused/);

@@ -68,3 +68,10 @@ export function pausePair(engine: Engine, roots: readonly SyncRoot[], path: stri
   requestFull();
   return { message: `${shown} resumed: a full pass catches up with what changed meanwhile` };
 }
+
+/** `boxsync resume` (all): release every pair paused on its own; returns how many were. */
+export function releasePairs(engine: Engine): number {
+  const held = engine.pausedRoots();
+  for (const root of held) engine.pauseRoot(root, false);
+  return held.length;
+}

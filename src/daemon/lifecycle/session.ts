@@ -30,7 +30,7 @@ import { IdleReclaimer, obtainGc } from './idle-reclaim.js';
 import { pathStatus } from '../control/path-status.js';
 import { RemoteSide } from './remote-side.js';
 import { Schedules } from './schedules.js';
-import { liveControls, pausePair, setBandwidth, setNotifications } from './live-controls.js';
+import { liveControls, pausePair, releasePairs, setBandwidth, setNotifications } from './live-controls.js';
 import { retryParks } from '../../engine/park-recheck.js';
 import { retriedText, retryHints, retryTarget } from '../control/retry-command.js';
 
@@ -275,7 +275,8 @@ export class DaemonSession {
       case 'resume':
         if (req.path !== undefined) return pausePair(this.parts.engine, this.parts.roots, req.path, false, () => this.passes.request('full'), this.log);
         this.parts.engine.resume();
-        this.passes.request('hint');
+        // Resuming all releases the pairs paused on their own too; what they missed needs a full pass.
+        this.passes.request(releasePairs(this.parts.engine) > 0 ? 'full' : 'hint');
         this.log.info('resumed by the user');
         return { message: 'resumed' };
       case 'sync-now':

@@ -144,7 +144,9 @@ function toChange(e: OperationEvent, key: string): Change {
 }
 
 function Controls({ overview, act }: { overview: Overview | null; act: (p: Promise<string>) => void }): ComponentChildren {
-  const paused = overview?.status.engine.phase === 'paused';
+  const held = overview?.status.controls?.pausedPairs.length ?? 0;
+  // Paused as a whole, or every pair on its own: Resume releases them all.
+  const paused = overview?.status.engine.phase === 'paused' || (held > 0 && held === overview?.status.engine.roots.length);
   return html`<div class="controls" role="group" aria-label="Controls">
     ${paused
       ? html`<button onClick=${() => act(post('/api/resume'))}>Resume</button>`
