@@ -37,6 +37,7 @@ import type { LocalWatcher } from '../ports/local-watcher.js';
 import type { RemoteChanges, StreamType } from '../ports/remote-changes.js';
 import type { RemoteStore } from '../ports/remote-store.js';
 import { createBoxAdapter, type BoxActions } from '../remote/box/index.js';
+import type { Bandwidth } from '../remote/box/bandwidth.js';
 
 export interface ComposeOptions {
   readonly config: Config;
@@ -77,6 +78,8 @@ export interface Composition {
   readonly changes: RemoteChanges;
   /** Box features beyond the sync port (shared links, versions, locks) for CLI commands. */
   readonly boxActions: BoxActions;
+  /** The transfer bandwidth cap of the Box adapter (the daemon's `bwlimit` verb sets it live). */
+  readonly bandwidth: Bandwidth;
   /** The local trash of the state dir; `purgeOlderThan(retentionDays)` is the daemon's localTrashPurge job. */
   readonly localTrash: LocalTrash;
   /** Where that trash keeps its entries, for `trash list|restore` (the item commands). */
@@ -189,6 +192,7 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
       remote: box.store,
       changes: box.changes,
       boxActions: box.actions,
+      bandwidth: box.bandwidth,
       localTrash,
       trashPlaces: { mode: config.localTrash.mode, stateDir: config.stateDir, fs: nodeFs },
       roots: config.folders,

@@ -122,6 +122,22 @@ class SyncEngine implements Engine {
     this.tracker.emit(true);
   }
 
+  /** One folder pair held (`boxsync pause PATH`): passes skip it, its local hints wait; the others go on. */
+  pauseRoot(root: RootId, paused: boolean): void {
+    if (paused) this.pausedRootIds.add(root);
+    else this.pausedRootIds.delete(root);
+    this.tracker.emit(true);
+  }
+
+  /** Folder pairs the user paused on their own: the hint ledger holds them, so they neither count nor wake. */
+  private get pausedRootIds(): Set<RootId> {
+    return this.hints.held;
+  }
+
+  pausedRoots(): readonly RootId[] {
+    return [...this.pausedRootIds];
+  }
+
   confirmGuard(id: string): boolean {
     if (this.tracker.heldGuard?.id !== id) return false;
     this.allowedGuards.add(id);
@@ -207,7 +223,7 @@ class SyncEngine implements Engine {
       this.relisted = true;
       for (const r of observed.refusals) refusals.push({ id: guardIdText({ kind: r.code, root: r.root }), message: r.message });
       for (const root of this.deps.roots) {
-        if (observed.refusals.some((r) => r.root === root.id)) continue;
+        if (observed.refusals.some((r) => r.root === root.id) || this.pausedRootIds.has(root.id)) continue;
         const rc = this.rootContext(root);
         const ready = await this.ensureLocalRoot(rc, refusals, !(hintedPass && !observed.full && this.scanned.has(root.id)));
         if (ready === false) continue;
@@ -288,7 +304,7 @@ class SyncEngine implements Engine {
   private async syncHintsNow(ctx: ReconcileContext, tally: Tally, signal: AbortSignal): Promise<void> {
     if (!this.hints.hinted) return;
     const { journal, logger } = this.deps;
-    const roots = this.deps.roots.filter((r) => this.scanned.has(r.id));
+    const roots = this.deps.roots.filter((r) => this.scanned.has(r.id) && !this.pausedRootIds.has(r.id));
     if (roots.length === 0) return;
     const taken: TakenHints = { local: new Map(), remote: [] };
     const extraIds = this.hints.takeRemote(taken);

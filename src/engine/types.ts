@@ -210,6 +210,13 @@ export interface Engine {
   status(): StatusReport;
   pause(): void;
   resume(): void;
+  /**
+   * Hold one folder pair (true) or release it: passes skip a held pair (its local hints wait, nothing of it is
+   * planned or transferred; a pass already running for it finishes); resuming one wants a full pass, as what Box
+   * said about it meanwhile was read and not planned.
+   */
+  pauseRoot(root: RootId, paused: boolean): void;
+  pausedRoots(): readonly RootId[];
   /** Release a held safety guard (the user confirmed). */
   confirmGuard(id: string): boolean;
   /** Finish or checkpoint in-flight transfers, then stop. */

@@ -153,4 +153,27 @@ describe('proxies and the bandwidth cap', () => {
     expect(now).toBeGreaterThanOrEqual(((1024 - 25) / 100) * 1000 - 1);
     expect(now).toBeLessThanOrEqual((1024 / 100) * 1000 + 50);
   });
+
+  it('a limit changed while a transfer waits (the daemon\'s bwlimit verb) is obeyed from the next chunk; off passes at once', async () => {
+    let now = 0;
+    const clock = { now: () => now, sleep: async (ms: number) => void (now += ms) };
+    const bw = new Bandwidth(null, clock);
+    await bw.take(10 * 1024 * 1024);
+    expect(now).toBe(0);
+    bw.setRate(100 * 1024);
+    expect(bw.bytesPerSec).toBe(100 * 1024);
+    await bw.take(1024 * 1024);
+    const slow = now;
+    // 1 MiB at 100 KiB/s, from an empty bucket: about 10 s of (fake) time.
+    expect(slow).toBeGreaterThanOrEqual((1024 / 100) * 1000 - 300);
+    bw.setRate(1024 * 1024);
+    await bw.take(1024 * 1024);
+    // Ten times the rate: about a tenth of the time.
+    expect(now - slow).toBeLessThanOrEqual(1100);
+    bw.setRate(null);
+    const before = now;
+    await bw.take(100 * 1024 * 1024);
+    expect(now).toBe(before);
+    expect(() => bw.setRate(0)).toThrow(/must be positive/);
+  });
 });

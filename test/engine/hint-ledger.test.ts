@@ -95,6 +95,20 @@ describe('HintLedger', () => {
     hints.wake(9_000);
     expect(hints.takeLocal(taken(), root.id).sort()).toEqual(['cond.txt', 'later.txt', 'soon.txt']);
   });
+
+  it('a held pair (paused on its own) keeps its hints, but they and its failed items neither count nor wake a pass', async () => {
+    const { journal, hints } = await ledger();
+    hints.held.add(root.id);
+    hints.hintLocal(root.id, [p('waits.txt')]);
+    expect(hints.hasHints()).toBe(false);
+    journal.recordFailure({ root: root.id, message: 'm', attempts: 1, path: p('failed.txt'), code: 'server_error', nextRetryAtMs: 1_000, disposition: 'retry' });
+    expect(hints.nextWakeAtMs()).toBeNull();
+    hints.held.delete(root.id);
+    expect(hints.hasHints()).toBe(true);
+    expect(hints.nextWakeAtMs()).toBe(1_000);
+    const t = taken();
+    expect(hints.takeLocal(t, root.id)).toEqual(['waits.txt']);
+  });
 });
 
 function asOtherRoot<T extends { root: unknown }>(x: T): T {

@@ -6,12 +6,14 @@
  *   ← {"ok":true,"result":{...DaemonStatus}}
  *   → {"verb":"status-path","path":"/home/me/Box/report.pdf"}
  *   ← {"ok":true,"result":{...PathStatus}}
- *   → {"verb":"pause"} | {"verb":"resume"} | {"verb":"sync-now"} | {"verb":"confirm-guard","id":"..."} | {"verb":"retry","path":"..."?}
+ *   → {"verb":"pause","path":"..."?} | {"verb":"resume","path":"..."?} (a path: the one folder pair holding it) | {"verb":"sync-now"} | {"verb":"confirm-guard","id":"..."} | {"verb":"retry","path":"..."?}
  *   ← {"ok":true,"result":{"message":"..."}}
  *   → {"verb":"item","request":{"command":"info","path":"/home/me/Box/report.pdf"}}   (see item-protocol.ts)
  *   ← {"ok":true,"result":{...ItemInfoResult}}
  *   → {"verb":"selective","action":"exclude","path":"/home/me/Box/Archive","freeSpace":false}   (or "include"; selective-command.ts)
  *   ← {"ok":true,"result":{"message":"...","outcome":"applied"}}
+ *   → {"verb":"bwlimit","rate":"500K"|"off"} | {"verb":"notifications","on":false}   (live, not persisted: lifecycle/live-controls.ts)
+ *   ← {"ok":true,"result":{"message":"..."}}
  *   → {"verb":"ui-login"}   (`boxsync ui`: a one-time login link to the daemon's web page, src/daemon/ui/)
  *   ← {"ok":true,"result":{"url":"http://127.0.0.1:8385/login?t=..."}}
  * A malformed line, an unknown verb or a failed verb answers {"ok":false,"error":"<what happened; what next>"}
@@ -29,14 +31,16 @@ import type { PathState } from './path-state.js';
 export const controlRequestSchema = z.discriminatedUnion('verb', [
   z.strictObject({ verb: z.literal('status') }),
   z.strictObject({ verb: z.literal('status-path'), path: z.string().min(1) }),
-  z.strictObject({ verb: z.literal('pause') }),
-  z.strictObject({ verb: z.literal('resume') }),
+  z.strictObject({ verb: z.literal('pause'), path: z.string().min(1).optional() }),
+  z.strictObject({ verb: z.literal('resume'), path: z.string().min(1).optional() }),
   z.strictObject({ verb: z.literal('sync-now') }),
   z.strictObject({ verb: z.literal('confirm-guard'), id: z.string().min(1) }),
   z.strictObject({ verb: z.literal('retry'), path: z.string().min(1).optional() }),
   z.strictObject({ verb: z.literal('item'), request: itemRequestSchema }),
   z.strictObject({ verb: z.literal('selective'), action: z.enum(['exclude', 'include']), path: z.string().min(1), freeSpace: z.boolean().optional() }),
   z.strictObject({ verb: z.literal('ui-login') }),
+  z.strictObject({ verb: z.literal('bwlimit'), rate: z.string().min(1).max(40) }),
+  z.strictObject({ verb: z.literal('notifications'), on: z.boolean() }),
 ]);
 
 export type ControlRequest = z.output<typeof controlRequestSchema>;
@@ -98,6 +102,17 @@ export interface DaemonStatus {
   readonly notices: readonly string[];
   /** How long the event loop was blocked (nothing else answers meanwhile, `status` included). */
   readonly eventLoop: EventLoopStatus;
+  /** The settings changed live by the `bwlimit` and `notifications` verbs. */
+  readonly controls: LiveControlsStatus;
+}
+
+export interface LiveControlsStatus {
+  /** The folder pairs paused on their own (`boxsync pause PATH`), by their local path. */
+  readonly pausedPairs: readonly string[];
+  /** The transfer cap for uploads and downloads together, or null for none. */
+  readonly bandwidthBytesPerSec: number | null;
+  /** `on`: the user wants them; `available`: a desktop session and notify-send exist, so they can be shown. */
+  readonly notifications: { readonly on: boolean; readonly available: boolean };
 }
 
 export type { PathState };

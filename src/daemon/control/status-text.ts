@@ -36,10 +36,24 @@ export function attentionReasons(s: DaemonStatus): string[] {
   return out;
 }
 
+/** A rate as `--bwlimit` takes it (500K, 2M, off), in bytes per second for people. */
+export function rateText(bytesPerSec: number | null): string {
+  if (bytesPerSec === null) return 'off';
+  if (bytesPerSec >= 1024 * 1024) return `${Number((bytesPerSec / (1024 * 1024)).toFixed(2))} MiB/s`;
+  return `${Number((bytesPerSec / 1024).toFixed(2))} KiB/s`;
+}
+
+/** Every folder pair paused on its own (`boxsync pause PATH`): the daemon as a whole is paused. */
+export function allPairsPaused(s: DaemonStatus): boolean {
+  const paused = s.controls?.pausedPairs ?? [];
+  return paused.length > 0 && s.engine.roots.every((r) => paused.includes(r.localPath));
+}
+
 export function formatDaemonStatus(s: DaemonStatus, nowMs: number = Date.now()): string {
   const e = s.engine;
   const lines: string[] = [];
-  const phase = s.stopping ? `${e.phase} (stopping)` : e.phase;
+  const shownPhase = e.phase === 'idle' && allPairsPaused(s) ? 'paused' : e.phase;
+  const phase = s.stopping ? `${shownPhase} (stopping)` : shownPhase;
   lines.push(`boxsync daemon (pid ${s.pid}, up ${formatWholeDuration(nowMs - s.startedAtMs)}): ${phase}`);
   lines.push(`  last successful sync: ${e.lastSuccessfulSyncAtMs === null ? 'not yet' : `${ago(nowMs, e.lastSuccessfulSyncAtMs)}`}`);
   const attention = attentionReasons(s);
@@ -66,6 +80,12 @@ export function formatDaemonStatus(s: DaemonStatus, nowMs: number = Date.now()):
   const effective = rs.effective === rs.configured ? rs.effective : `${rs.effective} (configured: ${rs.configured})`;
   lines.push(`  remote events: ${rs.state} on the ${effective} stream${rs.note ? `; ${safeText(rs.note)}` : ''}`);
   const el = s.eventLoop;
+  const c = s.controls;
+  if (c !== undefined) {
+    const notes = c.notifications.on ? (c.notifications.available ? 'on' : 'on (none shown: no desktop session or notify-send)') : 'off';
+    lines.push(`  bandwidth limit: ${rateText(c.bandwidthBytesPerSec)}; notifications: ${notes}`);
+    for (const p of c.pausedPairs) lines.push(`  paused: ${esc(p)} (\`boxsync resume ${esc(p)}\` continues it)`);
+  }
   if (el !== undefined) lines.push(`  event loop: blocked at most ${el.recentMaxDelayMs} ms in the last minute, ${el.maxDelayMs} ms since the start (p99 ${el.p99DelayMs} ms)`);
   if (e.conflicts.length > 0) {
     lines.push(`  conflicts (${e.conflicts.length}):`);

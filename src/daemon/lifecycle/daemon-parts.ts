@@ -13,6 +13,7 @@ import type { BoxActions } from '../../remote/box/index.js';
 import type { LocalFs } from '../../ports/local-fs.js';
 import type { TrashPlaces } from '../../local/local-trash-entries.js';
 import { compose, type ComposeOptions } from '../compose.js';
+import type { Bandwidth } from '../../remote/box/bandwidth.js';
 
 export interface DaemonParts {
   readonly engine: Engine;
@@ -31,6 +32,8 @@ export interface DaemonParts {
   readonly purgeLocalTrash: (ageMs: number) => Promise<number>;
   /** Box features beyond sync, for the item commands on the control socket (absent: those commands are refused). */
   readonly boxActions?: BoxActions;
+  /** The transfer bandwidth cap, set live by the `bwlimit` verb (absent: the verb is refused). */
+  readonly bandwidth?: Bandwidth;
   /** Where the local trash keeps its entries (`trash list|restore`). */
   readonly trashPlaces: TrashPlaces;
   /** The configured Box API URL (web URLs of `boxsync info`). */
@@ -63,6 +66,7 @@ export function composeDaemonParts(overrides: DaemonComposeOverrides = {}): Comp
       isIgnoredFor: (root) => c.isIgnoredFor(root),
       purgeLocalTrash: (ageMs) => c.localTrash.purgeOlderThan(ageMs),
       boxActions: c.boxActions,
+      bandwidth: c.bandwidth,
       trashPlaces: c.trashPlaces,
       apiUrl: config.remote.apiUrl,
       close: () => c.close(),

@@ -22,6 +22,37 @@ export interface Notifier {
 
 export const noNotifier: Notifier = { enabled: false, notify: () => undefined };
 
+/**
+ * Notifications the user turns on and off while the daemon runs (the `notifications on|off` verb, the web page's
+ * toggle); `available` is false when there is no desktop session or no notify-send, and then they stay off.
+ */
+export interface SwitchableNotifier extends Notifier {
+  readonly available: boolean;
+  /** Whether the user wants them (config `daemon.notifications`, then the verb). */
+  readonly wanted: boolean;
+  setWanted(on: boolean): void;
+}
+
+export function switchableNotifier(opts: { enabled: boolean; env?: NodeJS.ProcessEnv; log: Logger; now?: () => number }): SwitchableNotifier {
+  const inner = createNotifier({ ...opts, enabled: true });
+  let wanted = opts.enabled;
+  return {
+    available: inner.enabled,
+    get wanted() {
+      return wanted;
+    },
+    get enabled() {
+      return wanted && inner.enabled;
+    },
+    setWanted(on) {
+      wanted = on;
+    },
+    notify(kind, title, body) {
+      if (wanted) inner.notify(kind, title, body);
+    },
+  };
+}
+
 /** The notify-send on PATH, or null. */
 function findNotifySend(env: NodeJS.ProcessEnv): string | null {
   for (const dir of (env.PATH ?? '').split(delimiter)) {

@@ -21,7 +21,7 @@ import type { DaemonSettings } from './daemon-settings.js';
 import { LocalSide } from './local-side.js';
 import { ConvergenceWatch } from './convergence-watch.js';
 import { cleanExpiredUploadSessions, maintainJournal } from './maintenance-jobs.js';
-import { createNotifier } from './notifier.js';
+import { switchableNotifier, type SwitchableNotifier } from './notifier.js';
 import { ItemCommands, type ItemResult } from '../control/items/item-commands.js';
 import { ItemCommandError } from '../control/item-protocol.js';
 import { OperationLog } from '../control/operation-log.js';
@@ -30,6 +30,7 @@ import { IdleReclaimer, obtainGc } from './idle-reclaim.js';
 import { pathStatus } from '../control/path-status.js';
 import { RemoteSide } from './remote-side.js';
 import { Schedules } from './schedules.js';
+import { liveControls, pausePair, releasePairs, setBandwidth, setNotifications } from './live-controls.js';
 import { retryParks } from '../../engine/park-recheck.js';
 import { retriedText, retryHints, retryTarget } from '../control/retry-command.js';
 
@@ -73,6 +74,7 @@ export class DaemonSession {
     private readonly log: Logger,
     private readonly fatalHook: (message: string) => void,
     private readonly reclaimer: IdleReclaimer,
+    private readonly notifier: SwitchableNotifier,
   ) {}
 
   /** `rootLogger` has no component yet: compose and each loop add their own, this session logs as 'daemon'. */
@@ -85,7 +87,7 @@ export class DaemonSession {
     hooks: DaemonSessionHooks = {},
   ): Promise<DaemonSession> {
     const log = rootLogger.child({ component: 'daemon' });
-    const notifier = createNotifier({ enabled: config.daemon.notifications, log: rootLogger.child({ component: 'notify' }) });
+    const notifier = switchableNotifier({ enabled: config.daemon.notifications, log: rootLogger.child({ component: 'notify' }) });
     const ops = new OperationLog();
     let guardNotified: string | null = null;
     const events: EngineEvents = {
@@ -202,7 +204,7 @@ export class DaemonSession {
       },
       rootLogger.child({ component: 'schedules' }),
     );
-    session = new DaemonSession(config, parts, passes, local, remote, schedules, ops, log, hooks.onFatal ?? (() => undefined), reclaimer);
+    session = new DaemonSession(config, parts, passes, local, remote, schedules, ops, log, hooks.onFatal ?? (() => undefined), reclaimer, notifier);
     session.convergence = new ConvergenceWatch({ engine: parts.engine, journal: parts.journal, roots: parts.roots, isIgnoredFor: parts.isIgnoredFor, request: () => passes.request('hint'), busy: () => passes.busy, log });
     try {
       await remote.prepare();
@@ -242,7 +244,8 @@ export class DaemonSession {
       const retry = this.passes.nextRetryAtMs ? `; retrying at ${new Date(this.passes.nextRetryAtMs).toISOString()}` : '';
       notices.push(`last pass failed: ${this.passes.lastError}${retry}`);
     }
-    return { ...base, configFile: this.config.file, engine, passes: this.passes.passCount, watchers, remoteStream, schedules: this.schedules.status(), notices };
+    const controls = liveControls(this.notifier, this.parts.bandwidth, this.parts.engine, this.parts.roots);
+    return { ...base, configFile: this.config.file, engine, passes: this.passes.passCount, watchers, remoteStream, schedules: this.schedules.status(), notices, controls };
   }
 
   private items: ItemCommands | null = null;
@@ -265,12 +268,15 @@ export class DaemonSession {
         return asked === null ? st : { ...st, lock: asked.lock };
       }
       case 'pause':
+        if (req.path !== undefined) return pausePair(this.parts.engine, this.parts.roots, req.path, true, () => undefined, this.log);
         this.parts.engine.pause();
         this.log.info('paused by the user');
         return { message: 'paused: transfers in flight finish, nothing new starts; `boxsync resume` to continue' };
       case 'resume':
+        if (req.path !== undefined) return pausePair(this.parts.engine, this.parts.roots, req.path, false, () => this.passes.request('full'), this.log);
         this.parts.engine.resume();
-        this.passes.request('hint');
+        // Resuming all releases the pairs paused on their own too; what they missed needs a full pass.
+        this.passes.request(releasePairs(this.parts.engine) > 0 ? 'full' : 'hint');
         this.log.info('resumed by the user');
         return { message: 'resumed' };
       case 'sync-now':
@@ -292,6 +298,10 @@ export class DaemonSession {
       }
       case 'retry':
         return this.retry(req.path);
+      case 'bwlimit':
+        return setBandwidth(this.parts.bandwidth, req.rate, this.log);
+      case 'notifications':
+        return setNotifications(this.notifier, req.on, this.log);
       default: {
         const never: never = req;
         throw new Error(`unknown verb ${JSON.stringify(never)}`);

@@ -4,12 +4,12 @@
  *
  *   offline          the Box event stream is reconnecting (Box cannot be reached), with its note
  *   needs-attention  anything attentionReasons lists (fatal error, held guard, failing or parked items, ...)
- *   paused           the user paused syncing
+ *   paused           the user paused syncing, or every folder pair on its own
  *   syncing          a pass runs, or work is queued or in flight
  *   up-to-date       none of the above
  */
 import type { DaemonStatus } from '../control/control-protocol.js';
-import { attentionReasons } from '../control/status-text.js';
+import { allPairsPaused, attentionReasons } from '../control/status-text.js';
 
 export type OverallState = 'up-to-date' | 'syncing' | 'paused' | 'needs-attention' | 'offline';
 
@@ -27,6 +27,7 @@ export function overallState(s: DaemonStatus): Overall {
   const attention = attentionReasons(s);
   if (attention.length > 0) return { state: 'needs-attention', reasons: attention };
   if (e.phase === 'paused') return { state: 'paused', reasons: ['paused by the user: nothing new starts until Resume'] };
+  if (allPairsPaused(s)) return { state: 'paused', reasons: ['every folder pair is paused by the user: nothing new starts until one is resumed'] };
   const queued = e.roots.reduce((n, r) => n + r.queued.ops + r.inFlight.length, 0);
   if (e.phase !== 'idle' || queued > 0) {
     return { state: 'syncing', reasons: [queued > 0 ? `${queued} operation${queued === 1 ? '' : 's'} to do` : `${e.phase}`] };

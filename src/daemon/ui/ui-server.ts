@@ -80,11 +80,14 @@ export interface UiServer {
 }
 
 const bodies = {
+  /** retry, pause and resume: an optional path inside a folder pair. */
   retry: z.strictObject({ path: z.string().min(1).max(8192).optional() }),
   confirm: z.strictObject({ id: z.string().min(1).max(1024) }),
   resolve: z.strictObject({ path: z.string().min(1).max(8192), keep: z.enum(['local', 'remote', 'both']) }),
   open: z.strictObject({ path: z.string().min(1).max(8192) }),
   selective: z.strictObject({ action: z.enum(['exclude', 'include']), path: z.string().min(1).max(8192) }),
+  bwlimit: z.strictObject({ rate: z.string().min(1).max(40) }),
+  notifications: z.strictObject({ on: z.boolean() }),
   none: z.strictObject({}),
 };
 
@@ -151,9 +154,19 @@ export async function startUiServer(opts: UiServerOptions): Promise<UiServer> {
       return item({ command: 'history', limit });
     },
     'GET /api/conflicts': () => item({ command: 'conflicts' }),
-    'POST /api/pause': () => opts.control({ verb: 'pause' }),
-    'POST /api/resume': () => opts.control({ verb: 'resume' }),
+    // With a path: the one folder pair holding it (issue 31's per-pair pause); the engine tells the pages itself.
+    'POST /api/pause': (b) => {
+      const { path } = parse(bodies.retry, b);
+      return opts.control({ verb: 'pause', ...(path === undefined ? {} : { path: insideRoots(path) }) }).finally(pushStatus);
+    },
+    'POST /api/resume': (b) => {
+      const { path } = parse(bodies.retry, b);
+      return opts.control({ verb: 'resume', ...(path === undefined ? {} : { path: insideRoots(path) }) }).finally(pushStatus);
+    },
     'POST /api/sync-now': () => opts.control({ verb: 'sync-now' }),
+    // Live settings the engine does not report on its own: the open pages hear of the change at once.
+    'POST /api/bwlimit': (b) => opts.control({ verb: 'bwlimit', rate: parse(bodies.bwlimit, b).rate }).finally(pushStatus),
+    'POST /api/notifications': (b) => opts.control({ verb: 'notifications', on: parse(bodies.notifications, b).on }).finally(pushStatus),
     'POST /api/retry': (b) => {
       const { path } = parse(bodies.retry, b);
       return opts.control({ verb: 'retry', ...(path === undefined ? {} : { path: insideRoots(path) }) });

@@ -30,6 +30,8 @@ interface UnsettledBatch {
 
 export class HintLedger {
   private readonly pendingLocal = new Map<RootId, Set<RelPath>>();
+  /** Folder pairs the user paused (Engine.pauseRoot): their hints and failed items wait, and wake no pass. */
+  readonly held = new Set<RootId>();
   private readonly pendingRemote = new Set<RemoteId>();
   /** A caller that feeds hints (the daemon) gets hinted passes; a run without any hint rescans in full. */
   private hintedSinceRun = false;
@@ -64,7 +66,7 @@ export class HintLedger {
   }
 
   hasHints(): boolean {
-    return this.pendingRemote.size > 0 || [...this.pendingLocal.values()].some((s) => s.size > 0);
+    return this.pendingRemote.size > 0 || [...this.pendingLocal].some(([root, s]) => s.size > 0 && !this.held.has(root));
   }
 
   /** Were hints fed since the last pass began? */
@@ -189,6 +191,6 @@ export class HintLedger {
    */
   private retryable(): FailureRecord[] {
     const ours = new Set(this.roots.map((r) => r.id));
-    return this.journal.failures().filter((f) => ours.has(f.root) && (f.disposition !== 'skip' || f.parkClass === 'condition'));
+    return this.journal.failures().filter((f) => ours.has(f.root) && !this.held.has(f.root) && (f.disposition !== 'skip' || f.parkClass === 'condition'));
   }
 }

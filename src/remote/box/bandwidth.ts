@@ -7,18 +7,34 @@
 import type { Clock } from '../../ports/clock.js';
 
 export class Bandwidth {
-  private tokens: number;
+  private tokens = 0;
   private lastMs: number;
-  private readonly burst: number;
+  private burst = 0;
+  private rate: number | null = null;
 
+  /** `bytesPerSec` null: no cap (yet); the daemon's `bwlimit` verb sets one live with setRate. */
   constructor(
-    readonly bytesPerSec: number,
+    bytesPerSec: number | null,
     private readonly clock: Clock,
   ) {
-    if (!(bytesPerSec > 0)) throw new Error(`a bandwidth limit must be positive (got ${bytesPerSec})`);
-    this.burst = Math.max(16 * 1024, bytesPerSec / 4);
-    this.tokens = this.burst;
     this.lastMs = clock.now();
+    this.setRate(bytesPerSec);
+    this.tokens = this.burst;
+  }
+
+  /** The cap in bytes per second, or null for none. */
+  get bytesPerSec(): number | null {
+    return this.rate;
+  }
+
+  /** Change the cap while transfers run (null: off); the next chunk of every transfer obeys the new rate. */
+  setRate(bytesPerSec: number | null): void {
+    if (bytesPerSec !== null && !(bytesPerSec > 0)) throw new Error(`a bandwidth limit must be positive (got ${bytesPerSec})`);
+    this.rate = bytesPerSec;
+    if (bytesPerSec === null) return;
+    this.burst = Math.max(16 * 1024, bytesPerSec / 4);
+    this.tokens = Math.min(this.tokens, this.burst);
+    this.lastMs = this.clock.now();
   }
 
   /** Wait until `bytes` may pass. */
@@ -26,20 +42,23 @@ export class Bandwidth {
     let left = bytes;
     while (left > 0) {
       signal?.throwIfAborted();
-      this.refill();
+      const rate = this.rate;
+      if (rate === null) return;
+      this.refill(rate);
       const now = Math.min(left, this.burst);
       if (this.tokens >= now) {
         this.tokens -= now;
         left -= now;
         continue;
       }
-      await this.clock.sleep(Math.ceil(((now - this.tokens) / this.bytesPerSec) * 1000), signal);
+      // Bounded by a quarter second's worth at most, so a new rate set meanwhile is obeyed soon.
+      await this.clock.sleep(Math.min(1000, Math.ceil(((now - this.tokens) / rate) * 1000)), signal);
     }
   }
 
-  private refill(): void {
+  private refill(rate: number): void {
     const t = this.clock.now();
-    this.tokens = Math.min(this.burst, this.tokens + ((t - this.lastMs) / 1000) * this.bytesPerSec);
+    this.tokens = Math.min(this.burst, this.tokens + ((t - this.lastMs) / 1000) * rate);
     this.lastMs = t;
   }
 }

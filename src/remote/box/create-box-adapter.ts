@@ -39,6 +39,8 @@ export interface BoxAdapter {
   cleanupUploadSessions(): Promise<number>;
   /** Epoch ms until which every request waits after a 429 (0 when not paused); for status displays. */
   pausedUntilMs(): number;
+  /** The transfer cap shared by uploads and downloads (rate null: none); the daemon's `bwlimit` verb sets it live. */
+  readonly bandwidth: Bandwidth;
   /** Abort every request in flight (long polls, transfers) with `aborted` and drop queued ones. */
   close(): Promise<void>;
 }
@@ -81,7 +83,8 @@ export function createBoxAdapter(opts: BoxAdapterOptions): BoxAdapter {
     ...(opts.listingDeadlineMs === undefined ? {} : { listingDeadlineMs: opts.listingDeadlineMs }),
   });
   const mutations = new Mutations(http, apiUrl);
-  const bandwidth = opts.bandwidthBytesPerSec ? new Bandwidth(opts.bandwidthBytesPerSec, clock) : undefined;
+  // Always there (a null rate passes everything), so the daemon's `bwlimit` verb can set a cap live.
+  const bandwidth = new Bandwidth(opts.bandwidthBytesPerSec || null, clock);
   const uploadDeps: UploadDeps = {
     http,
     apiUrl,
@@ -116,6 +119,7 @@ export function createBoxAdapter(opts: BoxAdapterOptions): BoxAdapter {
     auth,
     cleanupUploadSessions: () => cleanupSessions(uploadDeps),
     pausedUntilMs: () => limiter.pausedUntil,
+    bandwidth,
     close: async () => {
       http.close();
       proxies.destroy();

@@ -287,7 +287,7 @@ async function putPart(deps: UploadDeps, rec: UploadSessionRecord, offset: numbe
   const res = await deps.http.request<{ part?: WirePart } & Partial<WirePart>>({
     method: 'PUT',
     url: rec.endpoints.upload_part!,
-    body: deps.bandwidth === undefined ? () => buf : () => throttled(buf, deps.bandwidth!, signal),
+    body: () => (deps.bandwidth?.bytesPerSec == null ? buf : throttled(buf, deps.bandwidth, signal)),
     lane: 'calls',
     accept: [200, 201, 409],
     headers: {

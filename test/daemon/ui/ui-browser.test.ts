@@ -163,4 +163,33 @@ describe.skipIf(chromiumMissing !== null)(`the web page in chromium${chromiumMis
     // The daemon's log never carried the login token.
     expect(run.output()).not.toMatch(/login\?t=/);
   });
+
+  it('one folder pair is paused and resumed from the page; the bandwidth limit is set and notifications are switched, live', async () => {
+    await view(/Overview/);
+    const pair = page.getByRole('region', { name: `Folder pair ${h.mirror}` });
+    await pair.getByRole('button', { name: `Pause ${h.mirror}` }).click();
+    await waitFor(async () => (await h.status()).controls.pausedPairs.includes(h.mirror), { timeoutMs: BOUND_MS, what: 'the pair to pause' });
+    // The only pair paused: the daemon as a whole reads paused.
+    await expect.poll(() => page.title(), { timeout: BOUND_MS }).toBe('boxsync: Paused');
+    await pair.getByRole('button', { name: `Resume ${h.mirror}` }).click();
+    await waitFor(async () => (await h.status()).controls.pausedPairs.length === 0, { timeoutMs: BOUND_MS, what: 'the pair to resume' });
+    await pair.getByRole('button', { name: `Pause ${h.mirror}` }).waitFor({ timeout: BOUND_MS });
+
+    const controls = page.getByRole('group', { name: 'Controls' });
+    await controls.getByLabel(/Bandwidth limit/).fill('2M');
+    await controls.getByRole('button', { name: 'Set limit' }).click();
+    await waitFor(async () => (await h.status()).controls.bandwidthBytesPerSec === 2 * 1024 * 1024, { timeoutMs: BOUND_MS, what: 'the limit to be set' });
+    await controls.getByText('Bandwidth limit (now 2.0 MB/s)').waitFor({ timeout: BOUND_MS });
+    const toggle = controls.getByRole('checkbox', { name: 'Desktop notifications' });
+    const before = (await h.status()).controls.notifications.on;
+    expect(await toggle.isChecked()).toBe(before);
+    await toggle.click();
+    await waitFor(async () => (await h.status()).controls.notifications.on === !before, { timeoutMs: BOUND_MS, what: 'notifications to switch' });
+    await expect.poll(() => toggle.isChecked(), { timeout: BOUND_MS }).toBe(!before);
+    await screenshot(page, 'controls');
+    await controls.getByLabel(/Bandwidth limit/).fill('off');
+    await controls.getByRole('button', { name: 'Set limit' }).click();
+    await controls.getByText('Bandwidth limit (now off)').waitFor({ timeout: BOUND_MS });
+    expect((await h.status()).controls.bandwidthBytesPerSec).toBeNull();
+  });
 });

@@ -10,7 +10,7 @@ import { render, type ComponentChildren } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { escapeText } from '../../../core/escape.js';
 import { formatBytesOneDecimal, formatWholeDuration } from '../../../core/format.js';
-import type { DaemonStatus } from '../../control/control-protocol.js';
+import type { DaemonStatus, LiveControlsStatus } from '../../control/control-protocol.js';
 import type { ConflictView, HistoryEntry } from '../../control/item-protocol.js';
 import type { Overall, OverallState } from '../overview.js';
 import type { OperationEvent } from '../ui-server.js';
@@ -136,13 +136,35 @@ function toChange(e: OperationEvent, key: string): Change {
 }
 
 function Controls({ overview, act }: { overview: Overview | null; act: (p: Promise<string>) => void }): ComponentChildren {
-  const paused = overview?.status.engine.phase === 'paused';
+  const held = overview?.status.controls?.pausedPairs.length ?? 0;
+  // Paused as a whole, or every pair on its own: Resume releases them all.
+  const paused = overview?.status.engine.phase === 'paused' || (held > 0 && held === overview?.status.engine.roots.length);
   return html`<div class="controls" role="group" aria-label="Controls">
     ${paused
       ? html`<button onClick=${() => act(post('/api/resume'))}>Resume</button>`
       : html`<button onClick=${() => act(post('/api/pause'))} disabled=${overview === null}>Pause</button>`}
     <button onClick=${() => act(post('/api/sync-now'))} disabled=${overview === null}>Sync now</button>
+    ${overview?.status.controls ? html`<${LiveControls} c=${overview.status.controls} act=${act} />` : null}
   </div>`;
+}
+
+/** The bandwidth limit and notifications of the running daemon (lifecycle/live-controls.ts): not saved to the config. */
+function LiveControls({ c, act }: { c: LiveControlsStatus; act: (p: Promise<string>) => void }): ComponentChildren {
+  const current = c.bandwidthBytesPerSec === null ? 'off' : `${formatBytesOneDecimal(c.bandwidthBytesPerSec)}/s`;
+  const [rate, setRate] = useState('');
+  const submit = (e: Event): void => {
+    e.preventDefault();
+    if (rate.trim() !== '') act(post('/api/bwlimit', { rate: rate.trim() }).then((m) => (setRate(''), m)));
+  };
+  return html`<form class="bwlimit" onSubmit=${submit}>
+      <label for="bwlimit-rate">Bandwidth limit (now ${current})</label>
+      <input id="bwlimit-rate" size="8" placeholder="500K, 2M, off" value=${rate} onInput=${(e: Event) => setRate((e.target as HTMLInputElement).value)} />
+      <button type="submit">Set limit</button>
+    </form>
+    <label class="notifications" title=${c.notifications.available ? '' : 'no desktop session or notify-send: none can be shown'}>
+      <input type="checkbox" checked=${c.notifications.on} onChange=${(e: Event) => act(post('/api/notifications', { on: (e.target as HTMLInputElement).checked }))} />
+      Desktop notifications
+    </label>`;
 }
 
 function OverviewView({ o, act }: { o: Overview; act: (p: Promise<string>) => void }): ComponentChildren {
@@ -161,9 +183,13 @@ function OverviewView({ o, act }: { o: Overview; act: (p: Promise<string>) => vo
       : null}
     ${e.roots.map((r) => {
       const transfers = r.inFlight;
+      const pairPaused = s.controls?.pausedPairs.includes(r.localPath) === true;
       return html`<section class="pair" aria-label=${`Folder pair ${shown(r.localPath)}`}>
-        <h2>${shown(r.localPath)}</h2>
+        <h2>${shown(r.localPath)}${pairPaused ? html` <span class="badge">paused</span>` : null}</h2>
         <p class="sub">Box folder ${shown(r.remoteId)}</p>
+        ${pairPaused
+          ? html`<button aria-label=${`Resume ${shown(r.localPath)}`} onClick=${() => act(post('/api/resume', { path: r.localPath }))}>Resume this pair</button>`
+          : html`<button aria-label=${`Pause ${shown(r.localPath)}`} onClick=${() => act(post('/api/pause', { path: r.localPath }))}>Pause this pair</button>`}
         <dl>
           <dt>In sync</dt><dd>${count(r.inSync.files, 'file')}, ${count(r.inSync.folders, 'folder')}, ${formatBytesOneDecimal(r.inSync.bytes)}</dd>
           <dt>Queued</dt><dd>${count(r.queued.ops, 'operation')}, ${formatBytesOneDecimal(r.queued.bytes)}</dd>
