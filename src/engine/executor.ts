@@ -43,6 +43,8 @@ export interface ExecContext {
   readonly signal?: AbortSignal;
   /** The run's pass this operation belongs to (its plan's), for a recorder; follow-ups share their folder's. */
   readonly pass?: number;
+  /** EngineOptions.growingUploads (the daemon's). */
+  readonly growingUploads?: boolean;
 }
 
 /**
@@ -198,7 +200,7 @@ async function upload(op: UploadOp | UploadVersionOp, ctx: ExecContext): Promise
   const before = await fs.stat(op.path);
   if (!before || before.kind !== 'file' || !matchesGuard(before, op.guard)) throw localChanged(op.path);
   const known = journal.getLocal(root.id, op.path);
-  const appendOnly = growingUpload(journal.getSynced(root.id, op.path), before);
+  const appendOnly = ctx.growingUploads === true && growingUpload(journal.getSynced(root.id, op.path), before);
   const cached = before.sha1 ?? (known && localUnchanged(known, before) && known.sha1 ? known.sha1 : null);
   const planned = cached ?? (appendOnly ? null : await fs.hash(op.path));
   // The bytes sent are a fixed snapshot of the file as planned (LocalFs.openForUpload): one that changed since is
@@ -238,8 +240,8 @@ async function upload(op: UploadOp | UploadVersionOp, ctx: ExecContext): Promise
 }
 
 /**
- * A file that keeps growing (a log) is uploaded as the prefix it held when opened, and the rest by the next pass
- * (local/upload-reader.ts appendOnly): the watcher hints it at least every `daemon.uploadGrowingEverySec` even
+ * In the daemon (EngineOptions.growingUploads), a file that keeps growing (a log) is uploaded as the prefix it
+ * held when opened, and the rest by the next pass (local/upload-reader.ts appendOnly): the watcher hints it at least every `daemon.uploadGrowingEverySec` even
  * while it is still written, and an upload that waited for the file to stop growing would never finish. The rule
  * that tells an append from a rewrite: the file is the inode last synced (or was never synced) and is no
  * smaller than it was then. A file replaced by a rename (another inode) or one that shrank is not a growing file:

@@ -368,6 +368,7 @@ function taskFor(ctx: ReconcileContext, rc: RootContext, op: Operation, pass: nu
         logger: ctx.logger,
         onProgress,
         pass,
+        growingUploads: ctx.options.growingUploads === true,
         ...(ctx.signal ? { signal: ctx.signal } : {}),
       }),
   };
