@@ -241,12 +241,13 @@ async function upload(op: UploadOp | UploadVersionOp, ctx: ExecContext): Promise
 
 /**
  * In the daemon (EngineOptions.growingUploads), a file that keeps growing (a log) is uploaded as the prefix it
- * held when opened, and the rest by the next pass (local/upload-reader.ts appendOnly): the watcher hints it at least every `daemon.uploadGrowingEverySec` even
- * while it is still written, and an upload that waited for the file to stop growing would never finish. The rule
- * that tells an append from a rewrite: the file is the inode last synced (or was never synced) and is no
- * smaller than it was then. A file replaced by a rename (another inode) or one that shrank is not a growing file:
- * any change during its upload abandons it as before. A rewrite in place that keeps the inode is caught by the
- * digest: the SHA-1 sent was taken from the planned bytes, and Box refuses a body that does not match it.
+ * held when opened, and the rest by the next pass (local/upload-reader.ts appendOnly): the watcher hints it at
+ * least every `daemon.uploadGrowingEverySec` even while it is still written, and an upload that waited for the
+ * file to stop growing would never finish. The rule that tells an append from a rewrite: the file is the inode
+ * last synced (or was never synced) and is no smaller than it was then. A file replaced by a rename (another
+ * inode) or one that shrank is not a growing file: any change during its upload abandons it as before. A rewrite
+ * in place that keeps the inode is caught by the digest: the SHA-1 sent was read from the same open file before
+ * the body, Box refuses a body that does not match it, and the Box adapter then replans (remote/box/upload.ts).
  */
 function growingUpload(synced: SyncedEntry | undefined, now: LocalEntry): boolean {
   return synced === undefined || (synced.inode === now.inode && synced.sizeBytes <= now.sizeBytes);
