@@ -101,6 +101,7 @@ export const daemonFields = {
   fallbackScanSec: z.int().min(1).max(86_400),
   shutdownTimeoutSec: z.int().min(1).max(MAX_SHUTDOWN_TIMEOUT_SEC),
   syncCheckSec: z.int().min(1).max(600),
+  uploadGrowingEverySec: z.int().min(1).max(86_400),
   notifications: z.boolean(),
   uiEnabled: z.boolean(),
   /** The local web page's loopback port (src/daemon/ui/); 0 = a free port, written to the state dir's ui-port file. */
@@ -118,6 +119,7 @@ const daemonSchema = z
     fallbackScanSec: daemonFields.fallbackScanSec.default(60),
     shutdownTimeoutSec: daemonFields.shutdownTimeoutSec.default(DEFAULT_SHUTDOWN_TIMEOUT_SEC),
     syncCheckSec: daemonFields.syncCheckSec.default(5),
+    uploadGrowingEverySec: daemonFields.uploadGrowingEverySec.default(60),
     notifications: daemonFields.notifications.default(true),
     ui: z
       .strictObject({

@@ -173,6 +173,7 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
         options: {
           streamType: opts.streamType ?? config.streamType,
           transferConcurrency: config.transferConcurrency,
+          growingUploads: opts.liveChanges === true,
           windowEntries: config.planWindowEntries,
           maxDeletes: config.safety.maxDeletes,
           maxDeleteFraction: config.safety.maxDeleteFraction,

@@ -36,7 +36,14 @@ import { StatusTracker } from './status-tracker.js';
 import { guardIdText } from './guard-id.js';
 import { summaryMessage } from './summary.js';
 import { TransferQueue } from './transfer-queue.js';
+import { type BusyPaths, type InFlight, withLiveLane } from './live-lane.js';
 import type { Engine, EngineDeps, EngineEvents, RunSummary, StatusReport, Unsettled } from './types.js';
+
+function waiter(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
 
 export function createEngine(deps: EngineDeps, events: EngineEvents = {}): Engine {
   return new SyncEngine(deps, events);
@@ -57,6 +64,8 @@ class SyncEngine implements Engine {
   private readonly allowedGuards = new Set<string>();
   private readonly closer = new AbortController();
   private chain: Promise<unknown> = Promise.resolve();
+  /** Resolved by the next hint (a live lane waits on it). */
+  private hintWaiter: { readonly promise: Promise<void>; readonly resolve: () => void } | null = null;
 
   constructor(
     private readonly deps: EngineDeps,
@@ -80,6 +89,7 @@ class SyncEngine implements Engine {
 
   hintLocal(root: RootId, paths: readonly RelPath[]): void {
     this.hints.hintLocal(root, paths);
+    this.hintArrived();
   }
 
   /** What hinted passes deferred as still settling and not yet hinted again, and the Box ids they consumed (hintedScope). */
@@ -97,6 +107,33 @@ class SyncEngine implements Engine {
 
   hintRemote(ids: readonly RemoteId[]): void {
     this.hints.hintRemote(ids);
+    this.hintArrived();
+  }
+
+  /** Wakes a live lane waiting for hints (live-lane.ts). */
+  private hintArrived(): void {
+    this.hintWaiter?.resolve();
+    this.hintWaiter = null;
+  }
+
+  /**
+   * While a batch has only big transfers in flight: what is hinted meanwhile is synced at once, around the busy
+   * paths (live-lane.ts). What a live sync held back waits until the batch ended, then is hinted again.
+   */
+  private async liveLane(ctx: ReconcileContext, tally: Tally, signal: AbortSignal, batch: Promise<unknown>, inFlight: InFlight): Promise<void> {
+    const held: TakenHints[] = [];
+    try {
+      await withLiveLane(batch, {
+        inFlight,
+        hasHints: () => this.hints.hasHints(),
+        nextHint: () => (this.hintWaiter ??= waiter()).promise,
+        liveSync: (paths) => this.syncHintsNow(ctx, tally, signal, { paths, held }),
+        signal,
+      });
+    } finally {
+      for (const t of held) this.hints.giveBack(t);
+      ctx.status.setPhase('transferring');
+    }
   }
 
   nextWakeAtMs(): number | null {
@@ -192,6 +229,7 @@ class SyncEngine implements Engine {
       random: Math.random,
       signal,
       betweenWindows: () => this.syncHintsNow(ctx, tally, signal),
+      liveLane: (batch, inFlight) => this.liveLane(ctx, tally, signal, batch, inFlight),
       ...(this.deps.executor ? { executor: this.deps.executor } : {}),
     };
     try {
@@ -301,7 +339,7 @@ class SyncEngine implements Engine {
    * event from Box), so a live change waits for one window, not for the whole pass. Only roots this process
    * has scanned take part (the others get their full pass next). What does not converge is hinted again.
    */
-  private async syncHintsNow(ctx: ReconcileContext, tally: Tally, signal: AbortSignal): Promise<void> {
+  private async syncHintsNow(ctx: ReconcileContext, tally: Tally, signal: AbortSignal, lane?: { paths: BusyPaths; held: TakenHints[] }): Promise<void> {
     if (!this.hints.hinted) return;
     const { journal, logger } = this.deps;
     const roots = this.deps.roots.filter((r) => this.scanned.has(r.id) && !this.pausedRootIds.has(r.id));
@@ -309,6 +347,16 @@ class SyncEngine implements Engine {
     const taken: TakenHints = { local: new Map(), remote: [] };
     const extraIds = this.hints.takeRemote(taken);
     for (const root of roots) this.hints.takeLocal(taken, root.id);
+    // A live sync beside big transfers (live-lane.ts): hinted paths on, above or below a busy one wait for the batch.
+    const busy = lane ? { paths: lane.paths, skipped: false } : undefined;
+    if (lane) {
+      const later: TakenHints = { local: new Map(), remote: [] };
+      for (const [root, paths] of taken.local) {
+        later.local.set(root, paths.filter((p) => lane.paths.covers(p)));
+        taken.local.set(root, paths.filter((p) => !lane.paths.covers(p)));
+      }
+      lane.held.push(later);
+    }
     let ok = true;
     try {
       // Without a stored position (a listing that did not complete) the events cannot be read: that would mean
@@ -327,7 +375,7 @@ class SyncEngine implements Engine {
         const rc = this.rootContext(root);
         const scope = await this.hintedScope(rc, localPaths, remoteIds, signal);
         await this.skipNewFolders(rc);
-        const outcome = await reconcileRoot({ ...ctx, betweenWindows: undefined }, rc, scope, tally);
+        const outcome = await reconcileRoot({ ...ctx, betweenWindows: undefined, liveLane: undefined, ...(busy ? { busy } : {}) }, rc, scope, tally);
         if (outcome !== 'converged') ok = false;
         if (tally.fatal) break;
       }
@@ -337,7 +385,9 @@ class SyncEngine implements Engine {
       const err = toSyncError(e);
       logger.warn({ code: err.code }, `syncing live changes during the full pass failed (${err.message}); the next pass takes them again`);
     }
-    if (!ok) this.hints.giveBack(taken);
+    // What a live sync left for a busy path (an operation not run) is taken up again when the batch ended.
+    if (busy?.skipped === true) lane?.held.push(taken);
+    else if (!ok) this.hints.giveBack(taken);
     this.hints.keepHinted();
   }
 

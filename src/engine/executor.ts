@@ -9,7 +9,7 @@
  * caller branches on its disposition only.
  */
 import { SyncError, isSyncError } from '../core/errors.js';
-import type { LocalEntry, RelPath, RemoteEntry, SyncRoot } from '../core/model.js';
+import type { LocalEntry, RelPath, RemoteEntry, SyncRoot, SyncedEntry } from '../core/model.js';
 import { assertNever, type LocalGuard, type Operation, type UploadOp, type UploadVersionOp } from '../core/operations.js';
 import type { Journal } from '../ports/journal.js';
 import type { LocalFs } from '../ports/local-fs.js';
@@ -43,6 +43,8 @@ export interface ExecContext {
   readonly signal?: AbortSignal;
   /** The run's pass this operation belongs to (its plan's), for a recorder; follow-ups share their folder's. */
   readonly pass?: number;
+  /** EngineOptions.growingUploads (the daemon's). */
+  readonly growingUploads?: boolean;
 }
 
 /**
@@ -198,14 +200,27 @@ async function upload(op: UploadOp | UploadVersionOp, ctx: ExecContext): Promise
   const before = await fs.stat(op.path);
   if (!before || before.kind !== 'file' || !matchesGuard(before, op.guard)) throw localChanged(op.path);
   const known = journal.getLocal(root.id, op.path);
-  const sha1 =
-    before.sha1 ?? (known && localUnchanged(known, before) && known.sha1 ? known.sha1 : await fs.hash(op.path));
+  const appendOnly = ctx.growingUploads === true && growingUpload(journal.getSynced(root.id, op.path), before);
+  const cached = before.sha1 ?? (known && localUnchanged(known, before) && known.sha1 ? known.sha1 : null);
+  const planned = cached ?? (appendOnly ? null : await fs.hash(op.path));
   // The bytes sent are a fixed snapshot of the file as planned (LocalFs.openForUpload): one that changed since is
-  // local_changed before any request, one that shrinks or grows meanwhile fails the request at once.
-  const source = await fs.openForUpload(op.path, { sizeBytes: before.sizeBytes, mtimeMs: before.mtimeMs, inode: before.inode });
+  // local_changed before any request, one that shrinks or grows meanwhile fails the request at once. A growing
+  // file (growingUpload) is the exception: its snapshot is what it holds at the open, hashed from those bytes.
+  const source = await fs.openForUpload(op.path, { sizeBytes: before.sizeBytes, mtimeMs: before.mtimeMs, inode: before.inode, appendOnly });
+  let sha1 = planned;
+  let taken = before;
+  if (sha1 === null || source.size !== before.sizeBytes || source.stat.mtimeMs !== before.mtimeMs) {
+    try {
+      sha1 = await source.sha1();
+    } catch (e) {
+      await source.close();
+      throw e;
+    }
+    taken = { ...before, sizeBytes: source.size, mtimeMs: source.stat.mtimeMs };
+  }
   const common = {
     source,
-    modifiedAtMs: before.mtimeMs,
+    modifiedAtMs: taken.mtimeMs,
     sha1,
     resumeKey: `${root.id}:${op.path}`,
     onProgress: ctx.onProgress,
@@ -221,7 +236,21 @@ async function upload(op: UploadOp | UploadVersionOp, ctx: ExecContext): Promise
     await source.close();
   }
   // Record the stat taken before the upload: if the file changed meanwhile, the next scan sees it and uploads again.
-  return { remote: uploaded, local: { ...before, sha1: uploaded.sha1 ?? sha1 }, bytes: uploaded.sizeBytes };
+  return { remote: uploaded, local: { ...taken, sha1: uploaded.sha1 ?? sha1 }, bytes: uploaded.sizeBytes };
+}
+
+/**
+ * In the daemon (EngineOptions.growingUploads), a file that keeps growing (a log) is uploaded as the prefix it
+ * held when opened, and the rest by the next pass (local/upload-reader.ts appendOnly): the watcher hints it at
+ * least every `daemon.uploadGrowingEverySec` even while it is still written, and an upload that waited for the
+ * file to stop growing would never finish. The rule that tells an append from a rewrite: the file is the inode
+ * last synced (or was never synced) and is no smaller than it was then. A file replaced by a rename (another
+ * inode) or one that shrank is not a growing file: any change during its upload abandons it as before. A rewrite
+ * in place that keeps the inode is caught by the digest: the SHA-1 sent was read from the same open file before
+ * the body, Box refuses a body that does not match it, and the Box adapter then replans (remote/box/upload.ts).
+ */
+function growingUpload(synced: SyncedEntry | undefined, now: LocalEntry): boolean {
+  return synced === undefined || (synced.inode === now.inode && synced.sizeBytes <= now.sizeBytes);
 }
 
 /** The folder the plan saw the file in (its etag is the If-Match): an answer naming another is checked, not believed. */

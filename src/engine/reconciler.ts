@@ -11,6 +11,7 @@
  * touched, fatal stops the run. Passes repeat until the plan is empty; a bounded number of passes catches a
  * plan that never settles, and an operation that failed once in a run is not tried again in the same run.
  */
+import { InFlight, type BusyPaths } from './live-lane.js';
 import { SyncError } from '../core/errors.js';
 import type { RelPath, RemoteEntry, RemoteId, RootId, Snapshot, SyncRoot } from '../core/model.js';
 import { ancestorsOf, joinPath } from '../core/paths.js';
@@ -59,6 +60,10 @@ export interface ReconcileContext {
    * live change does not wait for the whole pass.
    */
   readonly betweenWindows?: () => Promise<void>;
+  /** While a batch has only big transfers in flight, the engine syncs live hints meanwhile (live-lane.ts). */
+  readonly liveLane?: (batch: Promise<unknown>, inFlight: InFlight) => Promise<void>;
+  /** A live sync's paths busy with a big transfer: operations on them are not run (`skipped` says one was). */
+  readonly busy?: { readonly paths: BusyPaths; skipped: boolean };
   /** What carries out the operations (default: the executor); the dry run swaps in a recorder. */
   readonly executor?: Executor;
 }
@@ -235,7 +240,7 @@ async function reconcileScope(
     const snapshot = await buildSnapshotSliced({ journal, root: rc.root, isIgnored: rc.isIgnored, nowMs, scope }, slice);
     const planned = plan(snapshot, { nowMs });
     tally.passes += 1;
-    const ops = planned.ops.filter((op) => !snapshot.deferred.has(opPath(op)) && !failedThisRun.has(signature(op)));
+    const ops = planned.ops.filter((op) => !snapshot.deferred.has(opPath(op)) && !failedThisRun.has(signature(op)) && !skipBusy(ctx, op));
     const work: Operation[] = [];
     for (const op of ops) {
       // A clash is re-checked against its folder (park-recheck.ts): a rename or delete of the twin changes it.
@@ -264,9 +269,12 @@ async function reconcileScope(
     // The adapter may bring many of this pass's downloads at once (Box: zip archives of small files): the plan's
     // own, and the files below the folders it creates here, which follow-ups download in this pass.
     const prefetched = ctx.remote.prefetch?.(prefetchFiles(journal, rc, work), ctx.signal);
+    const inFlight = new InFlight();
     try {
       const runOp = async (op: Operation): Promise<void> => {
-        const outcome = await ctx.queue.add(taskFor(ctx, rc, op, tally.passes));
+        const task = taskFor(ctx, rc, op, tally.passes);
+        inFlight.add(op, task);
+        const outcome = await ctx.queue.add(task).finally(() => inFlight.delete(op));
         running -= 1;
         commits.wake();
         const final = outcome.status === 'done' ? await commit(ctx, commits, rc.root.id, op, outcome, tally) : outcome;
@@ -279,7 +287,8 @@ async function reconcileScope(
           await Promise.all(next.map(runOp));
         }
       };
-      await Promise.all(work.map(runOp));
+      const batch = Promise.all(work.map(runOp));
+      await (ctx.liveLane ? ctx.liveLane(batch, inFlight) : batch);
     } finally {
       prefetched?.release();
     }
@@ -298,6 +307,13 @@ async function reconcileScope(
   }
   ctx.logger.warn({ root: rc.root.id, passes: MAX_PASSES }, 'the plan did not settle; stopping this run, the next run continues');
   return 'stalled';
+}
+
+/** In a live sync (live-lane.ts): an operation on a path a big transfer holds waits for the next pass. */
+function skipBusy(ctx: ReconcileContext, op: Operation): boolean {
+  if (ctx.busy === undefined || !ctx.busy.paths.coversOp(op)) return false;
+  ctx.busy.skipped = true;
+  return true;
 }
 
 /** Rows walked below the folders a pass creates here, looking for the files it will download into them. */
@@ -355,6 +371,7 @@ function taskFor(ctx: ReconcileContext, rc: RootContext, op: Operation, pass: nu
         logger: ctx.logger,
         onProgress,
         pass,
+        growingUploads: ctx.options.growingUploads === true,
         ...(ctx.signal ? { signal: ctx.signal } : {}),
       }),
   };

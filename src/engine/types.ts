@@ -28,6 +28,12 @@ export interface EngineOptions {
   /** Concurrent transfers (default 4). */
   readonly transferConcurrency: number;
   /**
+   * The daemon's: a file that only grew in place is uploaded as the prefix it held when opened (engine/executor.ts
+   * growingUpload), since its watcher hints it again as it grows. Off for `sync --once`, whose one run must upload
+   * a file's final content (a file that changes during its upload is read again in the same run).
+   */
+  readonly growingUploads?: boolean;
+  /**
    * Mass-delete guard: stop (exit 3 / a held guard in the daemon) when a pass would trash more than this many
    * items AND more than `maxDeleteFraction` of the root. Default 100 and 0.5.
    */

@@ -6,6 +6,13 @@
  * read and thrown as `local_changed` (disposition replan): the request is abandoned at once (a body shorter than
  * its Content-Length would otherwise leave the server waiting for bytes that never come, until the stall timeout),
  * and the engine re-reads the file and uploads what it holds now.
+ *
+ * `appendOnly` (a file the engine saw only grow: engine/executor.ts growingUpload) relaxes one rule: bytes that
+ * appear beyond `size` after the open are not a change of the snapshot, because appending never rewrites
+ * [0, size). The upload then sends that prefix, the bytes the file held when it was opened (a log that is
+ * appended every 100 ms would otherwise never finish an upload), and the next pass uploads the rest. A file that
+ * shrinks is still abandoned, and so is one rewritten in place: its SHA-1 was taken from the planned bytes
+ * before the open, and Box refuses a body whose bytes do not match it (Content-MD5, a session's Digest).
  */
 import { createHash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
@@ -20,6 +27,8 @@ export interface PlannedStat {
   readonly sizeBytes: number;
   readonly mtimeMs: number;
   readonly inode: number;
+  /** Bytes appended after the open are left out of the snapshot instead of abandoning the upload (see above). */
+  readonly appendOnly?: boolean;
 }
 
 const DEFAULT_CHUNK_BYTES = 1 << 20;
@@ -39,10 +48,12 @@ export async function openUploadReader(fs: FsModule, abs: string, path: RelPath,
   try {
     const st = await fh.stat();
     const stat: UploadStat = { dev: String(st.dev), ino: Number(st.ino), mtimeMs: st.mtimeMs, size: Number(st.size) };
-    if (expect && (expect.sizeBytes !== stat.size || expect.mtimeMs !== stat.mtimeMs || expect.inode !== stat.ino)) {
+    // A growing file may have grown since it was planned (the caller hashes the snapshot itself then).
+    const same = expect?.appendOnly === true ? expect.sizeBytes <= stat.size : expect?.sizeBytes === stat.size && expect.mtimeMs === stat.mtimeMs;
+    if (expect && (!same || expect.inode !== stat.ino)) {
       throw sourceChanged(path, 'changed since it was planned');
     }
-    return new FileUploadReader(fh, path, stat);
+    return new FileUploadReader(fh, path, stat, expect?.appendOnly === true);
   } catch (e) {
     await fh.close().catch(() => undefined);
     throw e;
@@ -57,6 +68,7 @@ class FileUploadReader implements UploadReader {
     readonly fh: FileHandle,
     readonly path: RelPath,
     readonly stat: UploadStat,
+    private readonly appendOnly = false,
   ) {
     this.size = stat.size;
   }
@@ -78,7 +90,7 @@ class FileUploadReader implements UploadReader {
     // A file already of another length when the request starts fails before any byte is sent.
     const now = Number((await this.fh.stat()).size);
     if (now < this.size) throw sourceChanged(this.path, `shrank from ${this.size} to ${now} bytes`);
-    if (now > this.size) throw sourceChanged(this.path, `grew from ${this.size} to ${now} bytes`);
+    if (now > this.size && !this.appendOnly) throw sourceChanged(this.path, `grew from ${this.size} to ${now} bytes`);
     for (let at = 0; at < this.size; ) {
       const n = Math.min(chunkBytes, this.size - at);
       const buf = await this.read(at, at + n);
@@ -102,6 +114,7 @@ class FileUploadReader implements UploadReader {
 
   /** Throws `local_changed` when the file holds bytes beyond `size` (it grew after it was opened). */
   async #assertEnds(): Promise<void> {
+    if (this.appendOnly) return;
     const { bytesRead } = await this.fh.read(Buffer.alloc(1), 0, 1, this.size);
     if (bytesRead > 0) throw sourceChanged(this.path, `grew beyond the ${this.size} bytes announced`);
   }

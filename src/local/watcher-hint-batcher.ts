@@ -5,7 +5,9 @@
  * Contract:
  * - `touch(path)` records a write/create/metadata event. The path is hinted only once no event arrived for it
  *   during `settleMs` (a file still being written keeps re-arming its timer, so a half-written file is never
- *   hinted as stable).
+ *   hinted as stable), or once it has been written without such a pause for `maxSettleMs`: a file that keeps
+ *   growing (a log) is hinted at least that often, and uploaded as the prefix it holds then (engine/executor.ts
+ *   growingUpload).
  * - `remove(path)` records a delete or a move-away. It is held for `deleteHoldMs` (>= settleMs) so that the
  *   create half of a move lands in the same batch; whenever a batch carries a write, every pending delete rides
  *   along with it when no other write or probe is still pending, which pairs the two halves of a rename.
@@ -26,6 +28,8 @@ import type { WatchHint } from '../ports/local-watcher.js';
 export interface HintBatcherOptions {
   /** Quiet time after the last event on a path before it is hinted (default 150 ms). */
   readonly settleMs?: number;
+  /** Longest a write keeps re-arming its quiet time before it is hinted anyway (default 60 s: daemon.uploadGrowingEverySec). */
+  readonly maxSettleMs?: number;
   /** How long a delete waits for its matching create (default 600 ms). */
   readonly deleteHoldMs?: number;
   /** Minimum spacing between two emitted batches (default 100 ms). */
@@ -39,6 +43,7 @@ export interface HintBatcherOptions {
  */
 export const DEFAULT_SETTLE_MS = 150;
 export const DEFAULT_DELETE_HOLD_MS = 600;
+export const DEFAULT_MAX_SETTLE_MS = 60_000;
 export const DEFAULT_MIN_BATCH_INTERVAL_MS = 100;
 
 /** How long an unanswered probe holds its own hint, and the most a delete waits past its hold for its create half. */
@@ -53,6 +58,7 @@ interface Pending {
 
 export class HintBatcher {
   private readonly settleMs: number;
+  private readonly maxSettleMs: number;
   private readonly deleteHoldMs: number;
   private readonly minBatchIntervalMs: number;
   private readonly pending = new Map<string, Pending>();
@@ -72,6 +78,7 @@ export class HintBatcher {
     opts: HintBatcherOptions = {},
   ) {
     this.settleMs = opts.settleMs ?? DEFAULT_SETTLE_MS;
+    this.maxSettleMs = opts.maxSettleMs ?? DEFAULT_MAX_SETTLE_MS;
     this.deleteHoldMs = Math.max(opts.deleteHoldMs ?? DEFAULT_DELETE_HOLD_MS, this.settleMs);
     this.minBatchIntervalMs = opts.minBatchIntervalMs ?? DEFAULT_MIN_BATCH_INTERVAL_MS;
   }
@@ -172,7 +179,8 @@ export class HintBatcher {
   }
 
   private dueAt(p: Pending): number {
-    return p.lastEventAtMs + (p.kind === 'write' ? this.settleMs : p.kind === 'delete' ? this.deleteHoldMs : PROBE_BOUND_MS);
+    if (p.kind === 'write') return Math.min(p.lastEventAtMs + this.settleMs, p.firstAtMs + this.maxSettleMs);
+    return p.lastEventAtMs + (p.kind === 'delete' ? this.deleteHoldMs : PROBE_BOUND_MS);
   }
 
   /** Set the timer for the earliest due time: `due` when given (one new entry), else from a walk of everything pending. */

@@ -132,8 +132,9 @@ export interface LocalFs {
   /**
    * Open a file for upload (UploadReader): the only way an upload reads local bytes. With `expect` (the stat the
    * plan was made from), a file that no longer matches it is SyncError `local_changed` before anything is read.
+   * With `expect.appendOnly`, bytes appended after the open are left out instead (local/upload-reader.ts).
    */
-  openForUpload(path: RelPath, expect?: { readonly sizeBytes: number; readonly mtimeMs: number; readonly inode: number }): Promise<UploadReader>;
+  openForUpload(path: RelPath, expect?: { readonly sizeBytes: number; readonly mtimeMs: number; readonly inode: number; readonly appendOnly?: boolean }): Promise<UploadReader>;
   mkdir(path: RelPath): Promise<LocalEntry>;
   /** A fresh temp path in the same folder as `path`, named so the watcher and scanner ignore it. */
   tempPathFor(path: RelPath): string;

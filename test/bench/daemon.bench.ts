@@ -22,6 +22,9 @@
  *    (as in 2, BENCH_CHANGES edits each way) on that same daemon.
  * 5. a build's churn of 2 x BENCH_CHURN_FILES watcher events (default 50,000; see runChurn): status answers and the
  *    event loop's longest block. BENCH_CHURN=0 skips it; BENCH_CHURN_ONLY=1 runs it alone.
+ * 6. small edits during a big upload (see runLane): p50 and max latency of BENCH_LANE_EDITS (default 100) edits to
+ *    small synced files while a BENCH_LANE_BIG_MB (default 500) MB upload runs, without and with --bwlimit 20M.
+ *    BENCH_LANE=0 skips it; BENCH_LANE_ONLY=1 runs it alone.
  * The daemons run from the build (bin/boxsync.js over dist/, which `npm run bench` builds first), with
  * transferConcurrency 8. BENCH_DAEMON=0 runs 1 only; BENCH_BUSY=0 skips 4; BENCH_BUSY_ONLY=1 runs 4 only. The
  * first pass is bounded by BENCH_INITIAL_MAX_SEC (default 900).
@@ -491,10 +494,79 @@ async function runChurn(dir: string): Promise<void> {
   }
 }
 
+const LANE_EDITS = Number(process.env.BENCH_LANE_EDITS ?? 100);
+const LANE_BIG_MB = Number(process.env.BENCH_LANE_BIG_MB ?? 500);
+
+/**
+ * 6. Small edits during a big upload (engine/live-lane.ts): the daemon idle on a mirror of LANE_EDITS small files;
+ * a LANE_BIG_MB MB file is written, and once its upload is in flight each small file is edited (one every 20 ms).
+ * Prints p50 and max of each edit's time to reach Box, and how many arrived while the big upload was still
+ * running (box-server's request log says when it ended). Figures, never asserted.
+ */
+async function runLane(dir: string, bwlimitKiBps: number | null): Promise<void> {
+  const label = bwlimitKiBps === null ? 'no bandwidth limit' : `--bwlimit ${bwlimitKiBps / 1024}M`;
+  const srv = await startBoxServer({ port: 0, tokens: ['T'], longPollTimeoutMs: 30_000 });
+  const web = srv.control.as('1');
+  const rootId = web.createFolder('0', 'Lane').id;
+  const ids: string[] = [];
+  for (let i = 0; i < LANE_EDITS; i++) ids.push(web.uploadFile(rootId, `s${i}.txt`, `small ${i}\n`).id);
+  const mirror = join(dir, `Lane-${bwlimitKiBps ?? 'free'}`);
+  await mkdir(mirror, { recursive: true });
+  let daemon: DaemonChild | null = null;
+  try {
+    daemon = await startDaemon({ srv, dir: join(dir, `lane-daemon-${bwlimitKiBps ?? 'free'}`), remoteId: rootId, mirror, extra: bwlimitKiBps === null ? {} : { http: { bwlimitKiBps } } });
+    const d = daemon;
+    if (!(await until(() => settled(d), INITIAL_MAX_MS, 200))) {
+      console.log(`lane (${label}): the daemon did not settle; no figures. Last output:\n${d.output()}`);
+      return;
+    }
+    const big = join(mirror, 'big.bin');
+    const chunk = randomBytes(1024 * 1024);
+    for (let m = 0; m < LANE_BIG_MB; m++) await writeFile(big, chunk, { flag: m === 0 ? 'w' : 'a' });
+    const started = await until(async () => (await d.status()).engine.roots.some((r) => r.inFlight.some((t) => t.path === 'big.bin')), 120_000, 50);
+    if (!started) {
+      console.log(`lane (${label}): the big upload was not seen in flight; no figures`);
+      return;
+    }
+    const sentAt: number[] = [];
+    const arrivedAt: (number | null)[] = Array.from({ length: LANE_EDITS }, () => null);
+    let bigSeenAt: number | null = null;
+    const watch = setInterval(() => {
+      if (bigSeenAt === null && web.findByPath('Lane/big.bin') !== null) bigSeenAt = Date.now();
+      for (let i = 0; i < LANE_EDITS; i++) if (arrivedAt[i] === null && sentAt[i] !== undefined && web.readFile(ids[i]!).toString() === `edited ${i}\n`) arrivedAt[i] = Date.now();
+    }, 10);
+    try {
+      for (let i = 0; i < LANE_EDITS; i++) {
+        sentAt.push(Date.now());
+        await writeFile(join(mirror, `s${i}.txt`), `edited ${i}\n`);
+        await sleep(20);
+      }
+      await until(() => arrivedAt.every((a) => a !== null), 600_000, 50);
+    } finally {
+      clearInterval(watch);
+    }
+    const bigDone = await until(() => web.findByPath('Lane/big.bin') !== null, INITIAL_MAX_MS, 200);
+    const lat = arrivedAt.flatMap((a, i) => (a === null ? [] : [a - sentAt[i]!])).sort((a, b) => a - b);
+    const bigEndedAt: number | null = bigSeenAt;
+    const beforeBig = bigEndedAt === null ? lat.length : arrivedAt.filter((a) => a !== null && a < bigEndedAt).length;
+    console.log(
+      `small edits during a big upload (${LANE_BIG_MB} MB, ${label}): p50 ${percentile(lat, 50)} ms, max ${lat.at(-1) ?? '-'} ms over ${lat.length} of ${LANE_EDITS} edits; ` +
+        `${beforeBig} arrived before the big file was on Box${bigDone ? '' : ' (it never arrived)'}`,
+    );
+  } finally {
+    await daemon?.stop();
+    await srv.close();
+  }
+}
+
 export async function run(): Promise<void> {
   const { dir, cleanup } = await makeTempDir('boxsync-bench-daemon-');
   try {
     if (process.env.BENCH_CHURN_ONLY === '1') return await runChurn(dir);
+    if (process.env.BENCH_LANE_ONLY === '1') {
+      for (const limit of [null, 20 * 1024]) await runLane(dir, limit);
+      return;
+    }
     if (process.env.BENCH_BUSY_ONLY !== '1') {
       const mirror = join(dir, 'Box');
       const t0 = Date.now();
@@ -506,6 +578,7 @@ export async function run(): Promise<void> {
     }
     if (process.env.BENCH_BUSY !== '0' && process.env.BENCH_DAEMON !== '0') await runBusy(dir);
     if (process.env.BENCH_CHURN !== '0' && process.env.BENCH_DAEMON !== '0') await runChurn(dir);
+    if (process.env.BENCH_LANE !== '0' && process.env.BENCH_DAEMON !== '0') for (const limit of [null, 20 * 1024]) await runLane(dir, limit);
   } finally {
     await cleanup();
   }

@@ -34,6 +34,7 @@ describe('config: daemon', () => {
       fallbackScanSec: 60,
       shutdownTimeoutSec: 4,
       syncCheckSec: 5,
+      uploadGrowingEverySec: 60,
       notifications: true,
       ui: { enabled: true, port: 8385 },
       schedules: { journalMaintenance: '45 4 * * *', tokenRefresh: '*/30 * * * *' },
@@ -45,6 +46,7 @@ describe('config: daemon', () => {
       fallbackScanMs: 60_000,
       shutdownTimeoutMs: 4_000,
       syncCheckMs: 5_000,
+      uploadGrowingEveryMs: 60_000,
       ui: { enabled: true, port: 8385 },
       schedules: {
         fullRescan: '0 3 * * *',

@@ -102,6 +102,23 @@ describe('LocalFs.openForUpload', () => {
     expect((await failure(all(r.stream()))).message).toMatch(/grew from 100 to 104 bytes/);
   });
 
+  it('appendOnly (a growing file): bytes appended after the open are left out, the prefix is the snapshot; a shrink still fails', async () => {
+    await writeFile(join(root, 'g.log'), 'line 1\n');
+    const st = await stat(join(root, 'g.log'));
+    await appendFile(join(root, 'g.log'), 'line 2\n');
+    // Grown since it was planned: accepted (same inode, no smaller); the snapshot is what it holds at the open.
+    const r = await reader('g.log', { sizeBytes: st.size, mtimeMs: st.mtimeMs, inode: st.ino, appendOnly: true });
+    expect(r.size).toBe(14);
+    await appendFile(join(root, 'g.log'), 'line 3\n');
+    expect((await all(r.stream())).toString()).toBe('line 1\nline 2\n');
+    expect(await r.sha1()).toBe(createHash('sha1').update('line 1\nline 2\n').digest('hex'));
+    expect((await r.read(7, 14)).toString()).toBe('line 2\n');
+    await truncate(join(root, 'g.log'), 3);
+    expect((await failure(all(r.stream()))).message).toMatch(/shrank from 14 to 3 bytes/);
+    // A smaller file than planned is not a growing one: refused before anything is read.
+    expect((await failure(reader('g.log', { sizeBytes: st.size, mtimeMs: st.mtimeMs, inode: st.ino, appendOnly: true }))).code).toBe('local_changed');
+  });
+
   it('reads the inode it opened: a file renamed over the path afterwards does not change the snapshot', async () => {
     await writeFile(join(root, 'e.txt'), 'first version');
     const r = await reader('e.txt');

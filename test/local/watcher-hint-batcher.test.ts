@@ -28,6 +28,19 @@ describe('HintBatcher', () => {
     b.close();
   });
 
+  it('hints a path written without pause at least every maxSettleMs (a growing file), not only once it stops', async () => {
+    const out: { atMs: number; hints: readonly WatchHint[] }[] = [];
+    const b = new HintBatcher((hints) => out.push({ atMs: Date.now(), hints }), { settleMs: 10_000, maxSettleMs: 200 });
+    // The quiet time (10 s) never elapses while the touches go on: only the bound can hint the path.
+    for (let i = 0; i < 50; i++) {
+      b.touch('grow.log');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const whileWriting = out.filter((o) => o.hints.some((h) => h.path === 'grow.log')).length;
+    b.close();
+    expect(whileWriting).toBeGreaterThanOrEqual(2);
+  });
+
   it('holds a delete longer than a write, and releases it with the next write (a move)', async () => {
     const out: (readonly WatchHint[])[] = [];
     const b = new HintBatcher((h) => out.push(h), { settleMs: 50, deleteHoldMs: 1_000 });

@@ -9,6 +9,7 @@
  *   BOXSYNC_FALLBACK_SCAN_SEC    daemon.fallbackScanSec     integer seconds        (default 60)
  *   BOXSYNC_SHUTDOWN_TIMEOUT_SEC daemon.shutdownTimeoutSec  integer seconds        (default 4)
  *   BOXSYNC_SYNC_CHECK_SEC       daemon.syncCheckSec        integer seconds        (default 5)
+ *   BOXSYNC_UPLOAD_GROWING_EVERY_SEC daemon.uploadGrowingEverySec integer seconds  (default 60)
  *   BOXSYNC_UI_PORT              daemon.ui.port             0 to 65535             (default 8385; 0 = a free port)
  *
  * A variable is checked by the same rule as its config key; a bad value throws an Error naming the variable,
@@ -31,6 +32,8 @@ export interface DaemonSettings {
   readonly fallbackScanMs: number;
   readonly shutdownTimeoutMs: number;
   readonly syncCheckMs: number;
+  /** A file still being written is hinted (and uploaded as it is) at least this often (watcher-hint-batcher.ts). */
+  readonly uploadGrowingEveryMs: number;
   readonly schedules: Readonly<Record<ScheduleName, string>>;
   /** The local web page (src/daemon/ui/): off, or on loopback at this port (0 = a free one). */
   readonly ui: { readonly enabled: boolean; readonly port: number };
@@ -50,6 +53,8 @@ export function daemonSettings(config: Config, env: NodeJS.ProcessEnv = process.
     shutdownTimeoutMs:
       1000 * (fromEnv(env, 'BOXSYNC_SHUTDOWN_TIMEOUT_SEC', daemonFields.shutdownTimeoutSec, `whole seconds, 1 to ${MAX_SHUTDOWN_TIMEOUT_SEC}`, Number) ?? d.shutdownTimeoutSec),
     syncCheckMs: 1000 * (fromEnv(env, 'BOXSYNC_SYNC_CHECK_SEC', daemonFields.syncCheckSec, 'whole seconds, 1 to 600', Number) ?? d.syncCheckSec),
+    uploadGrowingEveryMs:
+      1000 * (fromEnv(env, 'BOXSYNC_UPLOAD_GROWING_EVERY_SEC', daemonFields.uploadGrowingEverySec, 'whole seconds, 1 to 86400', Number) ?? d.uploadGrowingEverySec),
     ui: { enabled: d.ui.enabled, port: fromEnv(env, 'BOXSYNC_UI_PORT', daemonFields.uiPort, 'a port number, 0 to 65535', Number) ?? d.ui.port },
     schedules: {
       fullRescan: config.schedules.fullRescan,

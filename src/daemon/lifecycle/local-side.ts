@@ -27,6 +27,8 @@ export interface LocalSideDeps {
   readonly isIgnoredFor: (root: SyncRoot) => (path: string, isDir: boolean) => boolean;
   readonly watcherKind: WatcherKind;
   readonly fallbackScanMs: number;
+  /** A path written without pause is hinted at least this often (HintBatcherOptions.maxSettleMs). */
+  readonly maxSettleMs?: number;
   readonly maxWatches?: number | undefined;
 }
 
@@ -93,6 +95,7 @@ export class LocalSide {
       rootPath: root.localPath,
       isIgnored: this.deps.isIgnoredFor(root),
       fallbackScanMs: this.deps.fallbackScanMs,
+      ...(this.deps.maxSettleMs === undefined ? {} : { maxSettleMs: this.deps.maxSettleMs }),
       ...(this.deps.maxWatches === undefined ? {} : { maxWatches: this.deps.maxWatches }),
     });
     const w: RootWatch = { root, watcher, health: { state: 'starting' }, fallbackTimer: null, lastFallbackScanAtMs: null };

@@ -155,6 +155,7 @@ export class DaemonSession {
       isIgnoredFor: parts.isIgnoredFor,
       watcherKind: settings.watcher,
       fallbackScanMs: settings.fallbackScanMs,
+      maxSettleMs: settings.uploadGrowingEveryMs,
       maxWatches: settings.maxWatches,
     });
     const remote = new RemoteSide({

@@ -3,11 +3,21 @@
  * download and upload of the client, so the cap holds for the total, as rclone's --bwlimit does. The bucket
  * holds at most a quarter second of bytes, so bursts stay small; a wait is abortable and bounded by the size
  * of the chunk asked for. Box's answers and the API calls themselves are not counted (they are small).
+ *
+ * Small transfers go first: while a transfer of a small file (under SMALL_TRANSFER_BYTES) waits for bytes, a big
+ * one takes none, so a save of a small file is not starved by a 500 MB upload sharing the cap (engine/live-lane.ts
+ * lets it run beside the big one). The big one waits at most as long as the small ones need, which is bounded by
+ * their size.
  */
 import type { Clock } from '../../ports/clock.js';
 
+/** A transfer of a file below this size goes first (the transfer queue's SMALL_FILE_BYTES, engine/transfer-queue.ts). */
+export const SMALL_TRANSFER_BYTES = 1024 * 1024;
+
 export class Bandwidth {
   private tokens = 0;
+  /** Small transfers waiting for bytes: big ones leave the bucket to them. */
+  private smallWaiting = 0;
   private lastMs: number;
   private burst = 0;
   private rate: number | null = null;
@@ -37,8 +47,18 @@ export class Bandwidth {
     this.lastMs = this.clock.now();
   }
 
-  /** Wait until `bytes` may pass. */
-  async take(bytes: number, signal?: AbortSignal): Promise<void> {
+  /** Wait until `bytes` may pass; `fileBytes`, the size of the file they belong to, says whether it goes first. */
+  async take(bytes: number, signal?: AbortSignal, fileBytes = Number.POSITIVE_INFINITY): Promise<void> {
+    const small = fileBytes < SMALL_TRANSFER_BYTES;
+    if (small) this.smallWaiting += 1;
+    try {
+      await this.takeAs(bytes, small, signal);
+    } finally {
+      if (small) this.smallWaiting -= 1;
+    }
+  }
+
+  private async takeAs(bytes: number, small: boolean, signal: AbortSignal | undefined): Promise<void> {
     let left = bytes;
     while (left > 0) {
       signal?.throwIfAborted();
@@ -46,6 +66,11 @@ export class Bandwidth {
       if (rate === null) return;
       this.refill(rate);
       const now = Math.min(left, this.burst);
+      if (!small && this.smallWaiting > 0) {
+        // A small transfer waits: the bytes that come in the time it needs are its own.
+        await this.clock.sleep(Math.max(1, Math.ceil((this.burst / rate) * 1000)), signal);
+        continue;
+      }
       if (this.tokens >= now) {
         this.tokens -= now;
         left -= now;

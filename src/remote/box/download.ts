@@ -225,7 +225,7 @@ async function pump(
       body.destroy();
       throw remoteError('network', `download of file ${bounds.id} is too slow (${state.written} bytes by its deadline); stopped`, { details: { id: bounds.id } });
     }
-    if (bounds.bandwidth) await bounds.bandwidth.take(b.length, bounds.signal);
+    if (bounds.bandwidth) await bounds.bandwidth.take(b.length, bounds.signal, bounds.limit);
     hash.update(b);
     try {
       await out.write(b);

@@ -101,7 +101,7 @@ async function simpleUpload(deps: UploadDeps, target: UploadTarget, req: UploadR
         let done = 0;
         // Exactly the announced length: a file that shrinks or grows meanwhile fails the body at once (local_changed).
         for await (const chunk of req.source.stream(1 << 20)) {
-          if (deps.bandwidth) await deps.bandwidth.take((chunk as Buffer).length, req.signal);
+          if (deps.bandwidth) await deps.bandwidth.take((chunk as Buffer).length, req.signal, total);
           done += (chunk as Buffer).length;
           req.onProgress?.({ doneBytes: done, totalBytes: total });
           yield chunk as Buffer;
