@@ -149,10 +149,11 @@ async function reconcileWindows(ctx: ReconcileContext, rc: RootContext, windowEn
     else outcomes.push(out);
   }
   if (held.length > 0) {
-    const verdict = massDeleteVerdict(ctx, rc, distinctTrash(held.flatMap((h) => h.trash)));
+    const trash = distinctTrash(held.flatMap((h) => h.trash));
+    const verdict = massDeleteVerdict(ctx, rc, trash);
     if (verdict && ctx.allowedGuards.delete(verdict.id)) state.deletesConfirmed = true;
     if (verdict && !state.deletesConfirmed) {
-      holdGuard(ctx, rc, verdict);
+      holdGuard(ctx, rc, verdict, trash);
       return 'guard';
     }
     for (const h of held) {
@@ -189,8 +190,12 @@ function massDeleteVerdict(ctx: ReconcileContext, rc: RootContext, ops: readonly
   });
 }
 
-function holdGuard(ctx: ReconcileContext, rc: RootContext, verdict: NonNullable<ReturnType<typeof massDeleteVerdict>>): void {
-  ctx.status.heldGuard = { id: verdict.id, message: verdict.message };
+/** How many of the paths a held mass delete would delete `status` and the web page list. */
+const GUARD_PATHS_SHOWN = 20;
+
+function holdGuard(ctx: ReconcileContext, rc: RootContext, verdict: NonNullable<ReturnType<typeof massDeleteVerdict>>, trash: readonly Operation[]): void {
+  const firstPaths = [...new Set(trash.filter(isTrash).map(opPath))].sort().slice(0, GUARD_PATHS_SHOWN);
+  ctx.status.heldGuard = { id: verdict.id, message: verdict.message, deletes: verdict.deletes, firstPaths };
   ctx.events.onGuard?.({ id: verdict.id, message: verdict.message });
   ctx.logger.warn({ root: rc.root.id, deletes: verdict.deletes, total: verdict.totalItems }, verdict.message);
   ctx.status.emit(true);
@@ -258,7 +263,7 @@ async function reconcileScope(
     // A confirmation covers the rest of this run for the root: a confirmed mass delete may take several passes.
     if (verdict && ctx.allowedGuards.delete(verdict.id)) state.deletesConfirmed = true;
     if (verdict && !state.deletesConfirmed) {
-      holdGuard(ctx, rc, verdict);
+      holdGuard(ctx, rc, verdict, work);
       return 'guard';
     }
 

@@ -9,7 +9,7 @@ import type { RelPath, RootId, SyncRoot } from '../core/model.js';
 import type { Clock } from '../ports/clock.js';
 import type { Journal } from '../ports/journal.js';
 import type { TransferQueue } from './transfer-queue.js';
-import type { Phase, ProblemStatus, RootStatus, StatusReport } from './types.js';
+import type { HeldGuard, Phase, ProblemStatus, RootStatus, StatusReport } from './types.js';
 import { PARKED_MS } from './failures.js';
 
 const LAST_SUCCESS_KEY = 'engine.lastSuccessfulSyncAtMs';
@@ -27,7 +27,7 @@ const COUNT_COST_FACTOR = 20;
 export class StatusTracker {
   private phaseNow: Phase = 'starting';
   private readonly conflictList: { root: RootId; path: RelPath; copy: RelPath; atMs: number }[] = [];
-  heldGuard: { readonly id: string; readonly message: string } | null = null;
+  heldGuard: HeldGuard | null = null;
   fatal: { readonly code: string; readonly message: string } | null = null;
   private lastEmitMs = 0;
   private readonly counted = new Map<RootId, { readonly value: ReturnType<Journal['countSynced']>; readonly atMs: number }>();

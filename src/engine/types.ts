@@ -121,13 +121,22 @@ export interface ProblemStatus {
   readonly sinceMs: number | null;
 }
 
+export interface HeldGuard {
+  readonly id: string;
+  readonly message: string;
+  readonly deletes?: number;
+  readonly firstPaths?: readonly string[];
+}
+
 export interface StatusReport {
   readonly phase: Phase;
   readonly roots: readonly RootStatus[];
   readonly conflicts: readonly { readonly root: RootId; readonly path: RelPath; readonly copy: RelPath; readonly atMs: number }[];
   readonly errors: readonly ProblemStatus[];
   /** Set while a safety guard holds the engine (e.g. a mass delete waiting for confirmation). */
-  readonly heldGuard: { readonly id: string; readonly message: string } | null;
+  /** A safety guard holding the sync: its id (`confirm ID`), what it says and, for the mass-delete guard, how many
+   *  items it would delete and the first of their paths (sorted). */
+  readonly heldGuard: HeldGuard | null;
   readonly lastSuccessfulSyncAtMs: number | null;
   readonly fatal: { readonly code: string; readonly message: string } | null;
   /** Paths deliberately not synced (excluded after they were synced; their local copy stays), from the journal. */

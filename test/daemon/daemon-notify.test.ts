@@ -35,8 +35,12 @@ describe('desktop notifications (real daemon, fake notify-send)', () => {
     await rename(join(h.mirror, 'd'), join(h.dir, 'moved-away'));
     const held = await waitFor(async () => (await h!.status()).engine.heldGuard, { timeoutMs: 30_000, what: 'the mass-delete guard' });
     expect(held.id).toMatch(/^mass-delete:/);
+    // What it would delete: how many, and the first paths.
+    expect(held.firstPaths).toEqual(['d']);
+    expect(held.deletes).toBeGreaterThanOrEqual(1);
     const status = await runCli(['status', '--config', h.configFile]);
     expect(status.code).toBe(1);
+    expect(status.stdout).toMatch(/\n {4}would delete: d(\n| and \d+ more\n)/);
     expect(status.stdout).toMatch(/NEEDS ATTENTION: a safety guard holds syncing/);
     expect(JSON.parse((await runCli(['status', '--json', '--config', h.configFile])).stdout)).toMatchObject({ running: true, healthy: false });
     const guardCalls = await waitFor(async () => {

@@ -60,7 +60,15 @@ export function formatDaemonStatus(s: DaemonStatus, nowMs: number = Date.now()):
   lines.push(attention.length === 0 ? '  health: ok' : `  health: NEEDS ATTENTION: ${attention.map((a) => safeText(a)).join('; ')}`);
   for (const n of s.notices) lines.push(`  ! ${safeText(n)}`);
   if (e.fatal) lines.push(`  FATAL ${e.fatal.code}: ${safeText(e.fatal.message)}`);
-  if (e.heldGuard) lines.push(`  guard held (${esc(e.heldGuard.id)}): ${safeText(e.heldGuard.message)}\n    confirm with: boxsync confirm ${esc(e.heldGuard.id)}`);
+  if (e.heldGuard) {
+    lines.push(`  guard held (${esc(e.heldGuard.id)}): ${safeText(e.heldGuard.message)}`);
+    const first = e.heldGuard.firstPaths ?? [];
+    if (first.length > 0) {
+      const more = (e.heldGuard.deletes ?? first.length) - first.length;
+      lines.push(`    would delete: ${first.map((p) => esc(p)).join(', ')}${more > 0 ? ` and ${more} more` : ''}`);
+    }
+    lines.push(`    confirm with: boxsync confirm ${esc(e.heldGuard.id)}`);
+  }
   for (const r of e.roots) {
     lines.push(`  ${esc(r.localPath)} <-> Box folder ${esc(r.remoteId)}`);
     lines.push(`    in sync: ${r.inSync.files} files, ${r.inSync.folders} folders, ${formatBytesOneDecimal(r.inSync.bytes)}`);

@@ -148,6 +148,8 @@ describe.skipIf(chromiumMissing !== null)(`the web page in chromium${chromiumMis
     const guard = page.getByRole('region', { name: 'A safety guard holds syncing' });
     await guard.waitFor({ timeout: BOUND_MS });
     expect(h.web.findByPath('Mirror/d/f0.txt')).not.toBeNull();
+    // What it would delete, listed.
+    expect(await guard.getByRole('list', { name: 'What it would delete' }).locator('li').allTextContents()).toEqual(['d']);
     await screenshot(page, 'guard');
     await guard.getByRole('button', { name: 'Confirm' }).click();
     await waitFor(() => h.web.findByPath('Mirror/d') === null, { timeoutMs: BOUND_MS, what: 'the held deletes to run on Box' });

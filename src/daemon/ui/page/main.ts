@@ -176,6 +176,12 @@ function OverviewView({ o, act }: { o: Overview; act: (p: Promise<string>) => vo
       ? html`<section class="guard" aria-labelledby="guard-title">
           <h2 id="guard-title">A safety guard holds syncing</h2>
           <p>${shown(e.heldGuard.message)}</p>
+          ${e.heldGuard.firstPaths && e.heldGuard.firstPaths.length > 0
+            ? html`<p>It would delete ${e.heldGuard.deletes ?? e.heldGuard.firstPaths.length} item(s)${(e.heldGuard.deletes ?? 0) > e.heldGuard.firstPaths.length ? html`; the first ${e.heldGuard.firstPaths.length}` : null}:</p>
+                <ul class="guard-paths" aria-label="What it would delete">
+                  ${e.heldGuard.firstPaths.map((p) => html`<li><code>${shown(p)}</code></li>`)}
+                </ul>`
+            : null}
           <p class="id">Guard: <code>${shown(e.heldGuard.id)}</code></p>
           <button class="danger" onClick=${() => act(post('/api/confirm', { id: e.heldGuard!.id }))}>Confirm</button>
           <button onClick=${() => act(post('/api/pause').then(() => 'Kept everything: syncing is paused and nothing was deleted. Resume to be asked again.'))}>Keep everything and stop</button>
