@@ -85,6 +85,7 @@ export async function createHarness(opts: { server?: BoxServerOptions; config?: 
       return run;
     },
     status: () => sendControl<DaemonStatus>(socketPath, { verb: 'status' }),
+    // A pass that starts after this call (count the passes before asking for one, when it may end first).
     async settled(timeoutMs = 30_000) {
       const before = (await h.status()).passes;
       return waitFor(

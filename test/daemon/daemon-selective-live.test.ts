@@ -148,8 +148,13 @@ it('newFolders "skip": a new Box folder is recorded unselected, nothing comes do
   expect(st.stdout).toMatch(/Fresh\/: not selected \(selective sync/);
 
   // Later passes do not tell again, and nothing of Fresh comes down.
+  // Its passes counted before sync-now is asked: the full pass may be done before the CLI has exited.
+  const before = (await h.status()).passes;
   await runCli(['sync-now', '--config', h.configFile]);
-  await h.settled();
+  await waitFor(async () => {
+    const s = await hh.status();
+    return s.passes > before && s.engine.phase === 'idle';
+  }, { timeoutMs: 30_000, what: 'the full pass after sync-now' });
   expect(await exists(join(h.mirror, 'Fresh'))).toBe(false);
   expect(h.srv.control.requests().filter((r) => r.path.includes(`/files/${f.id}/content`))).toEqual([]);
   expect((await notify.calls()).filter((a) => a.includes('boxsync: a new Box folder is not synced here'))).toHaveLength(1);
