@@ -115,7 +115,9 @@ describe('seeded whole-system simulation', () => {
     const disk = new Set(results.flatMap((r) => Object.keys(r.faults)).filter((k) => k.startsWith('disk: ')));
     // The unreadable entry needs a user the CLI can run as (run-as.ts); where there is none it is not drawn.
     const unreadable = 'as' in unprivilegedUser() ? ['disk: unreadable entry'] : [];
-    expect([...disk].sort()).toEqual(['disk: bad name', 'disk: deep chain', 'disk: token revoked', ...unreadable, 'disk: unmounted root', 'disk: upload change']);
+    expect([...disk].sort()).toEqual(
+      ['disk: bad name', 'disk: deep chain', 'disk: token revoked', ...unreadable, 'disk: unmounted root', 'disk: upload change'].sort(),
+    );
   });
 });
 
