@@ -17,8 +17,20 @@ import { HintBatcher } from './watcher-hint-batcher.js';
 import { describeWatchFailure, WatchBudgetError } from './watcher-errors.js';
 import { DEFAULT_FALLBACK_SCAN_MS, type WatcherOptions } from './watcher-options.js';
 
+/**
+ * Rename events whose lstat runs at once. libuv hands a burst's inotify events (up to the kernel queue, 16,384 by
+ * default) to JavaScript in one turn of the event loop: starting an lstat for each there and then held the loop
+ * for half a second in a 50,000-event churn (`npm run bench -- daemon`, the churn row). So an event only queues its
+ * path; the lstats run this many at a time, each answer starting the next, which leaves the loop free between them.
+ */
+const RENAME_LSTATS_AT_ONCE = 16;
+
 export class DirWatcher implements LocalWatcher {
   private readonly watchers = new Map<string, FSWatcher>();
+  /** Rename events waiting for their lstat, in the order seen (`renameHead` is the next). */
+  private renames: string[] = [];
+  private renameHead = 0;
+  private renamesRunning = 0;
   private batcher: HintBatcher | null = null;
   private onHealth: (h: WatcherHealth) => void = () => undefined;
   private state: WatcherHealth = { state: 'starting' };
@@ -44,6 +56,8 @@ export class DirWatcher implements LocalWatcher {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.renames = [];
+    this.renameHead = 0;
     for (const w of this.watchers.values()) w.close();
     this.watchers.clear();
     this.batcher?.close();
@@ -125,7 +139,26 @@ export class DirWatcher implements LocalWatcher {
     // A rename is pending from the moment it is seen, not from when its lstat answers: the two halves of a move
     // are two events whose lstats finish in any order (HintBatcher.probe).
     this.batcher.probe(rel);
-    void this.onRename(rel);
+    this.renames.push(rel);
+    this.pumpRenames();
+  }
+
+  private pumpRenames(): void {
+    while (!this.closed && this.renamesRunning < RENAME_LSTATS_AT_ONCE && this.renameHead < this.renames.length) {
+      const rel = this.renames[this.renameHead++]!;
+      this.renamesRunning++;
+      void this.onRename(rel).finally(() => {
+        this.renamesRunning--;
+        this.pumpRenames();
+      });
+    }
+    if (this.renameHead === this.renames.length) {
+      this.renames = [];
+      this.renameHead = 0;
+    } else if (this.renameHead > 4096 && this.renameHead * 2 > this.renames.length) {
+      this.renames = this.renames.slice(this.renameHead);
+      this.renameHead = 0;
+    }
   }
 
   private async onRename(rel: string): Promise<void> {
@@ -147,6 +180,9 @@ export class DirWatcher implements LocalWatcher {
   }
 
   private unwatchTree(rel: string): void {
+    // Below a folder that was never watched nothing is: watchDir places a folder's watch before its children's, and
+    // removes them together. So a deleted file costs a lookup, not a walk over every watch.
+    if (rel !== '' && !this.watchers.has(rel)) return;
     const prefix = `${rel}/`;
     for (const [k, w] of this.watchers) {
       if (k === rel || (rel === '' ? true : k.startsWith(prefix))) {

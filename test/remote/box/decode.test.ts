@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { decodeItem, encodeTime } from '../../../src/remote/box/decode.js';
 import { parseBoxJson } from '../../../src/remote/box/json.js';
+import fc from 'fast-check';
+import { isInteger, isSafeNumber, parse as lossless } from 'lossless-json';
 import type { WireItem } from '../../../src/remote/box/wire-types.js';
 
 describe('decoding Box JSON at the edge', () => {
@@ -9,6 +11,30 @@ describe('decoding Box JSON at the edge', () => {
     expect(v.next_stream_position).toBe('1152922976252290886');
     expect(v.chunk_size).toBe(3);
     expect(v.size).toBe(1500);
+  });
+
+  it('parses as lossless-json does: long digits in names, fractions and exponents are left alone', () => {
+    const texts = [
+      '{"a":"id 12345678901234567890 in a name","b":-9007199254740993,"c":[9007199254740991,9007199254740992]}',
+      '[0.12345678901234567890, 1.5e12345678901234567, 12345678901234567890.5, -12345678901234567890e2]',
+      '{"q":"\\"12345678901234567890\\"","n":1000000000000000000,"m":[12345678901234567890]}',
+      '12345678901234567890',
+      '{"deep":{"x":[{"y":99999999999999999999}]},"s":"\\u0031234567890123456789"}',
+    ];
+    for (const t of texts) expect(parseBoxJson(t)).toEqual(lossless(t, null, (s: string) => (isInteger(s) && !isSafeNumber(s) ? s : Number(s))));
+    expect(parseBoxJson('{"b":-9007199254740993}')).toEqual({ b: '-9007199254740993' });
+    expect(parseBoxJson('  ')).toBeUndefined();
+    expect(() => parseBoxJson('{"a":')).toThrow(SyntaxError);
+  });
+
+  it('parses random JSON with long integers as lossless-json does', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 3 }), fc.array(fc.bigInt({ min: -(10n ** 22n), max: 10n ** 22n }), { maxLength: 4 }), (value, ints) => {
+        const text = JSON.stringify({ value, ints: '__INTS__' }).replace('"__INTS__"', `[${ints.join(',')}]`);
+        expect(parseBoxJson(text)).toEqual(lossless(text, null, (s: string) => (isInteger(s) && !isSafeNumber(s) ? s : Number(s))));
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('decodes a file: string ids, sha1 lower-cased, size in exponent notation, content_modified_at first', () => {
