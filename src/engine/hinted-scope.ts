@@ -41,11 +41,11 @@ export async function hintedScope(
   deps: LocalObserverDeps,
   localPaths: readonly RelPath[],
   remoteIds: readonly RemoteId[],
-  opts: { signal?: AbortSignal; goneSince?: GoneSince; nowMs?: number; settleMs?: number } = {},
+  opts: { signal?: AbortSignal; goneSince?: GoneSince; nowMs?: number; settleMs?: number; slice?: () => Promise<void> } = {},
 ): Promise<SnapshotScope> {
   const { signal } = opts;
   // A burst of thousands of hints: the walks below give the event loop a turn between their steps.
-  const slice = timeSlicer();
+  const slice = opts.slice ?? timeSlicer();
   const found = await restatLocal(deps, localPaths, signal);
   const taken: RelPath[] = [...localPaths, ...found];
   let round: RelPath[] = taken;

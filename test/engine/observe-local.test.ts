@@ -5,6 +5,7 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { asRelPath as p, asRemoteId, asRootId, type SyncRoot } from '../../src/core/model.js';
+import { hintedScope } from '../../src/engine/hinted-scope.js';
 import { restatLocal, scanLocal, type LocalObserverDeps } from '../../src/engine/observe-local.js';
 import { createLocalFs } from '../../src/local/local-fs.js';
 import { createLocalTrash } from '../../src/local/local-trash.js';
@@ -233,5 +234,31 @@ describe('restatLocal', () => {
     expect((await restatLocal(deps, [p('report.md')])).sort()).toEqual(['Report.md']);
     expect(rows(deps)).toEqual(expect.arrayContaining(['B.txt', 'B.txt/inner.txt', 'Report.md', 'report.md', 'other.txt']));
     expect(rows(deps)).not.toContain('b.txt');
+  });
+});
+
+describe('hintedScope over a burst', () => {
+  it('offers the event loop a turn per base in every walk, and finds the same scope as without turns', async () => {
+    const { deps, dir } = await setup();
+    await mkdir(join(dir, 'd'));
+    const names = Array.from({ length: 300 }, (_, i) => `d/f${i}`);
+    for (const n of names) await writeFile(join(dir, n), n);
+    await scanLocal(deps);
+    // Synced as they are, then a burst: half deleted, half rewritten.
+    deps.journal.transaction(() => {
+      for (const e of deps.journal.localUnder(deps.root.id, '')) {
+        deps.journal.putSynced(deps.root.id, { path: e.path, remoteId: asRemoteId(`id-${e.path}`), kind: e.kind === 'folder' ? 'folder' : 'file', etag: '0', sha1: e.sha1, versionId: null, sizeBytes: e.sizeBytes, inode: e.inode, mtimeMs: e.mtimeMs, url: null });
+      }
+    });
+    for (const [i, n] of names.entries()) await (i % 2 === 0 ? rm(join(dir, n)) : writeFile(join(dir, n), `${n} again`));
+    const hints = names.map((n) => p(n));
+    let turns = 0;
+    const counted = await hintedScope(deps, hints, [], { goneSince: new Map(), nowMs: 0, slice: async () => void (turns += 1) });
+    // The move-end walk, the vanished-ancestor check, goneBelow and the settle check each take a turn per base
+    // or candidate.
+    expect(turns).toBeGreaterThanOrEqual(4 * names.length);
+    const plain = await hintedScope(deps, hints, [], { goneSince: new Map(), nowMs: 0 });
+    expect(counted.kind === 'hinted' && [...counted.localPaths].sort()).toEqual(plain.kind === 'hinted' && [...plain.localPaths].sort());
+    expect(counted.kind === 'hinted' && counted.unsettled?.length).toBe(names.length / 2);
   });
 });
