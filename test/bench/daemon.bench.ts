@@ -34,6 +34,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { startBoxServer, type BoxServer, type ServerActor } from '../../src/box-server/index.js';
 import { sendControl } from '../../src/daemon/control/control-client.js';
 import type { DaemonStatus } from '../../src/daemon/control/control-protocol.js';
@@ -147,7 +148,7 @@ interface DaemonChild {
 
 const runsFrom = (): string => (existsSync(join(repoRoot, 'dist', 'cli', 'main.js')) ? 'the build (dist/)' : 'the sources through tsx (no dist/)');
 
-async function startDaemon(o: { srv: BoxServer; dir: string; remoteId: string; mirror: string; extra?: Record<string, unknown> }): Promise<DaemonChild> {
+async function startDaemon(o: { srv: BoxServer; dir: string; remoteId: string; mirror: string; extra?: Record<string, unknown>; loopProbeFile?: string }): Promise<DaemonChild> {
   const socketPath = join(o.dir, 'c.sock');
   const configFile = join(o.dir, 'config.json');
   await mkdir(o.dir, { recursive: true });
@@ -164,6 +165,10 @@ async function startDaemon(o: { srv: BoxServer; dir: string; remoteId: string; m
   delete env['BOXSYNC_FROM_SOURCE'];
   // BENCH_DAEMON_NODE_ARGS: node options for the daemon (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" for a profile).
   const nodeArgs = (process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  if (o.loopProbeFile !== undefined) {
+    nodeArgs.push('--import', pathToFileURL(join(repoRoot, 'test', 'bench', 'loop-probe.mjs')).href);
+    env['BOXSYNC_LOOP_PROBE_FILE'] = o.loopProbeFile;
+  }
   const child = spawn(process.execPath, [...nodeArgs, join(repoRoot, 'bin', 'boxsync.js'), 'daemon', '--config', configFile], {
     cwd: repoRoot,
     env,
@@ -457,9 +462,10 @@ async function runChurn(dir: string): Promise<void> {
   const mirror = join(dir, 'Churn');
   await mkdir(mirror, { recursive: true });
   await writeFile(join(mirror, 'keep.txt'), 'stays\n');
+  const probeFile = join(dir, 'churn-loop-probe.txt');
   let daemon: DaemonChild | null = null;
   try {
-    daemon = await startDaemon({ srv, dir: join(dir, 'churn-daemon'), remoteId: rootId, mirror, extra: { safety: { maxDeletes: 1_000_000, maxDeleteFraction: 1 } } });
+    daemon = await startDaemon({ srv, dir: join(dir, 'churn-daemon'), remoteId: rootId, mirror, extra: { safety: { maxDeletes: 1_000_000, maxDeleteFraction: 1 } }, loopProbeFile: probeFile });
     const d = daemon;
     if (!(await until(() => settled(d), INITIAL_MAX_MS, 200))) {
       console.log(`churn: the daemon did not settle on the small mirror; no figures. Last output:\n${d.output()}`);
@@ -488,10 +494,31 @@ async function runChurn(dir: string): Promise<void> {
         `${done ? `idle with Box clean ${sec(Date.now() - t0)} s after the first write` : `not settled within ${INITIAL_MAX_MS / 1000} s`}; ` +
         `status answered ${answered} times, the slowest in ${slowest} ms; event loop blocked at most ${loop.maxDelayMs} ms (p99 ${loop.p99DelayMs} ms)`,
     );
+    console.log(`churn: ${await stalls(probeFile)}`);
   } finally {
     await daemon?.stop();
     await srv.close();
   }
+}
+
+/**
+ * What test/bench/loop-probe.mjs saw in the daemon: its longest stall, and the longest in which the daemon's main
+ * thread was on a CPU for at least half of it (its own work, not a wait for a core on a loaded machine).
+ */
+async function stalls(file: string): Promise<string> {
+  const rows = (await readFile(file, 'utf8').catch(() => ''))
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => l.split(' ').map(Number) as [number, number]);
+  if (rows.length === 0) return 'loop probe: no turn of the event loop came more than 50 ms late';
+  const longest = rows.reduce((a, b) => (b[0] > a[0] ? b : a));
+  const own = rows.filter(([wall, cpu]) => cpu >= wall / 2);
+  const ownLongest = own.reduce((a, b) => (b[0] > a[0] ? b : a), [0, 0] as [number, number]);
+  const mostCpu = rows.reduce((a, b) => (b[1] > a[1] ? b : a));
+  return (
+    `loop probe: ${rows.length} turns more than 50 ms late; the longest ${longest[0].toFixed(0)} ms (main thread on a CPU ${longest[1]} ms of it); ` +
+    `the longest that was the daemon's own work (on a CPU at least half of it) ${ownLongest[0].toFixed(0)} ms; the most CPU in one stall ${mostCpu[1]} ms (of ${mostCpu[0].toFixed(0)} ms)`
+  );
 }
 
 const LANE_EDITS = Number(process.env.BENCH_LANE_EDITS ?? 100);
