@@ -5,7 +5,7 @@
  * state dir is refused by the lock.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
@@ -29,7 +29,10 @@ describe('boxsync daemon lifecycle (real process)', () => {
     h.srv.control.clearRequests();
     const data = randomBytes(100 * 1024 * 1024);
     const sha1 = createHash('sha1').update(data).digest('hex');
-    await writeFile(join(h.mirror, 'big.bin'), data);
+    // Staged beside the mirror and renamed in, so the file appears whole (daemon-reload-upload.test.ts says why).
+    const staged = join(h.dir, 'big.bin.staged');
+    await writeFile(staged, data);
+    await rename(staged, join(h.mirror, 'big.bin'));
 
     const partPuts = (): number => h!.srv.control.requests().filter((r) => r.method === 'PUT' && r.path.startsWith(SESSION_PARTS) && r.status === 200).length;
     await waitFor(() => partPuts() >= 2, { timeoutMs: 60_000, what: 'two confirmed parts' });

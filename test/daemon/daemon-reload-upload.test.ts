@@ -4,7 +4,7 @@
  * resumes it (no second session, no abort, the confirmed parts not sent again).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
+import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../support/wait.js';
@@ -26,7 +26,12 @@ describe('boxsync daemon: reload during an upload (real process)', () => {
     h.srv.control.failNext({ method: 'PUT', path: `${SESSIONS}/*`, delayMs: 2_000, count: 10_000 });
     h.srv.control.clearRequests();
     const data = randomBytes(6 * PART_BYTES + 1234);
-    await writeFile(join(h.mirror, 'reload.bin'), data);
+    // Written beside the mirror and renamed in: the file appears whole. (Written in place, a write paused for more
+    // than the settle time on a loaded machine is hinted half-written, and its prefix reaches Box first by design:
+    // a growing file is uploaded as it grows. That is daemon-growing-file.test.ts's subject, not this one's.)
+    const staged = join(h.dir, 'reload.bin.staged');
+    await writeFile(staged, data);
+    await rename(staged, join(h.mirror, 'reload.bin'));
 
     const reqs = (): ReturnType<Harness['srv']['control']['requests']> => h!.srv.control.requests();
     const partPuts = (): number => reqs().filter((r) => r.method === 'PUT' && r.path.startsWith(`${SESSIONS}/`) && r.status === 200).length;
