@@ -50,8 +50,9 @@ export type ComposeDaemonParts = (config: Config, logger: Logger, events: Engine
 
 /**
  * The daemon's journal page cache: SQLite's own default (2,000 KiB) instead of better-sqlite3's 16,000. What a pass
- * reads into the cache stays resident after it (freed to malloc, not to the system): at 100,000 files the idle
- * daemon's malloc heap held 24 MiB with the larger cache and 10-11 MiB with this one (README, Performance).
+ * reads into the cache stays resident after it (freed by `PRAGMA shrink_memory`, it stays with malloc: tried, no
+ * change): at 100,000 files the idle daemon's malloc heap held 24 MiB with the larger cache and 10-11 MiB with this
+ * one (docs/internals.md, "Memory when idle").
  */
 export const DAEMON_JOURNAL_CACHE_KIB = 2_000;
 

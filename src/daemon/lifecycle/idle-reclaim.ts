@@ -7,9 +7,10 @@
  * long as nothing changes. Node gives V8 no idle notifications, so its memory reducer never starts either.
  *
  * So: when the pass runner has nothing left to do, wait a little (more hints often follow a pass), then run a
- * full collection if the heap holds clearly more than was live after the last one; a second, later collection
- * lets V8 shrink the young generation once the allocation rate has dropped. A pass that starts cancels both.
- * At 100,000 files this brings the idle daemon to 128-142 MiB (see the README's Performance section). A collection
+ * full collection if the heap holds clearly more than was live after the last one; a second one, 6 s after the end
+ * of the first, lets V8 shrink the young generation (it does once its allocation rate over 5 s is low). A pass that
+ * starts cancels both. At 100,000 files this brings the idle daemon to 101-108 MiB, 91-93 MiB with the daemon's
+ * smaller journal cache (docs/internals.md, "Memory when idle"). A collection
  * of a 25 MB heap takes tens of milliseconds, and the heap-growth test keeps a daemon that runs a small pass every
  * few seconds from collecting after each one.
  */
