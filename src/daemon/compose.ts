@@ -68,6 +68,8 @@ export interface ComposeOptions {
    * function is asked each time (the daemon's live `selective exclude --free-space`).
    */
   readonly freeSpace?: boolean | (() => boolean);
+  /** The journal's SQLite page cache in KiB (OpenJournalOptions.cacheKiB); default better-sqlite3's. */
+  readonly journalCacheKiB?: number;
 }
 
 export interface Composition {
@@ -101,7 +103,10 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
   const clock = opts.clock ?? systemClock;
   await mkdir(config.stateDir, { recursive: true, mode: 0o700 });
 
-  const opened = openJournal(opts.journalFile ?? join(config.stateDir, 'journal.db'), { logger: logger.child({ component: 'journal' }) });
+  const opened = openJournal(opts.journalFile ?? join(config.stateDir, 'journal.db'), {
+    logger: logger.child({ component: 'journal' }),
+    ...(opts.journalCacheKiB === undefined ? {} : { cacheKiB: opts.journalCacheKiB }),
+  });
   const journal = opened.journal;
   try {
     const box = createBoxAdapter({

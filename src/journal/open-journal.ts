@@ -32,6 +32,12 @@ import { SqliteJournal } from './sqlite-journal.js';
 
 export interface OpenJournalOptions {
   readonly logger?: Logger;
+  /**
+   * SQLite's page cache for this connection, in KiB (`PRAGMA cache_size = -N`); default better-sqlite3's 16,000.
+   * The daemon asks for less: the pages a pass reads stay in the process's memory for good (SQLite gives them back
+   * to malloc, which keeps them), and an idle daemon is measured by its resident memory.
+   */
+  readonly cacheKiB?: number;
 }
 
 export type OpenJournalResult =
@@ -50,7 +56,7 @@ export function openJournal(path: string, opts: OpenJournalOptions = {}): OpenJo
     throw unusable(path, e);
   }
   try {
-    return { journal: openChecked(path), rebuilt: false };
+    return { journal: openChecked(path, opts.cacheKiB), rebuilt: false };
   } catch (e) {
     const why = damageReason(e);
     if (why === undefined) throw unusable(path, e);
@@ -60,13 +66,13 @@ export function openJournal(path: string, opts: OpenJournalOptions = {}): OpenJo
   opts.logger?.warn({ path, movedTo, reason }, 'journal unusable; moved aside and starting a fresh one (a full rescan and listing follow)');
   try {
     prepareFiles(path);
-    return { journal: openChecked(path), rebuilt: true, reason, movedTo };
+    return { journal: openChecked(path, opts.cacheKiB), rebuilt: true, reason, movedTo };
   } catch (e) {
     throw unusable(path, e);
   }
 }
 
-function openChecked(path: string): Journal {
+function openChecked(path: string, cacheKiB: number | undefined): Journal {
   const header = readHeader(path);
   if (header.length > 0 && !header.equals(SQLITE_HEADER.subarray(0, header.length))) {
     throw new UnusableJournalError('the file is not a SQLite database');
@@ -81,6 +87,7 @@ function openChecked(path: string): Journal {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
+    if (cacheKiB !== undefined) db.pragma(`cache_size = -${Math.max(1, Math.floor(cacheKiB))}`);
     if (!skipCheck) quickCheck(db);
     migrate(db);
     return guarded(path, db, skipCheck ? skipCheck.checkedAtMs : nowMs);

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- compare [--full] [--rounds N] [--scale N] [--small N] [--journal-rows N] [--idle-sec N] [--no-wire]`:
+ * `npm run bench -- compare [--full] [--rounds N] [--scale N] [--small N] [--journal-rows N] [--million N] [--million-only] [--idle-sec N] [--no-wire]`:
  * boxsync beside rclone on the same trees, in one run.
  *
  * For each workload the same tree is written to disk (served by `rclone serve http` on loopback) and seeded
@@ -25,7 +25,8 @@
  *
  * Then, on that last mirror, the idle daemon: `boxsync daemon` (bin/boxsync.js, same config) is started, waited
  * for (its control socket's `status` says a pass of its own succeeded, the engine is idle and the watchers and
- * the event stream are up; bounded), left idle for --idle-sec seconds (default 10), and sampled from
+ * the event stream are up; bounded), left idle for --idle-sec seconds (default 20: its idle collections end 8 s after
+ * its idle journal check, which takes seconds at 100,000 files on a loaded machine), and sampled from
  * /proc/PID/status: VmRSS (now) and VmHWM (its peak, the first pass included), with its CPU while idle; then
  * SIGTERM, and its exit is awaited. Its "boxsync s" is the time from start to the end of its first pass. Before
  * the SIGTERM, 100 edits while it runs (daemonEdits): 50 on Box, 50 in the mirror, timed from the last edit until
@@ -38,6 +39,11 @@
  * peak RSS and CPU, and the journal's size on disk (journal.db + -wal) after it. Setting it up took 25-35 s per
  * 100,000 files on the 2-core development machine when it was otherwise quiet (box-server ~15 s, disk ~7-11 s,
  * journal ~5-8 s), several times that while other work loaded its cores; the run prints its own figures.
+ *
+ * The million-file tree (millionRows; --full, or --million N for N files, --million-only for these rows alone): N
+ * small files, 10 a folder (1,000,000 in 100,000 folders), in a box-server of its own: its first mirror by
+ * `sync --once` (default config: zip downloads on), then the idle daemon on it (no edits). Every idle daemon row
+ * also gives the daemon's inotify watches (/proc/PID/fdinfo) beside the budget (fs.inotify.max_user_watches).
  *
  * Sizes: a smoke run by default (a minute or two, the build included), the issue's sizes with --full (2,000 files / 400 MB; 10,000
  * files / 1 GiB; 20,000 small files in 400 folders; and --scale 100000 --journal-rows 1000000). --scale N adds
@@ -59,6 +65,7 @@ import type { AsBoxServer } from '../../src/box-server/as-box.js';
 import { BOX_API_CALLS_PER_MINUTE, BOX_UPLOADS_PER_MINUTE } from '../../src/box-server/box-limits.js';
 import { startBoxServer, type BoxServer } from '../../src/box-server/index.js';
 import { sendControl } from '../../src/daemon/control/control-client.js';
+import { countInotifyWatches, inotifyWatchLimit } from '../../src/local/watcher-inotify-usage.js';
 import type { DaemonStatus } from '../../src/daemon/control/control-protocol.js';
 import { writeBoxConfig } from '../support/box-config.js';
 import { repoRoot } from '../support/cli.js';
@@ -77,6 +84,8 @@ interface Workload {
 }
 
 const MiB = 1024 * 1024;
+/** The million-file tree's folders hold 10 files each (1,000,000 files in 100,000 folders). */
+const MILLION_FILES_PER_FOLDER = 10;
 const args = process.argv.slice(3);
 const full = args.includes('--full');
 /** --no-wire: without the Box's wire columns (rclone's Box backend paces its own API calls: slow on the big workloads). */
@@ -98,8 +107,12 @@ const SCALE = numberArg('--scale', full ? 100_000 : null, FILES_PER_FOLDER);
 const JOURNAL_FILES = numberArg('--journal-rows', full ? 1_000_000 : 10_000, 1)!;
 /** Files of the run's small-file workload (default 2,000; --full 20,000), in N/50 folders. */
 const SMALL = numberArg('--small', null, FILES_PER_FOLDER);
+/** Files of the million-file tree (--full: 1,000,000), in N/10 folders: its first mirror and its idle daemon. */
+const MILLION = numberArg('--million', full ? 1_000_000 : args.includes('--million-only') ? 1_000_000 : null, MILLION_FILES_PER_FOLDER);
+/** --million-only: only the million-file rows (no other workload, no large journal). */
+const MILLION_ONLY = args.includes('--million-only');
 /** How long the daemon is left idle before its RSS is sampled. */
-const IDLE_SEC = numberArg('--idle-sec', 10, 1)!;
+const IDLE_SEC = numberArg('--idle-sec', 20, 1)!;
 
 const fmt = (n: number): string => n.toLocaleString('en');
 const folderCount = (files: number): number => Math.ceil(files / FILES_PER_FOLDER);
@@ -277,7 +290,8 @@ async function daemonEdits(srv: BoxServer, rootId: string, mirror: string): Prom
   return { ms: null, fromFirstMs: null, missing };
 }
 
-async function idleDaemon(w: Workload, configFile: string, socketPath: string, edits: { srv: BoxServer; rootId: string; mirror: string }): Promise<Row[]> {
+/** `edits` null: no 100 edits while it runs (the million-file tree has 10 files a folder). */
+async function idleDaemon(w: Workload, configFile: string, socketPath: string, edits: { srv: BoxServer; rootId: string; mirror: string } | null): Promise<Row[]> {
   const boundMs = 60_000 + 5 * w.files;
   const started = performance.now();
   const child = spawn(process.execPath, [join(repoRoot, 'bin', 'boxsync.js'), 'daemon', '--config', configFile], {
@@ -318,22 +332,26 @@ async function idleDaemon(w: Workload, configFile: string, socketPath: string, e
     await sleep(IDLE_SEC * 1000);
     const cpu1 = await cpuSeconds(pid);
     const mem = await procMemory(pid);
+    const watches = await countInotifyWatches(pid);
+    const watchBudget = await inotifyWatchLimit();
     const idleCpuPercent = ((cpu1 - cpu0) / IDLE_SEC) * 100;
-    const cpuBeforeEdits = await cpuSeconds(pid);
-    const e = await daemonEdits(edits.srv, edits.rootId, edits.mirror);
-    const editCpu = (await cpuSeconds(pid)) - cpuBeforeEdits;
-    rows.push({
-      workload: w.name,
-      measurement: '100 edits (50 each side), daemon running',
-      boxsync: e.ms === null ? null : { code: 0, wallMs: e.ms, peakRssKiB: (await procMemory(pid)).hwmKiB, cpuSeconds: editCpu, summary: 'every edit on the other side' },
-      rclone: null,
-      cp: null,
-      notes:
-        e.ms === null
-          ? `${e.missing} of 100 edits were not on the other side 60 s after the last one`
-          : `s = last edit to every edit on the other side (${(e.fromFirstMs! / 1000).toFixed(2)} s from the first; edits go to the watcher and Box's event stream, no walk); CPU = the daemon's meanwhile`,
-      detail: { seconds: e.ms === null ? null : e.ms / 1000, fromFirstSeconds: e.fromFirstMs === null ? null : e.fromFirstMs / 1000, missing: e.missing },
-    });
+    if (edits !== null) {
+      const cpuBeforeEdits = await cpuSeconds(pid);
+      const e = await daemonEdits(edits.srv, edits.rootId, edits.mirror);
+      const editCpu = (await cpuSeconds(pid)) - cpuBeforeEdits;
+      rows.push({
+        workload: w.name,
+        measurement: '100 edits (50 each side), daemon running',
+        boxsync: e.ms === null ? null : { code: 0, wallMs: e.ms, peakRssKiB: (await procMemory(pid)).hwmKiB, cpuSeconds: editCpu, summary: 'every edit on the other side' },
+        rclone: null,
+        cp: null,
+        notes:
+          e.ms === null
+            ? `${e.missing} of 100 edits were not on the other side 60 s after the last one`
+            : `s = last edit to every edit on the other side (${(e.fromFirstMs! / 1000).toFixed(2)} s from the first; edits go to the watcher and Box's event stream, no walk); CPU = the daemon's meanwhile`,
+        detail: { seconds: e.ms === null ? null : e.ms / 1000, fromFirstSeconds: e.fromFirstMs === null ? null : e.fromFirstMs / 1000, missing: e.missing },
+      });
+    }
     child.kill('SIGTERM');
     const end = await Promise.race([exited, sleep(30_000).then(() => null)]);
     if (end === null) {
@@ -346,8 +364,9 @@ async function idleDaemon(w: Workload, configFile: string, socketPath: string, e
     rows.unshift(row(
       { code: end?.code ?? null, wallMs: firstPassMs, peakRssKiB: mem.hwmKiB, cpuSeconds: cpu1, summary: `${last!.passes} pass(es), ${inSync} files in sync` },
       `s = start to first pass done (${fmt(inSync)} files in sync); peak RSS = VmHWM; VmRSS ${Math.round(mem.rssKiB / 1024)} MiB ` +
-        `after ${IDLE_SEC} s idle, ${idleCpuPercent.toFixed(1)} % CPU idle; ${exit}`,
-      { vmRssKiB: mem.rssKiB, vmHwmKiB: mem.hwmKiB, idleSeconds: IDLE_SEC, idleCpuPercent, firstPassSeconds: firstPassMs / 1000, filesInSync: inSync, exitCode: end?.code ?? null },
+        `after ${IDLE_SEC} s idle, ${idleCpuPercent.toFixed(1)} % CPU idle; inotify watches ${watches === null ? 'n/a' : fmt(watches)} ` +
+        `of ${watchBudget === null ? 'n/a' : fmt(watchBudget)} (max_user_watches); ${exit}`,
+      { vmRssKiB: mem.rssKiB, vmHwmKiB: mem.hwmKiB, inotifyWatches: watches, inotifyWatchBudget: watchBudget, idleSeconds: IDLE_SEC, idleCpuPercent, firstPassSeconds: firstPassMs / 1000, filesInSync: inSync, exitCode: end?.code ?? null },
     ));
     return rows;
   } finally {
@@ -428,6 +447,64 @@ async function largeJournal(dir: string): Promise<Row[]> {
         },
       });
     }
+    return rows;
+  } finally {
+    await srv.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The million-file tree (issue 29 point 6): MILLION files of about 128 bytes, 10 per folder (1,000,000 files in
+ * 100,000 folders with --full), seeded into a box-server of its own (box-server only: rclone and `cp -r` are not run
+ * at this size). Its first mirror by `sync --once` with the default config (zip downloads on), then on that mirror
+ * the idle daemon (idleDaemon: its first pass, VmRSS after --idle-sec, inotify watches against the budget, 100
+ * edits while it runs).
+ */
+async function millionRows(dir: string, files: number): Promise<Row[]> {
+  const folders = Math.ceil(files / MILLION_FILES_PER_FOLDER);
+  const w: Workload = { name: `${fmt(files)} small files / ${fmt(folders)} folders`, files, totalBytes: files * 128, folders };
+  const heapMiB = getHeapStatistics().heap_size_limit / MiB;
+  const needMiB = (files * 3.6 * 1024) / MiB + 300;
+  if (needMiB > heapMiB) {
+    console.log(`\n${w.name}: skipped: box-server needs about ${Math.round(needMiB)} MiB of heap for it and this process has ${Math.round(heapMiB)} MiB`);
+    return [{ workload: w.name, measurement: 'initial mirror', boxsync: null, rclone: null, cp: null, notes: 'skipped: not enough heap for box-server' }];
+  }
+  const srv = await startBoxServer({ port: 0, tokens: [TOKEN] });
+  try {
+    const t0 = performance.now();
+    const web = srv.control.as('1');
+    const rootId = web.createFolder('0', rootName(w)).id;
+    for (let d = 0; d < folders; d++) {
+      const folderId = web.createFolder(rootId, `dir-${String(d).padStart(6, '0')}`).id;
+      for (let i = d * MILLION_FILES_PER_FOLDER; i < Math.min(files, (d + 1) * MILLION_FILES_PER_FOLDER); i++) {
+        web.uploadFile(folderId, `file-${String(i).padStart(7, '0')}.bin`, content(i, 128));
+      }
+      if ((d + 1) % 10_000 === 0) console.log(`  ${w.name}: ${fmt((d + 1) * MILLION_FILES_PER_FOLDER)} files seeded after ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+    }
+    console.log(`\n${w.name}: seeded in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    const mirror = join(dir, 'mirror');
+    const configFile = join(dir, 'config.json');
+    const socketPath = join(dir, 'control.sock');
+    await mkdir(dir, { recursive: true });
+    await writeBoxConfig(configFile, { srv, token: TOKEN, remoteId: rootId, localPath: mirror, stateDir: join(dir, 'state'), socketPath, extra: { rateLimit: undefined } });
+    const m = await measureSync(configFile);
+    const mirrored = await fileCount(mirror);
+    const whole = m.code === 0 && mirrored === files;
+    if (!whole) console.log(`  boxsync: exit ${m.code}, ${mirrored}/${files} files: ${m.summary}`);
+    const rows: Row[] = [
+      {
+        workload: w.name,
+        measurement: 'initial mirror',
+        boxsync: m,
+        rclone: null,
+        cp: null,
+        files,
+        notes: `box-server only (rclone, cp -r and the node floor are not run at this size); zip downloads on (the default)${whole ? '' : `; NOT a whole mirror: exit ${m.code}, ${fmt(mirrored)}/${fmt(files)} files`}`,
+        detail: { files, folders, mirroredFiles: mirrored },
+      },
+    ];
+    if (whole) rows.push(...(await idleDaemon(w, configFile, socketPath, null)));
     return rows;
   } finally {
     await srv.close();
@@ -564,7 +641,7 @@ export async function run(): Promise<void> {
   const srv = await startBoxServer({ port: 0, tokens: [TOKEN] });
   const rows: Row[] = [];
   try {
-    for (const [wi, w] of WORKLOADS.entries()) {
+    for (const [wi, w] of (MILLION_ONLY ? [] : WORKLOADS).entries()) {
       const base = join(tmp.dir, `w${wi}`);
       const src = join(base, 'src');
       await mkdir(src, { recursive: true });
@@ -650,7 +727,8 @@ export async function run(): Promise<void> {
     }
     // In a box-server of its own: the workloads' items and events are gone from memory by then.
     await srv.close();
-    rows.push(...(await largeJournal(join(tmp.dir, 'journal'))));
+    if (!MILLION_ONLY) rows.push(...(await largeJournal(join(tmp.dir, 'journal'))));
+    if (MILLION !== null) rows.push(...(await millionRows(join(tmp.dir, 'million'), MILLION)));
   } finally {
     await srv.close();
     await tmp.cleanup();
@@ -678,7 +756,7 @@ export async function run(): Promise<void> {
   await mkdir(outDir, { recursive: true });
   await writeFile(
     join(outDir, 'results.json'),
-    `${JSON.stringify({ when: new Date().toISOString(), full, rounds: ROUNDS, scale: SCALE, small: SMALL, journalFiles: JOURNAL_FILES, idleSeconds: IDLE_SEC, node: process.version, rows }, null, 2)}\n`,
+    `${JSON.stringify({ when: new Date().toISOString(), full, rounds: ROUNDS, scale: SCALE, small: SMALL, journalFiles: JOURNAL_FILES, idleSeconds: IDLE_SEC, million: MILLION, node: process.version, rows }, null, 2)}\n`,
   );
   console.log(`\nwritten: bench/results.json`);
 }

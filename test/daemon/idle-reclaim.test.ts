@@ -43,6 +43,22 @@ describe('IdleReclaimer', () => {
     expect(heap.read()).toEqual({ totalBytes: 30 * MB, usedBytes: 23 * MB });
   });
 
+  it('counts the follow-up from the end of the first collection, however late that one ran', async () => {
+    // V8 shrinks the young generation only after a stretch with little allocation: a follow-up scheduled from
+    // idle() would run right after a first collection that fired late (the event loop held by other idle work).
+    const at: number[] = [];
+    const heap = fakeHeap({ totalBytes: 120 * MB, usedBytes: 99 * MB });
+    const r = new IdleReclaimer({ gc: () => at.push(performance.now()), busy: () => false, heap: heap.read, delaysMs: [10, 50] });
+    r.idle();
+    const until = performance.now() + 120;
+    while (performance.now() < until) {
+      // the event loop held past both delays
+    }
+    await waitFor(() => r.collections === 2, { timeoutMs: 5_000, what: 'two collections' });
+    // Timers fire no earlier than their delay (1 ms of rounding allowed).
+    expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(49);
+  });
+
   it('drops the pending collections when a pass starts, and does nothing while one runs', async () => {
     let collections = 0;
     let busyAsked = 0;

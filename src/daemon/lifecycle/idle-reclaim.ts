@@ -7,9 +7,10 @@
  * long as nothing changes. Node gives V8 no idle notifications, so its memory reducer never starts either.
  *
  * So: when the pass runner has nothing left to do, wait a little (more hints often follow a pass), then run a
- * full collection if the heap holds clearly more than was live after the last one; a second, later collection
- * lets V8 shrink the young generation once the allocation rate has dropped. A pass that starts cancels both.
- * At 100,000 files this brings the idle daemon to 128-142 MiB (see the README's Performance section). A collection
+ * full collection if the heap holds clearly more than was live after the last one; a second one, 6 s after the end
+ * of the first, lets V8 shrink the young generation (it does once its allocation rate over 5 s is low). A pass that
+ * starts cancels both. At 100,000 files this brings the idle daemon to 101-108 MiB, 91-93 MiB with the daemon's
+ * smaller journal cache (docs/internals.md, "Memory when idle"). A collection
  * of a 25 MB heap takes tens of milliseconds, and the heap-growth test keeps a daemon that runs a small pass every
  * few seconds from collecting after each one.
  */
@@ -17,7 +18,7 @@ import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
 /** After the runner goes idle: the first collection, then the one that lets the young generation shrink. */
-export const IDLE_RECLAIM_DELAYS_MS: readonly number[] = [2_000, 8_000];
+export const IDLE_RECLAIM_DELAYS_MS: readonly number[] = [2_000, 6_000];
 /**
  * Collect only when the heap in use is this much above what was live after the last collection: what a pass
  * left in the old generation (the young one is swept by V8's scavenges as it goes), so that a daemon running a
@@ -80,16 +81,26 @@ export class IdleReclaimer {
   idle(): void {
     if (!this.opts.gc || this.stopped) return;
     this.cancel();
+    this.schedule(0);
+  }
+
+  /**
+   * Collection `i` after delaysMs[i]: the first counted from idle(), each later one from the end of the one
+   * before, so that it follows a stretch of that length with (nearly) no allocation even when the first one
+   * fired late (the idle check of convergence-watch.ts can hold the event loop for a second or more on a large
+   * journal). V8 shrinks the young generation only when its allocation rate over the last 5 s is low.
+   */
+  private schedule(i: number): void {
     const delays = this.opts.delaysMs ?? IDLE_RECLAIM_DELAYS_MS;
-    delays.forEach((ms, i) => {
-      const t = setTimeout(() => {
-        this.timers.delete(t);
-        // The second collection is for the young generation: it runs whenever the first one did.
-        this.collect(i > 0);
-      }, ms);
-      t.unref();
-      this.timers.add(t);
-    });
+    const ms = delays[i];
+    if (ms === undefined) return;
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      // The later collections are for the young generation: they run whenever the first one did.
+      if (this.collect(i > 0)) this.schedule(i + 1);
+    }, ms);
+    t.unref();
+    this.timers.add(t);
   }
 
   /** A pass starts: pending collections are dropped (the pass's end schedules new ones). */
@@ -107,11 +118,12 @@ export class IdleReclaimer {
     this.timers.clear();
   }
 
-  private collect(followUp: boolean): void {
+  /** One collection; false when there was none (busy, stopped, or the heap has not grown): no follow-up then. */
+  private collect(followUp: boolean): boolean {
     const gc = this.opts.gc;
     if (!gc || this.stopped || this.opts.busy()) {
       this.cancel();
-      return;
+      return false;
     }
     const heap = this.opts.heap ?? v8Heap;
     const before = heap();
@@ -119,12 +131,13 @@ export class IdleReclaimer {
     if (!grown && !followUp) {
       // Nothing worth a collection now; skip the follow-up too.
       this.cancel();
-      return;
+      return false;
     }
     gc();
     this.collections += 1;
     const after = heap();
     this.liveAfterLast = after.usedBytes;
     this.opts.onCollected?.(before, after);
+    return true;
   }
 }
