@@ -4,6 +4,8 @@
  * measured by `/usr/bin/time -v` (wall, peak RSS, CPU): `nochange` (the clean mark set: plans what changed),
  * `whole` (the clean marks cleared: every window planned), `edits` (100 files changed on Box and 100 in the mirror,
  * as compare.bench.ts's edit row, then the run). PHASES is a comma list (default nochange,whole,edits,nochange).
+ * CLI_JS_B, a second build's main.js: every phase but `edits` runs it too, right after the first (before and after
+ * under the same load); `editsB` is the edits run by it alone.
  * With PROFILE=1 each run is under `node --cpu-prof` (profiles in $PROFILE_DIR, default /tmp/boxsync-prof). Runs
  * the compiled CLI when dist/ exists (or $CLI_JS, a compiled main.js elsewhere), else the sources through tsx.
  */
@@ -39,9 +41,11 @@ try {
   const entry = process.env.CLI_JS ? [process.env.CLI_JS] : existsSync(dist) ? [dist] : ['--import', 'tsx', join(repoRoot, 'src', 'cli', 'main.ts')];
   for (const [i, phase] of phases.entries()) {
     if (phase === 'whole') clearCleanMarks(fx.journalFile);
-    if (phase === 'edits') await editBothSides(srv, fx.boxFolderId, fx.mirror, 100);
+    if (phase.startsWith('edits')) await editBothSides(srv, fx.boxFolderId, fx.mirror, 100);
     // CLI_JS_B: a second build, run right after the first on the same tree (before/after under the same load).
-    for (const [label, cli] of [['', entry], ...(process.env.CLI_JS_B && phase !== 'edits' ? [[' (B)', [process.env.CLI_JS_B]] as const] : [])] as const) {
+    // `editsB`: the edits, then the run by CLI_JS_B alone.
+    const runs = phase === 'editsB' ? [[' (B)', [process.env.CLI_JS_B ?? entry[0]!]] as const] : [['', entry] as const, ...(process.env.CLI_JS_B && phase !== 'edits' ? [[' (B)', [process.env.CLI_JS_B]] as const] : [])];
+    for (const [label, cli] of runs) {
       if (label !== '' && phase === 'whole') clearCleanMarks(fx.journalFile);
       const prof = process.env.PROFILE === '1' ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-name=${i}-${phase}${label === '' ? '' : '-b'}.cpuprofile`] : [];
       const m = await measureCommand([process.execPath, ...prof, ...cli, 'sync', '--once', '--config', fx.configFile]);
