@@ -8,14 +8,15 @@ import { appendFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BoxServer } from '../../src/box-server/index.js';
 
-export async function editBothSides(srv: BoxServer, rootId: string, mirror: string, perSide: number): Promise<void> {
+/** `round` (0 the first time) keeps a later round's bytes unlike an earlier one's, so that they are transferred again. */
+export async function editBothSides(srv: BoxServer, rootId: string, mirror: string, perSide: number, round = 0): Promise<void> {
   const web = srv.control.as('1');
   const dirs = web.listFolder(rootId).filter((e) => e.type === 'folder');
   let remote = 0;
   for (const d of dirs) {
     for (const f of web.listFolder(d.id)) {
       if (remote >= perSide || f.type !== 'file') break;
-      web.uploadVersion(f.id, Buffer.from(`remote edit ${remote}`));
+      web.uploadVersion(f.id, Buffer.from(`remote edit ${remote}${round === 0 ? '' : ` (round ${round})`}`));
       remote++;
     }
     if (remote >= perSide) break;

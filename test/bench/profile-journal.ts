@@ -39,9 +39,10 @@ try {
   console.log(`fixture of ${files} files in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   const dist = join(repoRoot, 'dist', 'cli', 'main.js');
   const entry = process.env.CLI_JS ? [process.env.CLI_JS] : existsSync(dist) ? [dist] : ['--import', 'tsx', join(repoRoot, 'src', 'cli', 'main.ts')];
+  let edited = 0;
   for (const [i, phase] of phases.entries()) {
     if (phase === 'whole') clearCleanMarks(fx.journalFile);
-    if (phase.startsWith('edits')) await editBothSides(srv, fx.boxFolderId, fx.mirror, 100);
+    if (phase.startsWith('edits')) await editBothSides(srv, fx.boxFolderId, fx.mirror, 100, edited++);
     // CLI_JS_B: a second build, run right after the first on the same tree (before/after under the same load).
     // `editsB`: the edits, then the run by CLI_JS_B alone.
     const runs = phase === 'editsB' ? [[' (B)', [process.env.CLI_JS_B ?? entry[0]!]] as const] : [['', entry] as const, ...(process.env.CLI_JS_B && phase !== 'edits' ? [[' (B)', [process.env.CLI_JS_B]] as const] : [])];
