@@ -156,7 +156,12 @@ function missingMessage(root: SyncRoot, why: string): string {
 
 /** Does the merge base hold an entry at the top of the root that the rules still sync? */
 function syncedInScope(deps: RootGuardDeps): boolean {
-  return deps.journal.syncedChildren(deps.root.id, '').some((e) => !deps.isIgnored(e.path, e.kind === 'folder'));
+  // The merge base in path order, in keyset pages, up to the first top-level row not ignored. The root's
+  // children (found by a scan of all its rows) took 0.26 s of a no-change run's 2.6 s of CPU at 200,000 files.
+  for (const e of deps.journal.syncedUnder(deps.root.id, '')) {
+    if (!e.path.includes('/') && !deps.isIgnored(e.path, e.kind === 'folder')) return true;
+  }
+  return false;
 }
 
 /** No entry in the root but boxsync's temp files, the marker and ignored names. */

@@ -20,8 +20,9 @@
  * zip content URLs are not API calls). For the run's small-file workload (2,000 files, 20,000 with --full, N with
  * --small N) one more first mirror, by `sync --once` with the default config, from a third box-server with Box's
  * limits on (`boxLimits`: 1,000 API calls and 240 uploads a minute, 429 + Retry-After): its wall time and API calls.
- * On the last workload's mirrors it also times a no-change run of each, and 100 edits (50 on each side) synced
- * by boxsync. Each child is measured by `/usr/bin/time -v`: wall seconds, peak RSS, CPU seconds.
+ * On the last workload's mirrors it also times a no-change run of each, and 100 + 100 edits (100 files changed on
+ * Box, 100 in the mirror: edits.ts) synced by boxsync. Each child is measured by `/usr/bin/time -v`: wall seconds,
+ * peak RSS, CPU seconds.
  *
  * Then, on that last mirror, the idle daemon: `boxsync daemon` (bin/boxsync.js, same config) is started, waited
  * for (its control socket's `status` says a pass of its own succeeded, the engine is idle and the watchers and
@@ -72,6 +73,7 @@ import { repoRoot } from '../support/cli.js';
 import { makeTempDir } from '../support/tmp.js';
 import { counted, measureWireSync, perFile, rcloneBoxCopy, startWire, writeRcloneBoxConfig, writeWireConfig, type RequestCount } from './compare-wire.js';
 import { buildSyncedFixture, FILES_PER_FOLDER } from './journal-fixture.js';
+import { editBothSides } from './edits.js';
 import { content, fileSizes, measureCommand, measureSync, prng, treeStats, type Measured } from './sync.bench.js';
 
 interface Workload {
@@ -614,20 +616,9 @@ async function withBoxLimits(w: Workload, limited: BoxServer, rootId: string, ba
   };
 }
 
-/** 50 edits on Box and 50 in the mirror, then one timed `sync --once`. */
+/** 100 edits on Box and 100 in the mirror (issue 29: "100 + 100 edits"; edits.ts), then one timed `sync --once`. */
 async function hundredEdits(srv: BoxServer, rootId: string, mirror: string, configFile: string): Promise<Measured> {
-  const web = srv.control.as('1');
-  const dirs = web.listFolder(rootId).filter((e) => e.type === 'folder');
-  let remote = 0;
-  for (const d of dirs) {
-    for (const f of web.listFolder(d.id)) {
-      if (remote >= 50 || f.type !== 'file') break;
-      web.uploadVersion(f.id, Buffer.from(`remote edit ${remote}`));
-      remote++;
-    }
-    if (remote >= 50) break;
-  }
-  for (let i = 0; i < 50; i++) await appendFile(join(mirror, dirs[dirs.length - 1 - (i % dirs.length)]!.name, `local-${i}.txt`), `local edit ${i}`);
+  await editBothSides(srv, rootId, mirror, 100);
   return measureSync(configFile);
 }
 
@@ -715,7 +706,7 @@ export async function run(): Promise<void> {
           const noChange = await measureSync(lastConfig);
           const rcloneNoChange = served ? await rcloneCopy(served.url, lastRcloneDest, rcloneConfig) : null;
           rows.push({ workload: w.name, measurement: 'no-change run', boxsync: noChange, rclone: rcloneNoChange, cp: null });
-          rows.push({ workload: w.name, measurement: '100 edits (50 each side)', boxsync: await hundredEdits(srv, rootId, lastMirror, lastConfig), rclone: null, cp: null });
+          rows.push({ workload: w.name, measurement: '100 + 100 edits (100 on Box, 100 in the mirror)', boxsync: await hundredEdits(srv, rootId, lastMirror, lastConfig), rclone: null, cp: null });
           rows.push(...(await idleDaemon(w, lastConfig, lastSocket, { srv, rootId, mirror: lastMirror })));
         }
       } finally {

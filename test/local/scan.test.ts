@@ -9,7 +9,8 @@ import { createLocalFs } from '../../src/local/local-fs.js';
 import { createLocalTrash } from '../../src/local/local-trash.js';
 import type { ScanOptions } from '../../src/ports/local-fs.js';
 import { QUICK_SLOW_IN_A_ROW } from '../../src/local/quick-fs.js';
-import { LSTAT_WINDOW } from '../../src/local/scan.js';
+import { LSTAT_WINDOW, SYNC_LSTAT_MAX_MS_EACH } from '../../src/local/scan.js';
+import { SCHED_LAG_MS } from '../../src/local/thread-clock.js';
 import { withFaults } from './faulty-fs.js';
 
 const sha1 = (s: string): string => createHash('sha1').update(s).digest('hex');
@@ -93,8 +94,12 @@ describe('scan (memfs)', () => {
   });
 
   describe('synchronous lstats on a local disk', () => {
-    /** memfs with statfs answering `fsType` and both lstats counted; `slowSync(n)` says whether the n-th sync call takes 0.2 ms. */
-    function counted(files: Record<string, string>, fsType: number, slowSync: (n: number) => boolean = () => false, gone?: string) {
+    /**
+     * memfs with statfs answering `fsType` and both lstats counted; `slowSync(n)` says whether the n-th sync call is
+     * slow: `true`, it sleeps 1 ms (as a call the disk answers); 'busy', it keeps the CPU 0.2 ms (as a machine
+     * whose other work takes the CPU: neither is the disk).
+     */
+    function counted(files: Record<string, string>, fsType: number, slowSync: (n: number) => boolean | 'busy' = () => false, gone?: string) {
       // `gone`: its folder replaced by a file between the listing and this lstat (ENOTDIR), through either lstat.
       const notDir = (): NodeJS.ErrnoException => Object.assign(new Error('ENOTDIR: not a directory'), { code: 'ENOTDIR' });
       const calls = { sync: 0, callback: 0 };
@@ -111,8 +116,10 @@ describe('scan (memfs)', () => {
         lstatSync: ((path: string, opts: object) => {
           calls.sync += 1;
           if (path === gone) throw notDir();
-          // A lstat that reads the disk: this one takes 0.2 ms, far over SYNC_LSTAT_MAX_MS_EACH.
-          if (slowSync(calls.sync)) for (const until = performance.now() + 0.2; performance.now() < until; );
+          // A lstat that reads the disk: this one sleeps 1 ms, far over SYNC_LSTAT_MAX_MS_EACH.
+          const slow = slowSync(calls.sync);
+          if (slow === 'busy') for (const until = performance.now() + 0.2; performance.now() < until; );
+          else if (slow) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
           // Answered from stats taken before the walk (a cached lstat), so that only slowSync decides what is slow.
           if (!cache.has(path)) cache.set(path, (mem.lstatSync as (p: string, o: object) => unknown)(path, opts));
           return cache.get(path);
@@ -155,9 +162,21 @@ describe('scan (memfs)', () => {
       const names = entries.map((e) => e.path as string).filter((x) => x.startsWith('w/'));
       expect(names).toHaveLength(300);
       expect(names).toEqual([...names].sort());
-      // 'w' itself (its own window of one, slow) and two windows of 64 of its entries; then the pool.
-      expect(calls).toEqual({ sync: 1 + 2 * LSTAT_WINDOW, callback: 300 - 2 * LSTAT_WINDOW });
+      // 'w' itself (its own window of one: 1 ms of sleep is within SCHED_LAG_MS, not counted) and three windows of
+      // 64 of its entries; then the pool.
+      expect(calls).toEqual({ sync: 1 + 3 * LSTAT_WINDOW, callback: 300 - 3 * LSTAT_WINDOW });
       expect(QUICK_SLOW_IN_A_ROW).toBe(3);
+      // (A window's 64 ms of sleep, less the lag, is still over its budget.)
+      expect(LSTAT_WINDOW * 1 - SCHED_LAG_MS).toBeGreaterThan(LSTAT_WINDOW * SYNC_LSTAT_MAX_MS_EACH);
+    });
+
+    it('keeps the synchronous lstats when a slow window kept the CPU (a loaded machine) instead of sleeping (the disk)', async () => {
+      // Each lstat holds the CPU 0.2 ms: every window of 64 is eight times over SYNC_LSTAT_MAX_MS_EACH by the wall
+      // clock, as a window of cached lstats is when other processes take the CPU, and none of it is sleep.
+      const { calls, local } = counted(folderOf(300), EXT4, () => 'busy');
+      const { entries } = await collect(local.scan(base));
+      expect(entries.filter((e) => e.path.startsWith('w/'))).toHaveLength(300);
+      expect(calls).toEqual({ sync: 301, callback: 0 });
     });
 
     it('asks statfs when the LocalFs is made and at each full scan, never for a scan of a subtree; a full scan follows a changed answer', async () => {
