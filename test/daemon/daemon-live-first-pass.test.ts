@@ -123,3 +123,58 @@ describe('boxsync daemon: live changes during the first pass', () => {
     for (const name of ['early-box.txt', 'late-box.txt']) expect(await local(name)).not.toBeNull();
   }
 });
+
+describe('boxsync daemon: small edits beside a big upload of the first pass', () => {
+  const SMALL = 5;
+  let h: Harness;
+  let run: DaemonRun | null = null;
+  let releaseBig: () => void = () => undefined;
+
+  beforeAll(async () => {
+    h = await createHarness();
+    // The small files are on both sides already (the first pass links them); the big one is new here.
+    for (let i = 0; i < SMALL; i++) {
+      h.web.uploadFile(h.rootId, `small-${i}.txt`, `v1 of ${i}`);
+      await writeFile(join(h.mirror, `small-${i}.txt`), `v1 of ${i}`);
+    }
+    await writeFile(join(h.mirror, 'big.bin'), BIG);
+  });
+
+  afterAll(async () => {
+    releaseBig();
+    if (run) expect((await h.stop(run)).code).toBe(0);
+    await h?.close();
+  });
+
+  it('edits to small files reach Box while the first pass still uploads the big one', async () => {
+    let bigHeld = false;
+    const big = new Promise<void>((r) => (releaseBig = r));
+    h.srv.control.failNext({
+      method: 'POST',
+      path: '/api/2.0/files/content',
+      hook: async () => {
+        bigHeld = true;
+        await big;
+      },
+    });
+    run = h.launch();
+    try {
+      await waitFor(() => bigHeld, { timeoutMs: 60_000, what: 'the first pass to upload big.bin (held)' });
+      await waitFor(async () => (await h.status()).engine.roots[0]!.inSync.files >= SMALL, { timeoutMs: 30_000, what: 'the small files linked' });
+      for (let i = 0; i < SMALL; i++) await writeFile(join(h.mirror, `small-${i}.txt`), `v2 of ${i}, edited during the first pass`);
+      const onBox = (i: number): string => h.web.readFile(h.web.findByPath(`Mirror/small-${i}.txt`)!.id).toString();
+      await waitFor(() => [...Array(SMALL).keys()].every((i) => onBox(i) === `v2 of ${i}, edited during the first pass`), {
+        timeoutMs: 30_000,
+        intervalMs: 50,
+        what: 'every small edit on Box while the big upload is held',
+      });
+      expect((await h.status()).engine.lastSuccessfulSyncAtMs).toBeNull();
+      expect(h.web.findByPath('Mirror/big.bin')).toBeNull();
+      releaseBig();
+      await waitFor(() => h.web.findByPath('Mirror/big.bin') !== null, { timeoutMs: 30_000, what: 'big.bin on Box once let go' });
+      await waitFor(async () => (await h.status()).engine.lastSuccessfulSyncAtMs !== null, { timeoutMs: 30_000, what: 'the first pass to end' });
+    } catch (e) {
+      throw new Error(`${String(e)}\n--- daemon output ---\n${run.output().slice(-6000)}`);
+    }
+  }, 180_000);
+});
