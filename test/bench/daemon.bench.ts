@@ -25,6 +25,10 @@
  * 6. small edits during a big upload (see runLane): p50 and max latency of BENCH_LANE_EDITS (default 100) edits to
  *    small synced files while a BENCH_LANE_BIG_MB (default 500) MB upload runs, without and with --bwlimit 20M.
  *    BENCH_LANE=0 skips it; BENCH_LANE_ONLY=1 runs it alone.
+ * 7. live changes at any moment of a big first pass (see runProbes): a pair of probes (one new file on Box, one in the
+ *    mirror) every BENCH_PROBES_EVERY_MS (2,500) through the whole first pass of BENCH_PROBES_FILES (10,000) small
+ *    files, with zip downloads on and off: p50 and max each way, by what the pass was doing when the probe was made.
+ *    BENCH_PROBES=0 skips it; BENCH_PROBES_ONLY=1 runs it alone; BENCH_PROBES_LIST=1 prints every probe.
  * The daemons run from the build (bin/boxsync.js over dist/, which `npm run bench` builds first), with
  * transferConcurrency 8. BENCH_DAEMON=0 runs 1 only; BENCH_BUSY=0 skips 4; BENCH_BUSY_ONLY=1 runs 4 only. The
  * first pass is bounded by BENCH_INITIAL_MAX_SEC (default 900).
