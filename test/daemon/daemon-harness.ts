@@ -118,3 +118,19 @@ export async function createHarness(opts: { server?: BoxServerOptions; config?: 
   };
   return h;
 }
+
+/** A box-server request held open by its fault hook until `release()`: the next `method` request to `path`. */
+export function holdRequest(srv: BoxServer, method: string, path: string): { readonly started: () => boolean; readonly release: () => void } {
+  let started = false;
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  srv.control.failNext({
+    method,
+    path,
+    hook: async () => {
+      started = true;
+      await held;
+    },
+  });
+  return { started: () => started, release };
+}

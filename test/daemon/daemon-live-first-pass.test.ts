@@ -10,7 +10,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../support/wait.js';
-import { createHarness, type DaemonRun, type Harness } from './daemon-harness.js';
+import { createHarness, holdRequest, type DaemonRun, type Harness } from './daemon-harness.js';
 
 const BIG = Buffer.alloc(2 * 1024 * 1024, 5);
 
@@ -33,7 +33,7 @@ describe('boxsync daemon: live changes during the first pass', () => {
     try {
       await scenario();
     } catch (e) {
-      throw new Error(`${String(e)}\n--- daemon output ---\n${run?.output().slice(-30000) ?? ''}`);
+      throw new Error(`${String(e)}\n--- daemon output ---\n${run?.output().slice(-8000) ?? ''}`);
     }
   }, 240_000);
 
@@ -45,31 +45,10 @@ describe('boxsync daemon: live changes during the first pass', () => {
       for (let i = 0; i < 5; i++) h.web.uploadFile(id, `f${i}.txt`, `file ${d}/${i}`);
     });
 
-    let listingHeld = false;
-    let releaseListing!: () => void;
-    const listing = new Promise<void>((r) => (releaseListing = r));
-    releases.push(releaseListing);
-    h.srv.control.failNext({
-      method: 'GET',
-      path: `/2.0/folders/${folders[1]}/items`,
-      hook: async () => {
-        listingHeld = true;
-        await listing;
-      },
-    });
-    let bigHeld = false;
+    const listing = holdRequest(h.srv, 'GET', `/2.0/folders/${folders[1]}/items`);
+    const big = holdRequest(h.srv, 'GET', `/2.0/files/${bigId}/content`);
+    releases.push(listing.release, big.release);
     let bigReleased = false;
-    let releaseBig!: () => void;
-    const big = new Promise<void>((r) => (releaseBig = r));
-    releases.push(releaseBig);
-    h.srv.control.failNext({
-      method: 'GET',
-      path: `/2.0/files/${bigId}/content`,
-      hook: async () => {
-        bigHeld = true;
-        await big;
-      },
-    });
 
     run = h.launch();
     const firstPassRunning = async (): Promise<void> => {
@@ -84,14 +63,14 @@ describe('boxsync daemon: live changes during the first pass', () => {
     };
 
     // 1. While the listing is held: a file saved here and a file created on Box.
-    await waitFor(() => listingHeld, { timeoutMs: 60_000, what: 'the first pass to list d1 (held)' });
+    await waitFor(() => listing.started(), { timeoutMs: 60_000, what: 'the first pass to list d1 (held)' });
     await writeFile(join(h.mirror, 'early-local.txt'), 'saved during the listing');
     h.web.uploadFile(h.rootId, 'early-box.txt', 'created on Box during the listing');
     // The watcher's hint comes after a short settle; the listing goes on once the daemon had time to take it.
     await waitFor(async () => (await h.status()).watchers.every((w) => w.health.state === 'ok'), { timeoutMs: 30_000, what: 'the watcher to run' });
-    releaseListing();
+    listing.release();
 
-    await waitFor(() => bigHeld, { timeoutMs: 60_000, what: 'the first window to download the big file (held)' });
+    await waitFor(() => big.started(), { timeoutMs: 60_000, what: 'the first window to download the big file (held)' });
     await waitFor(() => onBox('early-local.txt') === 'saved during the listing', { timeoutMs: 30_000, intervalMs: 50, what: 'early-local.txt on Box' });
     await waitFor(async () => (await local('early-box.txt')) === 'created on Box during the listing', { timeoutMs: 30_000, intervalMs: 50, what: 'early-box.txt here' });
     await firstPassRunning();
@@ -109,7 +88,7 @@ describe('boxsync daemon: live changes during the first pass', () => {
 
     // 3. Let the pass go: the first mirror completes, and everything made meanwhile is on both sides.
     bigReleased = true;
-    releaseBig();
+    big.release();
     await waitFor(
       async () => {
         const s = await h.status();
@@ -147,19 +126,11 @@ describe('boxsync daemon: small edits beside a big upload of the first pass', ()
   });
 
   it('edits to small files reach Box while the first pass still uploads the big one', async () => {
-    let bigHeld = false;
-    const big = new Promise<void>((r) => (releaseBig = r));
-    h.srv.control.failNext({
-      method: 'POST',
-      path: '/api/2.0/files/content',
-      hook: async () => {
-        bigHeld = true;
-        await big;
-      },
-    });
+    const big = holdRequest(h.srv, 'POST', '/api/2.0/files/content');
+    releaseBig = big.release;
     run = h.launch();
     try {
-      await waitFor(() => bigHeld, { timeoutMs: 60_000, what: 'the first pass to upload big.bin (held)' });
+      await waitFor(() => big.started(), { timeoutMs: 60_000, what: 'the first pass to upload big.bin (held)' });
       await waitFor(async () => (await h.status()).engine.roots[0]!.inSync.files >= SMALL, { timeoutMs: 30_000, what: 'the small files linked' });
       for (let i = 0; i < SMALL; i++) await writeFile(join(h.mirror, `small-${i}.txt`), `v2 of ${i}, edited during the first pass`);
       const onBox = (i: number): string => h.web.readFile(h.web.findByPath(`Mirror/small-${i}.txt`)!.id).toString();
