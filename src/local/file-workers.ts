@@ -71,7 +71,9 @@ const { createHash } = require('node:crypto');
 const { parentPort } = require('node:worker_threads');
 const reply = (m, fd, more) => parentPort.postMessage({ id: m.id, fd, ...more });
 const fail = (m, fd, e) => reply(m, fd, { error: { message: String(e && e.message), code: e && e.code } });
-// The bytes of an archive entry, checked, or the reason they cannot be used.
+let scratch = Buffer.alloc(0);
+// The bytes of an archive entry, checked, or the reason they cannot be used (a stored entry's are in scratch
+// until the next entry: put() writes them before this thread reads another message).
 function entryBytes(m) {
   if (m.method !== 0 && m.method !== 8) return 'compression method ' + m.method;
   if (!(m.compressedSize <= 2 * m.size + 1024)) return 'the entry claims ' + m.compressedSize + ' compressed bytes for a file of ' + m.size;
@@ -80,7 +82,9 @@ function entryBytes(m) {
     a = fs.openSync(m.archive, 'r');
     const h = Buffer.alloc(30);
     if (fs.readSync(a, h, 0, 30, m.offset) !== 30 || h.readUInt32LE(0) !== 0x04034b50) return 'no local file header at byte ' + m.offset;
-    const raw = Buffer.alloc(m.compressedSize);
+    // One read buffer for every entry: a thread frees buffers only at its rare garbage collections.
+    if (scratch.length < m.compressedSize) scratch = Buffer.allocUnsafeSlow(Math.max(m.compressedSize, 2 * scratch.length, 64 * 1024));
+    const raw = scratch.subarray(0, m.compressedSize);
     if (fs.readSync(a, raw, 0, raw.length, m.offset + 30 + h.readUInt16LE(26) + h.readUInt16LE(28)) !== raw.length) return 'the archive ends inside the entry';
     const data = m.method === 0 ? raw : zlib.inflateRawSync(raw, { maxOutputLength: m.size + 1 });
     if (data.length !== m.size) return 'the entry holds ' + data.length + ' bytes, Box listed ' + m.size;
