@@ -94,7 +94,7 @@ function entryBytes(m) {
   } catch (e) {
     return String(e && e.message);
   } finally {
-    if (a !== undefined) fs.closeSync(a);
+    if (a !== undefined) try { fs.closeSync(a); } catch {}
   }
 }
 // Create the temp file if need be, write d at m.position, then fsync (in libuv's pool: this thread keeps working)
@@ -162,6 +162,8 @@ export interface FileWorkerPoolOptions {
   readonly logger?: Logger | undefined;
   /** A job with no answer for this long fails (`file_worker`) and its thread is terminated; default 10 minutes. */
   readonly jobTimeoutMs?: number;
+  /** Threads with no job for this long are ended (a new job starts them again); default 5 s. */
+  readonly idleMs?: number;
   /** Tests: called with a job and a way to post a message to the thread that gets it, before the job is posted. */
   readonly beforePost?: (job: FileJob, post: (message: unknown) => void) => void;
   /** Tests: the worker's code (one that cannot start, one that dies). */
@@ -179,6 +181,7 @@ export class FileWorkerPool {
   /** Threads are not used any more (one could not start, too many died, or the pool is closed). */
   #off = false;
   #closed = false;
+  #idleTimer: NodeJS.Timeout | undefined;
 
   constructor(readonly opts: FileWorkerPoolOptions = {}) {
     this.size = Math.max(1, opts.size ?? availableParallelism());
@@ -191,9 +194,15 @@ export class FileWorkerPool {
     return !this.#off;
   }
 
+  /** Threads running now. */
+  get threads(): number {
+    return this.#slots.length;
+  }
+
   run(job: FileJob): Promise<FileJobResult> {
     if (this.#closed) return Promise.reject(stopped(job, 'boxsync is stopping'));
     if (this.#off) return runHere(job);
+    clearTimeout(this.#idleTimer);
     const slot = this.#slot();
     if (slot === undefined) return runHere(job);
     const id = ++this.#ids;
@@ -202,17 +211,37 @@ export class FileWorkerPool {
         slot.pending.delete(id);
         reject(stopped(job, `its worker thread gave no answer in ${Math.round(this.#timeoutMs / 1000)} s`));
         void slot.worker.terminate();
+        this.#whenIdle();
       }, this.#timeoutMs);
       timer.unref();
-      slot.pending.set(id, { job, resolve, reject, timer });
+      const settled = <A extends unknown[]>(f: (...a: A) => void) => (...a: A): void => {
+        f(...a);
+        this.#whenIdle();
+      };
+      slot.pending.set(id, { job, resolve: settled(resolve), reject: settled(reject), timer });
       this.opts.beforePost?.(job, (m) => slot.worker.postMessage(m));
       // The bytes are copied, not moved: a job held by a thread that never started runs here with them.
       slot.worker.postMessage({ ...job, id });
     });
   }
 
+  /**
+   * Once no thread holds a job, the threads are ended after `idleMs` (they cost about 9 MiB each, and an idle
+   * daemon has nothing for them); the next job starts them again. Not a death.
+   */
+  #whenIdle(): void {
+    if (this.#slots.some((s) => s.pending.size > 0)) return;
+    clearTimeout(this.#idleTimer);
+    this.#idleTimer = setTimeout(() => {
+      if (this.#slots.some((s) => s.pending.size > 0)) return;
+      for (const s of this.#slots.splice(0)) void s.worker.terminate();
+    }, this.opts.idleMs ?? 5000);
+    this.#idleTimer.unref();
+  }
+
   /** Terminates the threads; jobs in flight fail with `file_worker` (the process is stopping). */
   async close(): Promise<void> {
+    clearTimeout(this.#idleTimer);
     this.#closed = true;
     this.#off = true;
     const slots = this.#slots.splice(0);
@@ -234,7 +263,7 @@ export class FileWorkerPool {
   #start(): Slot | undefined {
     let worker: Worker;
     try {
-      worker = new Worker(this.opts.workerCode ?? WORKER_CODE, { eval: true });
+      worker = new Worker(this.opts.workerCode ?? WORKER_CODE, { eval: true, resourceLimits: { maxYoungGenerationSizeMb: 2 } });
     } catch (e) {
       this.#giveUp(`a worker thread could not start (${e instanceof Error ? e.message : String(e)})`);
       return undefined;

@@ -20,6 +20,7 @@ import { FLUSH_BYTES } from '../../src/local/worker-temp-file.js';
 import { silentLogger } from '../../src/logger.js';
 import type { LocalFs, TempFile } from '../../src/ports/local-fs.js';
 import { makeTempDir } from '../support/tmp.js';
+import { waitFor } from '../support/wait.js';
 
 const sha1 = (b: Buffer): string => createHash('sha1').update(b).digest('hex');
 
@@ -172,6 +173,16 @@ describe('file worker threads', () => {
     expect(pool.threaded).toBe(false);
     await download(fs, 'b.txt', [Buffer.from('b')]);
     expect([await readFile(join(root, 'a.txt'), 'utf8'), await readFile(join(root, 'b.txt'), 'utf8')]).toEqual(['a', 'b']);
+  });
+
+  it('threads with no job are ended after idleMs and started again by the next job (not counted as deaths)', async () => {
+    const { root, fs, pool } = await setup({ size: 1, idleMs: 50 });
+    for (let i = 0; i < MAX_DEATHS + 2; i++) {
+      await download(fs, `f${i}.txt`, [Buffer.from(`f${i}`)]);
+      await waitFor(() => pool.threads === 0, { timeoutMs: 10_000, what: 'the idle thread ended' });
+    }
+    expect(pool.threaded).toBe(true);
+    expect((await readdir(root)).sort()).toEqual([...Array(MAX_DEATHS + 2).keys()].map((i) => `f${i}.txt`).sort());
   });
 
   it('a job with no answer fails by its bound instead of waiting for ever; close() ends the threads', async () => {

@@ -8,7 +8,9 @@
  * archive is streamed to a scratch file (never held in memory), then read with yauzl (central directory, ZIP64,
  * data descriptors, CRC checked). A later `download()` of one of those files takes its entry from the archive and
  * writes it through the same temp file, SHA-1 and size checks as a single download, so the local side (guards,
- * commit, mtime) is the same code. Whatever goes wrong falls back to the file's own download, silently for the
+ * commit, mtime) is the same code. A temp file written by a worker thread (TempFile.fillFromArchive, config
+ * `http.fileWorkers`) takes the entry from the scratch archive itself, with the same size and SHA-1 checks, so the
+ * main thread neither reads, inflates, hashes nor writes it. Whatever goes wrong falls back to the file's own download, silently for the
  * user but logged: a refused zip (an enterprise policy: 403), an archive cut mid-stream, a missing entry, an
  * entry whose bytes do not match the listing, a name the archive does not hold.
  */
