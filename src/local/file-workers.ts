@@ -246,7 +246,10 @@ export class FileWorkerPool {
     this.#off = true;
     const slots = this.#slots.splice(0);
     for (const s of slots) this.#fail(s, 'boxsync is stopping');
-    await Promise.all(slots.map((s) => s.worker.terminate().catch(() => undefined)));
+    // A thread inside a system call that does not return (a hung network file system) ends when it returns: the
+    // stop waits at most a second for it (the threads are unref'd, so they never hold the process).
+    const bound = new Promise<void>((resolve) => setTimeout(resolve, 1000).unref());
+    await Promise.race([Promise.all(slots.map((s) => s.worker.terminate().catch(() => undefined))), bound]);
   }
 
   #slot(): Slot | undefined {
