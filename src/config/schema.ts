@@ -181,9 +181,10 @@ export const rawConfigSchema = z.strictObject({
       zipMinFiles: z.int().min(0).max(10_000).default(50),
       /**
        * Worker threads that write download temp files (create, write, fsync, close) off the main thread
-       * (src/local/file-workers.ts): "auto" sizes the pool to the machine (os.availableParallelism), 0 turns them off.
+       * (src/local/file-workers.ts): "auto" sizes the pool to the machine (os.availableParallelism() - 1, at least
+       * one), 0 turns them off.
        */
-      fileWorkers: z.union([z.literal('auto'), z.int().min(0).max(64)]).default(0),
+      fileWorkers: z.union([z.literal('auto'), z.int().min(0).max(64)]).default('auto'),
     })
     .prefault({}),
   transferConcurrency: z.int().min(1).max(32).default(4),

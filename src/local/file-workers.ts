@@ -7,7 +7,7 @@
  * were (LocalFs.commitTemp on the main thread). A worker writes nothing but temp files (temp-name.ts names,
  * created with O_EXCL), so a killed process leaves at most temp files, removed by the next full scan, as before.
  *
- * The pool is sized to the machine (os.availableParallelism) unless told. Its threads are unref'd (they never keep
+ * The pool is sized to the machine unless told: os.availableParallelism() - 1 threads (at least one). Its threads are unref'd (they never keep
  * a process alive) and `close()` terminates them (the composition root's close, which SIGTERM reaches).
  * - A worker that cannot start (ERR_WORKER_INIT_FAILED, a resource limit, code that fails before it says it is
  *   ready): the jobs it held never ran, and they and every later job run on the main thread (`runHere`, the same
@@ -157,7 +157,7 @@ interface Slot {
 }
 
 export interface FileWorkerPoolOptions {
-  /** Threads; default os.availableParallelism(). */
+  /** Threads; default os.availableParallelism() - 1, at least 1. */
   readonly size?: number;
   readonly logger?: Logger | undefined;
   /** A job with no answer for this long fails (`file_worker`) and its thread is terminated; default 10 minutes. */
@@ -184,7 +184,9 @@ export class FileWorkerPool {
   #idleTimer: NodeJS.Timeout | undefined;
 
   constructor(readonly opts: FileWorkerPoolOptions = {}) {
-    this.size = Math.max(1, opts.size ?? availableParallelism());
+    // One core is the main thread's: with as many threads as cores, two threads and the main thread took turns on
+    // two cores and the hand-offs cost more than they saved (README, Performance).
+    this.size = Math.max(1, opts.size ?? availableParallelism() - 1);
     this.#log = opts.logger;
     this.#timeoutMs = opts.jobTimeoutMs ?? DEFAULT_JOB_TIMEOUT_MS;
   }
