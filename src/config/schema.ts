@@ -179,6 +179,12 @@ export const rawConfigSchema = z.strictObject({
        * least this many files of at most 1 MiB are to be downloaded; 0 turns zip downloads off.
        */
       zipMinFiles: z.int().min(0).max(10_000).default(50),
+      /**
+       * Worker threads that write download temp files (create, write, fsync, close) off the main thread
+       * (src/local/file-workers.ts): "auto" sizes the pool to the machine (os.availableParallelism() - 1, at least
+       * one), 0 turns them off.
+       */
+      fileWorkers: z.union([z.literal('auto'), z.int().min(0).max(64)]).default('auto'),
     })
     .prefault({}),
   transferConcurrency: z.int().min(1).max(32).default(4),

@@ -25,6 +25,7 @@ import { withSelective } from '../engine/selective.js';
 import { writeSelection } from '../config/edit-selection.js';
 import { escapeText } from '../core/escape.js';
 import { createLocalFs } from '../local/local-fs.js';
+import { FileWorkerPool } from '../local/file-workers.js';
 import { loadTempKey } from '../local/temp-name.js';
 import { createLocalTrash, type LocalTrash } from '../local/local-trash.js';
 import type { TrashPlaces } from '../local/local-trash-entries.js';
@@ -153,12 +154,13 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
     // One trash per state dir, shared by all roots; the daemon purges it on the localTrashPurge schedule.
     const localTrash = createLocalTrash({ mode: config.localTrash.mode, stateDir: config.stateDir, fs: nodeFs, logger: logger.child({ component: 'local-trash' }) });
     const localFsByRoot = new Map<RootId, LocalFs>();
+    const fileWorkers = config.http.fileWorkers === 0 ? undefined : new FileWorkerPool({ ...(config.http.fileWorkers === 'auto' ? {} : { size: config.http.fileWorkers }), logger: logger.child({ component: 'file-workers' }) });
     // Temp files of this state dir carry a tag made with this key (local/temp-name.ts): only they are cleaned up.
     const tempKey = loadTempKey(config.stateDir, { create: opts.readOnlyStateDir !== true });
     const localFsFor = (root: SyncRoot): LocalFs => {
       let fs = localFsByRoot.get(root.id);
       if (!fs) {
-        fs = createLocalFs({ rootPath: root.localPath, fs: nodeFs, trash: localTrash, logger: logger.child({ component: 'local', root: root.id }), liveChanges: opts.liveChanges === true, tempKey });
+        fs = createLocalFs({ rootPath: root.localPath, fs: nodeFs, trash: localTrash, logger: logger.child({ component: 'local', root: root.id }), liveChanges: opts.liveChanges === true, tempKey, fileWorkers });
         localFsByRoot.set(root.id, fs);
       }
       return fs;
@@ -213,6 +215,7 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
             await engine.close();
             await box.close();
           } finally {
+            await fileWorkers?.close();
             journal.close();
           }
         })()),

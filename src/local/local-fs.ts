@@ -30,6 +30,8 @@ import { sha1File } from './hash.js';
 import type { LocalTrash } from './local-trash.js';
 import { entryFromStats, scanTree } from './scan.js';
 import { openTempFile } from './temp-file.js';
+import type { FileWorkerPool } from './file-workers.js';
+import { WorkerTempFile } from './worker-temp-file.js';
 import { openUploadReader, type PlannedStat } from './upload-reader.js';
 import { probePath } from './probe.js';
 import { isTempName, TempNames } from './temp-name.js';
@@ -51,6 +53,11 @@ export interface LocalFsOptions {
    * this process alone.
    */
   readonly tempKey?: string;
+  /**
+   * Worker threads that write download temp files (config `fileWorkers`; file-workers.ts): only with node:fs
+   * itself, whose calls the threads make. None: the main thread writes them (temp-file.ts).
+   */
+  readonly fileWorkers?: FileWorkerPool | undefined;
 }
 
 /** errnos of link(2) that mean "this file system has no hard links", not "the target exists". */
@@ -71,11 +78,13 @@ export class DiskLocalFs implements LocalFs {
   readonly #temps: TempNames;
   /** Folders with a rename of ours not yet fsynced (see durable()). */
   readonly #unsynced = new Set<string>();
+  readonly #fileWorkers: FileWorkerPool | undefined;
 
   constructor(opts: LocalFsOptions) {
     if (!opts.rootPath.startsWith('/')) throw new Error(`the sync root must be an absolute path, got "${opts.rootPath}"`);
     this.rootPath = opts.rootPath.length > 1 ? opts.rootPath.replace(/\/+$/, '') : opts.rootPath;
     this.#rawFs = opts.fs;
+    this.#fileWorkers = opts.fileWorkers;
     // Off until statfs says the root is on a local disk (a call or two before that goes through the pool).
     this.#gate = new QuickGate(false, QUICK_CALL_MAX_MS, { offForMs: QUICK_CALL_OFF_MS, answerNextTurn: opts.liveChanges === true });
     this.#localDisk = this.#askLocalDisk();
@@ -176,7 +185,9 @@ export class DiskLocalFs implements LocalFs {
     } catch (e) {
       throw classifyFsError(e, { action: 'creating the temp file for', path });
     }
-    return openTempFile(this.#fs, this.#gate, this.tempPathFor(path), path);
+    const temp = this.tempPathFor(path);
+    const here = (): Promise<TempFile> => openTempFile(this.#fs, this.#gate, temp, path);
+    return this.#fileWorkers?.threaded === true ? new WorkerTempFile(temp, path, this.#fileWorkers, this.#rawFs, here) : here();
   }
 
   async childNames(path: RelPath | '', opts: { readonly strict?: boolean } = {}): Promise<readonly string[]> {

@@ -29,6 +29,26 @@ export interface TempFile {
    * when the file system cannot say (then the write itself reports a full disk).
    */
   freeBytes(): Promise<number>;
+  /**
+   * Present when the temp file is written off the main thread (config `http.fileWorkers`): fill it from one entry
+   * of a zip archive on disk (a download's scratch archive), check it, fsync and close it, all on a worker thread.
+   * Resolves with what it holds, or with why the entry cannot be used there (unreadable, not the listed size or
+   * SHA-1, no worker thread): then nothing was written and the file is open and empty, as before the call. A
+   * failure to write the temp file rejects as syncAndClose() would.
+   */
+  fillFromArchive?(entry: ArchiveEntry): Promise<{ readonly sha1: string; readonly sizeBytes: number } | { readonly unusable: string }>;
+}
+
+/** Where one file's bytes are in a zip archive on disk (its central directory's record), and what they must be. */
+export interface ArchiveEntry {
+  readonly archivePath: string;
+  readonly localHeaderOffset: number;
+  readonly compressedSize: number;
+  /** 0 stored, 8 deflated (others cannot be used). */
+  readonly method: number;
+  readonly sizeBytes: number;
+  /** Lower-case hex. */
+  readonly sha1: string;
 }
 
 /** The stat a file was opened for upload with (fstat of the open file, not of its path). */

@@ -2,11 +2,14 @@
  * `node --import tsx test/bench/profile-mirror.ts [FILES] [FOLDERS] [BYTES]`: seeds box-server (in this process) with a tree
  * and runs one `boxsync sync --once` (the compiled CLI when built) under `node --cpu-prof`, writing the profile
  * to $PROFILE_DIR (default /tmp/boxsync-prof). With BOXSERVER_PROF=1 this process profiles box-server too. With
- * PROFILE_NO_CHANGE=1 the first run mirrors unprofiled and a second, no-change run is profiled.
+ * PROFILE_NO_CHANGE=1 the first run mirrors unprofiled and a second, no-change run is profiled. PROFILE_ENTRY names
+ * another compiled CLI (a build of another tree, for a before/after comparison); PROFILE_OFF=1 runs without the
+ * profiler; PROFILE_CONFIG is JSON merged into the config (e.g. '{"transfers":{"workers":0}}'). Where /usr/bin/time
+ * exists, each run's user and system CPU seconds and peak RSS are printed too.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Session } from 'node:inspector/promises';
 import { startBoxServer } from '../../src/box-server/index.js';
@@ -32,9 +35,9 @@ for (let i = 0; i < files; i++) {
   web.uploadFile(fid, `file-${i}.bin`, content(i, sizes[i]!));
 }
 const configFile = join(tmp.dir, 'config.json');
-await writeBoxConfig(configFile, { srv, token: 'PROF', remoteId: root.id, localPath: join(tmp.dir, 'mirror'), stateDir: join(tmp.dir, 'state'), socketPath: join(tmp.dir, 'c.sock'), extra: { rateLimit: undefined } });
+await writeBoxConfig(configFile, { srv, token: 'PROF', remoteId: root.id, localPath: join(tmp.dir, 'mirror'), stateDir: join(tmp.dir, 'state'), socketPath: join(tmp.dir, 'c.sock'), extra: { rateLimit: undefined, ...(process.env.PROFILE_CONFIG ? (JSON.parse(process.env.PROFILE_CONFIG) as Record<string, unknown>) : {}) } });
 const dist = join(repoRoot, 'dist', 'cli', 'main.js');
-const entry = existsSync(dist) ? [dist] : ['--import', 'tsx', join(repoRoot, 'src', 'cli', 'main.ts')];
+const entry = process.env.PROFILE_ENTRY ? [process.env.PROFILE_ENTRY] : existsSync(dist) ? [dist] : ['--import', 'tsx', join(repoRoot, 'src', 'cli', 'main.ts')];
 const session = process.env.BOXSERVER_PROF ? new Session() : null;
 if (session) {
   session.connect();
@@ -42,15 +45,18 @@ if (session) {
   await session.post('Profiler.start');
 }
 // PROFILE_NO_CHANGE=1: mirror first without the profiler, then profile a second, no-change run.
-const runs = process.env.PROFILE_NO_CHANGE === '1' ? [false, true] : [true];
+const runs = process.env.PROFILE_NO_CHANGE === '1' ? [false, true] : [process.env.PROFILE_OFF !== '1'];
+const timeBin = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
+const timeOut = join(tmp.dir, 'time.txt');
 let code: number | null = null;
 let t0 = performance.now();
 for (const profiled of runs) {
 t0 = performance.now();
 code = await new Promise<number | null>((resolve) => {
-  const child = spawn(process.execPath, [...(profiled ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []), ...entry, 'sync', '--once', '--config', configFile], {
+  const args = [...(profiled ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []), ...entry, 'sync', '--once', '--config', configFile];
+  const child = spawn(timeBin ?? process.execPath, timeBin ? ['-o', timeOut, '-f', '%U %S %M', process.execPath, ...args] : args, {
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, BOXSYNC_LOG_LEVEL: 'warn' },
+    env: { BOXSYNC_LOG_LEVEL: 'warn', ...process.env },
   });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-2000)));
@@ -59,7 +65,10 @@ code = await new Promise<number | null>((resolve) => {
     resolve(c);
   });
 });
-console.log(`sync --once${profiled ? ' (profiled)' : ''}: exit ${code}, ${((performance.now() - t0) / 1000).toFixed(2)} s`);
+const wall = ((performance.now() - t0) / 1000).toFixed(2);
+const [user, sys, rssKb] = timeBin ? (await readFile(timeOut, 'utf8')).trim().split('\n').at(-1)!.split(' ').map(Number) : [];
+const usage = user === undefined ? '' : `, CPU ${user} s user + ${sys} s system, peak RSS ${Math.round(rssKb! / 1024)} MiB`;
+console.log(`sync --once${profiled ? ' (profiled)' : ''}: exit ${code}, ${wall} s${usage}`);
 }
 if (session) {
   const { profile } = await session.post('Profiler.stop');

@@ -8,7 +8,9 @@
  * archive is streamed to a scratch file (never held in memory), then read with yauzl (central directory, ZIP64,
  * data descriptors, CRC checked). A later `download()` of one of those files takes its entry from the archive and
  * writes it through the same temp file, SHA-1 and size checks as a single download, so the local side (guards,
- * commit, mtime) is the same code. Whatever goes wrong falls back to the file's own download, silently for the
+ * commit, mtime) is the same code. A temp file written by a worker thread (TempFile.fillFromArchive, config
+ * `http.fileWorkers`) takes the entry from the scratch archive itself, with the same size and SHA-1 checks, so the
+ * main thread neither reads, inflates, hashes nor writes it. Whatever goes wrong falls back to the file's own download, silently for the
  * user but logged: a refused zip (an enterprise policy: 403), an archive cut mid-stream, a missing entry, an
  * entry whose bytes do not match the listing, a name the archive does not hold.
  */
@@ -22,6 +24,7 @@ import yauzl from 'yauzl';
 import { isSyncError } from '../../core/errors.js';
 import type { RemoteId } from '../../core/model.js';
 import type { Logger } from '../../logger.js';
+import type { ArchiveEntry } from '../../ports/local-fs.js';
 import type { DownloadRequest, DownloadResult, PrefetchFile, PrefetchHandle } from '../../ports/remote-store.js';
 import type { BoxHttp } from './http.js';
 
@@ -53,10 +56,16 @@ const REFUSED_BACKOFF_MS = 60 * 60_000;
 
 type Opener = () => Promise<Readable>;
 
+/** An entry of a read archive: its stream, and where it is for a temp file that reads it itself (fillFromArchive). */
+interface Found {
+  readonly open: Opener;
+  readonly where: Omit<ArchiveEntry, 'sizeBytes' | 'sha1'>;
+}
+
 interface Slot {
   readonly file: PrefetchFile;
-  /** The entry's opener once the archive is read; null: download the file alone. */
-  readonly ready: Promise<Opener | null>;
+  /** The entry once the archive is read; null: download the file alone. */
+  readonly ready: Promise<Found | null>;
 }
 
 const NOOP: PrefetchHandle = { release: () => undefined };
@@ -123,13 +132,24 @@ export class ZipPrefetcher {
     const slot = this.#slots.get(req.id);
     if (slot === undefined || slot.file.sha1 !== req.expectSha1) return null;
     this.#slots.delete(req.id);
-    const open = await slot.ready;
-    if (open === null) return null;
+    const found = await slot.ready;
+    if (found === null) return null;
+    const limit = req.expectSizeBytes ?? slot.file.sizeBytes;
+    // A temp file written by a worker thread takes the entry from the archive itself (read, inflated, checked,
+    // written, fsynced, closed there): the main thread only asks. Its own failure to write ends this download.
+    if (req.destFile.fillFromArchive !== undefined && slot.file.sha1 !== null) {
+      req.signal?.throwIfAborted();
+      const got = await req.destFile.fillFromArchive({ ...found.where, sizeBytes: limit, sha1: slot.file.sha1 });
+      if ('sha1' in got) {
+        req.onProgress?.({ doneBytes: got.sizeBytes, totalBytes: got.sizeBytes });
+        return got;
+      }
+      this.#log.debug({ id: req.id, why: got.unusable }, 'the worker thread could not use the archive entry; reading it here');
+    }
     const hash = createHash('sha1');
     let written = 0;
-    const limit = req.expectSizeBytes ?? slot.file.sizeBytes;
     try {
-      const source = await open();
+      const source = await found.open();
       for await (const chunk of source as AsyncIterable<Buffer>) {
         req.signal?.throwIfAborted();
         written += chunk.length;
@@ -157,8 +177,8 @@ export class ZipPrefetcher {
 
 /** One archive: its files, the request and the scratch file, and each file's entry once read. */
 class Archive {
-  readonly #openers = new Map<RemoteId, Promise<Opener | null>>();
-  readonly #resolvers = new Map<RemoteId, (o: Opener | null) => void>();
+  readonly #openers = new Map<RemoteId, Promise<Found | null>>();
+  readonly #resolvers = new Map<RemoteId, (o: Found | null) => void>();
   #zip: yauzl.ZipFile | undefined;
   #path: string | undefined;
   #closed = false;
@@ -172,7 +192,7 @@ class Archive {
     for (const f of files) this.#openers.set(f.id, new Promise((resolve) => this.#resolvers.set(f.id, resolve)));
   }
 
-  opener(id: RemoteId): Promise<Opener | null> {
+  opener(id: RemoteId): Promise<Found | null> {
     return this.#openers.get(id) ?? Promise.resolve(null);
   }
 
@@ -180,7 +200,15 @@ class Archive {
     for (const [id, resolve] of this.#resolvers) {
       const entry = found.get(id);
       const zip = this.#zip;
-      resolve(entry === undefined || zip === undefined || this.#closed ? null : () => openEntry(zip, entry));
+      const archivePath = this.#path;
+      resolve(
+        entry === undefined || zip === undefined || archivePath === undefined || this.#closed
+          ? null
+          : {
+              open: () => openEntry(zip, entry),
+              where: { archivePath, localHeaderOffset: entry.relativeOffsetOfLocalHeader, compressedSize: entry.compressedSize, method: entry.isEncrypted() ? -1 : entry.compressionMethod },
+            },
+      );
     }
     this.#resolvers.clear();
   }

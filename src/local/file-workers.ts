@@ -1,0 +1,365 @@
+/**
+ * Worker threads that write download temp files (config `fileWorkers`, issue 29 point 4): the create (O_EXCL), the
+ * writes, the fsync and the close of a temp file run on a pool of node:worker_threads, so the main thread hands a
+ * small file's whole life on disk over in one message and hears back once, instead of making each system call itself.
+ *
+ * Only the temp file's own calls move: the guards, the rename into place, the mtime and the journal stay where they
+ * were (LocalFs.commitTemp on the main thread). A worker writes nothing but temp files (temp-name.ts names,
+ * created with O_EXCL), so a killed process leaves at most temp files, removed by the next full scan, as before.
+ *
+ * The pool is sized to the machine unless told: os.availableParallelism() - 1 threads (at least one). Its threads are unref'd (they never keep
+ * a process alive) and `close()` terminates them (the composition root's close, which SIGTERM reaches).
+ * - A worker that cannot start (ERR_WORKER_INIT_FAILED, a resource limit, code that fails before it says it is
+ *   ready): the jobs it held never ran, and they and every later job run on the main thread (`runHere`, the same
+ *   calls through libuv's pool; LocalFs opens new temp files there again). Logged once.
+ * - A worker that dies with jobs in flight: each of them fails with SyncError `file_worker` (retry) naming the
+ *   file, so that one download is tried again and the rest go on; the worker is replaced. After MAX_DEATHS deaths
+ *   the pool stops using threads and runs everything on the main thread.
+ * - A job that gets no answer within `jobTimeoutMs` (a thread stuck in the kernel) fails the same way, and the
+ *   worker is terminated: nothing waits for ever.
+ */
+import * as nodeFs from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import { SyncError } from '../core/errors.js';
+
+/** One call chain on a temp file. `fd` null: create `path` first (O_EXCL, 0666 before the umask). */
+export type FileJob = (
+  | { readonly op: 'put'; readonly path: string; readonly fd: number | null; readonly position: number; readonly data: Uint8Array; readonly sync: boolean; readonly close: boolean }
+  | { readonly op: 'unzip'; readonly path: string; readonly fd: number | null; readonly archive: string; readonly offset: number; readonly compressedSize: number; readonly method: number; readonly size: number; readonly sha1: string }
+  | { readonly op: 'truncate'; readonly path: string; readonly fd: number }
+  | { readonly op: 'close'; readonly path: string; readonly fd: number }
+) & {
+  /** The file it is for, as error messages name it (default: the temp path). */
+  readonly label?: string;
+};
+
+/** The file descriptor the job ended with (after a `close`, the closed one); an error carries it too. */
+export interface FileJobResult {
+  readonly fd: number | null;
+  /** `unzip`: what the temp file holds now, or why the entry could not be used (nothing written). */
+  readonly sha1?: string;
+  readonly size?: number;
+  readonly unusable?: string;
+}
+
+/** An errno error from a worker, rebuilt with the fields classifyFsError reads, and the fd it had. */
+export class FileJobError extends Error {
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+    readonly fd: number | null,
+  ) {
+    super(message);
+  }
+}
+
+/** Worker deaths after which the pool stops using threads (a thread that keeps dying is not worth a retry each time). */
+export const MAX_DEATHS = 3;
+const DEFAULT_JOB_TIMEOUT_MS = 10 * 60_000;
+
+/**
+ * The worker's code: plain CommonJS (run with `eval`, so the same text runs from the sources, the compiled CLI and
+ * the tests). Open, write and close are synchronous (the thread is there to wait for them); the fsync goes through
+ * libuv's pool so one thread keeps several files' fsyncs in flight, as the main thread did.
+ */
+const WORKER_CODE = `
+const fs = require('node:fs');
+const zlib = require('node:zlib');
+const { createHash } = require('node:crypto');
+const { parentPort } = require('node:worker_threads');
+const reply = (m, fd, more) => parentPort.postMessage({ id: m.id, fd, ...more });
+const fail = (m, fd, e) => reply(m, fd, { error: { message: String(e && e.message), code: e && e.code } });
+let scratch = Buffer.alloc(0);
+// The bytes of an archive entry, checked, or the reason they cannot be used (a stored entry's are in scratch
+// until the next entry: put() writes them before this thread reads another message).
+function entryBytes(m) {
+  if (m.method !== 0 && m.method !== 8) return 'compression method ' + m.method;
+  if (!(m.compressedSize <= 2 * m.size + 1024)) return 'the entry claims ' + m.compressedSize + ' compressed bytes for a file of ' + m.size;
+  let a;
+  try {
+    a = fs.openSync(m.archive, 'r');
+    const h = Buffer.alloc(30);
+    if (fs.readSync(a, h, 0, 30, m.offset) !== 30 || h.readUInt32LE(0) !== 0x04034b50) return 'no local file header at byte ' + m.offset;
+    // One read buffer for every entry: a thread frees buffers only at its rare garbage collections.
+    if (scratch.length < m.compressedSize) scratch = Buffer.allocUnsafeSlow(Math.max(m.compressedSize, 2 * scratch.length, 64 * 1024));
+    const raw = scratch.subarray(0, m.compressedSize);
+    if (fs.readSync(a, raw, 0, raw.length, m.offset + 30 + h.readUInt16LE(26) + h.readUInt16LE(28)) !== raw.length) return 'the archive ends inside the entry';
+    const data = m.method === 0 ? raw : zlib.inflateRawSync(raw, { maxOutputLength: m.size + 1 });
+    if (data.length !== m.size) return 'the entry holds ' + data.length + ' bytes, Box listed ' + m.size;
+    const sha1 = createHash('sha1').update(data).digest('hex');
+    if (sha1 !== m.sha1) return 'the entry has SHA-1 ' + sha1 + ', Box listed ' + m.sha1;
+    return data;
+  } catch (e) {
+    return String(e && e.message);
+  } finally {
+    if (a !== undefined) try { fs.closeSync(a); } catch {}
+  }
+}
+// Create the temp file if need be, write d at m.position, then fsync (in libuv's pool: this thread keeps working)
+// and close when asked; answers with the fd.
+function put(m, d, more) {
+  let fd = m.fd;
+  try {
+    if (fd === null) fd = fs.openSync(m.path, 'wx', 0o666);
+    for (let done = 0; done < d.length; ) {
+      const n = fs.writeSync(fd, d, done, d.length - done, m.position + done);
+      if (!(n > 0)) throw Object.assign(new Error('write made no progress'), { code: 'EIO' });
+      done += n;
+    }
+    if (!m.sync) {
+      if (m.close) fs.closeSync(fd);
+      return reply(m, fd, more);
+    }
+  } catch (e) {
+    return fail(m, fd, e);
+  }
+  const at = fd;
+  fs.fsync(at, (e) => {
+    if (e) return fail(m, at, e);
+    if (m.close) {
+      try { fs.closeSync(at); } catch (e2) { return fail(m, at, e2); }
+    }
+    reply(m, at, more);
+  });
+}
+parentPort.on('message', (m) => {
+  if (m.op === 'exit') process.exit(m.code);
+  if (m.op === 'put') return put(m, m.data, {});
+  if (m.op === 'unzip') {
+    const d = entryBytes(m);
+    if (typeof d === 'string') return reply(m, m.fd, { unusable: d });
+    return put({ ...m, position: 0, sync: true, close: true }, d, { sha1: m.sha1, size: d.length });
+  }
+  try {
+    if (m.op === 'truncate') fs.ftruncateSync(m.fd, 0);
+    else fs.closeSync(m.fd);
+    reply(m, m.fd, {});
+  } catch (e) {
+    fail(m, m.fd, e);
+  }
+});
+parentPort.postMessage({ ready: true });
+`;
+
+interface Pending {
+  readonly job: FileJob;
+  readonly resolve: (r: FileJobResult) => void;
+  readonly reject: (e: unknown) => void;
+  readonly timer: NodeJS.Timeout;
+}
+
+interface Slot {
+  readonly worker: Worker;
+  online: boolean;
+  readonly pending: Map<number, Pending>;
+}
+
+export interface FileWorkerPoolOptions {
+  /** Threads; default os.availableParallelism() - 1, at least 1. */
+  readonly size?: number;
+  readonly logger?: Logger | undefined;
+  /** A job with no answer for this long fails (`file_worker`) and its thread is terminated; default 10 minutes. */
+  readonly jobTimeoutMs?: number;
+  /** Threads with no job for this long are ended (a new job starts them again); default 5 s. */
+  readonly idleMs?: number;
+  /** Tests: called with a job and a way to post a message to the thread that gets it, before the job is posted. */
+  readonly beforePost?: (job: FileJob, post: (message: unknown) => void) => void;
+  /** Tests: the worker's code (one that cannot start, one that dies). */
+  readonly workerCode?: string;
+}
+
+export class FileWorkerPool {
+  readonly size: number;
+  readonly #slots: Slot[] = [];
+  readonly #log: Logger | undefined;
+  readonly #timeoutMs: number;
+  #next = 0;
+  #ids = 0;
+  #deaths = 0;
+  /** Threads are not used any more (one could not start, too many died, or the pool is closed). */
+  #off = false;
+  #closed = false;
+  #idleTimer: NodeJS.Timeout | undefined;
+
+  constructor(readonly opts: FileWorkerPoolOptions = {}) {
+    // One core is the main thread's: with as many threads as cores, two threads and the main thread took turns on
+    // two cores and the hand-offs cost more than they saved (README, Performance).
+    this.size = Math.max(1, opts.size ?? availableParallelism() - 1);
+    this.#log = opts.logger;
+    this.#timeoutMs = opts.jobTimeoutMs ?? DEFAULT_JOB_TIMEOUT_MS;
+  }
+
+  /** Whether jobs still go to threads (false: they run on the main thread). */
+  get threaded(): boolean {
+    return !this.#off;
+  }
+
+  /** Threads running now. */
+  get threads(): number {
+    return this.#slots.length;
+  }
+
+  run(job: FileJob): Promise<FileJobResult> {
+    if (this.#closed) return Promise.reject(stopped(job, 'boxsync is stopping'));
+    if (this.#off) return runHere(job);
+    clearTimeout(this.#idleTimer);
+    const slot = this.#slot();
+    if (slot === undefined) return runHere(job);
+    const id = ++this.#ids;
+    return new Promise<FileJobResult>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        slot.pending.delete(id);
+        reject(stopped(job, `its worker thread gave no answer in ${Math.round(this.#timeoutMs / 1000)} s`));
+        void slot.worker.terminate();
+        this.#whenIdle();
+      }, this.#timeoutMs);
+      timer.unref();
+      const settled = <A extends unknown[]>(f: (...a: A) => void) => (...a: A): void => {
+        f(...a);
+        this.#whenIdle();
+      };
+      slot.pending.set(id, { job, resolve: settled(resolve), reject: settled(reject), timer });
+      this.opts.beforePost?.(job, (m) => slot.worker.postMessage(m));
+      // The bytes are copied, not moved: a job held by a thread that never started runs here with them.
+      slot.worker.postMessage({ ...job, id });
+    });
+  }
+
+  /**
+   * Once no thread holds a job, the threads are ended after `idleMs` (they cost about 9 MiB each, and an idle
+   * daemon has nothing for them); the next job starts them again. Not a death.
+   */
+  #whenIdle(): void {
+    if (this.#slots.some((s) => s.pending.size > 0)) return;
+    clearTimeout(this.#idleTimer);
+    this.#idleTimer = setTimeout(() => {
+      if (this.#slots.some((s) => s.pending.size > 0)) return;
+      for (const s of this.#slots.splice(0)) void s.worker.terminate();
+    }, this.opts.idleMs ?? 5000);
+    this.#idleTimer.unref();
+  }
+
+  /** Terminates the threads; jobs in flight fail with `file_worker` (the process is stopping). */
+  async close(): Promise<void> {
+    clearTimeout(this.#idleTimer);
+    this.#closed = true;
+    this.#off = true;
+    const slots = this.#slots.splice(0);
+    for (const s of slots) this.#fail(s, 'boxsync is stopping');
+    // A thread inside a system call that does not return (a hung network file system) ends when it returns: the
+    // stop waits at most a second for it (the threads are unref'd, so they never hold the process).
+    const bound = new Promise<void>((resolve) => setTimeout(resolve, 1000).unref());
+    await Promise.race([Promise.all(slots.map((s) => s.worker.terminate().catch(() => undefined))), bound]);
+  }
+
+  #slot(): Slot | undefined {
+    while (this.#slots.length < this.size) {
+      const slot = this.#start();
+      if (slot === undefined) return undefined;
+      this.#slots.push(slot);
+    }
+    // Round robin: each thread keeps several fsyncs in flight, so the least busy one is not worth looking for.
+    this.#next = (this.#next + 1) % this.#slots.length;
+    return this.#slots[this.#next];
+  }
+
+  #start(): Slot | undefined {
+    let worker: Worker;
+    try {
+      worker = new Worker(this.opts.workerCode ?? WORKER_CODE, { eval: true, resourceLimits: { maxYoungGenerationSizeMb: 2 } });
+    } catch (e) {
+      this.#giveUp(`a worker thread could not start (${e instanceof Error ? e.message : String(e)})`);
+      return undefined;
+    }
+    worker.unref();
+    const slot: Slot = { worker, online: false, pending: new Map() };
+    worker.on('message', (m: FileJobResult & { id: number; ready?: true; error?: { message: string; code?: string } }) => {
+      // Its code ran to the end: from now on a job it holds may have started.
+      if (m.ready === true) return void (slot.online = true);
+      const p = slot.pending.get(m.id);
+      if (p === undefined) return;
+      slot.pending.delete(m.id);
+      clearTimeout(p.timer);
+      if (m.error === undefined) p.resolve(m);
+      else p.reject(new FileJobError(m.error.message, m.error.code, m.fd));
+    });
+    const ended = (why: string): void => {
+      const at = this.#slots.indexOf(slot);
+      if (at < 0) return;
+      this.#slots.splice(at, 1);
+      if (!slot.online) {
+        this.#giveUp(`a worker thread could not start (${why})`);
+        this.#fail(slot, why);
+        return;
+      }
+      this.#fail(slot, `its worker thread stopped (${why})`);
+      this.#deaths += 1;
+      if (this.#deaths >= MAX_DEATHS) this.#giveUp(`${this.#deaths} worker threads stopped`);
+      else this.#log?.warn({ why, deaths: this.#deaths }, 'a file worker thread stopped; its files are tried again, and a new thread takes its place');
+    };
+    worker.on('error', (e) => ended(e instanceof Error ? e.message : String(e)));
+    worker.on('exit', (code) => ended(`exit code ${code}`));
+    return slot;
+  }
+
+  /**
+   * Ends the jobs `slot` holds: with `file_worker` errors, or, for a thread that never said it is ready (its code
+   * did not run to the end, so none of them started), by running them here.
+   */
+  #fail(slot: Slot, why: string): void {
+    for (const p of slot.pending.values()) {
+      clearTimeout(p.timer);
+      if (slot.online || this.#closed) p.reject(stopped(p.job, why));
+      else runHere(p.job).then(p.resolve, p.reject);
+    }
+    slot.pending.clear();
+  }
+
+  #giveUp(why: string): void {
+    if (this.#off) return;
+    this.#off = true;
+    this.#log?.warn({ why }, `${why}: download temp files are written on the main thread from now on`);
+    for (const s of this.#slots.splice(0)) {
+      this.#fail(s, why);
+      void s.worker.terminate();
+    }
+  }
+}
+
+function stopped(job: FileJob, why: string): SyncError {
+  return new SyncError({
+    code: 'file_worker',
+    disposition: 'retry',
+    message: `writing the download of ${job.label ?? job.path} did not finish: ${why}; the download is tried again`,
+    details: { path: job.label ?? job.path },
+  });
+}
+
+/** The main thread's way to do a job: the same calls, through libuv's pool. */
+async function runHere(job: FileJob): Promise<FileJobResult> {
+  const call = <R>(f: (cb: (e: NodeJS.ErrnoException | null, r: R) => void) => void): Promise<R> =>
+    new Promise<R>((resolve, reject) => f((e, r) => (e ? reject(e) : resolve(r))));
+  // An archive entry is read on the main thread by its caller's own path (zip-prefetch.ts streams it).
+  if (job.op === 'unzip') return { fd: job.fd, unusable: 'no worker thread' };
+  let fd = job.fd;
+  try {
+    if (job.op === 'truncate') await call<void>((cb) => nodeFs.ftruncate(job.fd, 0, cb));
+    else if (job.op === 'close') await call<void>((cb) => nodeFs.close(job.fd, cb));
+    else {
+      if (fd === null) fd = await call<number>((cb) => nodeFs.open(job.path, 'wx', 0o666, cb));
+      const at = fd;
+      for (let done = 0; done < job.data.length; ) {
+        const n = await call<number>((cb) => nodeFs.write(at, job.data, done, job.data.length - done, job.position + done, cb));
+        if (!(n > 0)) throw Object.assign(new Error('write made no progress'), { code: 'EIO' });
+        done += n;
+      }
+      if (job.sync) await call<void>((cb) => nodeFs.fsync(at, cb));
+      if (job.close) await call<void>((cb) => nodeFs.close(at, cb));
+    }
+    return { fd };
+  } catch (e) {
+    throw new FileJobError(e instanceof Error ? e.message : String(e), (e as NodeJS.ErrnoException).code, fd);
+  }
+}

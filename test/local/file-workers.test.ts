@@ -1,0 +1,197 @@
+/**
+ * The file worker threads (src/local/file-workers.ts, worker-temp-file.ts; config `http.fileWorkers`) on real files
+ * in a temp dir: a temp file written by a worker holds what the main thread's would, a zip entry is checked and
+ * written by the worker, a worker that dies with a job in flight fails that one file with a clear `file_worker`
+ * error (retry) and the next file is written by a new thread, a worker that cannot start leaves the work to the
+ * main thread, a job with no answer ends by its bound, and close() ends the threads.
+ */
+import { createHash } from 'node:crypto';
+import * as nodeFs from 'node:fs';
+import { mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { deflateRawSync } from 'node:zlib';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isSyncError } from '../../src/core/errors.js';
+import { asRelPath } from '../../src/core/model.js';
+import { FileWorkerPool, MAX_DEATHS, type FileJob } from '../../src/local/file-workers.js';
+import { createLocalFs } from '../../src/local/local-fs.js';
+import { createLocalTrash } from '../../src/local/local-trash.js';
+import { FLUSH_BYTES } from '../../src/local/worker-temp-file.js';
+import { silentLogger } from '../../src/logger.js';
+import type { LocalFs, TempFile } from '../../src/ports/local-fs.js';
+import { makeTempDir } from '../support/tmp.js';
+import { waitFor } from '../support/wait.js';
+
+const sha1 = (b: Buffer): string => createHash('sha1').update(b).digest('hex');
+
+let cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanup.reverse()) await c();
+  cleanup = [];
+});
+
+async function setup(opts: ConstructorParameters<typeof FileWorkerPool>[0] = {}): Promise<{ dir: string; root: string; pool: FileWorkerPool; fs: LocalFs; plain: LocalFs }> {
+  const tmp = await makeTempDir('boxsync-file-workers-');
+  const root = join(tmp.dir, 'root');
+  await mkdir(root);
+  const pool = new FileWorkerPool({ size: 2, ...opts });
+  cleanup.push(tmp.cleanup, () => pool.close());
+  const trash = createLocalTrash({ mode: 'state', stateDir: join(tmp.dir, 'state'), fs: nodeFs, logger: silentLogger });
+  const fs = createLocalFs({ rootPath: root, fs: nodeFs, trash, logger: silentLogger, fileWorkers: pool });
+  const plain = createLocalFs({ rootPath: root, fs: nodeFs, trash, logger: silentLogger });
+  return { dir: tmp.dir, root, pool, fs, plain };
+}
+
+/** What the executor does with a download's temp file: write, fsync and close, put it in place with Box's mtime. */
+async function download(fs: LocalFs, path: string, chunks: readonly Buffer[], mtimeMs = Date.parse('2021-05-06T07:08:09Z')): Promise<void> {
+  const rel = asRelPath(path);
+  const file = await fs.openTemp(rel);
+  try {
+    for (const c of chunks) await file.write(c);
+    await file.syncAndClose();
+  } catch (e) {
+    await file.close();
+    await fs.discardTemp(file.path);
+    throw e;
+  }
+  await fs.commitTemp(file.path, rel, { state: 'absent' }, mtimeMs, { synced: true });
+}
+
+/** A one-entry zip archive (deflated), and where its entry is. */
+async function zipOf(path: string, name: string, data: Buffer): Promise<{ offset: number; compressedSize: number }> {
+  const body = deflateRawSync(data);
+  const header = Buffer.alloc(30);
+  header.writeUInt32LE(0x04034b50, 0);
+  header.writeUInt16LE(20, 4);
+  header.writeUInt16LE(8, 8);
+  header.writeUInt32LE(body.length, 18);
+  header.writeUInt32LE(data.length, 22);
+  header.writeUInt16LE(Buffer.byteLength(name), 26);
+  const lead = Buffer.from('some bytes before the entry');
+  await writeFile(path, Buffer.concat([lead, header, Buffer.from(name), body]));
+  return { offset: lead.length, compressedSize: body.length };
+}
+
+describe('file worker threads', () => {
+  it('a temp file written by a worker holds what the main thread writes: small, empty, and past FLUSH_BYTES', async () => {
+    const { root, fs, plain, pool } = await setup();
+    const big = Buffer.alloc(FLUSH_BYTES * 3 + 17, 7);
+    const cases: [string, Buffer[]][] = [
+      ['small.txt', [Buffer.from('hello '), Buffer.from('world\n')]],
+      ['empty.txt', []],
+      ['big.bin', [big.subarray(0, 1000), big.subarray(1000, FLUSH_BYTES + 5), big.subarray(FLUSH_BYTES + 5)]],
+    ];
+    for (const [name, chunks] of cases) {
+      await download(fs, `w-${name}`, chunks);
+      await download(plain, `m-${name}`, chunks);
+      const [w, m] = [await readFile(join(root, `w-${name}`)), await readFile(join(root, `m-${name}`))];
+      expect(w.equals(m), name).toBe(true);
+      expect(w.equals(Buffer.concat(chunks)), name).toBe(true);
+      const [ws, ms] = [await stat(join(root, `w-${name}`)), await stat(join(root, `m-${name}`))];
+      expect([ws.mtimeMs, ws.mode]).toEqual([ms.mtimeMs, ms.mode]);
+    }
+    expect(pool.threaded).toBe(true);
+    expect((await readdir(root)).filter((n) => n.startsWith('.boxsync-tmp'))).toEqual([]);
+  });
+
+  it('a zip entry is read, inflated, checked and written by the worker; a bad entry writes nothing and says why', async () => {
+    const { dir, root, fs } = await setup();
+    const data = Buffer.from('zip entry bytes\n'.repeat(500));
+    const archive = join(dir, 'a.zip');
+    const at = await zipOf(archive, 'x.txt', data);
+    const entry = { archivePath: archive, localHeaderOffset: at.offset, compressedSize: at.compressedSize, method: 8, sizeBytes: data.length, sha1: sha1(data) };
+    const fill = async (path: string, e: typeof entry): Promise<{ file: TempFile; got: Awaited<ReturnType<NonNullable<TempFile['fillFromArchive']>>> }> => {
+      const file = await fs.openTemp(asRelPath(path));
+      expect(file.fillFromArchive).toBeDefined();
+      return { file, got: await file.fillFromArchive!(e) };
+    };
+    const ok = await fill('x.txt', entry);
+    expect(ok.got).toEqual({ sha1: sha1(data), sizeBytes: data.length });
+    await fs.commitTemp(ok.file.path, asRelPath('x.txt'), { state: 'absent' }, undefined, { synced: true });
+    expect((await readFile(join(root, 'x.txt'))).equals(data)).toBe(true);
+
+    const bad: [Partial<typeof entry>, RegExp][] = [
+      [{ sha1: sha1(Buffer.from('other')) }, /SHA-1/],
+      [{ sizeBytes: data.length - 1 }, /bytes|output length/i],
+      [{ localHeaderOffset: 0 }, /no local file header/],
+      [{ method: 12 }, /compression method 12/],
+      [{ compressedSize: data.length * 3 }, /compressed bytes/],
+      [{ archivePath: join(dir, 'gone.zip') }, /ENOENT|no such file/],
+    ];
+    for (const [change, why] of bad) {
+      const r = await fill('y.txt', { ...entry, ...change });
+      expect(r.got, JSON.stringify(change)).toEqual({ unusable: expect.stringMatching(why) });
+      // Nothing written: the temp file is still new, and takes a download as before.
+      expect(await readdir(root)).toEqual(['x.txt']);
+      await r.file.write(Buffer.from('fallback'));
+      await r.file.syncAndClose();
+      await fs.discardTemp(r.file.path);
+    }
+  });
+
+  it('a worker that dies with a job in flight fails that file with a clear file_worker error; the next file is written by a new thread', async () => {
+    let kill = false;
+    const { root, fs, pool } = await setup({
+      size: 1,
+      beforePost: (_job: FileJob, post) => {
+        if (!kill) return;
+        kill = false;
+        // Ends the thread before it reads the job: the job is in flight on a thread that is gone.
+        post({ op: 'exit', code: 7 });
+      },
+    });
+    await download(fs, 'first.txt', [Buffer.from('one')]);
+    kill = true;
+    const err = await download(fs, 'second.txt', [Buffer.from('two')]).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(isSyncError(err) && err.code === 'file_worker' && err.disposition === 'retry').toBe(true);
+    expect((err as Error).message).toMatch(/second\.txt.*exit code 7.*tried again/);
+    expect((await readdir(root)).sort()).toEqual(['first.txt']);
+    // The retry of that file: a new thread writes it.
+    await download(fs, 'second.txt', [Buffer.from('two')]);
+    expect(await readFile(join(root, 'second.txt'), 'utf8')).toBe('two');
+    expect(pool.threaded).toBe(true);
+  });
+
+  it(`after ${MAX_DEATHS} deaths the pool writes on the main thread, with the same result`, async () => {
+    const { root, fs, pool } = await setup({ size: 1, beforePost: (_job, post) => post({ op: 'exit', code: 3 }) });
+    for (let i = 0; i < MAX_DEATHS; i++) {
+      // The first job of each thread: it is ready (it said so) before it reads the exit, which comes first.
+      await expect(download(fs, `f${i}.txt`, [Buffer.from(`f${i}`)])).rejects.toMatchObject({ code: 'file_worker' });
+    }
+    expect(pool.threaded).toBe(false);
+    await download(fs, 'after.txt', [Buffer.from('after')]);
+    expect(await readFile(join(root, 'after.txt'), 'utf8')).toBe('after');
+    expect((await readdir(root)).sort()).toEqual(['after.txt']);
+  });
+
+  it('a worker that cannot start leaves its jobs and all later ones to the main thread', async () => {
+    const { root, fs, pool } = await setup({ workerCode: 'throw new Error("this thread cannot start")' });
+    await download(fs, 'a.txt', [Buffer.from('a')]);
+    expect(pool.threaded).toBe(false);
+    await download(fs, 'b.txt', [Buffer.from('b')]);
+    expect([await readFile(join(root, 'a.txt'), 'utf8'), await readFile(join(root, 'b.txt'), 'utf8')]).toEqual(['a', 'b']);
+  });
+
+  it('threads with no job are ended after idleMs and started again by the next job (not counted as deaths)', async () => {
+    const { root, fs, pool } = await setup({ size: 1, idleMs: 50 });
+    for (let i = 0; i < MAX_DEATHS + 2; i++) {
+      await download(fs, `f${i}.txt`, [Buffer.from(`f${i}`)]);
+      await waitFor(() => pool.threads === 0, { timeoutMs: 10_000, what: 'the idle thread ended' });
+    }
+    expect(pool.threaded).toBe(true);
+    expect((await readdir(root)).sort()).toEqual([...Array(MAX_DEATHS + 2).keys()].map((i) => `f${i}.txt`).sort());
+  });
+
+  it('a job with no answer fails by its bound instead of waiting for ever; close() ends the threads', async () => {
+    const silent = "require('node:worker_threads').parentPort.on('message', () => {}); require('node:worker_threads').parentPort.postMessage({ ready: true });";
+    const { fs, pool } = await setup({ size: 1, workerCode: silent, jobTimeoutMs: 300 });
+    await expect(download(fs, 'slow.txt', [Buffer.from('x')])).rejects.toMatchObject({ code: 'file_worker', message: expect.stringMatching(/no answer/) });
+    const pending = expect(pool.run({ op: 'close', path: '/nowhere', fd: 12345 })).rejects.toMatchObject({ code: 'file_worker', message: expect.stringMatching(/stopping/) });
+    await pool.close();
+    await pending;
+    await expect(pool.run({ op: 'close', path: '/nowhere', fd: 12345 })).rejects.toMatchObject({ code: 'file_worker' });
+  });
+});
