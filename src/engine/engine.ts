@@ -218,7 +218,10 @@ class SyncEngine implements Engine {
     const taken: TakenHints = { local: new Map(), remote: [] };
     let why: string | null = null;
     this.tracker.fatal = null;
-    this.tracker.heldGuard = null;
+    // A held guard stays shown (and confirmable) while this pass runs: cleared at its start, a Confirm clicked on the
+    // page in between was refused ("no safety guard ... is held") and the pass then held the same guard again. It
+    // goes at the end unless this pass held it again (a new object).
+    const heldBefore = this.tracker.heldGuard;
     const ctx: ReconcileContext = {
       journal,
       remote: this.deps.remote,
@@ -340,6 +343,7 @@ class SyncEngine implements Engine {
       }
     }
     for (const r of refusals) this.events.onGuard?.(r);
+    if (heldBefore !== null && this.tracker.heldGuard === heldBefore) this.tracker.heldGuard = null;
     if (refusals.length > 0 && !this.tracker.heldGuard) this.tracker.heldGuard = { id: refusals[0]!.id, message: refusals.map((r) => r.message).join('; ') };
     // A pass that did not finish its work keeps the hints it consumed, so the next hinted pass sees them again.
     if (why !== null || tally.fatal || refusals.length > 0 || outcomes.some((o) => o !== 'converged')) this.hints.giveBack(taken);

@@ -249,6 +249,33 @@ describe('engine: safety', () => {
     expect(h.store.allEntries().filter((e) => e.status === 'trashed')).toHaveLength(7);
   });
 
+  it('a held guard stays shown and confirmable while the next pass runs (a Confirm clicked mid-pass is not refused)', async () => {
+    const h = await harness({ maxDeletes: 3, maxDeleteFraction: 0.5 });
+    for (let i = 0; i < 8; i++) await h.write(`f${i}.txt`, `content ${i}`);
+    expectConverged(await h.run());
+    for (let i = 0; i < 7; i++) await h.remove(`f${i}.txt`);
+    expect((await h.run()).outcome).toBe('guard');
+    const held = h.engine.status().heldGuard!;
+    // Another pass starts (a watcher hint, a wake-up) and the user confirms while it runs: at its first phase report.
+    const midPass: { shown: string | null; confirmed: boolean }[] = [];
+    let asked = false;
+    const push = h.statuses.push.bind(h.statuses);
+    h.statuses.push = (...st) => {
+      if (!asked && st[0]?.phase === 'listing') {
+        asked = true; // confirmGuard reports the change at once, through this same push
+        const shown = st[0].heldGuard?.id ?? null;
+        midPass.push({ shown, confirmed: h.engine.confirmGuard(held.id) });
+      }
+      return push(...st);
+    };
+    await h.run();
+    expect(midPass).toEqual([{ shown: held.id, confirmed: true }]);
+    // That pass or the one after runs the deletes; the guard is not shown again.
+    if (h.callsOf('trash') < 7) expectConverged(await h.run());
+    expect(h.callsOf('trash')).toBe(7);
+    expect(h.engine.status().heldGuard).toBeNull();
+  });
+
   it('deleting everything under a root asks whatever the count: the root that lists empty first, then the deletes', async () => {
     const h = await harness();
     await h.write('a.txt', 'a');

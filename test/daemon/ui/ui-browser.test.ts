@@ -152,7 +152,10 @@ describe.skipIf(chromiumMissing !== null)(`the web page in chromium${chromiumMis
     expect(await guard.getByRole('list', { name: 'What it would delete' }).locator('li').allTextContents()).toEqual(['d']);
     await screenshot(page, 'guard');
     await guard.getByRole('button', { name: 'Confirm' }).click();
-    await waitFor(() => h.web.findByPath('Mirror/d') === null, { timeoutMs: BOUND_MS, what: 'the held deletes to run on Box' });
+    await waitFor(() => h.web.findByPath('Mirror/d') === null, { timeoutMs: BOUND_MS, what: 'the held deletes to run on Box' }).catch(async (e: unknown) => {
+      const s = await h.status().catch(() => null);
+      throw new Error(`${String(e)}\n--- status ---\n${JSON.stringify(s?.engine ?? null).slice(0, 3000)}\n--- daemon ---\n${run.output().slice(-6000)}`);
+    });
     await guard.waitFor({ state: 'detached', timeout: BOUND_MS });
     await expect.poll(() => page.title(), { timeout: BOUND_MS }).toBe('boxsync: Up to date');
     if (process.env['BOXSYNC_UI_README_SHOTS'] === '1') {
