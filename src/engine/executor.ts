@@ -171,7 +171,7 @@ async function run(op: Operation, ctx: ExecContext): Promise<OpResult> {
 
 async function download(path: RelPath, op: Extract<Operation, { kind: 'download' }>, ctx: ExecContext): Promise<OpResult> {
   const { fs, remote } = ctx;
-  const file = await fs.openTemp(path);
+  const file = await fs.openTemp(path, { expectedBytes: op.expect.sizeBytes });
   const temp = file.path;
   try {
     const got = await remote.download({

@@ -31,7 +31,7 @@ import type { LocalTrash } from './local-trash.js';
 import { entryFromStats, scanTree } from './scan.js';
 import { openTempFile } from './temp-file.js';
 import type { FileWorkerPool } from './file-workers.js';
-import { WorkerTempFile } from './worker-temp-file.js';
+import { FLUSH_BYTES, WorkerTempFile } from './worker-temp-file.js';
 import { openUploadReader, type PlannedStat } from './upload-reader.js';
 import { probePath } from './probe.js';
 import { isTempName, TempNames } from './temp-name.js';
@@ -179,7 +179,7 @@ export class DiskLocalFs implements LocalFs {
     return join(dirname(this.abs(path)), this.#temps.next());
   }
 
-  async openTemp(path: RelPath): Promise<TempFile> {
+  async openTemp(path: RelPath, opts: { readonly expectedBytes?: number } = {}): Promise<TempFile> {
     try {
       await assertParentsInside(this.#fs, this.rootPath, path);
     } catch (e) {
@@ -187,7 +187,10 @@ export class DiskLocalFs implements LocalFs {
     }
     const temp = this.tempPathFor(path);
     const here = (): Promise<TempFile> => openTempFile(this.#fs, this.#gate, temp, path);
-    return this.#fileWorkers?.threaded === true ? new WorkerTempFile(temp, path, this.#fileWorkers, this.#rawFs, here) : here();
+    // A download bigger than a worker job is written here from its first byte (its temp file on disk while it
+    // runs, as before the workers); a small one, and one of unknown size, goes to the workers.
+    const small = opts.expectedBytes === undefined || opts.expectedBytes <= FLUSH_BYTES;
+    return this.#fileWorkers?.threaded === true && small ? new WorkerTempFile(temp, path, this.#fileWorkers, this.#rawFs, here) : here();
   }
 
   async childNames(path: RelPath | '', opts: { readonly strict?: boolean } = {}): Promise<readonly string[]> {

@@ -160,9 +160,11 @@ export interface LocalFs {
   tempPathFor(path: RelPath): string;
   /**
    * A fresh temp file (tempPathFor) created and opened for writing: a download writes its bytes through it. Its
-   * `path` goes to commitTemp or discardTemp like any temp path.
+   * `path` goes to commitTemp or discardTemp like any temp path. `expectedBytes` (the size Box listed) lets a
+   * big download's file be created on disk at once, as the main thread writes it (a small one may be gathered and
+   * written by a worker thread when it ends: config `http.fileWorkers`).
    */
-  openTemp(path: RelPath): Promise<TempFile>;
+  openTemp(path: RelPath, opts?: { readonly expectedBytes?: number }): Promise<TempFile>;
   /**
    * Names in one folder ('' = the root), without boxsync's temp files; [] when the folder is gone, and (unless
    * `strict`) when it cannot be read. With `strict`, a folder that cannot be read throws.

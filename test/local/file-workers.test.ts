@@ -94,6 +94,27 @@ describe('file worker threads', () => {
     expect((await readdir(root)).filter((n) => n.startsWith('.boxsync-tmp'))).toEqual([]);
   });
 
+  it('a download Box lists as bigger than a worker job has its temp file on disk from the start; a small one is gathered', async () => {
+    const { root, fs } = await setup();
+    const big = await fs.openTemp(asRelPath('big.bin'), { expectedBytes: FLUSH_BYTES + 1 });
+    const small = await fs.openTemp(asRelPath('small.txt'), { expectedBytes: 10 });
+    try {
+      await big.write(Buffer.from('first bytes'));
+      await small.write(Buffer.from('first'));
+      const temps = (await readdir(root)).filter((n) => n.startsWith('.boxsync-tmp'));
+      // Only the big one is on disk while its download runs (a trickling download shows its temp file).
+      expect(temps).toEqual([big.path.slice(root.length + 1)]);
+      expect(big.fillFromArchive).toBeUndefined();
+      expect(small.fillFromArchive).toBeDefined();
+    } finally {
+      for (const f of [big, small]) {
+        await f.close();
+        await fs.discardTemp(f.path);
+      }
+    }
+    expect((await readdir(root)).filter((n) => n.startsWith('.boxsync-tmp'))).toEqual([]);
+  });
+
   it('a zip entry is read, inflated, checked and written by the worker; a bad entry writes nothing and says why', async () => {
     const { dir, root, fs } = await setup();
     const data = Buffer.from('zip entry bytes\n'.repeat(500));
