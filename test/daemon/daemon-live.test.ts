@@ -36,7 +36,12 @@ describe('boxsync daemon (live, real process)', () => {
   it('mirrors what was on Box at start, and serves status on a 0600 socket', async () => {
     expect(await readFile(join(h.mirror, 'Docs/before.txt'), 'utf8')).toBe('was there before the daemon');
     expect((await stat(h.socketPath)).mode & 0o777).toBe(0o600);
-    const s = await h.status();
+    // After its first pass the daemon may run a catch-up pass (the events since the position its long poll took
+    // before that pass: engine.ts startPosition): idle once that one ends too.
+    const s = await waitFor(async () => {
+      const now = await h.status();
+      return now.engine.phase === 'idle' && now.remoteStream.state === 'listening' ? now : null;
+    }, { timeoutMs: 30_000, what: 'the daemon idle and listening after its first passes' });
     expect(s.pid).toBe(run.child.pid);
     expect(s.engine.phase).toBe('idle');
     expect(s.watchers[0]!.health.state).toBe('ok');
