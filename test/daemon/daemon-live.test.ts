@@ -36,8 +36,8 @@ describe('boxsync daemon (live, real process)', () => {
   it('mirrors what was on Box at start, and serves status on a 0600 socket', async () => {
     expect(await readFile(join(h.mirror, 'Docs/before.txt'), 'utf8')).toBe('was there before the daemon');
     expect((await stat(h.socketPath)).mode & 0o777).toBe(0o600);
-    // After its first pass the daemon may run a catch-up pass (the events since the position its long poll took
-    // before that pass: engine.ts startPosition): idle once that one ends too.
+    // After its first pass the daemon may run another (hints or Box events that came during the first): idle once
+    // that one ends too.
     const s = await waitFor(async () => {
       const now = await h.status();
       return now.engine.phase === 'idle' && now.remoteStream.state === 'listening' ? now : null;
