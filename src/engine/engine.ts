@@ -26,7 +26,7 @@ import { parkUnreadableRoot } from './scan-parks.js';
 import { shownFailurePath } from './remote-listing.js';
 import { cursorName } from './remote-hints.js';
 import { clearClean, isClean, markClean, setSettlingPaths, settlingPaths } from './clean-mark.js';
-import { DEFAULT_WINDOW_ENTRIES } from './windows.js';
+import { DEFAULT_WINDOW_ENTRIES, fitsOneWindow } from './windows.js';
 import { applyScopeChange, configOnlyRules, forgetRemovedRoots } from './scope-change.js';
 import { freeDeselected, freeNotice } from './selective-free.js';
 import { clearSelecting, newTopFolders } from './selective.js';
@@ -53,6 +53,8 @@ class SyncEngine implements Engine {
   private readonly queue: TransferQueue;
   /** The event stream passes catch up from: the options' until the daemon says which one its long poll reads. */
   private streamType: StreamType;
+  /** The position the daemon took before the first pass (useStream), for the first full listing's cursor. */
+  private startPosition: string | null = null;
   private readonly tracker: StatusTracker;
   private readonly rootContexts = new Map<RootId, RootContext>();
   /** Hints, settling paths and wake times (scope/hint-ledger.ts). */
@@ -97,8 +99,9 @@ class SyncEngine implements Engine {
     return this.hints.takeUnsettled();
   }
 
-  useStream(stream: StreamType): void {
+  useStream(stream: StreamType, since?: string): void {
     this.streamType = stream;
+    this.startPosition = since ?? null;
   }
 
   hasHints(): boolean {
@@ -256,8 +259,12 @@ class SyncEngine implements Engine {
           allowEmpty: (root) => this.allowedGuards.delete(guardIdText({ kind: 'remote-root-empty', root })),
           relistParked: !this.relisted,
           stopAtShortPage: hintedPass,
+          ...(this.startPosition === null ? {} : { since: this.startPosition }),
         },
       );
+      // The events since that earlier position are read by the live sync before the first window (syncHintsNow).
+      if (this.startPosition !== null && observed.full) this.hints.hintRemote([]);
+      this.startPosition = null;
       // The items the stream said changed are in the journal now, and the cursor moved past them: if this pass
       // does not finish, the next hinted pass must still look at them.
       taken.remote = [...new Set([...extraIds, ...observed.touchedIds])];
@@ -305,6 +312,12 @@ class SyncEngine implements Engine {
             scope = { kind: 'hinted', localPaths: [...hinted, ...scanned.changed, ...failed, ...settled, ...rechecked], remoteIds: observed.touchedIds };
             logger.debug({ root: root.id, changed: scanned.changed.length, touched: observed.touchedIds.length }, 'the last run converged: planning only what changed');
           }
+          // A full pass over a big root plans it window by window, in name order: what was hinted since the process
+          // started and what the scan found changed (a file saved during the listing: its watcher hint, coming after
+          // the scan, reads as an echo) are synced before the first window instead (syncHintsNow), not when their
+          // window comes, maybe at the end of a first mirror. Their window plans them again and finds them in sync.
+          const early = [...hinted, ...(scanned.changed ?? [])];
+          if (scope.kind === 'full' && early.length > 0 && !fitsOneWindow(journal, root, limit)) this.hints.hintLocal(root.id, early);
         }
         await this.skipNewFolders(rc);
         const outcome = await reconcileRoot(ctx, rc, scope, tally);

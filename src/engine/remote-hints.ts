@@ -224,7 +224,11 @@ export async function applyHints(
   });
   clearParkedFailures(journal, roots, fetched.map((f) => f.w.id));
   recordListingProblems(journal, roots, problems, Date.now());
-  return fetched.map((f) => f.w.id);
+  const ids = new Set(fetched.map((f) => f.w.id));
+  // An event the journal already matches but that is not synced yet (the first listing saw the item, and its
+  // window has not come) is not fetched again, but it is touched: the pass that read it plans it now.
+  for (const h of hints) if (!ids.has(h.id) && isEcho(journal.getRemote(h.id), h) && roots.every((r) => journal.syncedByRemoteId(r.id, h.id) === undefined)) ids.add(h.id);
+  return [...ids];
 }
 
 /** A changed item gets a fresh chance: parked ('skip') failures at its old or new path are cleared. */

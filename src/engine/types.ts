@@ -221,7 +221,12 @@ export interface Engine {
    * The daemon's long poll settled on this stream (`sync`, or `changes` after a fallback), before the first
    * pass: passes catch up from it from now on, so one process reads one stream.
    */
-  useStream(stream: StreamType): void;
+  /**
+   * `since`: a position the caller took on that stream before the first pass (the daemon's long poll starts there).
+   * The first full listing stores it as the cursor when none is stored, instead of the position it takes itself, so
+   * what changed on Box between the two (the daemon starting) is read as events, not left to the listing's order.
+   */
+  useStream(stream: StreamType, since?: string): void;
   status(): StatusReport;
   pause(): void;
   resume(): void;

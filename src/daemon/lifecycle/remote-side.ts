@@ -47,6 +47,9 @@ export interface RemoteSideDeps {
   readonly onFatal?: (message: string) => void;
 }
 
+/** While a pass runs after a 'changed', how often the long poll looks whether the engine read the stream. */
+const CURSOR_CHECK_MS = 50;
+
 /** Journal meta keys: the root folder ids this daemon marked sync_state=synced, and those whose ITEM_SYNC it saw. */
 const MARKED_KEY = 'daemon:sync-marked-folders';
 const VERIFIED_KEY = 'daemon:sync-verified-folders';
@@ -81,6 +84,8 @@ export class RemoteSide {
     }
     this.deps.engine.useStream(this.effective);
     this.position = await this.deps.changes.now(this.effective);
+    // The first listing's cursor: a Box change made while the daemon starts is read as an event (observe-remote.ts).
+    this.deps.engine.useStream(this.effective, this.position);
   }
 
   start(): void {
@@ -109,7 +114,7 @@ export class RemoteSide {
         const position = stored ?? this.position!;
         this.update({ state: 'listening', nextRetryAtMs: null });
         const r = await this.deps.changes.waitForChange(this.effective, position, signal);
-        if (r === 'changed') await this.askForPass();
+        if (r === 'changed') await this.askForPass(position);
         this.backoffMs = 0;
         this.failures = 0;
       } catch (e) {
@@ -139,12 +144,25 @@ export class RemoteSide {
     }
   }
 
-  /** Box says something changed: a hinted pass reads it (the engine fetches from the cursor). */
-  private async askForPass(): Promise<void> {
+  /**
+   * Box says something changed: a hinted pass reads it (the engine fetches from the cursor). The next long poll
+   * waits until the engine has read the stream past `position` (its cursor moved: a pass, or the live sync of a
+   * long pass between its windows) or no pass runs: polling again from the same position would only hear the
+   * same news. Waiting for the passes to end instead left a Box change made during a long first pass unheard
+   * until that pass ended.
+   */
+  private async askForPass(position: string): Promise<void> {
     this.update({ lastEventAtMs: Date.now(), note: this.state.effective === this.state.configured ? null : this.state.note });
     this.deps.engine.hintRemote([]);
     this.deps.passes.request('hint');
-    await this.deps.passes.idle();
+    const signal = this.abort.signal;
+    const idle = this.deps.passes.idle();
+    let ended = false;
+    void idle.then(
+      () => (ended = true),
+      () => (ended = true),
+    );
+    while (!ended && !signal.aborted && (this.cursor() ?? position) === position) await Promise.race([idle, sleep(CURSOR_CHECK_MS, signal)]);
   }
 
   private async setUpSyncStream(): Promise<void> {
