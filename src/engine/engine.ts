@@ -14,7 +14,7 @@ import { shutdownReason } from '../core/errors.js';
 import { safeText } from '../core/escape.js';
 import type { RelPath, RemoteId, RootId, SyncRoot } from '../core/model.js';
 import type { LocalFs } from '../ports/local-fs.js';
-import type { StreamType } from '../ports/remote-changes.js';
+import type { RemoteHint, StreamType } from '../ports/remote-changes.js';
 import { toSyncError } from './executor.js';
 import { scanLocal, type IsIgnored } from './observe-local.js';
 import { checkLocalRoot } from './root-guard.js';
@@ -24,7 +24,7 @@ import { observeRemote } from './observe-remote.js';
 import { recheckParks } from './park-recheck.js';
 import { parkUnreadableRoot } from './scan-parks.js';
 import { shownFailurePath } from './remote-listing.js';
-import { cursorName } from './remote-hints.js';
+import { cursorName, onlyOwnEchoes } from './remote-hints.js';
 import { clearClean, isClean, markClean, setSettlingPaths, settlingPaths } from './clean-mark.js';
 import { DEFAULT_WINDOW_ENTRIES, fitsOneWindow } from './windows.js';
 import { applyScopeChange, configOnlyRules, forgetRemovedRoots } from './scope-change.js';
@@ -111,6 +111,10 @@ class SyncEngine implements Engine {
   hintRemote(ids: readonly RemoteId[]): void {
     this.hints.hintRemote(ids);
     this.hintArrived();
+  }
+
+  onlyOwnEchoes(hints: readonly RemoteHint[]): boolean {
+    return onlyOwnEchoes(this.deps.journal, this.deps.roots, hints);
   }
 
   /** Wakes a live lane waiting for hints (live-lane.ts). */
@@ -333,6 +337,9 @@ class SyncEngine implements Engine {
         }
         if (tally.fatal) break;
       }
+      // Box news heard while this pass ran is read now, once its own writes are committed: the echoes of its
+      // uploads, moves and creates are skipped here instead of waking another pass, and a real change is synced.
+      if (this.hints.remoteNewsPending && !tally.fatal && refusals.length === 0 && outcomes.every((o) => o === 'converged')) await this.syncHintsNow(ctx, tally, signal);
     } catch (e) {
       if (signal.aborted) why = 'stopped before converging; the next run continues where this one ended';
       else {

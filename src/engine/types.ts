@@ -15,7 +15,7 @@ import type { RelPath, RemoteId, RootId, SyncRoot } from '../core/model.js';
 import type { Clock } from '../ports/clock.js';
 import type { Journal } from '../ports/journal.js';
 import type { LocalFs } from '../ports/local-fs.js';
-import type { RemoteChanges, StreamType } from '../ports/remote-changes.js';
+import type { RemoteChanges, RemoteHint, StreamType } from '../ports/remote-changes.js';
 import type { RemoteStore } from '../ports/remote-store.js';
 import type { OperationKind } from '../core/operations.js';
 import type { UnsyncedRecord } from '../ports/journal.js';
@@ -201,6 +201,11 @@ export interface Engine {
   /** Daemon entry points: feed hints, then the next `runOnce` handles only what they touched (cost grows with the change). */
   hintLocal(root: RootId, paths: readonly RelPath[]): void;
   hintRemote(ids: readonly RemoteId[]): void;
+  /**
+   * Are these events (read from the stream, not stored) only the echoes of this process's own committed writes, or
+   * none of our roots' business? The daemon's long poll then wakes no pass for them (remote-hints.ts onlyOwnEchoes).
+   */
+  onlyOwnEchoes?(hints: readonly RemoteHint[]): boolean;
   /**
    * What hinted passes deferred because they found it gone with no move in sight (hinted-scope.ts), and that
    * the engine has not hinted again yet: for a caller that hints it again itself (local paths and the remote ids

@@ -72,6 +72,11 @@ export class HintLedger {
     return this.remoteNews || this.pendingRemote.size > 0 || [...this.pendingLocal].some(([root, s]) => s.size > 0 && !this.held.has(root));
   }
 
+  /** Box said something changed and no pass or live sync has read the stream since. */
+  get remoteNewsPending(): boolean {
+    return this.remoteNews;
+  }
+
   /** Were hints fed since the last pass began? */
   get hinted(): boolean {
     return this.hintedSinceRun;
