@@ -113,6 +113,10 @@ class SyncEngine implements Engine {
     this.hintArrived();
   }
 
+  hasRemoteNews(): boolean {
+    return this.hints.remoteNewsPending;
+  }
+
   onlyOwnEchoes(hints: readonly RemoteHint[]): boolean {
     return onlyOwnEchoes(this.deps.journal, this.deps.roots, hints);
   }
@@ -132,7 +136,7 @@ class SyncEngine implements Engine {
     try {
       await withLiveLane(batch, {
         inFlight,
-        hasHints: () => this.hints.hasHints(),
+        hasHints: () => this.hints.hasHints() || this.hints.remoteNewsPending,
         nextHint: () => (this.hintWaiter ??= waiter()).promise,
         liveSync: (paths) => this.syncHintsNow(ctx, tally, signal, { paths, held }),
         signal,

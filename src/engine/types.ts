@@ -206,6 +206,8 @@ export interface Engine {
    * none of our roots' business? The daemon's long poll then wakes no pass for them (remote-hints.ts onlyOwnEchoes).
    */
   onlyOwnEchoes?(hints: readonly RemoteHint[]): boolean;
+  /** Box said something changed (hintRemote with no ids) and no pass has read the stream since. */
+  hasRemoteNews?(): boolean;
   /**
    * What hinted passes deferred because they found it gone with no move in sight (hinted-scope.ts), and that
    * the engine has not hinted again yet: for a caller that hints it again itself (local paths and the remote ids

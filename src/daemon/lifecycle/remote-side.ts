@@ -173,8 +173,11 @@ export class RemoteSide {
       () => (ended = true),
     );
     while (!ended && !signal.aborted && (this.cursor() ?? base) === base) await Promise.race([idle, sleep(CURSOR_CHECK_MS, signal)]);
-    // The pass that ran meanwhile ended before it read the news: one more reads it.
-    if (!signal.aborted && !this.deps.passes.busy && this.deps.engine.hasHints()) this.deps.passes.request('hint');
+    // News the pass that ran meanwhile did not read (it came after its last look): a look from the engine's cursor,
+    // and a pass unless it is only our own writes or nothing new.
+    if (signal.aborted || this.deps.passes.busy || this.deps.engine.hasRemoteNews?.() === false) return;
+    const at = this.cursor() ?? base;
+    if (!(await this.ownWritesOnly(at, at, true))) this.deps.passes.request('hint');
   }
 
   /**
@@ -185,11 +188,13 @@ export class RemoteSide {
    * would write nothing yet read the stream again. One `GET /events` per change announced while no pass runs (a
    * full page with more after it is news: the pass reads it).
    */
-  private async ownWritesOnly(position: string, base: string): Promise<boolean> {
+  private async ownWritesOnly(position: string, base: string, nothingIsOwn = false): Promise<boolean> {
     const engine = this.deps.engine;
     if (engine.onlyOwnEchoes === undefined) return false;
     const batch = await this.deps.changes.fetch(this.effective, position, { stopAtShortPage: true, maxPages: 1 });
-    if (batch.more === true || batch.nextPosition === position || !engine.onlyOwnEchoes(batch.hints)) return false;
+    // `nothingIsOwn`: a look from the engine's cursor that finds nothing new means the news was read already.
+    if (batch.nextPosition === position) return nothingIsOwn;
+    if (batch.more === true || !engine.onlyOwnEchoes(batch.hints)) return false;
     this.ownUpTo = { from: base, to: batch.nextPosition };
     return true;
   }

@@ -69,10 +69,14 @@ export class HintLedger {
   }
 
   hasHints(): boolean {
-    return this.remoteNews || this.pendingRemote.size > 0 || [...this.pendingLocal].some(([root, s]) => s.size > 0 && !this.held.has(root));
+    return this.pendingRemote.size > 0 || [...this.pendingLocal].some(([root, s]) => s.size > 0 && !this.held.has(root));
   }
 
-  /** Box said something changed and no pass or live sync has read the stream since. */
+  /**
+   * Box said something changed and no pass or live sync has read the stream since. Not a hint by itself (hasHints):
+   * the daemon's long poll wakes a pass for it once it knows the news is not only our own writes (remote-side.ts),
+   * while a pass running reads it beside a big transfer, between its windows and at its end.
+   */
   get remoteNewsPending(): boolean {
     return this.remoteNews;
   }
