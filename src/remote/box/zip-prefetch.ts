@@ -20,13 +20,14 @@ import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import yauzl from 'yauzl';
+import type yauzl from 'yauzl';
 import { isSyncError } from '../../core/errors.js';
 import type { RemoteId } from '../../core/model.js';
 import type { Logger } from '../../logger.js';
 import type { ArchiveEntry } from '../../ports/local-fs.js';
 import type { DownloadRequest, DownloadResult, PrefetchFile, PrefetchHandle } from '../../ports/remote-store.js';
 import type { BoxHttp } from './http.js';
+import { openArchive } from './zip-reader.js';
 
 export interface ZipPrefetchOptions {
   /** Where archives are written while they are read (the state dir's `zip/`); removed when released. */
@@ -298,9 +299,8 @@ class Archive {
   async #readEntries(names: ReadonlyMap<string, RemoteId>): Promise<Map<RemoteId, yauzl.Entry>> {
     const path = this.#path;
     if (path === undefined) return new Map();
-    const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
-      yauzl.open(path, { lazyEntries: true, autoClose: false, validateEntrySizes: true }, (err, z) => (err || !z ? reject(err ?? new Error('no archive')) : resolve(z))),
-    );
+    // Its central directory is read a chunk at a time, not two reads an entry (zip-reader.ts).
+    const zip = await openArchive(path);
     if (this.#closed) {
       zip.close();
       return new Map();
