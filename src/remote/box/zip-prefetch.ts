@@ -3,10 +3,11 @@
  * API calls, where one download each costs an API call. Box's per-user limit (about 1,000 calls a minute) is what
  * bounds a first mirror on the real service, so this is the one large lever there.
  *
- * The engine announces the downloads of a plan (RemoteStore.prefetch); when at least `minFiles` of them are small
- * files with a known SHA-1, they are asked for as archives of at most 10,000 files and `maxArchiveBytes`. Each
- * archive is streamed to a scratch file (never held in memory), then read with yauzl (central directory, ZIP64,
- * data descriptors, CRC checked). A later `download()` of one of those files takes its entry from the archive and
+ * The engine announces the downloads of a plan (RemoteStore.prefetch), and in a full pass planned in windows those
+ * the next window will most likely make while the current one runs (engine/window-prefetch.ts); when at least
+ * `minFiles` of them are small files with a known SHA-1, they are asked for as archives of at most 10,000 files
+ * and `maxArchiveBytes`. Each archive is streamed to a scratch file (never held in memory), then read with yauzl
+ * (central directory, ZIP64, data descriptors, CRC checked). A later `download()` of one of those files takes its entry from the archive and
  * writes it through the same temp file, SHA-1 and size checks as a single download, so the local side (guards,
  * commit, mtime) is the same code. A temp file written by a worker thread (TempFile.fillFromArchive, config
  * `http.fileWorkers`) takes the entry from the scratch archive itself, with the same size and SHA-1 checks, so the
