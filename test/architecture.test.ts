@@ -70,6 +70,7 @@ const fsAllowed: Readonly<Record<string, string>> = {
   'config/edit-selection.ts': 'rewrites the config file (selective sync)',
   'remote/box/token-file.ts': 'the OAuth token file (written atomically)',
   'remote/box/zip-prefetch.ts': "its scratch archives in the state dir; the files taken out of them go through the caller's TempFile",
+  'remote/box/zip-reader.ts': 'reads the scratch archives zip-prefetch.ts wrote (their central directories, and an entry for the fallback path)',
   'daemon/compose.ts': 'the composition root: makes the state dir and hands node:fs to the local adapter',
   'daemon/control/control-server.ts': 'the control socket file',
   'daemon/lock.ts': "the state dir's lock file",

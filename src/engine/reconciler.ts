@@ -32,6 +32,7 @@ import { reobserve } from './reobserve.js';
 import { buildSnapshotSliced, type SnapshotScope } from './snapshot.js';
 import { timeSlicer } from './time-slice.js';
 import { caseTwinsOnTheWay, DEFAULT_WINDOW_ENTRIES, fitsOneWindow, planWindows } from './windows.js';
+import { WindowPrefetch } from './window-prefetch.js';
 import { deferredPaths, recordOpFailure } from './failures.js';
 import { probedLocally } from '../core/park-class.js';
 import type { StatusTracker } from './status-tracker.js';
@@ -137,15 +138,27 @@ async function reconcileWindows(ctx: ReconcileContext, rc: RootContext, windowEn
     tally.windows += 1;
     return reconcileScope(ctx, rc, { kind: 'hinted', localPaths: bases, remoteIds: [], closeMoves: true }, tally, state, { window: true, holdDeletes });
   };
-  for (const bases of planWindows(ctx.journal, rc.root, rc.isIgnored, windowEntries)) {
-    ctx.signal?.throwIfAborted();
-    // Before the first window too: what changed during the listing and the scan does not wait for its window.
-    await ctx.betweenWindows?.();
-    if (tally.fatal) return 'fatal';
-    const out = await runWindow(bases, true);
-    if (isHeld(out)) held.push({ bases, trash: out.held });
-    else if (out === 'fatal') return 'fatal';
-    else outcomes.push(out);
+  // The next window's downloads are announced while this one runs (window-prefetch.ts): its archive is ready in time.
+  const ahead = new WindowPrefetch({ journal: ctx.journal, root: rc.root, isIgnored: rc.isIgnored, remote: ctx.remote, windowEntries, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+  try {
+    let downloading = true;
+    for (const bases of planWindows(ctx.journal, rc.root, rc.isIgnored, windowEntries)) {
+      ctx.signal?.throwIfAborted();
+      // Before the first window too: what changed during the listing and the scan does not wait for its window.
+      await ctx.betweenWindows?.();
+      if (tally.fatal) return 'fatal';
+      const index = windows;
+      const before = tally.ops.download ?? 0;
+      ahead.beforeWindow(index, downloading);
+      const out = await runWindow(bases, true);
+      ahead.afterWindow(index);
+      downloading = (tally.ops.download ?? 0) > before;
+      if (isHeld(out)) held.push({ bases, trash: out.held });
+      else if (out === 'fatal') return 'fatal';
+      else outcomes.push(out);
+    }
+  } finally {
+    ahead.close();
   }
   if (held.length > 0) {
     const trash = distinctTrash(held.flatMap((h) => h.trash));

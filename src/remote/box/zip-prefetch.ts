@@ -3,10 +3,11 @@
  * API calls, where one download each costs an API call. Box's per-user limit (about 1,000 calls a minute) is what
  * bounds a first mirror on the real service, so this is the one large lever there.
  *
- * The engine announces the downloads of a plan (RemoteStore.prefetch); when at least `minFiles` of them are small
- * files with a known SHA-1, they are asked for as archives of at most 10,000 files and `maxArchiveBytes`. Each
- * archive is streamed to a scratch file (never held in memory), then read with yauzl (central directory, ZIP64,
- * data descriptors, CRC checked). A later `download()` of one of those files takes its entry from the archive and
+ * The engine announces the downloads of a plan (RemoteStore.prefetch), and in a full pass planned in windows those
+ * the next window will most likely make while the current one runs (engine/window-prefetch.ts); when at least
+ * `minFiles` of them are small files with a known SHA-1, they are asked for as archives of at most 10,000 files
+ * and `maxArchiveBytes`. Each archive is streamed to a scratch file (never held in memory), then read with yauzl
+ * (central directory, ZIP64, data descriptors, CRC checked). A later `download()` of one of those files takes its entry from the archive and
  * writes it through the same temp file, SHA-1 and size checks as a single download, so the local side (guards,
  * commit, mtime) is the same code. A temp file written by a worker thread (TempFile.fillFromArchive, config
  * `http.fileWorkers`) takes the entry from the scratch archive itself, with the same size and SHA-1 checks, so the
@@ -16,17 +17,18 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import yauzl from 'yauzl';
+import type yauzl from 'yauzl';
 import { isSyncError } from '../../core/errors.js';
 import type { RemoteId } from '../../core/model.js';
 import type { Logger } from '../../logger.js';
 import type { ArchiveEntry } from '../../ports/local-fs.js';
 import type { DownloadRequest, DownloadResult, PrefetchFile, PrefetchHandle } from '../../ports/remote-store.js';
 import type { BoxHttp } from './http.js';
+import { openArchive } from './zip-reader.js';
 
 export interface ZipPrefetchOptions {
   /** Where archives are written while they are read (the state dir's `zip/`); removed when released. */
@@ -73,6 +75,7 @@ const NOOP: PrefetchHandle = { release: () => undefined };
 export class ZipPrefetcher {
   readonly #slots = new Map<RemoteId, Slot>();
   #refusedUntilMs = 0;
+  #swept: Promise<void> | undefined;
   readonly #minFiles: number;
   readonly #maxFileBytes: number;
   readonly #maxArchiveBytes: number;
@@ -85,6 +88,15 @@ export class ZipPrefetcher {
     this.#log = deps.logger.child({ component: 'box-zip' });
   }
 
+  /**
+   * The archives a killed run left in the scratch dir are removed before this process writes its first one (the
+   * state-dir lock keeps any other process out of it), so a kill costs at most one run's archives of disk.
+   */
+  #sweep(): Promise<void> {
+    this.#swept ??= sweepScratch(this.deps.scratchDir, this.#log);
+    return this.#swept;
+  }
+
   prefetch(files: readonly PrefetchFile[], signal?: AbortSignal): PrefetchHandle {
     if (this.deps.nowMs() < this.#refusedUntilMs) return NOOP;
     const picked = files.filter((f) => f.sha1 !== null && f.sizeBytes > 0 && f.sizeBytes <= this.#maxFileBytes && !this.#slots.has(f.id));
@@ -93,7 +105,7 @@ export class ZipPrefetcher {
     let batch: PrefetchFile[] = [];
     let bytes = 0;
     const flush = (): void => {
-      if (batch.length > 0) archives.push(new Archive(this.deps, this.#log, batch, () => this.#refused()));
+      if (batch.length > 0) archives.push(new Archive({ ...this.deps, swept: () => this.#sweep() }, this.#log, batch, () => this.#refused()));
       batch = [];
       bytes = 0;
     };
@@ -111,10 +123,16 @@ export class ZipPrefetcher {
     this.#log.info({ files: picked.length, archives: archives.length }, `asking Box for ${archives.length} zip archive(s) of ${picked.length} small files`);
     return {
       release: () => {
+        let unused = 0;
         for (const a of archives) {
-          for (const f of a.files) if (this.#slots.get(f.id)?.ready === a.opener(f.id)) this.#slots.delete(f.id);
+          for (const f of a.files) {
+            if (this.#slots.get(f.id)?.ready !== a.opener(f.id)) continue;
+            this.#slots.delete(f.id);
+            unused += 1;
+          }
           a.close();
         }
+        if (unused > 0) this.#log.debug({ unused }, `${unused} file(s) of the zip archive(s) were not downloaded from them`);
       },
     };
   }
@@ -184,7 +202,7 @@ class Archive {
   #closed = false;
 
   constructor(
-    private readonly deps: ZipPrefetchDeps,
+    private readonly deps: ZipPrefetchDeps & { readonly swept: () => Promise<void> },
     private readonly log: Logger,
     readonly files: readonly PrefetchFile[],
     private readonly onRefused: () => void,
@@ -251,6 +269,12 @@ class Archive {
     const answer = parseZipAnswer(body, this.files);
     const url = new URL(answer.downloadUrl);
     const res = await http.stream({ url: url.href, auth: false, accept: [200], ...(signal ? { signal } : {}) });
+    if (this.#closed) {
+      // Released while Box answered (a window's lookahead that was not needed): nothing is written.
+      res.body.destroy();
+      return null;
+    }
+    await this.deps.swept();
     await mkdir(this.deps.scratchDir, { recursive: true, mode: 0o700 });
     const path = join(this.deps.scratchDir, `${randomBytes(8).toString('hex')}.zip`);
     this.#path = path;
@@ -263,7 +287,12 @@ class Archive {
         else cb(null, chunk);
       },
     });
-    await pipeline(res.body, bounded, createWriteStream(path, { mode: 0o600 }), signal ? { signal } : {});
+    try {
+      await pipeline(res.body, bounded, createWriteStream(path, { mode: 0o600 }), signal ? { signal } : {});
+    } finally {
+      // Released while the archive was written: close() found no file to remove yet, so it is removed here.
+      if (this.#closed) await rm(path, { force: true });
+    }
     if (this.#closed) return null;
     return answer.names;
   }
@@ -271,9 +300,12 @@ class Archive {
   async #readEntries(names: ReadonlyMap<string, RemoteId>): Promise<Map<RemoteId, yauzl.Entry>> {
     const path = this.#path;
     if (path === undefined) return new Map();
-    const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
-      yauzl.open(path, { lazyEntries: true, autoClose: false, validateEntrySizes: true }, (err, z) => (err || !z ? reject(err ?? new Error('no archive')) : resolve(z))),
-    );
+    // Its central directory is read a chunk at a time, not two reads an entry (zip-reader.ts).
+    const zip = await openArchive(path);
+    if (this.#closed) {
+      zip.close();
+      return new Map();
+    }
     this.#zip = zip;
     const found = new Map<RemoteId, yauzl.Entry>();
     await new Promise<void>((resolve, reject) => {
@@ -297,6 +329,16 @@ class Archive {
     const path = this.#path;
     if (path !== undefined) void rm(path, { force: true }).catch(() => undefined);
   }
+}
+
+/** A scratch archive's name (`randomBytes(8)` in hex): the only files the sweep removes. */
+const SCRATCH_NAME = /^[0-9a-f]{16}\.zip$/;
+
+async function sweepScratch(dir: string, log: Logger): Promise<void> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const stale = names.filter((n) => SCRATCH_NAME.test(n));
+  await Promise.all(stale.map((n) => rm(join(dir, n), { force: true }).catch(() => undefined)));
+  if (stale.length > 0) log.info({ removed: stale.length }, `removed ${stale.length} zip archive(s) an earlier run left in the scratch dir`);
 }
 
 function openEntry(zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<Readable> {

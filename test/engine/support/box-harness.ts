@@ -12,6 +12,7 @@ import { silentLogger } from '../../../src/logger.js';
 import { systemClock } from '../../../src/ports/clock.js';
 import type { Journal } from '../../../src/ports/journal.js';
 import { createBoxAdapter, type BoxAdapter } from '../../../src/remote/box/index.js';
+import type { BoxAdapterOptions } from '../../../src/remote/box/options.js';
 import { engineTestOptions, makeEngineWorkspace, mirrorFiles, ignoreFor } from './engine-workspace.js';
 
 const TOKEN = 'T1';
@@ -36,7 +37,7 @@ export interface BoxHarness {
   close(): Promise<void>;
 }
 
-export async function makeBoxHarness(overrides: Partial<EngineOptions> = {}): Promise<BoxHarness> {
+export async function makeBoxHarness(overrides: Partial<EngineOptions> = {}, adapterExtra: Partial<BoxAdapterOptions> = {}): Promise<BoxHarness> {
   const ws = await makeEngineWorkspace('boxsync-engine-box-');
   const { localPath, journalPath, localFs } = ws;
   const srv = await startBoxServer({ port: 0, tokens: [TOKEN], longPollTimeoutMs: 1000 });
@@ -54,6 +55,7 @@ export async function makeBoxHarness(overrides: Partial<EngineOptions> = {}): Pr
       // box-server is local: Box's own per-user limits would only slow the tests down.
       rateLimit: { callsPerMinute: 60_000, uploadsPerMinute: 60_000 },
       logger: silentLogger,
+      ...adapterExtra,
     });
     const engine = createEngine({
       journal,

@@ -1,0 +1,136 @@
+/**
+ * Asking for the next window's downloads while the current window runs (issue 29 point 4).
+ *
+ * A windowed full pass (windows.ts) plans and runs one window at a time, and each window announces its downloads
+ * to the adapter (RemoteStore.prefetch; Box: zip archives of its small files) only once it is planned, that is when
+ * the window before it has ended. Box then builds the archive and the window's first extraction waits for it: on a
+ * first mirror of 20,000 small files that wait was about a third of each window. So while window k runs, the files
+ * window k+1 will most likely download are announced too, and its archive is on disk when its turn comes.
+ *
+ * Which window comes next is known only once window k has been reconciled (planWindows reads the journal as it is
+ * then); a second walk (the "shadow", the same generator over the same journal) runs one window ahead to guess it.
+ * On a first mirror the guess is exact (a window's size is the largest of its rows on the three trees, and the
+ * remote rows are all there from the start); elsewhere a wrong guess costs only bytes: the files of the announced
+ * window that the real window does not download are dropped with its archive, and downloaded later as usual.
+ *
+ * What is announced: the files below the window's bases with a SHA-1 that the journal does not hold as synced with
+ * that same SHA-1 (new or changed on Box); the adapter takes only the small ones. At most `LOOKAHEAD_FILES` of them.
+ *
+ * Bounds: one window ahead. An announcement is released (its archives closed, their scratch files removed) when
+ * the window it guessed has ended, or when the pass ends, is cancelled or fails. So at most two windows' archives
+ * are held at a time (the current window's and the next one's), each announcement's archives fetched one at a time.
+ * A window that downloaded nothing stops the lookahead until a window downloads again (a daemon's full pass over a
+ * synced tree walks its windows once, not twice).
+ */
+import type { RelPath, RemoteEntry, RemoteId, SyncRoot } from '../core/model.js';
+import { joinPath } from '../core/paths.js';
+import type { Journal } from '../ports/journal.js';
+import type { PrefetchFile, PrefetchHandle, RemoteStore } from '../ports/remote-store.js';
+import type { IsIgnored } from './observe-local.js';
+import { planWindows } from './windows.js';
+
+/** Most files announced for one window ahead (a window holds about DEFAULT_WINDOW_ENTRIES rows). */
+export const LOOKAHEAD_FILES = 10_000;
+
+export interface WindowPrefetchDeps {
+  readonly journal: Journal;
+  readonly root: SyncRoot;
+  readonly isIgnored: IsIgnored;
+  readonly remote: Pick<RemoteStore, 'prefetch'>;
+  readonly windowEntries: number;
+  readonly signal?: AbortSignal;
+}
+
+export class WindowPrefetch {
+  #shadow: Generator<RelPath[]> | null;
+  /** Windows the shadow has yielded so far. */
+  #shadowAt = 0;
+  /** Announcements by the index of the window they guessed. */
+  readonly #held = new Map<number, PrefetchHandle>();
+
+  constructor(private readonly deps: WindowPrefetchDeps) {
+    this.#shadow = deps.remote.prefetch === undefined ? null : planWindows(deps.journal, deps.root, deps.isIgnored, deps.windowEntries);
+  }
+
+  /**
+   * Window `index` (from 0) is about to run: announce window index + 1's files, unless told the lookahead does not
+   * pay (`active` false: the window before downloaded nothing).
+   */
+  beforeWindow(index: number, active: boolean): void {
+    const next = index + 1;
+    if (this.#shadow === null || !active || this.#held.has(next) || this.deps.signal?.aborted === true) return;
+    let bases: RelPath[] | undefined;
+    while (this.#shadowAt <= next) {
+      const r = this.#shadow.next();
+      if (r.done === true) {
+        this.#shadow = null;
+        return;
+      }
+      this.#shadowAt += 1;
+      bases = r.value;
+    }
+    if (bases === undefined) return;
+    const files = this.#files(bases);
+    if (files.length === 0) return;
+    const handle = this.deps.remote.prefetch?.(files, this.deps.signal);
+    if (handle !== undefined) this.#held.set(next, handle);
+  }
+
+  /** Window `index` has ended: what was announced for it (or before it) is released. */
+  afterWindow(index: number): void {
+    for (const [i, h] of this.#held) {
+      if (i > index) continue;
+      this.#held.delete(i);
+      h.release();
+    }
+  }
+
+  /** The pass ended (or failed, or was cancelled): everything is released. */
+  close(): void {
+    this.#shadow?.return(undefined);
+    this.#shadow = null;
+    this.afterWindow(Number.POSITIVE_INFINITY);
+  }
+
+  /** The files below `bases` that Box holds and the journal does not hold as synced with the same content. */
+  #files(bases: readonly RelPath[]): PrefetchFile[] {
+    const { journal, root, isIgnored } = this.deps;
+    const out: PrefetchFile[] = [];
+    const want = (e: RemoteEntry, path: RelPath): void => {
+      if (e.kind !== 'file' || e.sha1 === null || isIgnored(path, false)) return;
+      const synced = journal.syncedByRemoteId(root.id, e.id);
+      if (synced !== undefined && synced.sha1 === e.sha1) return;
+      out.push({ id: e.id, name: e.name, sha1: e.sha1, sizeBytes: e.sizeBytes });
+    };
+    for (const base of bases) {
+      const top = this.#remoteAt(base);
+      if (top === undefined) continue;
+      const folders: { id: RemoteId; path: RelPath }[] = [];
+      if (top.kind === 'folder') folders.push({ id: top.id, path: base });
+      else want(top, base);
+      while (folders.length > 0 && out.length < LOOKAHEAD_FILES) {
+        const f = folders.pop()!;
+        for (const c of journal.remoteChildren(f.id)) {
+          const path = joinPath(f.path, c.name);
+          if (c.kind === 'folder') {
+            if (!isIgnored(path, true)) folders.push({ id: c.id, path });
+          } else want(c, path);
+        }
+      }
+      if (out.length >= LOOKAHEAD_FILES) break;
+    }
+    return out.slice(0, LOOKAHEAD_FILES);
+  }
+
+  /** The remote entry at a path of the root, by name from the root down; undefined when Box holds none there. */
+  #remoteAt(path: RelPath): RemoteEntry | undefined {
+    let entry: RemoteEntry | undefined;
+    let parent: RemoteId = this.deps.root.remoteId;
+    for (const name of path.split('/')) {
+      entry = this.deps.journal.remoteChildNamed(parent, name);
+      if (entry === undefined) return undefined;
+      parent = entry.id;
+    }
+    return entry;
+  }
+}
