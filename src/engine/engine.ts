@@ -14,7 +14,7 @@ import { shutdownReason } from '../core/errors.js';
 import { safeText } from '../core/escape.js';
 import type { RelPath, RemoteId, RootId, SyncRoot } from '../core/model.js';
 import type { LocalFs } from '../ports/local-fs.js';
-import type { StreamType } from '../ports/remote-changes.js';
+import type { RemoteHint, StreamType } from '../ports/remote-changes.js';
 import { toSyncError } from './executor.js';
 import { scanLocal, type IsIgnored } from './observe-local.js';
 import { checkLocalRoot } from './root-guard.js';
@@ -24,9 +24,9 @@ import { observeRemote } from './observe-remote.js';
 import { recheckParks } from './park-recheck.js';
 import { parkUnreadableRoot } from './scan-parks.js';
 import { shownFailurePath } from './remote-listing.js';
-import { cursorName } from './remote-hints.js';
+import { cursorName, onlyOwnEchoes } from './remote-hints.js';
 import { clearClean, isClean, markClean, setSettlingPaths, settlingPaths } from './clean-mark.js';
-import { DEFAULT_WINDOW_ENTRIES } from './windows.js';
+import { DEFAULT_WINDOW_ENTRIES, fitsOneWindow } from './windows.js';
 import { applyScopeChange, configOnlyRules, forgetRemovedRoots } from './scope-change.js';
 import { freeDeselected, freeNotice } from './selective-free.js';
 import { clearSelecting, newTopFolders } from './selective.js';
@@ -53,6 +53,8 @@ class SyncEngine implements Engine {
   private readonly queue: TransferQueue;
   /** The event stream passes catch up from: the options' until the daemon says which one its long poll reads. */
   private streamType: StreamType;
+  /** The position the daemon took before the first pass (useStream), for the first full listing's cursor. */
+  private startPosition: string | null = null;
   private readonly tracker: StatusTracker;
   private readonly rootContexts = new Map<RootId, RootContext>();
   /** Hints, settling paths and wake times (scope/hint-ledger.ts). */
@@ -97,8 +99,9 @@ class SyncEngine implements Engine {
     return this.hints.takeUnsettled();
   }
 
-  useStream(stream: StreamType): void {
+  useStream(stream: StreamType, since?: string): void {
     this.streamType = stream;
+    this.startPosition = since ?? null;
   }
 
   hasHints(): boolean {
@@ -108,6 +111,14 @@ class SyncEngine implements Engine {
   hintRemote(ids: readonly RemoteId[]): void {
     this.hints.hintRemote(ids);
     this.hintArrived();
+  }
+
+  hasRemoteNews(): boolean {
+    return this.hints.remoteNewsPending;
+  }
+
+  onlyOwnEchoes(hints: readonly RemoteHint[]): boolean {
+    return onlyOwnEchoes(this.deps.journal, this.deps.roots, hints);
   }
 
   /** Wakes a live lane waiting for hints (live-lane.ts). */
@@ -125,7 +136,7 @@ class SyncEngine implements Engine {
     try {
       await withLiveLane(batch, {
         inFlight,
-        hasHints: () => this.hints.hasHints(),
+        hasHints: () => this.hints.hasHints() || this.hints.remoteNewsPending,
         nextHint: () => (this.hintWaiter ??= waiter()).promise,
         liveSync: (paths) => this.syncHintsNow(ctx, tally, signal, { paths, held }),
         signal,
@@ -256,8 +267,12 @@ class SyncEngine implements Engine {
           allowEmpty: (root) => this.allowedGuards.delete(guardIdText({ kind: 'remote-root-empty', root })),
           relistParked: !this.relisted,
           stopAtShortPage: hintedPass,
+          ...(this.startPosition === null ? {} : { since: this.startPosition }),
         },
       );
+      // The events since that earlier position are read by the live sync before the first window (syncHintsNow).
+      if (this.startPosition !== null && observed.full) this.hints.hintRemote([]);
+      this.startPosition = null;
       // The items the stream said changed are in the journal now, and the cursor moved past them: if this pass
       // does not finish, the next hinted pass must still look at them.
       taken.remote = [...new Set([...extraIds, ...observed.touchedIds])];
@@ -305,6 +320,12 @@ class SyncEngine implements Engine {
             scope = { kind: 'hinted', localPaths: [...hinted, ...scanned.changed, ...failed, ...settled, ...rechecked], remoteIds: observed.touchedIds };
             logger.debug({ root: root.id, changed: scanned.changed.length, touched: observed.touchedIds.length }, 'the last run converged: planning only what changed');
           }
+          // A full pass over a big root plans it window by window, in name order: what was hinted since the process
+          // started and what the scan found changed (a file saved during the listing: its watcher hint, coming after
+          // the scan, reads as an echo) are synced before the first window instead (syncHintsNow), not when their
+          // window comes, maybe at the end of a first mirror. Their window plans them again and finds them in sync.
+          const early = [...hinted, ...(scanned.changed ?? [])];
+          if (scope.kind === 'full' && early.length > 0 && !fitsOneWindow(journal, root, limit)) this.hints.hintLocal(root.id, early);
         }
         await this.skipNewFolders(rc);
         const outcome = await reconcileRoot(ctx, rc, scope, tally);
@@ -320,6 +341,9 @@ class SyncEngine implements Engine {
         }
         if (tally.fatal) break;
       }
+      // Box news heard while this pass ran is read now, once its own writes are committed: the echoes of its
+      // uploads, moves and creates are skipped here instead of waking another pass, and a real change is synced.
+      if (this.hints.remoteNewsPending && !tally.fatal && refusals.length === 0 && outcomes.every((o) => o === 'converged')) await this.syncHintsNow(ctx, tally, signal);
     } catch (e) {
       if (signal.aborted) why = 'stopped before converging; the next run continues where this one ended';
       else {

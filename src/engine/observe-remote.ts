@@ -52,6 +52,11 @@ export interface ObserveRemoteOptions {
   readonly relistParked?: boolean;
   /** A hinted daemon pass: stop reading events at a short page (the daemon's long poll catches what follows). */
   readonly stopAtShortPage?: boolean;
+  /**
+   * A full listing with no cursor stored yet stores this earlier position (the daemon's, taken before its first
+   * pass) instead of its own: the events between the two are read by the next incremental observation.
+   */
+  readonly since?: string;
 }
 
 export async function observeRemote(deps: RemoteObserverDeps, opts: ObserveRemoteOptions): Promise<RemoteObservation> {
@@ -85,7 +90,8 @@ export async function observeRemote(deps: RemoteObserverDeps, opts: ObserveRemot
 }
 
 async function listEverything(deps: RemoteObserverDeps, opts: ObserveRemoteOptions): Promise<RemoteObservation> {
-  const position = await deps.changes.now(deps.streamType);
+  const stored = deps.journal.getCursor(cursorName(deps.streamType)) !== undefined;
+  const position = opts.since !== undefined && !stored ? opts.since : await deps.changes.now(deps.streamType);
   const refusals: RootRefusal[] = [];
   // Problems found by an earlier listing are found again (or not) by this one.
   clearListingProblems(deps.journal, deps.roots);

@@ -144,10 +144,9 @@ async function reconcileWindows(ctx: ReconcileContext, rc: RootContext, windowEn
     let downloading = true;
     for (const bases of planWindows(ctx.journal, rc.root, rc.isIgnored, windowEntries)) {
       ctx.signal?.throwIfAborted();
-      if (windows > 0) {
-        await ctx.betweenWindows?.();
-        if (tally.fatal) return 'fatal';
-      }
+      // Before the first window too: what changed during the listing and the scan does not wait for its window.
+      await ctx.betweenWindows?.();
+      if (tally.fatal) return 'fatal';
       const index = windows;
       const before = tally.ops.download ?? 0;
       ahead.beforeWindow(index, downloading);
@@ -292,10 +291,16 @@ async function reconcileScope(
       const runOp = async (op: Operation): Promise<void> => {
         const task = taskFor(ctx, rc, op, tally.passes);
         inFlight.add(op, task);
-        const outcome = await ctx.queue.add(task).finally(() => inFlight.delete(op));
-        running -= 1;
-        commits.wake();
-        const final = outcome.status === 'done' ? await commit(ctx, commits, rc.root.id, op, outcome, tally) : outcome;
+        let final: Outcome;
+        try {
+          const outcome = await ctx.queue.add(task);
+          running -= 1;
+          commits.wake();
+          final = outcome.status === 'done' ? await commit(ctx, commits, rc.root.id, op, outcome, tally) : outcome;
+        } finally {
+          // Busy until committed: a live sync beside the batch plans from the journal (live-lane.ts).
+          inFlight.delete(op);
+        }
         if (final.status === 'failed') await handleFailure(ctx, rc, op, final.error, { tally, failedThisRun, replans: state.replans, found: state.foundByReplans });
         else if (createsFolder(op) && !ctx.signal?.aborted) {
           // What the new folder allows inside it runs in this pass too (follow-ups.ts): a deep new tree in one pass.

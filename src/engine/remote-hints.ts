@@ -224,7 +224,27 @@ export async function applyHints(
   });
   clearParkedFailures(journal, roots, fetched.map((f) => f.w.id));
   recordListingProblems(journal, roots, problems, Date.now());
-  return fetched.map((f) => f.w.id);
+  const ids = new Set(fetched.map((f) => f.w.id));
+  // An event the journal already matches but that is not synced yet (the first listing saw the item, and its
+  // window has not come) is not fetched again, but it is touched: the pass that read it plans it now.
+  for (const h of hints) if (!ids.has(h.id) && isEcho(journal.getRemote(h.id), h) && roots.every((r) => journal.syncedByRemoteId(r.id, h.id) === undefined)) ids.add(h.id);
+  return [...ids];
+}
+
+/**
+ * Is every event boxsync's own write, committed (or no business of ours)? An event of one of our roots' items
+ * that the journal holds exactly as the event shows it, synced in a root, is the echo of an upload, move or folder
+ * create this process made: the daemon's long poll lets such news wake no pass (daemon/lifecycle/remote-side.ts).
+ * Anything else (a trash, an item not synced yet, a new one) is news.
+ */
+export function onlyOwnEchoes(journal: Journal, roots: readonly SyncRoot[], hints: readonly RemoteHint[]): boolean {
+  const rootIds = new Set<RemoteId>(roots.map((r) => r.remoteId));
+  return hints.every((h) => {
+    const known = journal.getRemote(h.id);
+    const ours = known !== undefined || rootIds.has(h.id) || (h.parentId !== null && (rootIds.has(h.parentId) || journal.getRemote(h.parentId) !== undefined));
+    if (!ours) return true;
+    return isEcho(known, h) && roots.some((r) => journal.syncedByRemoteId(r.id, h.id) !== undefined);
+  });
 }
 
 /** A changed item gets a fresh chance: parked ('skip') failures at its old or new path are cleared. */

@@ -15,7 +15,7 @@ import type { RelPath, RemoteId, RootId, SyncRoot } from '../core/model.js';
 import type { Clock } from '../ports/clock.js';
 import type { Journal } from '../ports/journal.js';
 import type { LocalFs } from '../ports/local-fs.js';
-import type { RemoteChanges, StreamType } from '../ports/remote-changes.js';
+import type { RemoteChanges, RemoteHint, StreamType } from '../ports/remote-changes.js';
 import type { RemoteStore } from '../ports/remote-store.js';
 import type { OperationKind } from '../core/operations.js';
 import type { UnsyncedRecord } from '../ports/journal.js';
@@ -202,6 +202,13 @@ export interface Engine {
   hintLocal(root: RootId, paths: readonly RelPath[]): void;
   hintRemote(ids: readonly RemoteId[]): void;
   /**
+   * Are these events (read from the stream, not stored) only the echoes of this process's own committed writes, or
+   * none of our roots' business? The daemon's long poll then wakes no pass for them (remote-hints.ts onlyOwnEchoes).
+   */
+  onlyOwnEchoes?(hints: readonly RemoteHint[]): boolean;
+  /** Box said something changed (hintRemote with no ids) and no pass has read the stream since. */
+  hasRemoteNews?(): boolean;
+  /**
    * What hinted passes deferred because they found it gone with no move in sight (hinted-scope.ts), and that
    * the engine has not hinted again yet: for a caller that hints it again itself (local paths and the remote ids
    * those passes consumed) once the watcher has had time to report where it went. Taken, wake() no longer does.
@@ -221,7 +228,12 @@ export interface Engine {
    * The daemon's long poll settled on this stream (`sync`, or `changes` after a fallback), before the first
    * pass: passes catch up from it from now on, so one process reads one stream.
    */
-  useStream(stream: StreamType): void;
+  /**
+   * `since`: a position the caller took on that stream before the first pass (the daemon's long poll starts there).
+   * The first full listing stores it as the cursor when none is stored, instead of the position it takes itself, so
+   * what changed on Box between the two (the daemon starting) is read as events, not left to the listing's order.
+   */
+  useStream(stream: StreamType, since?: string): void;
   status(): StatusReport;
   pause(): void;
   resume(): void;

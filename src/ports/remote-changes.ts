@@ -42,6 +42,8 @@ export interface RemoteHint {
 export interface ChangeBatch {
   readonly hints: readonly RemoteHint[];
   readonly nextPosition: string;
+  /** The fetch stopped at `maxPages` with more to read after `nextPosition`. */
+  readonly more?: boolean;
 }
 
 export interface FetchOptions {
@@ -51,6 +53,8 @@ export interface FetchOptions {
    * answers at once and the next pass reads it. One change then costs one `GET /events`.
    */
   readonly stopAtShortPage?: boolean;
+  /** Read at most this many pages (a look at the news, not a catch-up); `more` then says whether the stream went on. */
+  readonly maxPages?: number;
 }
 
 export interface RemoteChanges {

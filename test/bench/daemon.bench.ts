@@ -25,13 +25,17 @@
  * 6. small edits during a big upload (see runLane): p50 and max latency of BENCH_LANE_EDITS (default 100) edits to
  *    small synced files while a BENCH_LANE_BIG_MB (default 500) MB upload runs, without and with --bwlimit 20M.
  *    BENCH_LANE=0 skips it; BENCH_LANE_ONLY=1 runs it alone.
+ * 7. live changes at any moment of a big first pass (see runProbes): a pair of probes (one new file on Box, one in the
+ *    mirror) every BENCH_PROBES_EVERY_MS (2,500) through the whole first pass of BENCH_PROBES_FILES (10,000) small
+ *    files, with zip downloads on and off: p50 and max each way, by what the pass was doing when the probe was made.
+ *    BENCH_PROBES=0 skips it; BENCH_PROBES_ONLY=1 runs it alone; BENCH_PROBES_LIST=1 prints every probe.
  * The daemons run from the build (bin/boxsync.js over dist/, which `npm run bench` builds first), with
  * transferConcurrency 8. BENCH_DAEMON=0 runs 1 only; BENCH_BUSY=0 skips 4; BENCH_BUSY_ONLY=1 runs 4 only. The
  * first pass is bounded by BENCH_INITIAL_MAX_SEC (default 900).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { appendFileSync, existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -159,7 +163,7 @@ async function startDaemon(o: { srv: BoxServer; dir: string; remoteId: string; m
     localPath: o.mirror,
     stateDir: join(o.dir, 'state'),
     socketPath,
-    extra: { transferConcurrency: 8, log: { level: 'warn' }, ...o.extra, ...(process.env.BENCH_WINDOW_ENTRIES ? { planWindowEntries: Number(process.env.BENCH_WINDOW_ENTRIES) } : {}) },
+    extra: { transferConcurrency: 8, log: { level: process.env.BENCH_DAEMON_LOG_LEVEL ?? 'warn' }, ...o.extra, ...(process.env.BENCH_WINDOW_ENTRIES ? { planWindowEntries: Number(process.env.BENCH_WINDOW_ENTRIES) } : {}) },
   });
   const env = { ...process.env };
   delete env['BOXSYNC_FROM_SOURCE'];
@@ -175,8 +179,11 @@ async function startDaemon(o: { srv: BoxServer; dir: string; remoteId: string; m
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
+  // BENCH_DAEMON_LOG=FILE: everything the daemon prints is appended to FILE too (BENCH_DAEMON_LOG_LEVEL sets its level).
+  const logFile = process.env.BENCH_DAEMON_LOG;
   const keep = (d: Buffer): void => {
     out = (out + d.toString()).slice(-20_000);
+    if (logFile) appendFileSync(logFile, d);
   };
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
@@ -446,6 +453,140 @@ async function runBusy(dir: string): Promise<void> {
   }
 }
 
+const PROBE_FILES = Number(process.env.BENCH_PROBES_FILES ?? 10_000);
+const PROBE_PER_FOLDER = Number(process.env.BENCH_PROBES_PER_FOLDER ?? 50);
+const PROBE_EVERY_MS = Number(process.env.BENCH_PROBES_EVERY_MS ?? 2_500);
+
+/** What the first pass was doing when a probe was made (see runProbes). */
+type ProbePhase = 'before the downloads' | 'zip archive held' | 'no archive held' | 'after the mirror, pass still running';
+
+interface PairProbe {
+  readonly way: 'remote -> local' | 'local -> remote';
+  readonly name: string;
+  readonly text: string;
+  readonly sentAtMs: number;
+  readonly phase: ProbePhase;
+  arrivedAtMs: number | null;
+}
+
+/**
+ * 7. Live changes at any moment of a big first pass (issue 29 point 8): box-server holds BENCH_PROBES_FILES small files
+ * (default 10,000, BENCH_PROBES_PER_FOLDER to a folder, 50 by default) and the mirror is empty. From 1 s after the
+ * daemon starts, every BENCH_PROBES_EVERY_MS (2,500) until its first pass has ended, a pair of probes is made at the
+ * top of the pair at once: a new file on Box (box-server's API) and a new file in the mirror, each timed until the
+ * other side holds it with its exact content. Each probe is labelled with what the pass was doing when it was made:
+ * before the downloads (no seeded file local yet), during the downloads with a zip archive held by the daemon (its
+ * scratch file in <stateDir>/zip: the archive being fetched or its entries extracted) or with none (per-file
+ * downloads, or planning between windows), or after the last seeded file was local while the pass had not ended.
+ * Run with zip downloads on (the default, http.zipMinFiles 50) and off (zipMinFiles 0: every file downloaded alone);
+ * BENCH_PROBES_ZIP=1 or 0 runs one of them. BENCH_PROBES=0 skips the row; BENCH_PROBES_ONLY=1 runs it alone.
+ */
+async function runProbes(dir: string, zip: boolean): Promise<void> {
+  const label = zip ? 'zip downloads on' : 'zip downloads off';
+  const srv = await startBoxServer({ port: 0, tokens: ['T'], longPollTimeoutMs: 30_000 });
+  const web = srv.control.as('1');
+  let daemon: DaemonChild | null = null;
+  try {
+    const { rootId, seeded } = seedBox(web, 'Probes', PROBE_FILES, PROBE_PER_FOLDER);
+    const mirror = join(dir, `Probes-${zip ? 'zip' : 'files'}`);
+    await mkdir(mirror, { recursive: true });
+    const mirrored = mirrorCounter(mirror, seeded);
+    const daemonDir = join(dir, `probes-${zip ? 'zip' : 'files'}`);
+    const scratch = join(daemonDir, 'state', 'zip');
+    const t0 = Date.now();
+    daemon = await startDaemon({ srv, dir: daemonDir, remoteId: rootId, mirror, extra: zip ? {} : { http: { zipMinFiles: 0 } } });
+    const d = daemon;
+    let count = 0;
+    let mirrorAtMs: number | null = null;
+    let firstFileAtMs: number | null = null;
+    let passEndedAtMs: number | null = null;
+    const probes: PairProbe[] = [];
+    const phaseNow = async (): Promise<ProbePhase> => {
+      count = await mirrored();
+      if (count === 0) return 'before the downloads';
+      if (count === PROBE_FILES) return 'after the mirror, pass still running';
+      const held = (await readdir(scratch).catch(() => [] as string[])).some((f) => f.endsWith('.zip'));
+      return held ? 'zip archive held' : 'no archive held';
+    };
+    const arrived = async (p: PairProbe): Promise<boolean> => {
+      if (p.way === 'remote -> local') return (await readFile(join(mirror, p.name), 'utf8').catch(() => null)) === p.text;
+      const item = web.findByPath(`Probes/${p.name}`);
+      return item?.type === 'file' && web.readFile(item.id).toString('utf8') === p.text;
+    };
+    // The first probe once the daemon answers `status` (its watcher and long poll are started then), or at
+    // BENCH_PROBES_FIRST_MS after the start.
+    const firstMs = process.env.BENCH_PROBES_FIRST_MS === undefined ? null : Number(process.env.BENCH_PROBES_FIRST_MS);
+    if (firstMs === null) await until(async () => (await d.status().catch(() => null)) !== null, 60_000, 50);
+    let n = 0;
+    let nextAtMs = firstMs === null ? Date.now() : t0 + firstMs;
+    let lastCountMs = 0;
+    let lastStatusMs = 0;
+    for (;;) {
+      const now = Date.now();
+      if (passEndedAtMs === null && now >= nextAtMs) {
+        const phase = await phaseNow();
+        const k = String(n++).padStart(3, '0');
+        const sentAtMs = Date.now();
+        const down = { way: 'remote -> local' as const, name: `probe-down-${k}.txt`, text: `probe down ${k} ${randomBytes(8).toString('hex')}\n` };
+        const up = { way: 'local -> remote' as const, name: `probe-up-${k}.txt`, text: `probe up ${k} ${randomBytes(8).toString('hex')}\n` };
+        web.uploadFile(rootId, down.name, down.text);
+        await writeFile(join(mirror, up.name), up.text);
+        for (const p of [down, up]) probes.push({ ...p, sentAtMs, phase, arrivedAtMs: null });
+        nextAtMs = sentAtMs + PROBE_EVERY_MS;
+      }
+      await Promise.all(
+        probes.filter((p) => p.arrivedAtMs === null).map(async (p) => {
+          if (await arrived(p)) p.arrivedAtMs = Date.now();
+        }),
+      );
+      if (mirrorAtMs === null && now - lastCountMs >= 250) {
+        lastCountMs = now;
+        count = await mirrored();
+        if (count > 0) firstFileAtMs ??= now;
+        if (count === PROBE_FILES) mirrorAtMs = now;
+      }
+      // The first pass has ended when the daemon first records a successful pass (a later pass overwrites it).
+      if (passEndedAtMs === null && now - lastStatusMs >= 250) {
+        lastStatusMs = now;
+        const s = await d.status().catch(() => null);
+        if (s?.engine.lastSuccessfulSyncAtMs != null) passEndedAtMs = s.engine.lastSuccessfulSyncAtMs;
+      }
+      const waited = probes.every((p) => p.arrivedAtMs !== null || Date.now() - p.sentAtMs > BUSY_WAIT_MS);
+      if ((passEndedAtMs !== null && waited) || Date.now() - t0 > INITIAL_MAX_MS) break;
+      await sleep(20);
+    }
+    const at = (ms: number | null): string => (ms === null ? 'never' : `${sec(ms - t0)} s`);
+    console.log(
+      `probes (${label}): ${PROBE_FILES} files in ${Math.ceil(PROBE_FILES / PROBE_PER_FOLDER)} folders on box-server, empty mirror; daemon run from ${runsFrom()}; ` +
+        `first file local at ${at(firstFileAtMs)}, every file local at ${at(mirrorAtMs)}, first pass ended at ${at(passEndedAtMs)}; ${n} pairs of probes, one every ${PROBE_EVERY_MS} ms`,
+    );
+    const ms = (p: PairProbe): number => (p.arrivedAtMs === null ? Number.POSITIVE_INFINITY : p.arrivedAtMs - p.sentAtMs);
+    const show = (x: number | undefined): string => (x === undefined ? '-' : Number.isFinite(x) ? `${x} ms` : 'lost');
+    const during = (p: PairProbe): boolean => p.phase === 'zip archive held' || p.phase === 'no archive held';
+    for (const way of ['remote -> local', 'local -> remote'] as const) {
+      const mine = probes.filter((p) => p.way === way);
+      const all = mine.map(ms).sort((a, b) => a - b);
+      const byPhase = (['before the downloads', 'zip archive held', 'no archive held', 'after the mirror, pass still running'] as const)
+        .map((ph) => {
+          const xs = mine.filter((p) => p.phase === ph).map(ms).sort((a, b) => a - b);
+          return xs.length === 0 ? null : `${ph}: ${xs.length}, p50 ${show(percentile(xs, 50))}, max ${show(xs.at(-1))}`;
+        })
+        .filter((x) => x !== null);
+      const beforeEnd = mine.filter((p) => p.arrivedAtMs !== null && passEndedAtMs !== null && p.arrivedAtMs < passEndedAtMs).length;
+      console.log(
+        `probes (${label}), ${way}: p50 ${show(percentile(all, 50))}, max ${show(all.at(-1))} over ${mine.length} probes, ` +
+          `${mine.filter(during).length} made during the downloads, ${beforeEnd} arrived before the first pass ended; ${byPhase.join('; ')}`,
+      );
+    }
+    if (process.env.BENCH_PROBES_LIST === '1') {
+      for (const p of probes) console.log(`  ${sec(p.sentAtMs - t0)} s ${p.way} ${p.phase}: ${show(ms(p))}`);
+    }
+  } finally {
+    await daemon?.stop();
+    await srv.close();
+  }
+}
+
 const CHURN_FILES = Number(process.env.BENCH_CHURN_FILES ?? 25_000);
 
 /**
@@ -590,6 +731,11 @@ export async function run(): Promise<void> {
   const { dir, cleanup } = await makeTempDir('boxsync-bench-daemon-');
   try {
     if (process.env.BENCH_CHURN_ONLY === '1') return await runChurn(dir);
+    const probeModes = process.env.BENCH_PROBES_ZIP === undefined ? [true, false] : [process.env.BENCH_PROBES_ZIP !== '0'];
+    if (process.env.BENCH_PROBES_ONLY === '1') {
+      for (const zip of probeModes) await runProbes(dir, zip);
+      return;
+    }
     if (process.env.BENCH_LANE_ONLY === '1') {
       for (const limit of [null, 20 * 1024]) await runLane(dir, limit);
       return;
@@ -604,6 +750,7 @@ export async function run(): Promise<void> {
       await runIdle(dir, mirror);
     }
     if (process.env.BENCH_BUSY !== '0' && process.env.BENCH_DAEMON !== '0') await runBusy(dir);
+    if (process.env.BENCH_PROBES !== '0' && process.env.BENCH_DAEMON !== '0') for (const zip of probeModes) await runProbes(dir, zip);
     if (process.env.BENCH_CHURN !== '0' && process.env.BENCH_DAEMON !== '0') await runChurn(dir);
     if (process.env.BENCH_LANE !== '0' && process.env.BENCH_DAEMON !== '0') for (const limit of [null, 20 * 1024]) await runLane(dir, limit);
   } finally {

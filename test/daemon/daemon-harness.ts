@@ -29,6 +29,8 @@ export interface Harness {
   readonly configFile: string;
   /** `boxsync daemon --config FILE ...args` with `env` added to this process's environment. */
   start(env?: NodeJS.ProcessEnv, args?: readonly string[], as?: RunAs): Promise<DaemonRun>;
+  /** The daemon started as `start` does, without waiting for its first pass. */
+  launch(env?: NodeJS.ProcessEnv, args?: readonly string[], as?: RunAs): DaemonRun;
   status(): Promise<DaemonStatus>;
   /** Wait until a pass finished after now and the daemon is idle. */
   settled(timeoutMs?: number): Promise<DaemonStatus>;
@@ -64,7 +66,7 @@ export async function createHarness(opts: { server?: BoxServerOptions; config?: 
     rootId,
     socketPath,
     configFile,
-    async start(env = {}, args = [], as) {
+    launch(env = {}, args = [], as) {
       const child = spawnCli(['daemon', '--config', configFile, ...args], { env: { BOXSYNC_SYNC_CHECK_SEC: '3', BOXSYNC_UI_PORT: '0', ...env }, ...(as ? { as } : {}) });
       let out = '';
       child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
@@ -72,15 +74,20 @@ export async function createHarness(opts: { server?: BoxServerOptions; config?: 
       const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('close', (code, signal) => r({ code, signal })));
       const run: DaemonRun = { child, exited, output: () => out };
       runs.push(run);
+      return run;
+    },
+    async start(env = {}, args = [], as) {
+      const run = h.launch(env, args, as);
+      const { child } = run;
       await waitFor(
         async () => {
-          if (child.exitCode !== null) throw new Error(`daemon exited early (${child.exitCode}):\n${out}`);
+          if (child.exitCode !== null) throw new Error(`daemon exited early (${child.exitCode}):\n${run.output()}`);
           const s = await h.status().catch(() => null);
           return s && s.engine.lastSuccessfulSyncAtMs !== null && s.engine.phase === 'idle' ? s : null;
         },
         { timeoutMs: 60_000, intervalMs: 100, what: 'the daemon to finish its first pass' },
       ).catch((e: unknown) => {
-        throw new Error(`${String(e)}\n--- daemon output ---\n${out}`);
+        throw new Error(`${String(e)}\n--- daemon output ---\n${run.output()}`);
       });
       return run;
     },
@@ -110,4 +117,20 @@ export async function createHarness(opts: { server?: BoxServerOptions; config?: 
     },
   };
   return h;
+}
+
+/** A box-server request held open by its fault hook until `release()`: the next `method` request to `path`. */
+export function holdRequest(srv: BoxServer, method: string, path: string): { readonly started: () => boolean; readonly release: () => void } {
+  let started = false;
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  srv.control.failNext({
+    method,
+    path,
+    hook: async () => {
+      started = true;
+      await held;
+    },
+  });
+  return { started: () => started, release };
 }

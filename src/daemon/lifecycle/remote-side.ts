@@ -9,10 +9,11 @@
  *              roots, and status says so. Then take `stream_position=now`
  *              before the first pass, so changes made during it replay afterwards.
  *   run():     waitForChange from the journal's cursor → ask for a pass. The engine alone reads the events, from
- *              that one cursor, and stores it with what it observed: nothing here reads `GET /events` or keeps
- *              a position of its own once the cursor exists, so a crash can never leave a change "seen" but not
- *              applied. The long poll paces itself (RemoteChanges.waitForChange: a "changed" whose pass found
- *              nothing to move the cursor past backs off there, never a tight loop). An error outside it (taking
+ *              that one cursor, and stores it with what it observed, so a crash can never leave a change "seen"
+ *              but not applied. The one look here (`ownWritesOnly`, the loop guard) stores nothing: news that is
+ *              only the echo of our own committed writes wakes no pass, and the long poll listens on past it.
+ *              The long poll paces itself (RemoteChanges.waitForChange: a "changed" whose pass found nothing to
+ *              move the cursor past backs off there, never a tight loop). An error outside it (taking
  *              the start position) reconnects with the stream backoff (1 s doubling to 60 s); a position that is
  *              too old falls back to a full listing. A fatal error (the login
  *              was revoked or refused, a refresh failed) stops the stream and goes to `onFatal`: the daemon
@@ -47,6 +48,9 @@ export interface RemoteSideDeps {
   readonly onFatal?: (message: string) => void;
 }
 
+/** While a pass runs after a 'changed', how often the long poll looks whether the engine read the stream. */
+const CURSOR_CHECK_MS = 50;
+
 /** Journal meta keys: the root folder ids this daemon marked sync_state=synced, and those whose ITEM_SYNC it saw. */
 const MARKED_KEY = 'daemon:sync-marked-folders';
 const VERIFIED_KEY = 'daemon:sync-verified-folders';
@@ -58,6 +62,8 @@ export class RemoteSide {
   private loop: Promise<void> | null = null;
   private backoffMs = 0;
   private state: RemoteStreamStatus;
+  /** The long poll's position past news that held only our own writes, while the engine's cursor is still `from`. */
+  private ownUpTo: { from: string; to: string } | null = null;
 
   constructor(private readonly deps: RemoteSideDeps) {
     this.effective = deps.streamType;
@@ -81,6 +87,8 @@ export class RemoteSide {
     }
     this.deps.engine.useStream(this.effective);
     this.position = await this.deps.changes.now(this.effective);
+    // The first listing's cursor: a Box change made while the daemon starts is read as an event (observe-remote.ts).
+    this.deps.engine.useStream(this.effective, this.position);
   }
 
   start(): void {
@@ -106,10 +114,12 @@ export class RemoteSide {
       try {
         const stored = this.cursor();
         if (stored === null && this.position === null) this.position = await this.deps.changes.now(this.effective);
-        const position = stored ?? this.position!;
+        const base = stored ?? this.position!;
+        // Past news that was only our own writes (the journal's cursor stays where the engine stored it).
+        const position = this.ownUpTo?.from === base ? this.ownUpTo.to : base;
         this.update({ state: 'listening', nextRetryAtMs: null });
         const r = await this.deps.changes.waitForChange(this.effective, position, signal);
-        if (r === 'changed') await this.askForPass();
+        if (r === 'changed') await this.askForPass(position, base);
         this.backoffMs = 0;
         this.failures = 0;
       } catch (e) {
@@ -139,12 +149,54 @@ export class RemoteSide {
     }
   }
 
-  /** Box says something changed: a hinted pass reads it (the engine fetches from the cursor). */
-  private async askForPass(): Promise<void> {
+  /**
+   * Box says something changed: a hinted pass reads it (the engine fetches from the cursor). The next long poll
+   * waits until the engine has read the stream past `position` (its cursor moved: a pass, or the live sync of a
+   * long pass between its windows) or no pass runs: polling again from the same position would only hear the
+   * same news. Waiting for the passes to end instead left a Box change made during a long first pass unheard
+   * until that pass ended.
+   */
+  private async askForPass(position: string, base: string): Promise<void> {
     this.update({ lastEventAtMs: Date.now(), note: this.state.effective === this.state.configured ? null : this.state.note });
+    // While a pass runs, its writes are rarely committed yet when their news comes: that pass reads it (below).
+    const own = !this.deps.passes.busy && (await this.ownWritesOnly(position, base));
+    if (own) return;
     this.deps.engine.hintRemote([]);
-    this.deps.passes.request('hint');
-    await this.deps.passes.idle();
+    // A pass running now reads the news itself (between its windows, beside a big transfer, or at its end, once
+    // its own writes are committed): asking for another would only read the echoes of those writes.
+    if (!this.deps.passes.busy) this.deps.passes.request('hint');
+    const signal = this.abort.signal;
+    const idle = this.deps.passes.idle();
+    let ended = false;
+    void idle.then(
+      () => (ended = true),
+      () => (ended = true),
+    );
+    while (!ended && !signal.aborted && (this.cursor() ?? base) === base) await Promise.race([idle, sleep(CURSOR_CHECK_MS, signal)]);
+    // News the pass that ran meanwhile did not read (it came after its last look): a look from the engine's cursor,
+    // and a pass unless it is only our own writes or nothing new.
+    if (signal.aborted || this.deps.passes.busy || this.deps.engine.hasRemoteNews?.() === false) return;
+    const at = this.cursor() ?? base;
+    if (!(await this.ownWritesOnly(at, at, true))) this.deps.passes.request('hint');
+  }
+
+  /**
+   * The loop guard: is the news only the echo of this process's own committed writes (uploads, moves, folder
+   * creates come back as events)? The events from `position` are read without storing anything (the engine's
+   * cursor stays: after a crash they replay, and the engine skips them as echoes), and when every one is ours the
+   * long poll listens on past them and no pass is woken. A pass's own writes so never start another pass, which
+   * would write nothing yet read the stream again. One `GET /events` per change announced while no pass runs (a
+   * full page with more after it is news: the pass reads it).
+   */
+  private async ownWritesOnly(position: string, base: string, nothingIsOwn = false): Promise<boolean> {
+    const engine = this.deps.engine;
+    if (engine.onlyOwnEchoes === undefined) return false;
+    const batch = await this.deps.changes.fetch(this.effective, position, { stopAtShortPage: true, maxPages: 1 });
+    // `nothingIsOwn`: a look from the engine's cursor that finds nothing new means the news was read already.
+    if (batch.nextPosition === position) return nothingIsOwn;
+    if (batch.more === true || !engine.onlyOwnEchoes(batch.hints)) return false;
+    this.ownUpTo = { from: base, to: batch.nextPosition };
+    return true;
   }
 
   private async setUpSyncStream(): Promise<void> {

@@ -33,6 +33,8 @@ export class HintLedger {
   /** Folder pairs the user paused (Engine.pauseRoot): their hints and failed items wait, and wake no pass. */
   readonly held = new Set<RootId>();
   private readonly pendingRemote = new Set<RemoteId>();
+  /** Box said something changed (the long poll: no ids, the engine reads the events) since the ids were last taken. */
+  private remoteNews = false;
   /** A caller that feeds hints (the daemon) gets hinted passes; a run without any hint rescans in full. */
   private hintedSinceRun = false;
   /** Per root: paths hinted passes found gone, and since when (hinted-scope.ts). */
@@ -62,11 +64,21 @@ export class HintLedger {
 
   hintRemote(ids: readonly RemoteId[]): void {
     for (const id of ids) this.pendingRemote.add(id);
+    this.remoteNews = true;
     this.hintedSinceRun = true;
   }
 
   hasHints(): boolean {
     return this.pendingRemote.size > 0 || [...this.pendingLocal].some(([root, s]) => s.size > 0 && !this.held.has(root));
+  }
+
+  /**
+   * Box said something changed and no pass or live sync has read the stream since. Not a hint by itself (hasHints):
+   * the daemon's long poll wakes a pass for it once it knows the news is not only our own writes (remote-side.ts),
+   * while a pass running reads it beside a big transfer, between its windows and at its end.
+   */
+  get remoteNewsPending(): boolean {
+    return this.remoteNews;
   }
 
   /** Were hints fed since the last pass began? */
@@ -90,6 +102,7 @@ export class HintLedger {
   takeRemote(taken: TakenHints): RemoteId[] {
     const ids = [...this.pendingRemote];
     this.pendingRemote.clear();
+    this.remoteNews = false;
     taken.remote = ids;
     return ids;
   }

@@ -74,7 +74,9 @@ export class BoxChanges implements RemoteChanges {
     const newest = new Map<string, number>();
     const hints: RemoteHint[] = [];
     let pos = position;
-    for (let page = 0; page < MAX_PAGES; page++) {
+    let more = false;
+    const pages = Math.min(opts.maxPages ?? MAX_PAGES, MAX_PAGES);
+    for (let page = 0; page < pages; page++) {
       const res = await this.page(stream, pos, PAGE_LIMIT);
       const next = String(res.next_stream_position);
       const entries = res.entries;
@@ -114,8 +116,9 @@ export class BoxChanges implements RemoteChanges {
       // caught up (rclone's rule). A position that does not move ends the fetch too.
       if (entries.length === 0 || (res.chunk_size ?? entries.length) === 0 || fresh === 0 || !moved) break;
       if (opts.stopAtShortPage && entries.length < PAGE_LIMIT) break;
+      more = page === pages - 1;
     }
-    return { hints, nextPosition: pos };
+    return { hints, nextPosition: pos, ...(more ? { more } : {}) };
   }
 
   async waitForChange(stream: StreamType, position: string, signal?: AbortSignal): Promise<'changed' | 'timeout'> {

@@ -51,6 +51,20 @@ describe('Box adapter: event stream', () => {
     expect(gets.every((g) => new URLSearchParams(g.query).get('limit') === '500')).toBe(true);
   });
 
+  it('maxPages: one page and no more, saying whether the stream goes on (the long poll\'s look at its news)', async () => {
+    const pos = await adapter.changes.now('changes');
+    const parent = actor().createFolder('0', `look-${++n}`);
+    for (let i = 0; i < 520; i++) actor().createFolder(parent.id, `f${i}`);
+    server.control.clearRequests();
+    const first = await adapter.changes.fetch('changes', pos, { stopAtShortPage: true, maxPages: 1 });
+    expect(first.more).toBe(true);
+    expect(first.hints.length).toBe(500);
+    expect(server.control.requests().filter((r) => r.method === 'GET' && r.path === '/2.0/events')).toHaveLength(1);
+    const rest = await adapter.changes.fetch('changes', first.nextPosition, { stopAtShortPage: true, maxPages: 1 });
+    expect(rest.more).toBeUndefined();
+    expect(rest.hints.length).toBe(21);
+  });
+
   it('drops duplicated and out-of-order events (by event_id and by sequence_id)', async () => {
     const fresh = adapterFor(server);
     const pos = await fresh.changes.now('changes');
