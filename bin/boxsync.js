@@ -2,14 +2,19 @@
 // Entry point. Runs the compiled CLI (dist/, what an installed package ships) when it exists; in a development
 // checkout without a build, the TypeScript sources through tsx (a devDependency). BOXSYNC_FROM_SOURCE=1 forces
 // the sources even when dist/ exists (a stale build would otherwise hide source edits).
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const compiled = join(root, 'dist', 'cli', 'main.js');
+// `boxsync sync` runs the build's bundle of the same code (scripts/bundle-cli.mjs: about 0.3 s less CPU per run than
+// loading 340 modules one by one), unless it is older than dist/cli/main.js (a build left half done).
+const bundle = join(root, 'dist', 'cli-bundle', 'main.js');
+const isSync = process.argv.slice(2).find((a) => !a.startsWith('-')) === 'sync';
 if (existsSync(compiled) && !process.env.BOXSYNC_FROM_SOURCE) {
-  await import(pathToFileURL(compiled).href);
+  const fresh = isSync && existsSync(bundle) && statSync(bundle).mtimeMs >= statSync(compiled).mtimeMs;
+  await import(pathToFileURL(fresh ? bundle : compiled).href);
 } else {
   let register;
   try {

@@ -14,6 +14,7 @@ import type {
   lstat,
   lstatSync,
   open,
+  readdirSync,
   openSync,
   rename,
   renameSync,
@@ -71,6 +72,8 @@ export interface FsModule {
    * (scan.ts) and the local adapter (quick-fs.ts) use them instead of the thread pool.
    */
   readonly lstatSync?: typeof lstatSync;
+  /** The walk reads folders with it while its synchronous lstats are on (scan.ts readNames). */
+  readonly readdirSync?: typeof readdirSync;
   readonly statSync?: typeof statSync;
   readonly linkSync?: typeof linkSync;
   readonly unlinkSync?: typeof unlinkSync;

@@ -7,7 +7,8 @@
  * CLI_JS_B, a second build's main.js: every phase but `edits` runs it too, right after the first (before and after
  * under the same load); `editsB` is the edits run by it alone.
  * With PROFILE=1 each run is under `node --cpu-prof` (profiles in $PROFILE_DIR, default /tmp/boxsync-prof). Runs
- * the compiled CLI when dist/ exists (or $CLI_JS, a compiled main.js elsewhere), else the sources through tsx.
+ * the build through bin/boxsync.js when dist/ exists (for `sync`, its bundle; or $CLI_JS, a compiled main.js or a
+ * bundle elsewhere), else the sources through tsx.
  */
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
@@ -38,7 +39,8 @@ try {
   const fx = await buildSyncedFixture({ srv, token: TOKEN, dir: tmp.dir, files, progress: (n) => console.log(`  ${n} files after ${((performance.now() - t0) / 1000).toFixed(0)} s`) });
   console.log(`fixture of ${files} files in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   const dist = join(repoRoot, 'dist', 'cli', 'main.js');
-  const entry = process.env.CLI_JS ? [process.env.CLI_JS] : existsSync(dist) ? [dist] : ['--import', 'tsx', join(repoRoot, 'src', 'cli', 'main.ts')];
+  // With a build, bin/boxsync.js: what a user runs (for `sync`, the build's bundle).
+  const entry = process.env.CLI_JS ? [process.env.CLI_JS] : existsSync(dist) ? [join(repoRoot, 'bin', 'boxsync.js')] : ['--import', 'tsx', join(repoRoot, 'src', 'cli', 'main.ts')];
   let edited = 0;
   for (const [i, phase] of phases.entries()) {
     if (phase === 'whole') clearCleanMarks(fx.journalFile);

@@ -43,7 +43,7 @@ describe('the packed package, installed from its tarball', () => {
   afterAll(async () => tmp?.cleanup());
 
   it('ships the build, the docs, the unit and the licence, and no tests, CI or TypeScript sources', () => {
-    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'bin/boxsync.js', 'dist/cli/main.js', 'dist/box-server/index.js', 'systemd/boxsync.service', 'config/config.example.json', 'package.json', 'dist/boxsync.1', 'dist/ui/app.js', 'dist/ui/app.css']));
+    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'bin/boxsync.js', 'dist/cli/main.js', 'dist/cli-bundle/main.js', 'dist/box-server/index.js', 'systemd/boxsync.service', 'config/config.example.json', 'package.json', 'dist/boxsync.1', 'dist/ui/app.js', 'dist/ui/app.css']));
     expect(files.filter((f) => /^(test|\.ci|src|bench)\//.test(f) || f.endsWith('.ts'))).toEqual([]);
   });
 
@@ -66,6 +66,10 @@ describe('the packed package, installed from its tarball', () => {
     expect(help.stdout).toMatch(/Usage: boxsync/);
     expect(help.stdout).toMatch(/\bdaemon\b/);
     expect(help.stdout).toMatch(/\bstatus\b/);
+    // `sync` runs the bundle (bin/boxsync.js), with pino and better-sqlite3 from the installed package.
+    const syncHelp = run('boxsync', ['sync', '--help'], { env, cwd: tmp.dir });
+    expect(syncHelp.code, syncHelp.stderr).toBe(0);
+    expect(syncHelp.stdout).toMatch(/Usage: boxsync sync/);
   });
 
   it('boxsync demo runs from PATH and exits 0', () => {

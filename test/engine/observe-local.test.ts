@@ -122,10 +122,15 @@ describe('scanLocal: the sweep, folder by folder', () => {
     const unreadable: string[] = [];
     const listed: string[] = [];
     const seen: string[] = [];
-    const failingReaddir = { ...nodeFs, promises: { ...nodeFs.promises, readdir: async (path: nodeFs.PathLike) => {
+    const denied = (path: nodeFs.PathLike): void => {
       if (String(path).endsWith('/locked')) throw Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
-      return nodeFs.promises.readdir(path);
-    } } } as typeof nodeFs;
+    };
+    // Both ways the walk reads a folder: through the pool, and synchronously while its lstats are.
+    const failingReaddir = {
+      ...nodeFs,
+      promises: { ...nodeFs.promises, readdir: async (path: nodeFs.PathLike) => (denied(path), nodeFs.promises.readdir(path)) },
+      readdirSync: (path: nodeFs.PathLike) => (denied(path), nodeFs.readdirSync(path)),
+    } as typeof nodeFs;
     const fs = createLocalFs({ rootPath: dir, fs: failingReaddir, trash: createLocalTrash({ mode: 'state', stateDir: join(dir, '..', 'state2'), fs: nodeFs, logger: silentLogger }), logger: silentLogger });
     for await (const batch of fs.scan({ isIgnored: () => false, onUnreadable: (path) => unreadable.push(path), onListed: (d) => listed.push(d) })) seen.push(...batch.map((e) => e.path));
     expect(unreadable).toEqual(['locked']);

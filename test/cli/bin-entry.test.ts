@@ -1,0 +1,48 @@
+/**
+ * bin/boxsync.js picks what a build runs: `boxsync sync` the bundle (scripts/bundle-cli.mjs), every other
+ * command dist/cli/main.js, and `sync` too when the bundle is missing or older than main.js (a build left half
+ * done). Run on a copy of bin/boxsync.js in a temp root whose dist/ holds two stand-ins that say which one ran.
+ */
+import { spawnSync } from 'node:child_process';
+import { copyFile, mkdir, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot } from '../support/cli.js';
+import { makeTempDir } from '../support/tmp.js';
+
+describe('bin/boxsync.js over a build', () => {
+  let tmp: { dir: string; cleanup: () => Promise<void> };
+  const bin = (): string => join(tmp.dir, 'bin', 'boxsync.js');
+  const bundle = (): string => join(tmp.dir, 'dist', 'cli-bundle', 'main.js');
+  const ran = (...args: string[]): string => {
+    const r = spawnSync(process.execPath, [bin(), ...args], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, BOXSYNC_FROM_SOURCE: '' } });
+    expect(r.status, r.stderr).toBe(0);
+    return r.stdout.trim();
+  };
+
+  beforeAll(async () => {
+    tmp = await makeTempDir('boxsync-bin-');
+    await mkdir(join(tmp.dir, 'bin'));
+    await mkdir(join(tmp.dir, 'dist', 'cli'), { recursive: true });
+    await mkdir(join(tmp.dir, 'dist', 'cli-bundle'));
+    await copyFile(join(repoRoot, 'bin', 'boxsync.js'), bin());
+    await writeFile(join(tmp.dir, 'package.json'), '{"type":"module"}');
+    await writeFile(join(tmp.dir, 'dist', 'cli', 'main.js'), "process.stdout.write('main ' + process.argv.slice(2).join(' '));\n");
+    await writeFile(bundle(), "process.stdout.write('bundle ' + process.argv.slice(2).join(' '));\n");
+  });
+  afterAll(async () => tmp?.cleanup());
+
+  it('runs the bundle for `sync` (after global options too) and main.js for every other command', () => {
+    expect(ran('sync', '--once')).toBe('bundle sync --once');
+    expect(ran('-v', 'sync', '--once')).toBe('bundle -v sync --once');
+    expect(ran('status')).toBe('main status');
+    expect(ran('daemon', '--config', 'sync')).toBe('main daemon --config sync');
+    expect(ran('--version')).toBe('main --version');
+  });
+
+  it('runs main.js for `sync` when the bundle is older than main.js', async () => {
+    const old = new Date(Date.now() - 3600_000);
+    await utimes(bundle(), old, old);
+    expect(ran('sync', '--once')).toBe('main sync --once');
+  });
+});
