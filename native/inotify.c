@@ -20,9 +20,10 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
-/* Bytes read per turn of the loop at most: a full default kernel queue (16,384 events) of short names. */
+/* Bytes read per turn of the loop at most (about 8,000 events of short names): the rest is read on the next turn,
+ * so a burst never holds the event loop for long. */
 #define READ_CHUNK 65536
-#define MAX_PER_TURN (16 * READ_CHUNK)
+#define MAX_PER_TURN (4 * READ_CHUNK)
 
 typedef struct {
   int fd;
@@ -110,13 +111,22 @@ static void on_readable(uv_poll_t *h, int status, int events) {
   if (err != 0 && !in->closed && in->poll) uv_poll_stop(in->poll); /* reported once; JS degrades */
 }
 
-static Inst *get_inst(napi_env env, napi_value v) {
+/* The call's arguments (`want` of them, the first an inotify handle) and its instance; NULL with a JS error thrown. */
+static Inst *args_inst(napi_env env, napi_callback_info info, size_t want, napi_value *argv) {
+  size_t argc = want;
   Inst *in = NULL;
-  if (napi_get_value_external(env, v, (void **)&in) != napi_ok) {
-    napi_throw_type_error(env, NULL, "boxsync_inotify: not an inotify handle");
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < want ||
+      napi_get_value_external(env, argv[0], (void **)&in) != napi_ok) {
+    napi_throw_type_error(env, NULL, "boxsync_inotify: expected an inotify handle and its arguments");
     return NULL;
   }
   return in;
+}
+
+static napi_value int_value(napi_env env, int32_t v) {
+  napi_value out;
+  CHECK(napi_create_int32(env, v, &out));
+  return out;
 }
 
 static napi_value js_open(napi_env env, napi_callback_info info) {
@@ -162,14 +172,8 @@ static napi_value js_open(napi_env env, napi_callback_info info) {
 }
 
 static napi_value js_add(napi_env env, napi_callback_info info) {
-  size_t argc = 3;
   napi_value argv[3];
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  if (argc < 3) {
-    napi_throw_type_error(env, NULL, "boxsync_inotify.add(handle, path, mask)");
-    return NULL;
-  }
-  Inst *in = get_inst(env, argv[0]);
+  Inst *in = args_inst(env, info, 3, argv);
   if (!in) return NULL;
   size_t len;
   CHECK(napi_get_value_string_utf8(env, argv[1], NULL, 0, &len));
@@ -188,42 +192,29 @@ static napi_value js_add(napi_env env, napi_callback_info info) {
   int wd = in->closed ? -EBADF : inotify_add_watch(in->fd, path, mask);
   if (wd < 0 && !in->closed) wd = -errno;
   free(path);
-  napi_value out;
-  CHECK(napi_create_int32(env, wd, &out));
-  return out;
+  return int_value(env, wd);
 }
 
 static napi_value js_remove(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
   napi_value argv[2];
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  Inst *in = argc >= 2 ? get_inst(env, argv[0]) : NULL;
+  Inst *in = args_inst(env, info, 2, argv);
   if (!in) return NULL;
   int32_t wd;
   CHECK(napi_get_value_int32(env, argv[1], &wd));
   int r = in->closed ? -EBADF : inotify_rm_watch(in->fd, wd);
   if (r < 0 && !in->closed) r = -errno;
-  napi_value out;
-  CHECK(napi_create_int32(env, r, &out));
-  return out;
+  return int_value(env, r);
 }
 
 static napi_value js_fd(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
   napi_value argv[1];
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  Inst *in = argc >= 1 ? get_inst(env, argv[0]) : NULL;
-  if (!in) return NULL;
-  napi_value out;
-  CHECK(napi_create_int32(env, in->closed ? -1 : in->fd, &out));
-  return out;
+  Inst *in = args_inst(env, info, 1, argv);
+  return in ? int_value(env, in->closed ? -1 : in->fd) : NULL;
 }
 
 static napi_value js_close(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
   napi_value argv[1];
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  Inst *in = argc >= 1 ? get_inst(env, argv[0]) : NULL;
+  Inst *in = args_inst(env, info, 1, argv);
   if (!in) return NULL;
   inst_close(in);
   return NULL;

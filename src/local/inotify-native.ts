@@ -65,7 +65,7 @@ export function loadInotifyAddon(path: string = process.env.BOXSYNC_INOTIFY_ADDO
       answer = {
         ok: false,
         reason: code === 'MODULE_NOT_FOUND'
-          ? `${path} is not built (run \`npm rebuild boxsync\` or \`node scripts/build-native.mjs\`)`
+          ? `${path} is not built (run \`npm rebuild -g boxsync\` or \`node scripts/build-native.mjs\`)`
           : `${path} did not load (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`,
       };
     }

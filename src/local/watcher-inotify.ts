@@ -26,6 +26,9 @@ export class InotifyWatcher extends TreeWatcher<number> {
   /** wd -> root-relative folder path: the reverse of `watches`. */
   private readonly paths = new Map<number, string>();
   private handle: InotifyHandle | null = null;
+  /** An overflow's re-walk is running / another overflow came meanwhile (one walk at a time, one more after it). */
+  private rewalking = false;
+  private rewalkAgain = false;
 
   constructor(opts: WatcherOptions, private readonly addon: InotifyAddon) {
     super(opts);
@@ -77,7 +80,7 @@ export class InotifyWatcher extends TreeWatcher<number> {
     if (this.closed || !batcher) return;
     if (mask & IN.Q_OVERFLOW) {
       batcher.rescan('');
-      void this.addTree('', false);
+      void this.rewalk();
       return;
     }
     const dir = this.paths.get(wd);
@@ -103,6 +106,23 @@ export class InotifyWatcher extends TreeWatcher<number> {
       batcher.remove(rel);
     } else {
       batcher.touch(rel);
+    }
+  }
+
+  /** Watch every folder whose create an overflow lost (those watched already cost a lookup and a listing). */
+  private async rewalk(): Promise<void> {
+    if (this.rewalking) {
+      this.rewalkAgain = true;
+      return;
+    }
+    this.rewalking = true;
+    try {
+      do {
+        this.rewalkAgain = false;
+        await this.addTree('', false);
+      } while (this.rewalkAgain && !this.closed);
+    } finally {
+      this.rewalking = false;
     }
   }
 
