@@ -100,7 +100,12 @@ export class InotifyWatcher extends TreeWatcher<number> {
     if (this.opts.isIgnored(rel, isDir)) return;
     if (mask & (IN.CREATE | IN.MOVED_TO)) {
       batcher.touch(rel);
-      if (isDir && !this.watches.has(rel)) void this.addTree(rel, true);
+      if (isDir) {
+        // A folder moved over one that was watched under this name: the old one's wds are stale (its IN_IGNORED
+        // may come after this event).
+        this.unwatchTree(rel);
+        void this.addTree(rel, true);
+      }
     } else if (mask & (IN.DELETE | IN.MOVED_FROM)) {
       if (isDir) this.unwatchTree(rel);
       batcher.remove(rel);

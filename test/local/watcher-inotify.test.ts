@@ -116,6 +116,24 @@ describe('InotifyWatcher', () => {
     expect(rec.hints.some((h) => h.path === 'a/b/after.txt')).toBe(false);
   });
 
+  it('watches a folder moved over a watched one of the same name', async () => {
+    await startWatcher();
+    await mkdir(join(dir, 'c'));
+    await waitFor(() => watches() === 4, { what: 'c watched' });
+    const { dir: outside, cleanup: c2 } = await makeTempDir();
+    try {
+      await mkdir(join(outside, 'c/inner'), { recursive: true });
+      await rename(join(outside, 'c'), join(dir, 'c')); // replaces the empty folder c
+      await waitFor(() => hinted('c/inner'), { what: 'the new c hinted' });
+      await waitFor(() => watches() === 5, { what: 'the new c and c/inner watched' });
+      await writeFile(join(dir, 'c/inner/x.txt'), 'x');
+      await waitFor(() => hinted('c/inner/x.txt'), { what: 'events from the new c/inner' });
+      expect(await kernelWatches(watcher.fd)).toBe(5);
+    } finally {
+      await c2();
+    }
+  });
+
   it('turns a kernel queue overflow into a full rescan hint, and watches the folders whose creates were lost', async () => {
     const queued = Number((await readFile('/proc/sys/fs/inotify/max_queued_events', 'utf8')).trim());
     await startWatcher();
