@@ -96,7 +96,7 @@ const folderSchema = z.strictObject({
  */
 export const daemonFields = {
   streamType: z.enum(['sync', 'changes', 'all']),
-  watcher: z.enum(['dirs', 'chokidar']),
+  watcher: z.enum(['inotify', 'dirs', 'chokidar']),
   maxWatches: z.int().positive().nullable(),
   fallbackScanSec: z.int().min(1).max(86_400),
   shutdownTimeoutSec: z.int().min(1).max(MAX_SHUTDOWN_TIMEOUT_SEC),
@@ -114,7 +114,7 @@ export const DEFAULT_UI_PORT = 8385;
 const daemonSchema = z
   .strictObject({
     streamType: daemonFields.streamType.default('sync'),
-    watcher: daemonFields.watcher.default('dirs'),
+    watcher: daemonFields.watcher.default('inotify'),
     maxWatches: daemonFields.maxWatches.default(null),
     fallbackScanSec: daemonFields.fallbackScanSec.default(60),
     shutdownTimeoutSec: daemonFields.shutdownTimeoutSec.default(DEFAULT_SHUTDOWN_TIMEOUT_SEC),

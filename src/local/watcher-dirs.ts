@@ -1,5 +1,6 @@
 /**
- * DirWatcher: the default LocalWatcher on Linux. One non-recursive `fs.watch` per directory; libuv backs each
+ * DirWatcher: the LocalWatcher used when the native inotify watcher (watcher-inotify.ts) cannot load, and by
+ * `daemon.watcher: "dirs"`. One non-recursive `fs.watch` per directory; libuv backs each
  * with a single inotify watch on a shared inotify instance, so a tree of 100,000 files in 5,000 folders costs
  * about 5,000 watches (chokidar 5 costs one per file and one per folder: see README "Daemon").
  *
@@ -9,13 +10,9 @@
  * reason and the daemon falls back to periodic full scans; the watches already placed keep working.
  */
 import { watch, type FSWatcher } from 'node:fs';
-import { lstat, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
-import type { LocalWatcher, WatcherHealth, WatchHint } from '../ports/local-watcher.js';
+import { lstat } from 'node:fs/promises';
 import { isGone } from './guard.js';
-import { HintBatcher } from './watcher-hint-batcher.js';
-import { describeWatchFailure, WatchBudgetError } from './watcher-errors.js';
-import { DEFAULT_FALLBACK_SCAN_MS, type WatcherOptions } from './watcher-options.js';
+import { TreeWatcher } from './watcher-tree.js';
 
 /**
  * Rename events whose lstat runs at once. libuv hands a burst's inotify events (up to the kernel queue, 16,384 by
@@ -25,93 +22,31 @@ import { DEFAULT_FALLBACK_SCAN_MS, type WatcherOptions } from './watcher-options
  */
 const RENAME_LSTATS_AT_ONCE = 16;
 
-export class DirWatcher implements LocalWatcher {
-  private readonly watchers = new Map<string, FSWatcher>();
+export class DirWatcher extends TreeWatcher<FSWatcher> {
   /** Rename events waiting for their lstat, in the order seen (`renameHead` is the next). */
   private renames: string[] = [];
   private renameHead = 0;
   private renamesRunning = 0;
-  private batcher: HintBatcher | null = null;
-  private onHealth: (h: WatcherHealth) => void = () => undefined;
-  private state: WatcherHealth = { state: 'starting' };
-  private closed = false;
-  private readonly fallbackScanMs: number;
 
-  constructor(private readonly opts: WatcherOptions) {
-    this.fallbackScanMs = opts.fallbackScanMs ?? DEFAULT_FALLBACK_SCAN_MS;
-  }
-
-  async start(onHints: (hints: readonly WatchHint[]) => void, onHealth: (h: WatcherHealth) => void): Promise<void> {
-    this.batcher = new HintBatcher(onHints, this.opts);
-    this.onHealth = onHealth;
-    const root = await lstat(this.opts.rootPath).catch(() => undefined);
-    if (!root?.isDirectory()) throw new Error(`the sync root ${this.opts.rootPath} is not a folder (missing or unmounted?); nothing to watch`);
-    await this.addTree('', false);
-    if (this.state.state === 'starting') this.setHealth({ state: 'ok', watches: this.watchers.size });
-  }
-
-  health(): WatcherHealth {
-    return this.state.state === 'ok' ? { state: 'ok', watches: this.watchers.size } : this.state;
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
+  override async close(): Promise<void> {
     this.renames = [];
     this.renameHead = 0;
-    for (const w of this.watchers.values()) w.close();
-    this.watchers.clear();
-    this.batcher?.close();
+    await super.close();
   }
 
-  private setHealth(h: WatcherHealth): void {
-    this.state = h;
-    this.onHealth(h);
-  }
-
-  private degrade(e: unknown): void {
-    if (this.state.state === 'degraded' || this.closed) return;
-    this.setHealth({ state: 'degraded', reason: describeWatchFailure(e, this.fallbackScanMs), fallbackScanMs: this.fallbackScanMs });
-  }
-
-  /** Watch `rel` and every directory below it; with `hintContents`, hint every entry found on the way. */
-  private async addTree(rel: string, hintContents: boolean): Promise<void> {
-    const stack = [rel];
-    while (stack.length > 0 && !this.closed) {
-      const dir = stack.pop()!;
-      if (!this.watchDir(dir)) return;
-      let entries;
-      try {
-        entries = await readdir(this.abs(dir), { withFileTypes: true });
-      } catch {
-        continue; // vanished while walking: its parent's event covers it
-      }
-      for (const d of entries) {
-        const child = dir === '' ? d.name : `${dir}/${d.name}`;
-        const isDir = d.isDirectory();
-        if (this.opts.isIgnored(child, isDir)) continue;
-        if (hintContents) this.batcher?.touch(child);
-        if (isDir) stack.push(child);
-      }
-    }
-  }
-
-  private watchDir(rel: string): boolean {
-    if (this.watchers.has(rel)) return true;
-    if (this.watchers.size >= (this.opts.maxWatches ?? Number.POSITIVE_INFINITY)) {
-      this.degrade(new WatchBudgetError(this.opts.maxWatches ?? 0));
-      return false;
-    }
+  protected placeWatch(rel: string): { readonly watch: FSWatcher } | 'gone' | { readonly error: unknown } {
     let w: FSWatcher;
     try {
       w = watch(this.abs(rel), { persistent: true }, (event, filename) => this.onEvent(rel, event, filename));
     } catch (e) {
-      if (isGone(e)) return true;
-      this.degrade(e);
-      return false;
+      return isGone(e) ? 'gone' : { error: e };
     }
     w.on('error', (e) => this.onWatchError(rel, e));
-    this.watchers.set(rel, w);
-    return true;
+    return { watch: w };
+  }
+
+  protected dropWatch(w: FSWatcher): void {
+    w.close();
   }
 
   private onWatchError(rel: string, e: unknown): void {
@@ -176,23 +111,6 @@ export class DirWatcher implements LocalWatcher {
       return;
     }
     this.batcher?.touch(rel);
-    if (isDir && !this.watchers.has(rel)) await this.addTree(rel, true);
-  }
-
-  private unwatchTree(rel: string): void {
-    // Below a folder that was never watched nothing is: watchDir places a folder's watch before its children's, and
-    // removes them together. So a deleted file costs a lookup, not a walk over every watch.
-    if (rel !== '' && !this.watchers.has(rel)) return;
-    const prefix = `${rel}/`;
-    for (const [k, w] of this.watchers) {
-      if (k === rel || (rel === '' ? true : k.startsWith(prefix))) {
-        w.close();
-        this.watchers.delete(k);
-      }
-    }
-  }
-
-  private abs(rel: string): string {
-    return rel === '' ? this.opts.rootPath : join(this.opts.rootPath, rel);
+    if (isDir && !this.watches.has(rel)) await this.addTree(rel, true);
   }
 }

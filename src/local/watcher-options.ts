@@ -22,4 +22,4 @@ export interface WatcherOptions extends HintBatcherOptions {
 
 export const DEFAULT_FALLBACK_SCAN_MS = 60_000;
 
-export type WatcherKind = 'dirs' | 'chokidar';
+export type WatcherKind = 'inotify' | 'dirs' | 'chokidar';

@@ -66,7 +66,7 @@ const content = (d: number, i: number): string => `file ${d}/${i}\n`;
 const sec = (ms: number): string => (ms / 1000).toFixed(1);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-async function makeTree(root: string): Promise<void> {
+export async function makeTree(root: string): Promise<void> {
   const perFolder = Math.ceil(FILES / FOLDERS);
   let made = 0;
   for (let d = 0; d < FOLDERS; d++) {
@@ -79,7 +79,7 @@ async function makeTree(root: string): Promise<void> {
 }
 
 /** box-server gets `files` files, `perFolder` to a folder, under a new folder `name` at the top; returns its id and the files. */
-function seedBox(web: ServerActor, name: string, files: number, perFolder: number): { rootId: string; seeded: SeededFile[] } {
+export function seedBox(web: ServerActor, name: string, files: number, perFolder: number): { rootId: string; seeded: SeededFile[] } {
   const rootId = web.createFolder('0', name).id;
   const seeded: SeededFile[] = [];
   for (let d = 0; seeded.length < files; d++) {
@@ -129,20 +129,20 @@ async function until(probe: () => boolean | Promise<boolean>, timeoutMs: number,
   return false;
 }
 
-function cpuTicks(pid: number): Promise<number> {
+export function cpuTicks(pid: number): Promise<number> {
   return readFile(`/proc/${pid}/stat`, 'utf8').then((s) => {
     const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
     return Number(f[11]) + Number(f[12]);
   });
 }
 
-async function rssMb(pid: number): Promise<number> {
+export async function rssMb(pid: number): Promise<number> {
   const s = await readFile(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+)/.exec(s)?.[1] ?? 0) / 1024;
 }
 
 /** A daemon child process as a user runs it: bin/boxsync.js over the build (the sources through tsx when there is none). */
-interface DaemonChild {
+export interface DaemonChild {
   readonly child: ChildProcess;
   readonly status: () => Promise<DaemonStatus>;
   /** The last of what it printed. */
@@ -152,7 +152,7 @@ interface DaemonChild {
 
 const runsFrom = (): string => (existsSync(join(repoRoot, 'dist', 'cli', 'main.js')) ? 'the build (dist/)' : 'the sources through tsx (no dist/)');
 
-async function startDaemon(o: { srv: BoxServer; dir: string; remoteId: string; mirror: string; extra?: Record<string, unknown>; loopProbeFile?: string }): Promise<DaemonChild> {
+export async function startDaemon(o: { srv: BoxServer; dir: string; remoteId: string; mirror: string; extra?: Record<string, unknown>; loopProbeFile?: string }): Promise<DaemonChild> {
   const socketPath = join(o.dir, 'c.sock');
   const configFile = join(o.dir, 'config.json');
   await mkdir(o.dir, { recursive: true });
@@ -203,7 +203,7 @@ async function startDaemon(o: { srv: BoxServer; dir: string; remoteId: string; m
 }
 
 /** The daemon has finished a pass and settled: idle, watchers running. */
-async function settled(d: DaemonChild): Promise<boolean> {
+export async function settled(d: DaemonChild): Promise<boolean> {
   const s = await d.status().catch(() => null);
   return s !== null && s.engine.lastSuccessfulSyncAtMs !== null && s.engine.phase === 'idle' && s.watchers.every((w) => w.health.state !== 'starting');
 }
@@ -745,7 +745,7 @@ export async function run(): Promise<void> {
       const t0 = Date.now();
       await makeTree(mirror);
       console.log(`tree: ${FILES} files in ${FOLDERS} folders, created in ${sec(Date.now() - t0)} s; fs.inotify.max_user_watches = ${await inotifyWatchLimit()}`);
-      for (const kind of ['dirs', 'chokidar'] as const) console.log(await measureWatcher(kind, mirror));
+      for (const kind of ['inotify', 'dirs', 'chokidar'] as const) console.log(await measureWatcher(kind, mirror));
       if (process.env.BENCH_DAEMON === '0') return;
       await runIdle(dir, mirror);
     }

@@ -29,7 +29,7 @@ describe('config: daemon', () => {
     const c = parse();
     expect(c.daemon).toEqual({
       streamType: 'sync',
-      watcher: 'dirs',
+      watcher: 'inotify',
       maxWatches: null,
       fallbackScanSec: 60,
       shutdownTimeoutSec: 4,
@@ -41,7 +41,7 @@ describe('config: daemon', () => {
     });
     expect(daemonSettings(c, {})).toEqual({
       streamType: 'sync',
-      watcher: 'dirs',
+      watcher: 'inotify',
       maxWatches: undefined,
       fallbackScanMs: 60_000,
       shutdownTimeoutMs: 4_000,

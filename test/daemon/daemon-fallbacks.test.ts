@@ -29,13 +29,24 @@ describe('boxsync daemon fallbacks (real process)', () => {
     if (health.state === 'degraded') expect(health.reason).toMatch(/watch budget of 1 .*falling back to a full scan every 1 s/);
     expect(s.notices.some((n) => /watch budget/.test(n))).toBe(true);
     const text = await runCli(['status', '--config', h.configFile]);
-    expect(text.stdout).toMatch(/watcher \(dirs\): DEGRADED/);
+    expect(text.stdout).toMatch(/watcher \(inotify\): DEGRADED/);
     expect(run.output()).toMatch(/watcher degraded/);
 
     // A change deep in the tree, where no watch reaches, still gets to Box through the fallback scans.
     await writeFile(join(h.mirror, 'A/B/unwatched.txt'), 'found by a scan');
     await waitFor(() => h!.web.findByPath('Mirror/A/B/unwatched.txt'), { ...BOUND, what: 'the fallback scan to upload it' });
     await waitFor(async () => (await h!.status()).watchers[0]!.lastFallbackScanAtMs !== null, BOUND);
+  });
+
+  it('uses the fs.watch watcher when the native inotify addon cannot load, says so once, and still syncs local changes live', async () => {
+    h = await createHarness();
+    const run = await h.start({ BOXSYNC_INOTIFY_ADDON: '/nonexistent/boxsync_inotify.node' });
+    const s = await h.status();
+    expect(s.watchers[0]!.kind).toBe('dirs');
+    expect(s.watchers[0]!.health.state).toBe('ok');
+    await writeFile(join(h.mirror, 'live.txt'), 'seen by the fallback watcher');
+    await waitFor(() => h!.web.findByPath('Mirror/live.txt'), { ...BOUND, what: 'the upload of live.txt' });
+    expect(run.output().match(/native inotify watcher unavailable \(.*is not built/g)).toHaveLength(1);
   });
 
   it('recovers when the server breaks the long poll', async () => {

@@ -4,7 +4,7 @@
  * a quick experiment without editing the config):
  *
  *   BOXSYNC_DAEMON_STREAM        daemon.streamType          sync | changes | all   (default sync)
- *   BOXSYNC_WATCHER              daemon.watcher             dirs | chokidar        (default dirs)
+ *   BOXSYNC_WATCHER              daemon.watcher             inotify | dirs | chokidar (default inotify)
  *   BOXSYNC_MAX_WATCHES          daemon.maxWatches          positive integer       (default none)
  *   BOXSYNC_FALLBACK_SCAN_SEC    daemon.fallbackScanSec     integer seconds        (default 60)
  *   BOXSYNC_SHUTDOWN_TIMEOUT_SEC daemon.shutdownTimeoutSec  integer seconds        (default 4)
@@ -47,7 +47,7 @@ export function daemonSettings(config: Config, env: NodeJS.ProcessEnv = process.
   const maxWatches = fromEnv(env, 'BOXSYNC_MAX_WATCHES', daemonFields.maxWatches, 'a positive integer', Number) ?? d.maxWatches;
   return {
     streamType: fromEnv(env, 'BOXSYNC_DAEMON_STREAM', daemonFields.streamType, 'sync, changes or all', String) ?? d.streamType,
-    watcher: fromEnv(env, 'BOXSYNC_WATCHER', daemonFields.watcher, 'dirs or chokidar', String) ?? d.watcher,
+    watcher: fromEnv(env, 'BOXSYNC_WATCHER', daemonFields.watcher, 'inotify, dirs or chokidar', String) ?? d.watcher,
     maxWatches: maxWatches ?? undefined,
     fallbackScanMs: 1000 * (fromEnv(env, 'BOXSYNC_FALLBACK_SCAN_SEC', daemonFields.fallbackScanSec, 'whole seconds, 1 to 86400', Number) ?? d.fallbackScanSec),
     shutdownTimeoutMs:

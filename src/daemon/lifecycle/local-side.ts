@@ -10,7 +10,7 @@ import type { Logger } from '../../logger.js';
 import type { Journal } from '../../ports/journal.js';
 import type { LocalFs } from '../../ports/local-fs.js';
 import type { LocalWatcher, WatcherHealth } from '../../ports/local-watcher.js';
-import { createWatcher } from '../../local/watcher-factory.js';
+import { chooseWatcher, createWatcher, type WatcherChoice } from '../../local/watcher-factory.js';
 import type { WatcherKind } from '../../local/watcher-options.js';
 import type { WatcherStatus } from '../control/control-protocol.js';
 import { dropEchoes } from './echo-filter.js';
@@ -44,8 +44,13 @@ export class LocalSide {
   private readonly watches: RootWatch[] = [];
   private readonly missing: SyncRoot[] = [];
   private closed = false;
+  /** The kind that runs: 'inotify' falls back to 'dirs' when its native addon cannot load (said once, here). */
+  private readonly choice: WatcherChoice;
 
-  constructor(private readonly deps: LocalSideDeps) {}
+  constructor(private readonly deps: LocalSideDeps) {
+    this.choice = chooseWatcher(deps.watcherKind);
+    if (this.choice.note) deps.log.warn({ asked: deps.watcherKind, kind: this.choice.kind }, this.choice.note);
+  }
 
   /**
    * Start a watcher on every root that exists. A root folder that does not exist yet is left for
@@ -91,7 +96,7 @@ export class LocalSide {
   }
 
   private async startRoot(root: SyncRoot): Promise<void> {
-    const watcher = createWatcher(this.deps.watcherKind, {
+    const watcher = createWatcher(this.choice.kind, {
       rootPath: root.localPath,
       isIgnored: this.deps.isIgnoredFor(root),
       fallbackScanMs: this.deps.fallbackScanMs,
@@ -112,21 +117,21 @@ export class LocalSide {
         fallbackScanMs: this.deps.fallbackScanMs,
       });
     }
-    if (w.health.state === 'ok') this.deps.log.info({ root: root.localPath, kind: this.deps.watcherKind, watches: w.health.watches }, 'watching for local changes');
+    if (w.health.state === 'ok') this.deps.log.info({ root: root.localPath, kind: this.choice.kind, watches: w.health.watches }, 'watching for local changes');
   }
 
   status(): WatcherStatus[] {
     const missing: WatcherStatus[] = this.missing.map((root) => ({
       root: root.id,
       localPath: root.localPath,
-      kind: this.deps.watcherKind,
+      kind: this.choice.kind,
       health: { state: 'starting' },
       lastFallbackScanAtMs: null,
     }));
     return missing.concat(this.watches.map((w) => ({
       root: w.root.id,
       localPath: w.root.localPath,
-      kind: this.deps.watcherKind,
+      kind: this.choice.kind,
       health: w.watcher.health().state === 'starting' ? w.health : w.watcher.health(),
       lastFallbackScanAtMs: w.lastFallbackScanAtMs,
     })));

@@ -1,0 +1,10 @@
+{
+  "targets": [
+    {
+      "target_name": "boxsync_inotify",
+      "sources": ["native/inotify.c"],
+      "cflags": ["-O2", "-Wall", "-Wextra"],
+      "conditions": [["OS != 'linux'", {"type": "none", "sources": []}]]
+    }
+  ]
+}
