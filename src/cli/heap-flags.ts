@@ -6,7 +6,7 @@
  * of it in use, uncollected garbage included). `--optimize-for-size`, set at run time (no second process, no
  * re-exec, so stdin, stdout, signals and exit codes are the process's own), makes V8 grow it by a small factor
  * instead (more frequent full collections). Measured (README.md, "Performance"): that first mirror's peak RSS
- * 196-224 MiB before, 147-149 MiB after (old generation 31 MiB), for about a tenth more CPU; 200 files of 200 KB,
+ * 196-231 MiB before, 147-150 MiB after (old generation 31 MiB), for about a sixth more CPU; 200 files of 200 KB,
  * 164-170 MiB before, 120-137 after, for about a fifth more CPU. A young generation kept at its first size
  * (`--semi-space-growth-factor=1`, which Node resets whenever it starts a worker thread) did not lower the
  * 20,000-file peak and was left out.
