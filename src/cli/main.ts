@@ -10,6 +10,7 @@
  * The item commands (commands/items.ts) add 4 outside every root, 5 not synced, 6 locked by another user,
  * 7 credentials refused, 8 the daemon holds the state dir but does not answer.
  */
+import './heap-tuning.js';
 import { Command, CommanderError } from 'commander';
 import { registerCommands } from './commands/index.js';
 import { versionText } from './version.js';

@@ -13,11 +13,10 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Session } from 'node:inspector/promises';
-import { startBoxServer } from '../../src/box-server/index.js';
 import { writeBoxConfig } from '../support/box-config.js';
 import { repoRoot } from '../support/cli.js';
 import { makeTempDir } from '../support/tmp.js';
-import { content, fileSizes, prng } from './sync.bench.js';
+import { seedTree } from './seed-tree.js';
 
 const files = Number(process.argv[2] ?? 2000);
 const folders = Number(process.argv[3] ?? 40);
@@ -25,18 +24,9 @@ const bytes = Number(process.argv[4] ?? 256 * 1024);
 const profDir = process.env.PROFILE_DIR ?? '/tmp/boxsync-prof';
 await mkdir(profDir, { recursive: true });
 const tmp = await makeTempDir('boxsync-prof-');
-const srv = await startBoxServer({ port: 0, tokens: ['PROF'] });
-const web = srv.control.as('1');
-const root = web.createFolder('0', 'Prof');
-const sizes = fileSizes(files, bytes, prng(7));
-const per = Math.ceil(files / folders);
-let fid = root.id;
-for (let i = 0; i < files; i++) {
-  if (i % per === 0) fid = web.createFolder(root.id, `dir-${i / per}`).id;
-  web.uploadFile(fid, `file-${i}.bin`, content(i, sizes[i]!));
-}
+const { srv, rootId } = await seedTree({ files, folders, bytes, name: 'Prof', token: 'PROF' });
 const configFile = join(tmp.dir, 'config.json');
-await writeBoxConfig(configFile, { srv, token: 'PROF', remoteId: root.id, localPath: join(tmp.dir, 'mirror'), stateDir: join(tmp.dir, 'state'), socketPath: join(tmp.dir, 'c.sock'), extra: { rateLimit: undefined, ...(process.env.PROFILE_CONFIG ? (JSON.parse(process.env.PROFILE_CONFIG) as Record<string, unknown>) : {}) } });
+await writeBoxConfig(configFile, { srv, token: 'PROF', remoteId: rootId, localPath: join(tmp.dir, 'mirror'), stateDir: join(tmp.dir, 'state'), socketPath: join(tmp.dir, 'c.sock'), extra: { rateLimit: undefined, ...(process.env.PROFILE_CONFIG ? (JSON.parse(process.env.PROFILE_CONFIG) as Record<string, unknown>) : {}) } });
 const dist = join(repoRoot, 'dist', 'cli', 'main.js');
 const entry = process.env.PROFILE_ENTRY ? [process.env.PROFILE_ENTRY] : existsSync(dist) ? [dist] : ['--import', 'tsx', join(repoRoot, 'src', 'cli', 'main.ts')];
 const session = process.env.BOXSERVER_PROF ? new Session() : null;
