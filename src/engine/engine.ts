@@ -39,6 +39,12 @@ import { TransferQueue } from './transfer-queue.js';
 import { type BusyPaths, type InFlight, withLiveLane } from './live-lane.js';
 import type { Engine, EngineDeps, EngineEvents, RunSummary, StatusReport, Unsettled } from './types.js';
 
+/**
+ * How long after our last write to Box its echo may still come in Box's event stream (Box delivers events within
+ * seconds; a minute is generous). Within it the daemon looks at the news before it wakes a pass (echoesLikely).
+ */
+const ECHO_LOOK_MS = 60_000;
+
 function waiter(): { promise: Promise<void>; resolve: () => void } {
   let resolve!: () => void;
   const promise = new Promise<void>((r) => (resolve = r));
@@ -59,6 +65,8 @@ class SyncEngine implements Engine {
   private readonly rootContexts = new Map<RootId, RootContext>();
   /** Hints, settling paths and wake times (scope/hint-ledger.ts). */
   private readonly hints: HintLedger;
+  /** When an operation that wrote to Box was last committed (echoesLikely). */
+  private lastBoxWriteMs: number | null = null;
   /** Roots fully scanned by this process: later passes may re-stat only hinted paths. */
   private readonly scanned = new Set<RootId>();
   /** The first pass of the process listed again what earlier listings had refused (see relistParked). */
@@ -115,6 +123,14 @@ class SyncEngine implements Engine {
 
   hasRemoteNews(): boolean {
     return this.hints.remoteNewsPending;
+  }
+
+  /**
+   * Has this process written to Box lately (ECHO_LOOK_MS)? Only then can Box's news be the echo of our own writes,
+   * worth a look before a pass (the daemon's loop guard): otherwise a change on Box costs one GET /events, the pass's.
+   */
+  echoesLikely(): boolean {
+    return this.lastBoxWriteMs !== null && this.deps.clock.now() - this.lastBoxWriteMs < ECHO_LOOK_MS;
   }
 
   onlyOwnEchoes(hints: readonly RemoteHint[]): boolean {
@@ -244,6 +260,7 @@ class SyncEngine implements Engine {
       signal,
       betweenWindows: () => this.syncHintsNow(ctx, tally, signal),
       liveLane: (batch, inFlight) => this.liveLane(ctx, tally, signal, batch, inFlight),
+      onBoxWrite: () => (this.lastBoxWriteMs = clock.now()),
       ...(this.deps.executor ? { executor: this.deps.executor } : {}),
     };
     try {

@@ -67,7 +67,12 @@ export interface ReconcileContext {
   readonly busy?: { readonly paths: BusyPaths; skipped: boolean };
   /** What carries out the operations (default: the executor); the dry run swaps in a recorder. */
   readonly executor?: Executor;
+  /** An operation that wrote to Box was committed (its event comes back as an echo: engine.ts echoesLikely). */
+  readonly onBoxWrite?: () => void;
 }
+
+/** The operations that write to Box: each comes back in Box's event stream as an echo. */
+const BOX_WRITES: ReadonlySet<OperationKind> = new Set<OperationKind>(['upload', 'upload-version', 'create-remote-folder', 'remote-move', 'remote-trash', 'remote-restore', 'conflict-copy']);
 
 export interface RootContext {
   readonly root: SyncRoot;
@@ -297,6 +302,7 @@ async function reconcileScope(
           running -= 1;
           commits.wake();
           final = outcome.status === 'done' ? await commit(ctx, commits, rc.root.id, op, outcome, tally) : outcome;
+          if (final.status === 'done' && BOX_WRITES.has(op.kind)) ctx.onBoxWrite?.();
         } finally {
           // Busy until committed: a live sync beside the batch plans from the journal (live-lane.ts).
           inFlight.delete(op);

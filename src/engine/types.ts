@@ -206,6 +206,8 @@ export interface Engine {
    * none of our roots' business? The daemon's long poll then wakes no pass for them (remote-hints.ts onlyOwnEchoes).
    */
   onlyOwnEchoes?(hints: readonly RemoteHint[]): boolean;
+  /** Did this process write to Box lately, so that news may be only our own echoes (worth the look above)? */
+  echoesLikely?(): boolean;
   /** Box said something changed (hintRemote with no ids) and no pass has read the stream since. */
   hasRemoteNews?(): boolean;
   /**

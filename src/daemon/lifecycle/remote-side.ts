@@ -10,7 +10,8 @@
  *              before the first pass, so changes made during it replay afterwards.
  *   run():     waitForChange from the journal's cursor → ask for a pass. The engine alone reads the events, from
  *              that one cursor, and stores it with what it observed, so a crash can never leave a change "seen"
- *              but not applied. The one look here (`ownWritesOnly`, the loop guard) stores nothing: news that is
+ *              but not applied. The one look here (`ownWritesOnly`, the loop guard, only within a minute of our own
+ *              writes to Box: engine echoesLikely) stores nothing: news that is
  *              only the echo of our own committed writes wakes no pass, and the long poll listens on past it.
  *              The long poll paces itself (RemoteChanges.waitForChange: a "changed" whose pass found nothing to
  *              move the cursor past backs off there, never a tight loop). An error outside it (taking
@@ -159,7 +160,8 @@ export class RemoteSide {
   private async askForPass(position: string, base: string): Promise<void> {
     this.update({ lastEventAtMs: Date.now(), note: this.state.effective === this.state.configured ? null : this.state.note });
     // While a pass runs, its writes are rarely committed yet when their news comes: that pass reads it (below).
-    const own = !this.deps.passes.busy && (await this.ownWritesOnly(position, base));
+    // Only after writes of ours can the news be their echo: otherwise a change on Box costs one GET /events, the pass's.
+    const own = !this.deps.passes.busy && this.deps.engine.echoesLikely?.() !== false && (await this.ownWritesOnly(position, base));
     if (own) return;
     this.deps.engine.hintRemote([]);
     // A pass running now reads the news itself (between its windows, beside a big transfer, or at its end, once
