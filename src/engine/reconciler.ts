@@ -33,6 +33,7 @@ import { buildSnapshotSliced, type SnapshotScope } from './snapshot.js';
 import { timeSlicer } from './time-slice.js';
 import { caseTwinsOnTheWay, DEFAULT_WINDOW_ENTRIES, fitsOneWindow, planWindows } from './windows.js';
 import { WindowPrefetch } from './window-prefetch.js';
+import { remoteAtPath, remoteFilesBelow } from './remote-tree.js';
 import { deferredPaths, recordOpFailure } from './failures.js';
 import { probedLocally } from '../core/park-class.js';
 import type { StatusTracker } from './status-tracker.js';
@@ -357,18 +358,10 @@ function prefetchFiles(journal: Journal, rc: RootContext, work: readonly Operati
   let budget = PREFETCH_WALK_ROWS;
   for (const op of work) {
     if (op.kind === 'download') out.push({ id: op.remoteId, name: op.path.slice(op.path.lastIndexOf('/') + 1), sha1: op.expect.sha1, sizeBytes: op.expect.sizeBytes });
-    if (op.kind !== 'create-local-folder') continue;
-    const folders: { id: RemoteId; path: RelPath }[] = [{ id: op.remoteId, path: op.path }];
-    while (folders.length > 0 && budget > 0) {
-      const f = folders.pop()!;
-      for (const c of journal.remoteChildren(f.id)) {
-        if (--budget <= 0) break;
-        const path = joinPath(f.path, c.name);
-        if (rc.isIgnored(path, c.kind === 'folder')) continue;
-        if (c.kind === 'folder') folders.push({ id: c.id, path });
-        else if (c.kind === 'file') out.push({ id: c.id, name: c.name, sha1: c.sha1, sizeBytes: c.sizeBytes });
-      }
-    }
+    if (op.kind !== 'create-local-folder' || budget <= 0) continue;
+    const below = remoteFilesBelow(journal, { id: op.remoteId, path: op.path }, rc.isIgnored, { maxRows: budget, maxFiles: budget });
+    budget -= below.rows;
+    for (const f of below.files) out.push(f);
   }
   return out;
 }
@@ -553,12 +546,3 @@ function plannedIn(journal: Journal, root: SyncRoot, scope: Extract<SnapshotScop
   };
 }
 
-/** The remote row at a path under a root, by walking names from the root (undefined when nothing is there). */
-function remoteAtPath(journal: Journal, root: SyncRoot, path: RelPath): RemoteEntry | undefined {
-  let cur: RemoteEntry | undefined = journal.getRemote(root.remoteId);
-  for (const name of path.split('/')) {
-    if (!cur) return undefined;
-    cur = journal.remoteChildNamed(cur.id, name);
-  }
-  return cur;
-}

@@ -4,6 +4,7 @@
  */
 import type { RelPath, RemoteEntry, RemoteId, SyncRoot } from '../core/model.js';
 import type { Journal } from '../ports/journal.js';
+import type { PrefetchFile } from '../ports/remote-store.js';
 import { joinPath } from '../core/paths.js';
 import { MAX_TREE_DEPTH } from '../core/path-limits.js';
 
@@ -71,4 +72,37 @@ export function* walkRemote(
       }
     }
   }
+}
+
+/** The remote row at a path under a root, by names from the root down (undefined when Box holds nothing there). */
+export function remoteAtPath(journal: Journal, root: SyncRoot, path: RelPath): RemoteEntry | undefined {
+  let cur: RemoteEntry | undefined = journal.getRemote(root.remoteId);
+  for (const name of path.split('/')) {
+    if (!cur) return undefined;
+    cur = journal.remoteChildNamed(cur.id, name);
+  }
+  return cur;
+}
+
+/**
+ * The files below a remote folder that `keep` takes, as download announcements (RemoteStore.prefetch), and how many
+ * rows were walked. Ignored entries are left out, with their subtrees. Bounded: at most `maxRows` rows walked and
+ * `maxFiles` files taken, and each folder is walked once (walkRemote), so a corrupt parent cycle in the journal
+ * ends too.
+ */
+export function remoteFilesBelow(
+  journal: Journal,
+  folder: { readonly id: RemoteId; readonly path: RelPath },
+  isIgnored: (path: RelPath, isFolder: boolean) => boolean,
+  limits: { readonly maxRows: number; readonly maxFiles: number },
+  keep: (entry: RemoteEntry) => boolean = () => true,
+): { files: PrefetchFile[]; rows: number } {
+  const files: PrefetchFile[] = [];
+  let rows = 0;
+  for (const { entry } of walkRemote(journal, folder.id, folder.path, (p, e) => !isIgnored(p, e.kind === 'folder'))) {
+    if (rows >= limits.maxRows || files.length >= limits.maxFiles) break;
+    rows += 1;
+    if (entry.kind === 'file' && keep(entry)) files.push({ id: entry.id, name: entry.name, sha1: entry.sha1, sizeBytes: entry.sizeBytes });
+  }
+  return { files, rows };
 }

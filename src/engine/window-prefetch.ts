@@ -22,11 +22,11 @@
  * A window that downloaded nothing stops the lookahead until a window downloads again (a daemon's full pass over a
  * synced tree walks its windows once, not twice).
  */
-import type { RelPath, RemoteEntry, RemoteId, SyncRoot } from '../core/model.js';
-import { joinPath } from '../core/paths.js';
+import type { RelPath, RemoteEntry, SyncRoot } from '../core/model.js';
 import type { Journal } from '../ports/journal.js';
 import type { PrefetchFile, PrefetchHandle, RemoteStore } from '../ports/remote-store.js';
 import type { IsIgnored } from './observe-local.js';
+import { remoteAtPath, remoteFilesBelow } from './remote-tree.js';
 import { planWindows } from './windows.js';
 
 /** Most files announced for one window ahead (a window holds about DEFAULT_WINDOW_ENTRIES rows). */
@@ -95,42 +95,23 @@ export class WindowPrefetch {
   /** The files below `bases` that Box holds and the journal does not hold as synced with the same content. */
   #files(bases: readonly RelPath[]): PrefetchFile[] {
     const { journal, root, isIgnored } = this.deps;
-    const out: PrefetchFile[] = [];
-    const want = (e: RemoteEntry, path: RelPath): void => {
-      if (e.kind !== 'file' || e.sha1 === null || isIgnored(path, false)) return;
+    const changed = (e: RemoteEntry): boolean => {
+      if (e.sha1 === null) return false;
       const synced = journal.syncedByRemoteId(root.id, e.id);
-      if (synced !== undefined && synced.sha1 === e.sha1) return;
-      out.push({ id: e.id, name: e.name, sha1: e.sha1, sizeBytes: e.sizeBytes });
+      return synced === undefined || synced.sha1 !== e.sha1;
     };
+    const out: PrefetchFile[] = [];
     for (const base of bases) {
-      const top = this.#remoteAt(base);
+      const room = LOOKAHEAD_FILES - out.length;
+      if (room <= 0) break;
+      const top = remoteAtPath(journal, root, base);
       if (top === undefined) continue;
-      const folders: { id: RemoteId; path: RelPath }[] = [];
-      if (top.kind === 'folder') folders.push({ id: top.id, path: base });
-      else want(top, base);
-      while (folders.length > 0 && out.length < LOOKAHEAD_FILES) {
-        const f = folders.pop()!;
-        for (const c of journal.remoteChildren(f.id)) {
-          const path = joinPath(f.path, c.name);
-          if (c.kind === 'folder') {
-            if (!isIgnored(path, true)) folders.push({ id: c.id, path });
-          } else want(c, path);
-        }
+      if (top.kind === 'folder') {
+        for (const f of remoteFilesBelow(journal, { id: top.id, path: base }, isIgnored, { maxRows: Number.POSITIVE_INFINITY, maxFiles: room }, changed).files) out.push(f);
+      } else if (top.kind === 'file' && !isIgnored(base, false) && changed(top)) {
+        out.push({ id: top.id, name: top.name, sha1: top.sha1, sizeBytes: top.sizeBytes });
       }
-      if (out.length >= LOOKAHEAD_FILES) break;
     }
-    return out.slice(0, LOOKAHEAD_FILES);
-  }
-
-  /** The remote entry at a path of the root, by name from the root down; undefined when Box holds none there. */
-  #remoteAt(path: RelPath): RemoteEntry | undefined {
-    let entry: RemoteEntry | undefined;
-    let parent: RemoteId = this.deps.root.remoteId;
-    for (const name of path.split('/')) {
-      entry = this.deps.journal.remoteChildNamed(parent, name);
-      if (entry === undefined) return undefined;
-      parent = entry.id;
-    }
-    return entry;
+    return out;
   }
 }

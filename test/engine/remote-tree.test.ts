@@ -1,0 +1,70 @@
+/**
+ * The remote-tree reads the reconciler and the window lookahead share (src/engine/remote-tree.ts): the row at a
+ * path, and the files below a folder announced for download. Real SQLite file.
+ */
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { asRelPath as p, asRemoteId as rid, asRootId, type SyncRoot } from '../../src/core/model.js';
+import { remoteAtPath, remoteFilesBelow } from '../../src/engine/remote-tree.js';
+import { openJournal } from '../../src/journal/open-journal.js';
+import type { Journal } from '../../src/ports/journal.js';
+import { makeTempDir } from '../support/tmp.js';
+import { remoteItem } from '../journal/entries.js';
+
+const root: SyncRoot = { id: asRootId('r'), remoteId: rid('1'), localPath: '/m', direction: 'two-way', exclude: [] };
+const none = (): boolean => false;
+let tmp: { dir: string; cleanup: () => Promise<void> };
+let j: Journal;
+
+beforeEach(async () => {
+  tmp = await makeTempDir('boxsync-remote-tree-');
+  j = openJournal(join(tmp.dir, 'journal.db')).journal;
+  j.putRemote(remoteItem('1', '0', 'root', { kind: 'folder' }));
+  j.putRemote(remoteItem('2', '1', 'docs', { kind: 'folder' }));
+  j.putRemote(remoteItem('3', '2', 'deep', { kind: 'folder' }));
+  j.putRemote(remoteItem('4', '3', 'a.txt', { sha1: 'a'.repeat(40), sizeBytes: 10 }));
+  j.putRemote(remoteItem('5', '2', 'b.txt', { sha1: 'b'.repeat(40), sizeBytes: 20 }));
+  j.putRemote(remoteItem('6', '2', 'skip', { kind: 'folder' }));
+  j.putRemote(remoteItem('7', '6', 'c.txt', { sha1: 'c'.repeat(40), sizeBytes: 30 }));
+});
+afterEach(async () => {
+  j.close();
+  await tmp.cleanup();
+});
+
+describe('remoteAtPath', () => {
+  it('walks names from the root down; undefined for a missing name or a root not in the journal', () => {
+    expect(remoteAtPath(j, root, p('docs/deep/a.txt'))?.id).toBe('4');
+    expect(remoteAtPath(j, root, p('docs'))?.kind).toBe('folder');
+    expect(remoteAtPath(j, root, p('docs/nope/a.txt'))).toBeUndefined();
+    expect(remoteAtPath(j, { ...root, remoteId: rid('99') }, p('docs'))).toBeUndefined();
+  });
+});
+
+describe('remoteFilesBelow', () => {
+  it('announces every file below a folder, with the listing’s SHA-1 and size, leaving ignored subtrees out', () => {
+    const all = remoteFilesBelow(j, { id: rid('2'), path: p('docs') }, none, { maxRows: 100, maxFiles: 100 });
+    expect(all.files.map((f) => f.id).sort()).toEqual(['4', '5', '7']);
+    expect(all.files.find((f) => f.id === '5')).toEqual({ id: '5', name: 'b.txt', sha1: 'b'.repeat(40), sizeBytes: 20 });
+    expect(all.rows).toBe(5);
+    const ignoring = remoteFilesBelow(j, { id: rid('2'), path: p('docs') }, (path) => path === 'docs/skip', { maxRows: 100, maxFiles: 100 });
+    expect(ignoring.files.map((f) => f.id).sort()).toEqual(['4', '5']);
+  });
+
+  it('takes only what `keep` takes, and stops at the row and file bounds', () => {
+    const kept = remoteFilesBelow(j, { id: rid('2'), path: p('docs') }, none, { maxRows: 100, maxFiles: 100 }, (e) => e.sizeBytes > 15);
+    expect(kept.files.map((f) => f.id).sort()).toEqual(['5', '7']);
+    expect(remoteFilesBelow(j, { id: rid('2'), path: p('docs') }, none, { maxRows: 100, maxFiles: 1 }).files).toHaveLength(1);
+    const fewRows = remoteFilesBelow(j, { id: rid('2'), path: p('docs') }, none, { maxRows: 2, maxFiles: 100 });
+    expect(fewRows.rows).toBe(2);
+  });
+
+  it('ends on a corrupt journal where two folders are each other’s parent, even with no row bound', () => {
+    j.putRemote(remoteItem('8', '9', 'x', { kind: 'folder' }));
+    j.putRemote(remoteItem('9', '8', 'y', { kind: 'folder' }));
+    j.putRemote(remoteItem('10', '9', 'in-loop.txt', { sha1: 'd'.repeat(40) }));
+    const r = remoteFilesBelow(j, { id: rid('8'), path: p('x') }, none, { maxRows: Number.POSITIVE_INFINITY, maxFiles: 100 });
+    expect(r.files.map((f) => f.id)).toEqual(['10']);
+    expect(r.rows).toBe(2);
+  });
+});
