@@ -24,6 +24,8 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { SyncError } from '../core/errors.js';
+import { asRelPath } from '../core/model.js';
+import { firstBadAncestor } from './containment.js';
 import { COMMIT_CODE, type CommitOutcome } from './worker-commit.js';
 
 /**
@@ -373,6 +375,11 @@ async function runHere(job: FileJob): Promise<FileJobResult> {
     new Promise<R>((resolve, reject) => f((e, r) => (e ? reject(e) : resolve(r))));
   // An archive entry is read on the main thread by its caller's own path (zip-prefetch.ts streams it).
   if (job.op === 'unzip') return { fd: job.fd, unusable: 'no worker thread' };
+  // A new file that a worker thread was to check and commit: its folders are checked here before the temp file is
+  // created (LocalFs.openTemp left that to the job); the main thread puts it in place (LocalFs.commitTemp).
+  if (job.op === 'put' && job.commit !== undefined && job.fd === null && (await firstBadAncestor(nodeFs, job.commit.root, asRelPath(job.commit.rel))) !== undefined) {
+    return { fd: null, committed: { refused: 'ancestor' } };
+  }
   let fd = job.fd;
   try {
     if (job.op === 'truncate') await call<void>((cb) => nodeFs.ftruncate(job.fd, 0, cb));

@@ -183,22 +183,28 @@ export class DiskLocalFs implements LocalFs {
   }
 
   async openTemp(path: RelPath, opts: { readonly expectedBytes?: number; readonly commit?: TempCommit } = {}): Promise<TempFile> {
-    try {
-      await assertParentsInside(this.#fs, this.rootPath, path);
-    } catch (e) {
-      throw classifyFsError(e, { action: 'creating the temp file for', path });
-    }
+    const inside = async (): Promise<void> => {
+      try {
+        await assertParentsInside(this.#fs, this.rootPath, path);
+      } catch (e) {
+        throw classifyFsError(e, { action: 'creating the temp file for', path });
+      }
+    };
     const temp = this.tempPathFor(path);
     const here = (): Promise<TempFile> => openTempFile(this.#fs, this.#gate, temp, path);
     // A download bigger than a worker job is written here from its first byte (its temp file on disk while it
     // runs, as before the workers); a small one, and one of unknown size, goes to the workers.
     const small = opts.expectedBytes === undefined || opts.expectedBytes <= FLUSH_BYTES;
-    if (this.#fileWorkers?.threaded !== true || !small) return here();
-    // A new file whose SHA-1 Box listed is put in place by the worker thread that writes it (worker-commit.ts).
     const c = opts.commit;
-    if (c === undefined || c.guard.state !== 'absent' || c.sha1 === null) return new WorkerTempFile(temp, path, this.#fileWorkers, this.#rawFs, here);
+    if (this.#fileWorkers?.threaded !== true || !small || c === undefined || c.guard.state !== 'absent' || c.sha1 === null) {
+      await inside();
+      return this.#fileWorkers?.threaded === true && small ? new WorkerTempFile(temp, path, this.#fileWorkers, this.#rawFs, here) : here();
+    }
+    // A new file whose SHA-1 Box listed is put in place by the worker thread that writes it (worker-commit.ts).
+    // That job checks the folders on the way itself before it creates the temp file; if the file is written here
+    // after all (it grew past FLUSH_BYTES), they are checked here first.
     const commit = { root: this.rootPath, rel: path, target: this.abs(path), mtimeMs: c.mtimeMs ?? null, sha1: c.sha1.toLowerCase() };
-    const file = new WorkerTempFile(temp, path, this.#fileWorkers, this.#rawFs, here, commit);
+    const file = new WorkerTempFile(temp, path, this.#fileWorkers, this.#rawFs, async () => (await inside(), here()), commit);
     this.#workerCommits.set(temp, file);
     return file;
   }

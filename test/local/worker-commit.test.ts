@@ -30,11 +30,11 @@ afterEach(async () => {
   cleanup = [];
 });
 
-async function setup(beforePost?: (job: FileJob) => void): Promise<{ dir: string; root: string; fs: LocalFs; plain: LocalFs }> {
+async function setup(beforePost?: (job: FileJob) => void, workerCode?: string): Promise<{ dir: string; root: string; fs: LocalFs; plain: LocalFs }> {
   const tmp = await makeTempDir('boxsync-worker-commit-');
   const root = join(tmp.dir, 'root');
   await mkdir(root);
-  const pool = new FileWorkerPool({ size: 1, ...(beforePost ? { beforePost: (job: FileJob) => beforePost(job) } : {}) });
+  const pool = new FileWorkerPool({ size: 1, ...(beforePost ? { beforePost: (job: FileJob) => beforePost(job) } : {}), ...(workerCode ? { workerCode } : {}) });
   cleanup.push(tmp.cleanup, () => pool.close());
   const trash = createLocalTrash({ mode: 'state', stateDir: join(tmp.dir, 'state'), fs: nodeFs, logger: silentLogger });
   return {
@@ -165,6 +165,31 @@ describe('the commit into place on the file worker thread', () => {
     expect(isSyncError(err) && err.code, String(err)).toBe('symlink_in_path');
     expect(await readdir(outside)).toEqual([]);
     expect(await readdir(join(root, 'd-old'))).toEqual([]);
+  });
+
+  it('with no thread to run it (one that cannot start), the main thread checks the folders before the temp file and commits', async () => {
+    let root = '';
+    let outside = '';
+    const s = await setup((job) => {
+      if (!isCommit(job, 'd/x.txt')) return;
+      nodeFs.renameSync(join(root, 'd'), join(root, 'd-old'));
+      nodeFs.symlinkSync(outside, join(root, 'd'));
+    }, 'throw new Error("this thread cannot start")');
+    root = s.root;
+    outside = join(s.dir, 'outside');
+    await mkdir(outside);
+    await mkdir(join(root, 'd'));
+    // The first job goes to a thread that never starts, and runs here: no temp file is made through the symlink.
+    let outsideAfterWrite: string[] | null = null;
+    const err = await download(s.fs, 'd/x.txt', 'from box', { afterClose: async () => void (outsideAfterWrite = await readdir(outside)) }).catch((e: unknown) => e);
+    expect(outsideAfterWrite).toEqual([]);
+    expect(isSyncError(err) && err.code, String(err)).toBe('symlink_in_path');
+    expect(await readdir(outside)).toEqual([]);
+    expect(await readdir(join(root, 'd-old'))).toEqual([]);
+    // From now on the main thread writes and commits.
+    await download(s.fs, 'ok.txt', 'fine');
+    expect(await readFile(join(root, 'ok.txt'), 'utf8')).toBe('fine');
+    expect((await stat(join(root, 'ok.txt'))).mtimeMs).toBe(BOX_MTIME);
   });
 
   it('bytes that are not the ones Box listed are never put under the final name', async () => {
