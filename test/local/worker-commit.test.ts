@@ -64,6 +64,22 @@ async function download(fs: LocalFs, path: string, data: string, opts: { listedS
 const temps = async (dir: string): Promise<string[]> => (await readdir(dir)).filter((n) => n.startsWith('.boxsync-tmp'));
 const isCommit = (job: FileJob, rel: string): boolean => (job.op === 'put' || job.op === 'unzip') && job.commit?.rel === rel;
 
+/** A root with folder d, whose job for d/x.txt swaps d for a symlink to a folder outside the root (made empty). */
+async function symlinkSwap(workerCode?: string): Promise<Awaited<ReturnType<typeof setup>> & { outside: string }> {
+  let root = '';
+  let outside = '';
+  const s = await setup((job) => {
+    if (!isCommit(job, 'd/x.txt')) return;
+    nodeFs.renameSync(join(root, 'd'), join(root, 'd-old'));
+    nodeFs.symlinkSync(outside, join(root, 'd'));
+  }, workerCode);
+  root = s.root;
+  outside = join(s.dir, 'outside');
+  await mkdir(outside);
+  await mkdir(join(root, 'd'));
+  return { ...s, outside };
+}
+
 describe('the commit into place on the file worker thread', () => {
   it('a new file is in place with Box mtime before commitTemp is called; commitTemp reports the stat it has', async () => {
     const { root, fs, plain } = await setup();
@@ -150,44 +166,24 @@ describe('the commit into place on the file worker thread', () => {
   });
 
   it('a folder on the way replaced by a symlink meanwhile: nothing is made through it (symlink_in_path)', async () => {
-    let root = '';
-    let outside = '';
-    const s = await setup((job) => {
-      if (!isCommit(job, 'd/x.txt')) return;
-      nodeFs.renameSync(join(root, 'd'), join(root, 'd-old'));
-      nodeFs.symlinkSync(outside, join(root, 'd'));
-    });
-    root = s.root;
-    outside = join(s.dir, 'outside');
-    await mkdir(outside);
-    await mkdir(join(root, 'd'));
-    const err = await download(s.fs, 'd/x.txt', 'from box').catch((e: unknown) => e);
+    const { fs, root, outside } = await symlinkSwap();
+    const err = await download(fs, 'd/x.txt', 'from box').catch((e: unknown) => e);
     expect(isSyncError(err) && err.code, String(err)).toBe('symlink_in_path');
     expect(await readdir(outside)).toEqual([]);
     expect(await readdir(join(root, 'd-old'))).toEqual([]);
   });
 
   it('with no thread to run it (one that cannot start), the main thread checks the folders before the temp file and commits', async () => {
-    let root = '';
-    let outside = '';
-    const s = await setup((job) => {
-      if (!isCommit(job, 'd/x.txt')) return;
-      nodeFs.renameSync(join(root, 'd'), join(root, 'd-old'));
-      nodeFs.symlinkSync(outside, join(root, 'd'));
-    }, 'throw new Error("this thread cannot start")');
-    root = s.root;
-    outside = join(s.dir, 'outside');
-    await mkdir(outside);
-    await mkdir(join(root, 'd'));
+    const { fs, root, outside } = await symlinkSwap('throw new Error("this thread cannot start")');
     // The first job goes to a thread that never starts, and runs here: no temp file is made through the symlink.
     let outsideAfterWrite: string[] | null = null;
-    const err = await download(s.fs, 'd/x.txt', 'from box', { afterClose: async () => void (outsideAfterWrite = await readdir(outside)) }).catch((e: unknown) => e);
+    const err = await download(fs, 'd/x.txt', 'from box', { afterClose: async () => void (outsideAfterWrite = await readdir(outside)) }).catch((e: unknown) => e);
     expect(outsideAfterWrite).toEqual([]);
     expect(isSyncError(err) && err.code, String(err)).toBe('symlink_in_path');
     expect(await readdir(outside)).toEqual([]);
     expect(await readdir(join(root, 'd-old'))).toEqual([]);
     // From now on the main thread writes and commits.
-    await download(s.fs, 'ok.txt', 'fine');
+    await download(fs, 'ok.txt', 'fine');
     expect(await readFile(join(root, 'ok.txt'), 'utf8')).toBe('fine');
     expect((await stat(join(root, 'ok.txt'))).mtimeMs).toBe(BOX_MTIME);
   });
