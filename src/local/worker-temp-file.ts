@@ -3,7 +3,9 @@
  * A small file's bytes are gathered here and `syncAndClose` hands them to a worker in one job with the create
  * (O_EXCL, so nothing is ever overwritten through a temp name), the write, the fsync and the close: the main thread
  * sends one message and gets one answer. A file taken from a zip archive (fillFromArchive) costs the same one
- * message: the worker also reads the entry, inflates it and checks its size and SHA-1.
+ * message: the worker also reads the entry, inflates it and checks its size and SHA-1. A temp file opened with a
+ * `commit` (a new file whose SHA-1 Box listed: LocalFs.openTemp) is also put in place by that job
+ * (worker-commit.ts); `committed` says what became of it.
  *
  * A file that grows past FLUSH_BYTES is opened here after all (temp-file.ts, the main thread's path) and written
  * as before: a big file's bytes would cost a copy each to cross to a worker, and a worker frees the buffers it was
