@@ -171,7 +171,8 @@ async function run(op: Operation, ctx: ExecContext): Promise<OpResult> {
 
 async function download(path: RelPath, op: Extract<Operation, { kind: 'download' }>, ctx: ExecContext): Promise<OpResult> {
   const { fs, remote } = ctx;
-  const file = await fs.openTemp(path, { expectedBytes: op.expect.sizeBytes });
+  // A new small file is put in place by the worker thread that writes it (local/worker-commit.ts).
+  const file = await fs.openTemp(path, { expectedBytes: op.expect.sizeBytes, commit: { guard: op.guard, mtimeMs: op.expect.modifiedAtMs, sha1: op.expect.sha1 } });
   const temp = file.path;
   try {
     const got = await remote.download({

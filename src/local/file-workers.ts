@@ -3,9 +3,10 @@
  * writes, the fsync and the close of a temp file run on a pool of node:worker_threads, so the main thread hands a
  * small file's whole life on disk over in one message and hears back once, instead of making each system call itself.
  *
- * Only the temp file's own calls move: the guards, the rename into place, the mtime and the journal stay where they
- * were (LocalFs.commitTemp on the main thread). A worker writes nothing but temp files (temp-name.ts names,
- * created with O_EXCL), so a killed process leaves at most temp files, removed by the next full scan, as before.
+ * A new file's job also commits it into place (`commit`: the guards, Box's mtime, the link under its final name;
+ * worker-commit.ts); a file that replaces one is put in place by the main thread (LocalFs.commitTemp), and the
+ * journal stays there. A worker makes nothing but temp files (temp-name.ts names, created with O_EXCL) and links
+ * of whole fsynced ones, so a killed process leaves at most temp files, removed by the next full scan, as before.
  *
  * The pool is sized to the machine unless told: os.availableParallelism() - 1 threads (at least one). Its threads are unref'd (they never keep
  * a process alive) and `close()` terminates them (the composition root's close, which SIGTERM reaches).
@@ -23,11 +24,29 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { SyncError } from '../core/errors.js';
+import { asRelPath } from '../core/model.js';
+import { firstBadAncestor } from './containment.js';
+import { COMMIT_CODE, type CommitOutcome } from './worker-commit.js';
+
+/**
+ * The commit into place of a new file, done by the job that wrote its temp file (worker-commit.ts). The temp file is
+ * put at `target` only when the bytes written have SHA-1 `sha1`, every folder from `root` down to it is a real
+ * folder, no name Box takes for the same one is beside it, and nothing is at `target` (link(2), never a rename over).
+ */
+export interface CommitJob {
+  readonly root: string;
+  /** `target` relative to `root`. */
+  readonly rel: string;
+  readonly target: string;
+  /** Box's mtime, set on the open file before its fsync; null: left as written. */
+  readonly mtimeMs: number | null;
+  readonly sha1: string;
+}
 
 /** One call chain on a temp file. `fd` null: create `path` first (O_EXCL, 0666 before the umask). */
 export type FileJob = (
-  | { readonly op: 'put'; readonly path: string; readonly fd: number | null; readonly position: number; readonly data: Uint8Array; readonly sync: boolean; readonly close: boolean }
-  | { readonly op: 'unzip'; readonly path: string; readonly fd: number | null; readonly archive: string; readonly offset: number; readonly compressedSize: number; readonly method: number; readonly size: number; readonly sha1: string }
+  | { readonly op: 'put'; readonly path: string; readonly fd: number | null; readonly position: number; readonly data: Uint8Array; readonly sync: boolean; readonly close: boolean; readonly commit?: CommitJob }
+  | { readonly op: 'unzip'; readonly path: string; readonly fd: number | null; readonly archive: string; readonly offset: number; readonly compressedSize: number; readonly method: number; readonly size: number; readonly sha1: string; readonly commit?: CommitJob }
   | { readonly op: 'truncate'; readonly path: string; readonly fd: number }
   | { readonly op: 'close'; readonly path: string; readonly fd: number }
 ) & {
@@ -42,6 +61,8 @@ export interface FileJobResult {
   readonly sha1?: string;
   readonly size?: number;
   readonly unusable?: string;
+  /** A job with `commit`: what became of it (worker-commit.ts CommitOutcome). */
+  readonly committed?: CommitOutcome;
 }
 
 /** An errno error from a worker, rebuilt with the fields classifyFsError reads, and the fd it had. */
@@ -69,6 +90,7 @@ const fs = require('node:fs');
 const zlib = require('node:zlib');
 const { createHash } = require('node:crypto');
 const { parentPort } = require('node:worker_threads');
+${COMMIT_CODE}
 const reply = (m, fd, more) => parentPort.postMessage({ id: m.id, fd, ...more });
 const fail = (m, fd, e) => reply(m, fd, { error: { message: String(e && e.message), code: e && e.code } });
 let scratch = Buffer.alloc(0);
@@ -101,13 +123,23 @@ function entryBytes(m) {
 // and close when asked; answers with the fd.
 function put(m, d, more) {
   let fd = m.fd;
+  // A job that also commits (worker-commit.ts) is sure of its bytes before the file is made, or commits nothing.
+  const c = m.commit !== undefined && m.sync && m.close && m.position === 0 && fd === null && commitReady(m.commit, d, more.sha1) ? m.commit : undefined;
+  let st;
   try {
-    if (fd === null) fd = fs.openSync(m.path, 'wx', 0o666);
+    if (fd === null) {
+      if (c !== undefined) {
+        const refused = beforeCreate(c);
+        if (refused !== undefined) return reply(m, null, { ...more, committed: refused });
+        fd = createOwn(c, m.path);
+      } else fd = fs.openSync(m.path, 'wx', 0o666);
+    }
     for (let done = 0; done < d.length; ) {
       const n = fs.writeSync(fd, d, done, d.length - done, m.position + done);
       if (!(n > 0)) throw Object.assign(new Error('write made no progress'), { code: 'EIO' });
       done += n;
     }
+    if (c !== undefined) st = stampFile(fd, c);
     if (!m.sync) {
       if (m.close) fs.closeSync(fd);
       return reply(m, fd, more);
@@ -121,7 +153,7 @@ function put(m, d, more) {
     if (m.close) {
       try { fs.closeSync(at); } catch (e2) { return fail(m, at, e2); }
     }
-    reply(m, at, more);
+    reply(m, at, c === undefined ? more : { ...more, committed: commitInPlace(c, m.path, st) });
   });
 }
 parentPort.on('message', (m) => {
@@ -343,6 +375,11 @@ async function runHere(job: FileJob): Promise<FileJobResult> {
     new Promise<R>((resolve, reject) => f((e, r) => (e ? reject(e) : resolve(r))));
   // An archive entry is read on the main thread by its caller's own path (zip-prefetch.ts streams it).
   if (job.op === 'unzip') return { fd: job.fd, unusable: 'no worker thread' };
+  // A new file that a worker thread was to check and commit: its folders are checked here before the temp file is
+  // created (LocalFs.openTemp left that to the job); the main thread puts it in place (LocalFs.commitTemp).
+  if (job.op === 'put' && job.commit !== undefined && job.fd === null && (await firstBadAncestor(nodeFs, job.commit.root, asRelPath(job.commit.rel))) !== undefined) {
+    return { fd: null, committed: { refused: 'ancestor' } };
+  }
   let fd = job.fd;
   try {
     if (job.op === 'truncate') await call<void>((cb) => nodeFs.ftruncate(job.fd, 0, cb));

@@ -19,7 +19,7 @@ import type { Logger } from 'pino';
 import { SyncError } from '../core/errors.js';
 import { asRelPath, type LocalEntry, type RelPath } from '../core/model.js';
 import type { LocalGuard } from '../core/operations.js';
-import type { LocalFs, RootState, ScanOptions, TempFile, UploadReader } from '../ports/local-fs.js';
+import type { LocalFs, RootState, ScanOptions, TempCommit, TempFile, UploadReader } from '../ports/local-fs.js';
 import { assertParentsInside, firstBadAncestor } from './containment.js';
 import { classifyFsError, errnoOf } from './fs-errors.js';
 import { viaCallback, type FsModule } from './fs-module.js';
@@ -32,6 +32,7 @@ import { entryFromStats, scanTree } from './scan.js';
 import { openTempFile } from './temp-file.js';
 import type { FileWorkerPool } from './file-workers.js';
 import { FLUSH_BYTES, WorkerTempFile } from './worker-temp-file.js';
+import type { CommitOutcome } from './worker-commit.js';
 import { openUploadReader, type PlannedStat } from './upload-reader.js';
 import { probePath } from './probe.js';
 import { isTempName, TempNames } from './temp-name.js';
@@ -79,6 +80,8 @@ export class DiskLocalFs implements LocalFs {
   /** Folders with a rename of ours not yet fsynced (see durable()). */
   readonly #unsynced = new Set<string>();
   readonly #fileWorkers: FileWorkerPool | undefined;
+  /** Temp files whose worker thread commits them into place (worker-commit.ts), until commitTemp or discardTemp. */
+  readonly #workerCommits = new Map<string, WorkerTempFile>();
 
   constructor(opts: LocalFsOptions) {
     if (!opts.rootPath.startsWith('/')) throw new Error(`the sync root must be an absolute path, got "${opts.rootPath}"`);
@@ -179,18 +182,31 @@ export class DiskLocalFs implements LocalFs {
     return join(dirname(this.abs(path)), this.#temps.next());
   }
 
-  async openTemp(path: RelPath, opts: { readonly expectedBytes?: number } = {}): Promise<TempFile> {
-    try {
-      await assertParentsInside(this.#fs, this.rootPath, path);
-    } catch (e) {
-      throw classifyFsError(e, { action: 'creating the temp file for', path });
-    }
+  async openTemp(path: RelPath, opts: { readonly expectedBytes?: number; readonly commit?: TempCommit } = {}): Promise<TempFile> {
+    const inside = async (): Promise<void> => {
+      try {
+        await assertParentsInside(this.#fs, this.rootPath, path);
+      } catch (e) {
+        throw classifyFsError(e, { action: 'creating the temp file for', path });
+      }
+    };
     const temp = this.tempPathFor(path);
     const here = (): Promise<TempFile> => openTempFile(this.#fs, this.#gate, temp, path);
     // A download bigger than a worker job is written here from its first byte (its temp file on disk while it
     // runs, as before the workers); a small one, and one of unknown size, goes to the workers.
     const small = opts.expectedBytes === undefined || opts.expectedBytes <= FLUSH_BYTES;
-    return this.#fileWorkers?.threaded === true && small ? new WorkerTempFile(temp, path, this.#fileWorkers, this.#rawFs, here) : here();
+    const c = opts.commit;
+    if (this.#fileWorkers?.threaded !== true || !small || c === undefined || c.guard.state !== 'absent' || c.sha1 === null) {
+      await inside();
+      return this.#fileWorkers?.threaded === true && small ? new WorkerTempFile(temp, path, this.#fileWorkers, this.#rawFs, here) : here();
+    }
+    // A new file whose SHA-1 Box listed is put in place by the worker thread that writes it (worker-commit.ts).
+    // That job checks the folders on the way itself before it creates the temp file; if the file is written here
+    // after all (it grew past FLUSH_BYTES), they are checked here first.
+    const commit = { root: this.rootPath, rel: path, target: this.abs(path), mtimeMs: c.mtimeMs ?? null, sha1: c.sha1.toLowerCase() };
+    const file = new WorkerTempFile(temp, path, this.#fileWorkers, this.#rawFs, async () => (await inside(), here()), commit);
+    this.#workerCommits.set(temp, file);
+    return file;
   }
 
   async childNames(path: RelPath | '', opts: { readonly strict?: boolean } = {}): Promise<readonly string[]> {
@@ -205,6 +221,7 @@ export class DiskLocalFs implements LocalFs {
 
   async discardTemp(tempAbs: string): Promise<void> {
     if (!this.#temps.isOurs(basename(tempAbs))) throw new Error(`refusing to discard ${tempAbs}: not a boxsync temp file`);
+    this.#workerCommits.delete(tempAbs);
     await this.#fs.promises.rm(tempAbs, { force: true });
   }
 
@@ -244,6 +261,12 @@ export class DiskLocalFs implements LocalFs {
     if (dirname(tempAbs) !== dirname(target)) {
       throw new Error(`temp file ${tempAbs} is not in the folder of ${target}; use tempPathFor`);
     }
+    const early = this.#workerCommits.get(tempAbs);
+    this.#workerCommits.delete(tempAbs);
+    if (early?.committed !== undefined) {
+      if (guard.state !== 'absent' || early.commit?.mtimeMs !== (mtimeMs ?? null)) throw new Error(`temp file ${tempAbs} was committed by its worker thread with another guard or mtime`);
+      return this.#committedByWorker(path, early.committed);
+    }
     try {
       await assertParentsInside(this.#fs, this.rootPath, path);
       if (mtimeMs !== undefined) await this.#utimes(tempAbs, mtimeMs);
@@ -256,6 +279,41 @@ export class DiskLocalFs implements LocalFs {
       return await this.#entry(path);
     } catch (e) {
       await this.#fs.promises.unlink(tempAbs).catch(() => undefined);
+      throw classifyFsError(e, { action: 'putting in place', path });
+    }
+  }
+
+  /**
+   * The main thread's part of a commit done by a worker thread (worker-commit.ts): the record of the file put in
+   * place (its folder fsynced by durable(), its name in the twin listing), or the error the main thread's own path
+   * gives for the same refusal. The worker removed the temp file in either case.
+   */
+  async #committedByWorker(path: RelPath, outcome: CommitOutcome): Promise<LocalEntry> {
+    const target = this.abs(path);
+    if ('entry' in outcome) {
+      this.#unsynced.add(dirname(target));
+      this.#twins.noteChanged(dirname(target), basename(target), null);
+      return { path, kind: 'file', inode: outcome.entry.ino, sizeBytes: outcome.entry.size, mtimeMs: outcome.entry.mtimeMs, sha1: null };
+    }
+    try {
+      switch (outcome.refused) {
+        case 'twin':
+          throw nameTwinAppeared(path, outcome.twin ?? '');
+        case 'exists':
+          throw localChanged(path, { state: 'absent' }, await lstatOrUndefined(this.#fs, target));
+        case 'ancestor':
+          // The same check here gives its own error (a symlink: skipped; a folder gone: planned again).
+          await assertParentsInside(this.#fs, this.rootPath, path);
+          throw new SyncError({
+            code: 'local_changed',
+            disposition: 'replan',
+            message: `a folder on the way to ${path} changed while its download was put in place; nothing was touched, it will be re-scanned and planned again`,
+            details: { path },
+          });
+        default:
+          throw Object.assign(new Error(outcome.message ?? 'the worker thread could not put the file in place'), { code: outcome.code });
+      }
+    } catch (e) {
       throw classifyFsError(e, { action: 'putting in place', path });
     }
   }

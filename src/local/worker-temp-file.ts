@@ -3,7 +3,9 @@
  * A small file's bytes are gathered here and `syncAndClose` hands them to a worker in one job with the create
  * (O_EXCL, so nothing is ever overwritten through a temp name), the write, the fsync and the close: the main thread
  * sends one message and gets one answer. A file taken from a zip archive (fillFromArchive) costs the same one
- * message: the worker also reads the entry, inflates it and checks its size and SHA-1.
+ * message: the worker also reads the entry, inflates it and checks its size and SHA-1. A temp file opened with a
+ * `commit` (a new file whose SHA-1 Box listed: LocalFs.openTemp) is also put in place by that job
+ * (worker-commit.ts); `committed` says what became of it.
  *
  * A file that grows past FLUSH_BYTES is opened here after all (temp-file.ts, the main thread's path) and written
  * as before: a big file's bytes would cost a copy each to cross to a worker, and a worker frees the buffers it was
@@ -16,7 +18,8 @@
  */
 import { dirname } from 'node:path';
 import type { ArchiveEntry, TempFile } from '../ports/local-fs.js';
-import { FileJobError, type FileWorkerPool } from './file-workers.js';
+import { FileJobError, type CommitJob, type FileWorkerPool } from './file-workers.js';
+import type { CommitOutcome } from './worker-commit.js';
 import { classifyFsError } from './fs-errors.js';
 import type { FsModule } from './fs-module.js';
 
@@ -31,6 +34,8 @@ export class WorkerTempFile implements TempFile {
   #closed = false;
   /** The main thread's temp file, once this one grew past FLUSH_BYTES. */
   #here: TempFile | undefined;
+  /** With `commit`: what the worker's commit into place did (undefined: not done, the main thread puts it in place). */
+  committed: CommitOutcome | undefined;
 
   constructor(
     readonly path: string,
@@ -39,6 +44,8 @@ export class WorkerTempFile implements TempFile {
     readonly fs: FsModule,
     /** Opens `path` on the main thread (temp-file.ts openTempFile). */
     readonly openHere: () => Promise<TempFile>,
+    /** The job that writes the file also puts it in place (worker-commit.ts). */
+    readonly commit?: CommitJob,
   ) {}
 
   freeBytes(): Promise<number> {
@@ -75,7 +82,8 @@ export class WorkerTempFile implements TempFile {
       at += c.length;
     }
     try {
-      await this.pool.run({ op: 'put', path: this.path, label: this.label, fd: null, position: 0, data, sync: true, close: true });
+      const r = await this.pool.run({ op: 'put', path: this.path, label: this.label, fd: null, position: 0, data, sync: true, close: true, ...this.#commitFor(this.commit?.sha1) });
+      this.committed = r.committed;
     } catch (e) {
       const failed = this.#failed(e, 'saving the download of');
       await this.close();
@@ -89,13 +97,14 @@ export class WorkerTempFile implements TempFile {
     const job = { path: this.path, fd: null, archive: entry.archivePath, offset: entry.localHeaderOffset, compressedSize: entry.compressedSize, method: entry.method };
     let r;
     try {
-      r = await this.pool.run({ op: 'unzip', ...job, label: this.label, size: entry.sizeBytes, sha1: entry.sha1.toLowerCase() });
+      r = await this.pool.run({ op: 'unzip', ...job, label: this.label, size: entry.sizeBytes, sha1: entry.sha1.toLowerCase(), ...this.#commitFor(entry.sha1.toLowerCase()) });
     } catch (e) {
       // The caller closes it (and removes the temp name): the fd the job got to, if any, is kept for that.
       throw this.#failed(e, 'saving the download of');
     }
     if (r.unusable !== undefined || r.sha1 === undefined || r.size === undefined) return { unusable: r.unusable ?? 'no answer' };
     this.#closed = true;
+    this.committed = r.committed;
     return { sha1: r.sha1, sizeBytes: r.size };
   }
 
@@ -107,6 +116,11 @@ export class WorkerTempFile implements TempFile {
     const fd = this.#fd;
     this.#fd = null;
     if (fd !== null) await this.pool.run({ op: 'close', path: this.path, label: this.label, fd }).catch(() => undefined);
+  }
+
+  /** The commit for a job whose bytes must have SHA-1 `sha1` (none when the commit was for other bytes). */
+  #commitFor(sha1: string | undefined): { commit?: CommitJob } {
+    return this.commit !== undefined && this.commit.sha1 === sha1 ? { commit: this.commit } : {};
   }
 
   #take(): Buffer[] {

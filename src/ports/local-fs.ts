@@ -39,6 +39,13 @@ export interface TempFile {
   fillFromArchive?(entry: ArchiveEntry): Promise<{ readonly sha1: string; readonly sizeBytes: number } | { readonly unusable: string }>;
 }
 
+/** How a temp file will be committed (LocalFs.openTemp): the guard and mtime commitTemp gets, the SHA-1 Box listed. */
+export interface TempCommit {
+  readonly guard: LocalGuard;
+  readonly mtimeMs?: number | undefined;
+  readonly sha1: string | null;
+}
+
 /** Where one file's bytes are in a zip archive on disk (its central directory's record), and what they must be. */
 export interface ArchiveEntry {
   readonly archivePath: string;
@@ -162,9 +169,12 @@ export interface LocalFs {
    * A fresh temp file (tempPathFor) created and opened for writing: a download writes its bytes through it. Its
    * `path` goes to commitTemp or discardTemp like any temp path. `expectedBytes` (the size Box listed) lets a
    * big download's file be created on disk at once, as the main thread writes it (a small one may be gathered and
-   * written by a worker thread when it ends: config `http.fileWorkers`).
+   * written by a worker thread when it ends: config `http.fileWorkers`). `commit` says how it will be committed
+   * (the same guard and mtime must then go to commitTemp): a new file (guard `absent`) written by a worker thread
+   * is put in place by that thread as soon as its bytes have SHA-1 `sha1` (local/worker-commit.ts), and commitTemp
+   * then only reports what it did.
    */
-  openTemp(path: RelPath, opts?: { readonly expectedBytes?: number }): Promise<TempFile>;
+  openTemp(path: RelPath, opts?: { readonly expectedBytes?: number; readonly commit?: TempCommit }): Promise<TempFile>;
   /**
    * Names in one folder ('' = the root), without boxsync's temp files; [] when the folder is gone, and (unless
    * `strict`) when it cannot be read. With `strict`, a folder that cannot be read throws.

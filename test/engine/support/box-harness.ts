@@ -8,6 +8,7 @@ import { asRemoteId, asRootId, type SyncRoot } from '../../../src/core/model.js'
 import { createEngine } from '../../../src/engine/index.js';
 import type { Engine, EngineOptions, RunSummary } from '../../../src/engine/types.js';
 import { openJournal } from '../../../src/journal/index.js';
+import type { FileWorkerPool } from '../../../src/local/file-workers.js';
 import { silentLogger } from '../../../src/logger.js';
 import { systemClock } from '../../../src/ports/clock.js';
 import type { Journal } from '../../../src/ports/journal.js';
@@ -37,8 +38,13 @@ export interface BoxHarness {
   close(): Promise<void>;
 }
 
-export async function makeBoxHarness(overrides: Partial<EngineOptions> = {}, adapterExtra: Partial<BoxAdapterOptions> = {}): Promise<BoxHarness> {
-  const ws = await makeEngineWorkspace('boxsync-engine-box-');
+export async function makeBoxHarness(
+  overrides: Partial<EngineOptions> = {},
+  adapterExtra: Partial<BoxAdapterOptions> = {},
+  /** The LocalFs's file worker threads (none: the main thread writes and commits downloads). */
+  fileWorkers?: FileWorkerPool,
+): Promise<BoxHarness> {
+  const ws = await makeEngineWorkspace('boxsync-engine-box-', fileWorkers ? { fileWorkers } : {});
   const { localPath, journalPath, localFs } = ws;
   const srv = await startBoxServer({ port: 0, tokens: [TOKEN], longPollTimeoutMs: 1000 });
   const actor = srv.control.as('1');

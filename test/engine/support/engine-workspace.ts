@@ -8,6 +8,7 @@ import * as nodeFs from 'node:fs';
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { EngineOptions } from '../../../src/engine/types.js';
+import type { FileWorkerPool } from '../../../src/local/file-workers.js';
 import { createLocalFs } from '../../../src/local/local-fs.js';
 import { createLocalTrash } from '../../../src/local/local-trash.js';
 import { silentLogger } from '../../../src/logger.js';
@@ -26,7 +27,7 @@ export interface EngineWorkspace {
   cleanup(): Promise<void>;
 }
 
-export async function makeEngineWorkspace(prefix: string): Promise<EngineWorkspace> {
+export async function makeEngineWorkspace(prefix: string, opts: { readonly fileWorkers?: FileWorkerPool } = {}): Promise<EngineWorkspace> {
   const tmp = await makeTempDir(prefix);
   const localPath = join(tmp.dir, 'Box');
   const stateDir = join(tmp.dir, 'state');
@@ -37,6 +38,7 @@ export async function makeEngineWorkspace(prefix: string): Promise<EngineWorkspa
     fs: nodeFs,
     trash: createLocalTrash({ mode: 'state', stateDir, fs: nodeFs, logger: silentLogger }),
     logger: silentLogger,
+    fileWorkers: opts.fileWorkers,
   });
   return { dir: tmp.dir, localPath, stateDir, journalPath: join(stateDir, 'journal.db'), localFs, cleanup: tmp.cleanup };
 }
