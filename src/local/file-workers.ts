@@ -23,6 +23,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { SyncError } from '../core/errors.js';
+import { reapplyAfterWorkerStart, workerPrelude } from './worker-heap-flags.js';
 
 /** One call chain on a temp file. `fd` null: create `path` first (O_EXCL, 0666 before the umask). */
 export type FileJob = (
@@ -268,7 +269,9 @@ export class FileWorkerPool {
   #start(): Slot | undefined {
     let worker: Worker;
     try {
-      worker = new Worker(this.opts.workerCode ?? WORKER_CODE, { eval: true, resourceLimits: { maxYoungGenerationSizeMb: 2 } });
+      // workerPrelude: the thread's start puts the process's young generation flag back to V8's default.
+      worker = new Worker(workerPrelude() + (this.opts.workerCode ?? WORKER_CODE), { eval: true, resourceLimits: { maxYoungGenerationSizeMb: 2 } });
+      worker.once('online', reapplyAfterWorkerStart);
     } catch (e) {
       this.#giveUp(`a worker thread could not start (${e instanceof Error ? e.message : String(e)})`);
       return undefined;
