@@ -3,7 +3,7 @@
  *
  * mallopt(param, value) -> 1 when glibc took the setting, 0 when not (or not glibc)
  * info()                -> malloc_info(0)'s XML (one <heap nr=".."> per arena), or "" when not glibc
- * M_TRIM_THRESHOLD, M_MMAP_THRESHOLD, M_ARENA_MAX: glibc's parameter numbers (absent without glibc)
+ * M_ARENA_MAX           glibc's parameter number (absent without glibc: the loader then reports "not glibc")
  *
  * Nothing here allocates on behalf of JS beyond the info string; every call is synchronous and short.
  */
@@ -75,16 +75,9 @@ static napi_value init(napi_env env, napi_value exports) {
   };
   CHECK(napi_define_properties(env, exports, sizeof fns / sizeof fns[0], fns));
 #ifdef __GLIBC__
-  static const struct { const char *name; int32_t value; } params[] = {
-      {"M_TRIM_THRESHOLD", M_TRIM_THRESHOLD},
-      {"M_MMAP_THRESHOLD", M_MMAP_THRESHOLD},
-      {"M_ARENA_MAX", M_ARENA_MAX},
-  };
-  for (size_t i = 0; i < sizeof params / sizeof params[0]; i++) {
-    napi_value v;
-    CHECK(napi_create_int32(env, params[i].value, &v));
-    CHECK(napi_set_named_property(env, exports, params[i].name, v));
-  }
+  napi_value arena_max;
+  CHECK(napi_create_int32(env, M_ARENA_MAX, &arena_max));
+  CHECK(napi_set_named_property(env, exports, "M_ARENA_MAX", arena_max));
 #endif
   return exports;
 }

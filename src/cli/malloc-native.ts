@@ -1,18 +1,19 @@
 /**
  * glibc malloc's tuning for a small resident set (issue 29 point 5), through the native addon native/malloc.c
- * (built by `npm ci` into build/Release/boxsync_malloc.node through scripts/build-native.mjs), set by the CLI as it
- * starts (heap-tuning.ts), before the rest of the CLI loads and before any file worker or libuv pool thread runs.
+ * (built by `npm ci` into build/Release/boxsync_malloc.node through scripts/build-native.mjs).
  *
  * glibc gives each thread that allocates an arena of its own, up to 8 per core; each keeps its freed memory
  * resident. Node's threads (V8's platform workers, libuv's pool, the file workers) allocate Buffers and zip and
- * TLS state: in a first mirror of 200 files of 200 KB, `MALLOC_ARENA_MAX=2` in the environment took the peak RSS
- * from 132 to 107 MiB for the same CPU (README.md, "Performance"). mallopt(M_ARENA_MAX, ARENA_MAX) at run time
- * does the same for every thread that allocates after it.
+ * TLS state: 11 arenas at the end of a first mirror of 200 files of 200 KB. mallopt(M_ARENA_MAX, 2) holds every
+ * thread that allocates after it to 2: that mirror's peak RSS 124 -> 106 MiB for the same CPU (README.md,
+ * "Performance"). It must come before Node's threads allocate, which they do as soon as modules load: so
+ * bin/boxsync.js calls it before it imports anything (the same rules as here, in plain JavaScript), and
+ * heap-tuning.ts calls applyMallocTuning() again for a CLI started another way (tests, `node dist/cli/main.js`), when
+ * 5-6 arenas exist already (then it gains little).
  *
  * Never throws, and without the addon (not built, not glibc, not Linux) nothing changes. Not set when the user's
  * environment sets MALLOC_ARENA_MAX (or glibc's tunables, GLIBC_TUNABLES), nor with BOXSYNC_MALLOC=default.
- * BOXSYNC_MALLOC_ADDON names another file to load (a packager's own build; tests point it at a missing file).
- */
+ * BOXSYNC_MALLOC_ADDON names another file to load (a packager's own build; tests point it at a missing file). */
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
