@@ -11,9 +11,10 @@
  *
  * `--semi-space-growth-factor=1` keeps the young generation at its first size (two semi-spaces of 1 MiB) instead of
  * letting it grow to 2 x 16 MiB while downloads allocate: the same as `--max-semi-space-size=1` at launch, which
- * cannot be set at run time. Node puts that flag back to V8's default in `new Worker()` (on the calling thread, before
- * it returns), so whoever starts a worker thread sets it again right after (local/worker-heap-flags.ts). Measured:
- * a 20,000-file first mirror's peak RSS about 15 MiB lower, for no CPU the bench could see (README.md, "Performance").
+ * cannot be set at run time. A new worker thread puts that flag back to V8's default as its isolate starts, so the
+ * file workers set it again first thing and when online (local/worker-heap-flags.ts). Measured with the malloc
+ * arenas capped (malloc-native.ts): the same peak as that launch flag, 127 against 129 MiB at 20,000 files (143-144
+ * without either), for no CPU the bench could see (README.md, "Performance").
  *
  * Set for every command (the daemon too). A flag is not set when the user gave node a flag of its own on the same
  * matter on the command line or in NODE_OPTIONS; none is with BOXSYNC_V8_HEAP=default in the environment.
