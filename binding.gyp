@@ -5,6 +5,12 @@
       "sources": ["native/inotify.c"],
       "cflags": ["-O2", "-Wall", "-Wextra"],
       "conditions": [["OS != 'linux'", {"type": "none", "sources": []}]]
+    },
+    {
+      "target_name": "boxsync_malloc",
+      "sources": ["native/malloc.c"],
+      "cflags": ["-O2", "-Wall", "-Wextra"],
+      "conditions": [["OS != 'linux'", {"type": "none", "sources": []}]]
     }
   ]
 }

@@ -3,10 +3,22 @@
 // checkout without a build, the TypeScript sources through tsx (a devDependency). BOXSYNC_FROM_SOURCE=1 forces
 // the sources even when dist/ exists (a stale build would otherwise hide source edits).
 import { existsSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+// glibc malloc: at most 2 arenas, set before Node's other threads allocate (src/cli/malloc-native.ts says why and
+// who opts out; main.ts applies it again, with the rest of the tuning). Without the addon, malloc's defaults.
+const env = process.env;
+if (process.platform === 'linux' && env.BOXSYNC_MALLOC !== 'default' && env.MALLOC_ARENA_MAX === undefined && !/glibc\.malloc\./.test(env.GLIBC_TUNABLES ?? '')) {
+  try {
+    const malloc = createRequire(import.meta.url)(env.BOXSYNC_MALLOC_ADDON || join(root, 'build', 'Release', 'boxsync_malloc.node'));
+    malloc.mallopt(malloc.M_ARENA_MAX, 2);
+  } catch {
+    // not built, not glibc: nothing changes
+  }
+}
 const compiled = join(root, 'dist', 'cli', 'main.js');
 // `boxsync sync` runs the build's bundle of the same code (scripts/bundle-cli.mjs: about 0.3 s less CPU per run than
 // loading 340 modules one by one), unless it is older than dist/cli/main.js (a build left half done).

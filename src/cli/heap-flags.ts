@@ -7,29 +7,48 @@
  * re-exec, so stdin, stdout, signals and exit codes are the process's own), makes V8 grow it by a small factor
  * instead (more frequent full collections). Measured (README.md, "Performance"): that first mirror's peak RSS
  * 196-231 MiB before, 147-150 MiB after (old generation 31 MiB), for about a sixth more CPU; 200 files of 200 KB,
- * 164-170 MiB before, 120-137 after, for about a fifth more CPU. A young generation kept at its first size
- * (`--semi-space-growth-factor=1`, which Node resets whenever it starts a worker thread) did not lower the
- * 20,000-file peak and was left out.
+ * 164-170 MiB before, 120-137 after, for about a fifth more CPU.
  *
- * Set for every command (the daemon too). Not set when the user gave node that flag (or its `--no-` form) on the
- * command line or in NODE_OPTIONS, nor with BOXSYNC_V8_HEAP=default in the environment.
+ * `--semi-space-growth-factor=1` keeps the young generation at its first size (two semi-spaces of 1 MiB) instead of
+ * letting it grow to 2 x 16 MiB while downloads allocate: the same as `--max-semi-space-size=1` at launch, which
+ * cannot be set at run time. A new worker thread puts that flag back to V8's default as its isolate starts, so the
+ * file workers set it again first thing and when online (local/worker-heap-flags.ts). Measured with the malloc
+ * arenas capped (malloc-native.ts): the same peak as that launch flag, 127 against 129 MiB at 20,000 files (143-144
+ * without either), for no CPU the bench could see (README.md, "Performance").
+ *
+ * Set for every command (the daemon too). A flag is not set when the user gave node a flag of its own on the same
+ * matter on the command line or in NODE_OPTIONS; none is with BOXSYNC_V8_HEAP=default in the environment.
  */
 import { setFlagsFromString } from 'node:v8';
+import { keepAfterWorkerStart } from '../local/worker-heap-flags.js';
 
-export const HEAP_FLAGS: readonly string[] = ['--optimize-for-size'];
+/** Each flag, with the node flags of the user's own on the same matter (which leave it unset). */
+const FLAGS: readonly { readonly flag: string; readonly own: RegExp }[] = [
+  { flag: '--optimize-for-size', own: /--(?:no[-_])?optimize[-_]for[-_]size\b/ },
+  { flag: '--semi-space-growth-factor=1', own: /--(?:max[-_]semi[-_]space[-_]size|min[-_]semi[-_]space[-_]size|semi[-_]space[-_]growth[-_]factor)\b/ },
+];
 
-/** A node flag of the user's own on the same matter. */
-const OWN_FLAGS = /--(?:no[-_])?optimize[-_]for[-_]size\b/;
+export const HEAP_FLAGS: readonly string[] = FLAGS.map((f) => f.flag);
 
-/** Whether boxsync sets HEAP_FLAGS for a process started with these node arguments and this environment. */
-export function heapFlagsWanted(execArgv: readonly string[], env: NodeJS.ProcessEnv): boolean {
-  if (env.BOXSYNC_V8_HEAP === 'default') return false;
-  return !OWN_FLAGS.test([...execArgv, env.NODE_OPTIONS ?? ''].join(' '));
+/** The flags boxsync sets for a process started with these node arguments and this environment. */
+export function heapFlagsWanted(execArgv: readonly string[], env: NodeJS.ProcessEnv): string[] {
+  if (env.BOXSYNC_V8_HEAP === 'default') return [];
+  const own = [...execArgv, env.NODE_OPTIONS ?? ''].join(' ');
+  return FLAGS.filter((f) => !f.own.test(own)).map((f) => f.flag);
 }
 
-/** Set HEAP_FLAGS unless heapFlagsWanted says no; true when set. */
-export function applyHeapFlags(execArgv: readonly string[] = process.execArgv, env: NodeJS.ProcessEnv = process.env): boolean {
-  if (!heapFlagsWanted(execArgv, env)) return false;
-  for (const flag of HEAP_FLAGS) setFlagsFromString(flag);
-  return true;
+/** Set the flags heapFlagsWanted gives (and again after each worker thread starts); the flags set. */
+export function applyHeapFlags(execArgv: readonly string[] = process.execArgv, env: NodeJS.ProcessEnv = process.env): readonly string[] {
+  const flags = heapFlagsWanted(execArgv, env);
+  for (const flag of flags) setFlagsFromString(flag);
+  keepAfterWorkerStart(flags);
+  applied = flags;
+  return flags;
+}
+
+let applied: readonly string[] = [];
+
+/** The flags applyHeapFlags set in this process. */
+export function appliedHeapFlags(): readonly string[] {
+  return applied;
 }

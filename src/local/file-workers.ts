@@ -24,6 +24,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { SyncError } from '../core/errors.js';
+import { reapplyAfterWorkerStart, workerPrelude } from './worker-heap-flags.js';
 import { asRelPath } from '../core/model.js';
 import { firstBadAncestor } from './containment.js';
 import { COMMIT_CODE, type CommitOutcome } from './worker-commit.js';
@@ -300,7 +301,9 @@ export class FileWorkerPool {
   #start(): Slot | undefined {
     let worker: Worker;
     try {
-      worker = new Worker(this.opts.workerCode ?? WORKER_CODE, { eval: true, resourceLimits: { maxYoungGenerationSizeMb: 2 } });
+      // workerPrelude: the thread's start puts the process's young generation flag back to V8's default.
+      worker = new Worker(workerPrelude() + (this.opts.workerCode ?? WORKER_CODE), { eval: true, resourceLimits: { maxYoungGenerationSizeMb: 2 } });
+      worker.once('online', reapplyAfterWorkerStart);
     } catch (e) {
       this.#giveUp(`a worker thread could not start (${e instanceof Error ? e.message : String(e)})`);
       return undefined;

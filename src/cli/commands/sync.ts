@@ -18,6 +18,7 @@ import type { Config } from '../../config/index.js';
 import { shutdownReason } from '../../core/errors.js';
 import type { RunSummary } from '../../engine/types.js';
 import { configAndLock, type ExitCode } from './config-and-lock.js';
+import { memoryReport } from '../memory-report.js';
 
 export { configAndLock, type ExitCode } from './config-and-lock.js';
 
@@ -166,6 +167,7 @@ export async function runSyncOnce(opts: SyncOnceOptions = {}): Promise<ExitCode>
     }
     const summary = await composition.engine.runOnce({ ...(opts.signal ? { signal: opts.signal } : {}), fullRescan: opts.fullRescan ?? false, confirm });
     reporter.finish(summary);
+    logger.debug(memoryReport(), 'memory tuning');
     opts.onSummary?.(summary, config);
     await opts.inspect?.(composition);
     if (opts.signal?.aborted && summary.outcome !== 'converged') {

@@ -1,0 +1,112 @@
+/**
+ * glibc malloc's tuning for a small resident set (issue 29 point 5), through the native addon native/malloc.c
+ * (built by `npm ci` into build/Release/boxsync_malloc.node through scripts/build-native.mjs).
+ *
+ * glibc gives each thread that allocates an arena of its own, up to 8 per core; each keeps its freed memory
+ * resident. Node's threads (V8's platform workers, libuv's pool, the file workers) allocate Buffers and zip and
+ * TLS state: 11 arenas at the end of a first mirror of 200 files of 200 KB. mallopt(M_ARENA_MAX, 2) holds every
+ * thread that allocates after it to 2: that mirror's peak RSS 124 -> 106 MiB for the same CPU (README.md,
+ * "Performance"). It must come before Node's threads allocate, which they do as soon as modules load: so
+ * bin/boxsync.js calls it before it imports anything (the same rules as here, in plain JavaScript), and
+ * heap-tuning.ts calls applyMallocTuning() again for a CLI started another way (tests, `node dist/cli/main.js`), when
+ * 5-6 arenas exist already (then it gains little).
+ *
+ * Never throws, and without the addon (not built, not glibc, not Linux) nothing changes. Not set when the user's
+ * environment sets MALLOC_ARENA_MAX (or glibc's tunables, GLIBC_TUNABLES), nor with BOXSYNC_MALLOC=default.
+ * BOXSYNC_MALLOC_ADDON names another file to load (a packager's own build; tests point it at a missing file). */
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+export interface MallocAddon {
+  /** 1 when glibc took the setting, 0 when not. */
+  mallopt(param: number, value: number): number;
+  /** malloc_info(0)'s XML: one `<heap nr="N">` per arena. */
+  info(): string;
+  readonly M_ARENA_MAX?: number;
+}
+
+export type MallocAddonLoad = { readonly ok: true; readonly addon: MallocAddon } | { readonly ok: false; readonly reason: string };
+
+/** Arenas at most: the main thread's and one shared by every other thread that allocates. */
+export const ARENA_MAX = 2;
+
+const DEFAULT_PATH = fileURLToPath(new URL('../../build/Release/boxsync_malloc.node', import.meta.url));
+
+const loaded = new Map<string, MallocAddonLoad>();
+
+export function loadMallocAddon(path: string = process.env.BOXSYNC_MALLOC_ADDON || DEFAULT_PATH): MallocAddonLoad {
+  const known = loaded.get(path);
+  if (known) return known;
+  const answer = load(path);
+  loaded.set(path, answer);
+  return answer;
+}
+
+function load(path: string): MallocAddonLoad {
+  if (process.platform !== 'linux') return { ok: false, reason: 'malloc tuning is Linux (glibc) only' };
+  try {
+    const addon = createRequire(import.meta.url)(path) as Partial<MallocAddon>;
+    if (typeof addon.mallopt !== 'function' || typeof addon.info !== 'function') {
+      return { ok: false, reason: `${path} is not the boxsync malloc addon` };
+    }
+    if (typeof addon.M_ARENA_MAX !== 'number') return { ok: false, reason: 'not glibc' };
+    return { ok: true, addon: addon as MallocAddon };
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    return {
+      ok: false,
+      reason: code === 'MODULE_NOT_FOUND'
+        ? `${path} is not built`
+        : `${path} did not load (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`,
+    };
+  }
+}
+
+/** Whether boxsync tunes malloc in a process with this environment. */
+export function mallocTuningWanted(env: NodeJS.ProcessEnv): boolean {
+  return env.BOXSYNC_MALLOC !== 'default' && env.MALLOC_ARENA_MAX === undefined && !/glibc\.malloc\./.test(env.GLIBC_TUNABLES ?? '');
+}
+
+export interface MallocTuning {
+  /** The settings taken, e.g. `arena_max=2`. */
+  readonly applied: readonly string[];
+  /** Why none was, when none was. */
+  readonly reason?: string;
+}
+
+/** The number of malloc arenas in this process (malloc_info's heaps), or null without the addon. */
+export function mallocArenas(env: NodeJS.ProcessEnv = process.env): number | null {
+  const load = loadMallocAddon(env.BOXSYNC_MALLOC_ADDON || DEFAULT_PATH);
+  if (!load.ok) return null;
+  try {
+    return (load.addon.info().match(/<heap nr=/g) ?? []).length;
+  } catch {
+    return null;
+  }
+}
+
+let applied: MallocTuning | null = null;
+
+/** What applyMallocTuning did in this process (null: not called). */
+export function appliedMallocTuning(): MallocTuning | null {
+  return applied;
+}
+
+/** Tune malloc: the settings taken (e.g. `arena_max=2`), or why none. Never throws. */
+export function applyMallocTuning(env: NodeJS.ProcessEnv = process.env): MallocTuning {
+  applied = tune(env);
+  return applied;
+}
+
+function tune(env: NodeJS.ProcessEnv): MallocTuning {
+  if (!mallocTuningWanted(env)) return { applied: [], reason: 'the environment chose' };
+  const load = loadMallocAddon(env.BOXSYNC_MALLOC_ADDON || DEFAULT_PATH);
+  if (!load.ok) return { applied: [], reason: load.reason };
+  try {
+    const { addon } = load;
+    return addon.mallopt(addon.M_ARENA_MAX!, ARENA_MAX) === 1 ? { applied: [`arena_max=${ARENA_MAX}`] } : { applied: [], reason: 'mallopt refused' };
+  } catch (e) {
+    return { applied: [], reason: e instanceof Error ? e.message : String(e) };
+  }
+}
+
