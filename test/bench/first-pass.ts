@@ -24,6 +24,7 @@ import { repoRoot } from '../support/cli.js';
 import { makeTempDir } from '../support/tmp.js';
 import { buildSyncedFixture } from './journal-fixture.js';
 import { measureCommand } from './sync.bench.js';
+import { firstPassDone } from './daemon-ready.js';
 
 const sizes = (process.argv[2] ?? '100000,200000,400000').split(',').map(Number);
 const perFolder = Number(process.argv[3] ?? 10);
@@ -59,13 +60,7 @@ async function daemonFirstPass(bin: string, configFile: string, socketPath: stri
     let ready = false;
     while (!ready && performance.now() - t0 < boundMs && child.exitCode === null) {
       last = await sendControl<DaemonStatus>(socketPath, { verb: 'status' }, 10_000).catch(() => null);
-      ready =
-        last !== null &&
-        last.passes > 0 &&
-        last.engine.phase === 'idle' &&
-        last.engine.lastSuccessfulSyncAtMs !== null &&
-        last.engine.lastSuccessfulSyncAtMs >= last.startedAtMs &&
-        last.watchers.every((x) => x.health.state !== 'starting');
+      ready = firstPassDone(last);
       if (!ready) await sleep(200);
     }
     const wall = (performance.now() - t0) / 1000;
