@@ -10,12 +10,14 @@
  * as the fixture left it (restored from a copy before each run: a first pass refreshes the folders' rows), waited for (bounded) until its own first pass succeeded with the
  * engine idle and the watchers up, and measured: wall from spawn, its CPU seconds (/proc/PID/stat) and VmHWM, the
  * inotify watches. With PROFILE=1 each daemon runs under `node --cpu-prof` (profiles in $PROFILE_DIR, default
- * /tmp/boxsync-prof); HEAP_PROF=1 adds `--heap-prof`. A kind "KIND@B" runs FIRST_PASS_BIN_B (another checkout's
+ * /tmp/boxsync-prof); HEAP_PROF=1 adds `--heap-prof`. FIRST_PASS_NO_CURSOR=1 deletes the stored event positions first
+ * (the first pass then lists every Box folder). A kind "KIND@B" runs FIRST_PASS_BIN_B (another checkout's
  * bin/boxsync.js, e.g. main's) instead: before and after back to back on one fixture, under the same load.
  */
 import { spawn } from 'node:child_process';
 import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { startBoxServer } from '../../src/box-server/index.js';
 import { sendControl } from '../../src/daemon/control/control-client.js';
 import type { DaemonStatus } from '../../src/daemon/control/control-protocol.js';
@@ -92,6 +94,12 @@ for (const files of sizes) {
       if (i > 0) {
         for (const ext of ['-wal', '-shm']) await rm(`${fx.journalFile}${ext}`, { force: true });
         await copyFile(`${fx.journalFile}.fixture`, fx.journalFile);
+      }
+      // FIRST_PASS_NO_CURSOR=1: no stored event position, so the first pass lists every folder (the full-listing path).
+      if (process.env.FIRST_PASS_NO_CURSOR === '1') {
+        const db = new Database(fx.journalFile);
+        db.prepare(`DELETE FROM stream_cursors`).run();
+        db.close();
       }
       if (kind === 'once') {
         const prof = process.env.PROFILE === '1' ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-name=${files}-${spec.replace('@', '-')}-${i}.cpuprofile`] : [];
