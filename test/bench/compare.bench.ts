@@ -75,6 +75,7 @@ import { counted, measureWireSync, perFile, rcloneBoxCopy, startWire, writeRclon
 import { buildSyncedFixture, FILES_PER_FOLDER } from './journal-fixture.js';
 import { editBothSides } from './edits.js';
 import { content, fileSizes, measureCommand, measureSync, prng, treeStats, type Measured } from './sync.bench.js';
+import { firstPassDone } from './daemon-ready.js';
 
 interface Workload {
   readonly name: string;
@@ -313,14 +314,7 @@ async function idleDaemon(w: Workload, configFile: string, socketPath: string, e
     let ready = false;
     while (!ready && performance.now() - started < boundMs && child.exitCode === null && child.signalCode === null) {
       last = await sendControl<DaemonStatus>(socketPath, { verb: 'status' }, 5000).catch(() => null);
-      ready =
-        last !== null &&
-        last.passes > 0 &&
-        last.engine.phase === 'idle' &&
-        last.engine.lastSuccessfulSyncAtMs !== null &&
-        last.engine.lastSuccessfulSyncAtMs >= last.startedAtMs &&
-        last.watchers.every((x) => x.health.state !== 'starting') &&
-        last.remoteStream.state !== 'starting';
+      ready = firstPassDone(last);
       if (!ready) await sleep(200);
     }
     const firstPassMs = performance.now() - started;

@@ -56,6 +56,8 @@ export interface FixtureOptions {
   readonly files: number;
   /** Extra config fields (top level). */
   readonly configExtra?: Readonly<Record<string, unknown>>;
+  /** Files a folder (default FILES_PER_FOLDER; the million-file tree of compare.bench.ts has 10). */
+  readonly perFolder?: number;
   /** Called each time another 100,000 files are in place (progress for large fixtures). */
   readonly progress?: (files: number) => void;
 }
@@ -105,7 +107,8 @@ async function streamPositionNow(srv: BoxServer, token: string): Promise<string>
 
 export async function buildSyncedFixture(o: FixtureOptions): Promise<SyncedFixture> {
   const web = o.srv.control.as('1');
-  const folders = Math.ceil(o.files / FILES_PER_FOLDER);
+  const perFolder = o.perFolder ?? FILES_PER_FOLDER;
+  const folders = Math.ceil(o.files / perFolder);
   const mirror = join(o.dir, 'mirror');
   const stateDir = join(o.dir, 'state');
   const journalFile = join(stateDir, 'journal.db');
@@ -146,7 +149,7 @@ export async function buildSyncedFixture(o: FixtureOptions): Promise<SyncedFixtu
           const name = folderName(d);
           const id = web.createFolder(boxFolderId, name).id;
           const files: Item[] = [];
-          for (let i = d * FILES_PER_FOLDER; i < Math.min(o.files, (d + 1) * FILES_PER_FOLDER); i++) {
+          for (let i = d * perFolder; i < Math.min(o.files, (d + 1) * perFolder); i++) {
             const f = web.uploadFile(id, fileName(i), fileContent(i));
             files.push({ path: `${name}/${fileName(i)}`, remote: decoded(web, 'file', f.id, id) });
           }
@@ -183,8 +186,8 @@ export async function buildSyncedFixture(o: FixtureOptions): Promise<SyncedFixtu
           if (item.remote.kind === 'file') recordOp(folders + Number(/file-(\d+)\.txt$/.exec(item.path)![1]), item.path, false);
         }
       }));
-      const done = Math.min(o.files, (d0 + BATCH) * FILES_PER_FOLDER);
-      if (Math.floor(done / 100_000) > Math.floor(Math.min(o.files, d0 * FILES_PER_FOLDER) / 100_000)) o.progress?.(done);
+      const done = Math.min(o.files, (d0 + BATCH) * perFolder);
+      if (Math.floor(done / 100_000) > Math.floor(Math.min(o.files, d0 * perFolder) / 100_000)) o.progress?.(done);
     }
 
     // What a listing ends with: the root's own row (no parent), then the cursor taken before it, which no event

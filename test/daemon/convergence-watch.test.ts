@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { asRelPath } from '../../src/core/model.js';
 import { ConvergenceWatch } from '../../src/daemon/lifecycle/convergence-watch.js';
-import { outOfSync } from '../../src/engine/out-of-sync.js';
+import { comparePaths, outOfSync } from '../../src/engine/out-of-sync.js';
 import { silentLogger } from '../../src/logger.js';
 import { expectConverged, makeHarness, type Harness } from '../engine/support/harness.js';
 import { closedAfterEach } from '../support/closed-after-each.js';
@@ -47,6 +47,35 @@ describe('out of sync, from the journal', () => {
     h.journal.putRemote({ ...r, etag: `${r.etag}x` });
     const found = outOfSync(h.journal, h.root, noIgnore).map((o) => `${o.path}: ${o.why}`).sort();
     expect(found).toEqual(['a.txt: deleted locally', 'dir/b.txt: changed locally', 'new.txt: new locally', 'remote.txt: changed on Box']);
+  });
+});
+
+describe('out of sync: the merge of the local tree and the merge base', () => {
+  it("compares paths in the journal's own order, whatever the names", async () => {
+    const h = await harness();
+    // ASCII around '/', Latin-1, a private-use BMP character (above the surrogates in UTF-16) and characters
+    // above U+FFFF (surrogate pairs in UTF-16): UTF-16 order and SQLite's UTF-8 order differ between the last two.
+    const names = ['a.txt', 'a b.txt', 'a-b.txt', 'a/b.txt', 'a0.txt', 'Z.txt', '~.txt', 'ä.txt', '\uE000.txt', '\u{1F600}.txt', '\u{1F600}/x.txt', '\uFF21.txt'];
+    for (const n of names) await h.write(n, n);
+    expectConverged(await h.run());
+    const local = [...h.journal.localUnder(h.root.id, '')].map((e) => e.path as string);
+    expect(local.length).toBe(names.length + 2);
+    expect([...local].sort(comparePaths)).toEqual(local);
+    expect(comparePaths('\u{1F600}', '\uE000')).toBeGreaterThan(0);
+    expect(outOfSync(h.journal, h.root, noIgnore)).toEqual([]);
+    // One of each kind, among those names.
+    const at = (p: string) => h.journal.getLocal(h.root.id, asRelPath(p))!;
+    h.journal.deleteLocal(h.root.id, asRelPath('\u{1F600}.txt'));
+    h.journal.putLocal(h.root.id, { ...at('\uE000.txt'), mtimeMs: at('\uE000.txt').mtimeMs + 1 });
+    h.journal.putLocal(h.root.id, { ...at('a b.txt'), path: asRelPath('\u{1F600}/new.txt'), inode: at('a b.txt').inode + 1000 });
+    const gone = h.journal.getSynced(h.root.id, asRelPath('a0.txt'))!.remoteId;
+    h.journal.deleteRemote(gone);
+    const found = outOfSync(h.journal, h.root, noIgnore).map((o) => `${o.path}: ${o.why}`).sort();
+    expect(found).toEqual(['a0.txt: gone from Box', '\u{1F600}.txt: deleted locally', '\u{1F600}/new.txt: new locally', '\uE000.txt: changed locally'].sort());
+    // The limit holds, and what is ignored (with everything below it) is not named.
+    expect(outOfSync(h.journal, h.root, noIgnore, 2)).toHaveLength(2);
+    const ignoreEmoji = (p: string): boolean => p === '\u{1F600}' || p === '\u{1F600}.txt';
+    expect(outOfSync(h.journal, h.root, ignoreEmoji).map((o) => o.path).sort()).toEqual(['\uE000.txt', 'a0.txt'].sort());
   });
 });
 

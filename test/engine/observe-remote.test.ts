@@ -7,6 +7,7 @@ import { FakeRemoteStore } from '../support/fake-remote-store.js';
 import { FakeChanges } from './support/fake-changes.js';
 import { tempJournal } from './support/journal.js';
 import type { Journal } from '../../src/ports/journal.js';
+import { remoteError } from '../../src/remote/box/error-codes.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -71,6 +72,43 @@ describe('observeRemote', () => {
     expect(journal.getRemote(a.id)?.sha1).toBe(store.allEntries().find((e) => e.id === a.id)?.sha1);
     expect(journal.isTrashed(b.id)).toBe(true);
     expect(journal.getCursor('events:changes')).toBe('1');
+  });
+
+  it("a stream with no cursor of its own catches up from the 'changes' cursor, then keeps the position taken before", async () => {
+    const { journal, store, deps, top, changes } = await setup();
+    const a = store.seedFile(top.id, 'a.txt', 'a');
+    await observeRemote(deps, { full: false, extraIds: [] });
+    expect(journal.getCursor('events:changes')).toBe('0');
+    store.editRemotely(a.id, 'a2');
+    const fresh = store.seedFolder(top.id, 'fresh');
+    store.seedFile(fresh.id, 'inside.txt', 'i');
+    // The daemon's position on its own stream, taken before its first pass.
+    const since = await changes.now('sync');
+    const calls = store.calls.length;
+    const obs = await observeRemote({ ...deps, streamType: 'sync' }, { full: false, extraIds: [], since });
+    expect(obs.full).toBe(false);
+    // One listing: the new folder the events named; not the root.
+    expect(store.calls.slice(calls).filter((c) => c.method === 'listFolder')).toHaveLength(1);
+    expect(journal.getRemote(a.id)?.sha1).toBe(store.allEntries().find((e) => e.id === a.id)?.sha1);
+    expect(journal.remoteChildren(fresh.id).map((e) => e.name)).toEqual(['inside.txt']);
+    expect(changes.calls.filter((c) => c.method === 'fetch').map((c) => c.position)).toEqual(['0']);
+    expect(journal.getCursor('events:sync')).toBe(since);
+    expect(journal.getCursor('events:changes')).not.toBe('0');
+  });
+
+  it('a catch-up from the other stream that could not list a new folder stores no cursor of its own', async () => {
+    const { journal, store, deps, top, changes } = await setup();
+    await observeRemote(deps, { full: false, extraIds: [] });
+    const fresh = store.seedFolder(top.id, 'fresh');
+    store.seedFile(fresh.id, 'inside.txt', 'i');
+    store.failNext('listFolder', remoteError('server_error', 'Box answered 500'));
+    await observeRemote({ ...deps, streamType: 'sync' }, { full: false, extraIds: [], since: await changes.now('sync') });
+    expect(journal.getCursor('events:sync')).toBeUndefined();
+    expect(journal.getCursor('events:changes')).toBe('0');
+    // The next pass reads the other stream again from where it was, and lists the folder.
+    await observeRemote({ ...deps, streamType: 'sync' }, { full: false, extraIds: [], since: await changes.now('sync') });
+    expect(journal.remoteChildren(fresh.id).map((e) => e.name)).toEqual(['inside.txt']);
+    expect(journal.getCursor('events:sync')).toBeDefined();
   });
 
   it('a change made during the first listing replays on the next run (position taken before the listing)', async () => {

@@ -1,6 +1,7 @@
 /**
  * The status tracker's in-sync counts: an aggregate over every synced row, so reports pushed during a pass may
- * reuse a recent count, while the end of a pass and a status query count afresh. Real SQLite journal.
+ * reuse a recent count, as does a status query during a pass; the end of a pass and a status query between passes
+ * count afresh. Real SQLite journal.
  */
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -44,7 +45,7 @@ describe('status tracker: in-sync counts', () => {
     });
   const lastFiles = (): number => pushed.at(-1)!.roots[0]!.inSync.files;
 
-  it('reuses a recent count within a pass, and counts afresh at its end and for a status query', () => {
+  it('reuses a recent count within a pass (status queries included), and counts afresh at its end and between passes', () => {
     add(0, 3);
     tracker.setPhase('scanning');
     expect(lastFiles()).toBe(3);
@@ -58,12 +59,18 @@ describe('status tracker: in-sync counts', () => {
     nowMs += 200;
     tracker.setPhase('transferring');
     expect(lastFiles()).toBe(7);
-    // A status query, and the end of the pass, are exact at once.
+    // A status query during the pass reuses a recent count too (a client polling status costs the pass no count
+    // per query), and counts again once it is older.
     add(7, 2);
+    expect(tracker.report().roots[0]!.inSync.files).toBe(7);
+    nowMs += 1100;
     expect(tracker.report().roots[0]!.inSync.files).toBe(9);
+    // The end of the pass, and a status query between passes, are exact at once.
     add(9, 1);
     tracker.setPhase('idle');
     expect(lastFiles()).toBe(10);
+    add(10, 1);
+    expect(tracker.report().roots[0]!.inSync.files).toBe(11);
   });
 
   it('counts only when a report is read, once per report: a pushed report nobody reads costs no count', () => {
