@@ -387,8 +387,9 @@ function observeQuick(ctx: ScanContext, path: RelPath, kind: LocalKind, st: Stat
   if (opts.isIgnored(path, kind === 'folder')) return undefined;
   if (kind !== 'file') return entryOf(path, kind, st, null);
   const known = opts.known?.(path);
-  if (known !== undefined && known.kind === 'file' && known.sha1 !== null && localUnchanged(known, statSeen(st))) {
-    return entryOf(path, kind, st, known.sha1);
+  if (known !== undefined && known.kind === 'file' && known.sha1 !== null && known.inode === st.ino && known.sizeBytes === st.size && known.mtimeMs === st.mtimeMs) {
+    // The same as entryOf(path, kind, st, known.sha1) would make (localUnchanged): the row itself, one object less a file.
+    return known.path === path ? known : entryOf(path, kind, st, known.sha1);
   }
   return opts.hash === true ? null : entryOf(path, kind, st, null);
 }
