@@ -11,6 +11,7 @@
  *                               double the journal holds).
  *            -> -errno          the folder could not be opened or read (ENOENT, EACCES, ENOTDIR, ...)
  *            -> 1               a name in it is not valid UTF-8: the caller reads this folder its own way (as bytes)
+ *            throws             only when N-API itself fails; the caller then reads the folder through node:fs
  *
  * Each entry is lstat-ed relative to the folder's descriptor (fstatat(AT_SYMLINK_NOFOLLOW)): the kernel does not walk
  * the whole path again for every entry, and no node Stats object is made per entry. A symlink is reported as one and
@@ -32,13 +33,9 @@
 
 #define WALK_FIELDS 5
 
-#define CHECK(call)                                                  \
-  do {                                                               \
-    if ((call) != napi_ok) {                                         \
-      napi_throw_error(env, NULL, "boxsync_walk: " #call " failed"); \
-      goto fail;                                                     \
-    }                                                                \
-  } while (0)
+/* An N-API call that failed: the JS side gets an exception (walk-native.ts then treats the folder as node:fs would). */
+#define CHECK(call) \
+  if ((call) != napi_ok) goto napi_failed
 
 /* Strict UTF-8, as node's buffer.isUtf8: no overlong forms, no surrogates, nothing past U+10FFFF. */
 static int valid_utf8(const unsigned char *s, size_t n) {
@@ -239,6 +236,11 @@ fail:
   free(names);
   free(joined);
   return result;
+
+napi_failed:
+  napi_throw_error(env, NULL, "boxsync_walk: an N-API call failed");
+  result = NULL;
+  goto fail;
 
 nomem:
   errno_out = ENOMEM;

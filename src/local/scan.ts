@@ -215,7 +215,14 @@ async function observeFolderNative(ctx: WalkContext, dir: RelPath | ''): Promise
   const addon = ctx.addon;
   if (addon === null || !ctx.syncStat.on || !ctx.syncRead.on) return undefined;
   await giveTurn(ctx);
-  const got = timedSync(ctx, ctx.syncStat, (r) => (r === undefined || typeof r === 'number' ? 1 : r[1].length / WALK_FIELDS + 1), () => addon.list(ctx.abs(dir)));
+  const got = timedSync(ctx, ctx.syncStat, (r) => (r === undefined || typeof r === 'number' ? 1 : r[1].length / WALK_FIELDS + 1), () => {
+    try {
+      return addon.list(ctx.abs(dir));
+    } catch {
+      // The addon itself failed (out of memory in N-API): node:fs reads this folder.
+      return 0;
+    }
+  });
   if (typeof got === 'number') return undefined;
   const [joined, meta] = got;
   const count = meta.length / WALK_FIELDS;
