@@ -97,11 +97,10 @@ typedef struct {
   size_t len;
 } Name;
 
-static const char *names_base;
-
-static int by_utf16(const void *a, const void *b) {
+/* qsort_r's comparator: the names buffer comes as its argument, so two threads (workers) may list at once. */
+static int by_utf16(const void *a, const void *b, void *base) {
   const Name *x = (const Name *)a, *y = (const Name *)b;
-  const unsigned char *p = (const unsigned char *)names_base + x->off, *q = (const unsigned char *)names_base + y->off;
+  const unsigned char *p = (const unsigned char *)base + x->off, *q = (const unsigned char *)base + y->off;
   const unsigned char *pe = p + x->len, *qe = q + y->len;
   while (p < pe && q < qe) {
     if (*p < 0x80 && *q < 0x80) {
@@ -183,8 +182,7 @@ static napi_value js_list(napi_env env, napi_callback_info info) {
   }
   if (errno_out != 0 || not_utf8) goto answer;
 
-  names_base = buf;
-  if (count > 1) qsort(names, count, sizeof *names, by_utf16);
+  if (count > 1) qsort_r(names, count, sizeof *names, by_utf16, buf);
 
   void *data = NULL;
   napi_value ab, meta, joined_str, arr;

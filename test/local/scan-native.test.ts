@@ -134,6 +134,27 @@ describe('the native walk', () => {
     expect(got.nativeReads).toBe(2);
   });
 
+  it('sorts a few hundred mixed names (ASCII, Latin, CJK, emoji, private use, U+FFFD) exactly as JavaScript does', async () => {
+    const alphabet = ['a', 'B', '0', '-', 'z', 'é', 'ß', 'Ω', '\u00A0', '中', '\u{1F600}', '\u{10FFFD}', '\uE000', '\uFFFD', '\uFF5E'];
+    // Park-Miller: exact in doubles (48271 * 2^31 < 2^53), so the same names on every machine.
+    let seed = 7;
+    const next = (n: number): number => {
+      seed = (seed * 48271) % 2147483647;
+      return seed % n;
+    };
+    const names = new Set<string>();
+    for (let tries = 0; names.size < 300 && tries < 100_000; tries++) {
+      let n = '';
+      for (let k = 1 + next(4); k > 0; k--) n += alphabet[next(alphabet.length)];
+      names.add(n);
+    }
+    expect(names.size).toBe(300);
+    for (const n of names) await writeFile(join(root, n), '');
+    const got = await bothWays();
+    expect(got.nativeReads).toBe(1);
+    expect(got.entries.map((e) => e.path)).toEqual([...names].sort());
+  });
+
   it('keeps a known SHA-1 only while size, mtime and inode match, and hashes an edited file when asked', async () => {
     await mkdir(join(root, 'd'));
     await writeFile(join(root, 'd', 'same'), 'same');
