@@ -11,6 +11,12 @@
       "sources": ["native/malloc.c"],
       "cflags": ["-O2", "-Wall", "-Wextra"],
       "conditions": [["OS != 'linux'", {"type": "none", "sources": []}]]
+    },
+    {
+      "target_name": "boxsync_walk",
+      "sources": ["native/walk.c"],
+      "cflags": ["-O2", "-Wall", "-Wextra"],
+      "conditions": [["OS != 'linux'", {"type": "none", "sources": []}]]
     }
   ]
 }

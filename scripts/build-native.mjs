@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 /**
- * Builds the native inotify addon (native/inotify.c -> build/Release/boxsync_inotify.node) with node-gyp: the
- * root package's `install` script, so a fresh `npm ci` builds it. Linux only. Never fails the install: without
- * the addon the daemon uses the fs.watch-per-folder watcher ('dirs') and says so once in its log (README "Daemon").
+ * Builds the native addons with node-gyp (every target of binding.gyp): the inotify watcher (native/inotify.c ->
+ * build/Release/boxsync_inotify.node) and the tree walk (native/walk.c -> build/Release/boxsync_walk.node). The
+ * root package's `install` script, so a fresh `npm ci` builds them. Linux only. Never fails the install: without
+ * the inotify addon the daemon uses the fs.watch-per-folder watcher ('dirs') and says so once in its log (README
+ * "Daemon"); without the walk's, the scan reads folders through node:fs.
  *
  * node-gyp comes from npm itself (npm sets npm_config_node_gyp for scripts), else from npm's own install.
  */

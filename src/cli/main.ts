@@ -15,6 +15,10 @@ import { Command, CommanderError } from 'commander';
 import { registerCommands } from './commands/index.js';
 import { versionText } from './version.js';
 import { errorText } from '../core/escape.js';
+import { applyTierFlags } from './tier-flags.js';
+
+// Before any command's modules load: V8's tier-up for a short run (tier-flags.ts).
+applyTierFlags();
 
 const program = new Command();
 program

@@ -4,7 +4,7 @@
  * as 'symlink' and never followed, so the walk cannot leave the root.
  */
 import { isUtf8 } from 'node:buffer';
-import type { Stats } from 'node:fs';
+import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import { escapeText } from '../core/escape.js';
 import { LOCAL_NAME_NOT_UTF8 } from '../core/park-class.js';
 import { SyncError } from '../core/errors.js';
@@ -19,6 +19,8 @@ import { QuickGate } from './quick-fs.js';
 import { ThreadClock } from './thread-clock.js';
 import { isTempName } from './temp-name.js';
 import { localUnchanged, statSeen } from '../core/same-item.js';
+import { errnoError } from './inotify-native.js';
+import { loadWalkAddon, mtimeMsOf, WALK_FIELDS, WALK_KINDS, type WalkAddon } from './walk-native.js';
 
 export const SCAN_BATCH_ENTRIES = 500;
 /**
@@ -50,8 +52,18 @@ export function kindOf(st: Stats): LocalKind {
   return 'other';
 }
 
+/** What the walk uses of an lstat: a node Stats, or the numbers the native walk gives (walk-native.ts). */
+interface StatLike {
+  readonly ino: number;
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
 export function entryFromStats(path: RelPath, st: Stats, sha1: string | null): LocalEntry {
-  const kind = kindOf(st);
+  return entryOf(path, kindOf(st), st, sha1);
+}
+
+function entryOf(path: RelPath, kind: LocalKind, st: StatLike, sha1: string | null): LocalEntry {
   return { path, kind, inode: st.ino, sizeBytes: kind === 'folder' ? 0 : st.size, mtimeMs: st.mtimeMs, sha1: kind === 'file' ? sha1 : null };
 }
 
@@ -75,6 +87,8 @@ interface WalkContext extends ScanContext {
   readonly turn: { at: number };
   /** How long a window slept (the disk answered), not its wall time, which a loaded machine's scheduler inflates. */
   readonly clock: ThreadClock | undefined;
+  /** The native folder reader (walk-native.ts), used while the synchronous calls are; null without it. */
+  readonly addon: WalkAddon | null;
 }
 
 export async function* scanTree(scan: ScanContext): AsyncGenerator<readonly LocalEntry[]> {
@@ -91,7 +105,15 @@ export async function* scanTree(scan: ScanContext): AsyncGenerator<readonly Loca
   }
   const syncStat = new QuickGate(fs.lstatSync !== undefined && (await scan.localDisk), SYNC_LSTAT_MAX_MS_EACH);
   const syncRead = new QuickGate(syncStat.on && fs.readdirSync !== undefined, SYNC_LSTAT_MAX_MS_EACH);
-  const ctx: WalkContext = { ...scan, syncStat, syncRead, turn: { at: performance.now() }, clock: syncStat.on ? ThreadClock.open() : undefined };
+  const ctx: WalkContext = {
+    ...scan,
+    syncStat,
+    syncRead,
+    turn: { at: performance.now() },
+    clock: syncStat.on ? ThreadClock.open() : undefined,
+    // In place of node's own readdirSync and lstatSync only: a module that wraps them (a test's faults) keeps them.
+    addon: syncRead.on && fs.readdirSync === readdirSync && fs.lstatSync === lstatSync ? loadWalkAddon() : null,
+  };
   try {
     yield* walk(ctx);
   } finally {
@@ -115,12 +137,15 @@ async function* walk(ctx: WalkContext): AsyncGenerator<readonly LocalEntry[]> {
   }
   while (stack.length > 0) {
     const dir = stack.pop() as RelPath | '';
-    const names = await listFolder(ctx, dir);
+    // The native reader's entries, or (without it, or for a folder it leaves to node:fs) the names to lstat here.
+    const native = await observeFolderNative(ctx, dir);
+    const names = native === undefined ? await listFolder(ctx, dir) : [];
     if (names === null) continue;
     const subdirs: RelPath[] = [];
     const listed: LocalEntry[] | undefined = opts.onListed === undefined ? undefined : [];
-    for (let i = 0; i < names.length; i += LSTAT_WINDOW) {
-      for (const entry of await observeNames(ctx, dir, names.slice(i, i + LSTAT_WINDOW))) {
+    const windows = native === undefined ? Math.ceil(names.length / LSTAT_WINDOW) : 1;
+    for (let w = 0; w < windows; w++) {
+      for (const entry of native ?? (await observeNames(ctx, dir, names.slice(w * LSTAT_WINDOW, (w + 1) * LSTAT_WINDOW)))) {
         if (entry === undefined) continue;
         batch.push(entry);
         listed?.push(entry);
@@ -179,6 +204,64 @@ function lstatWindowSync(ctx: WalkContext, paths: readonly (RelPath | null)[]): 
   );
 }
 
+/**
+ * One folder read and lstat-ed by the native addon (walk-native.ts) in one synchronous call, timed for the lstats'
+ * gate as a window of its entries, then observed as observeNames does; no Stats object per entry. undefined when
+ * the folder is left to node:fs: no addon, the synchronous calls are off (not a local disk, or slow: a hung network
+ * mount is never read on the main thread), the folder cannot be read (node:fs reads it again and reports why), or a
+ * name in it is not UTF-8 (node:fs reads it as bytes).
+ */
+async function observeFolderNative(ctx: WalkContext, dir: RelPath | ''): Promise<(LocalEntry | undefined)[] | undefined> {
+  const addon = ctx.addon;
+  if (addon === null || !ctx.syncStat.on || !ctx.syncRead.on) return undefined;
+  await giveTurn(ctx);
+  const got = timedSync(ctx, ctx.syncStat, (r) => (r === undefined || typeof r === 'number' ? 1 : r[1].length / WALK_FIELDS + 1), () => {
+    try {
+      return addon.list(ctx.abs(dir));
+    } catch {
+      // The addon itself failed (out of memory in N-API): node:fs reads this folder.
+      return 0;
+    }
+  });
+  if (typeof got === 'number') return undefined;
+  const [joined, meta] = got;
+  const count = meta.length / WALK_FIELDS;
+  const names = count === 0 ? [] : joined.split('\0');
+  const out: (LocalEntry | undefined)[] = new Array(count);
+  const toHash: { i: number; path: RelPath; st: StatLike }[] = [];
+  for (let i = 0; i < count; i++) {
+    const name = names[i] as string;
+    const path = asRelPath(dir === '' ? name : `${dir}/${name}`);
+    const m = i * WALK_FIELDS;
+    const code = meta[m] as number;
+    if (isTempName(name)) {
+      await leftoverTemp(ctx, path, name);
+    } else if (code < 0) {
+      // Gone since the listing, or cannot be looked at: as lstatWindowSync.
+      const e = errnoError(-code, `lstat ${ctx.abs(path)}`);
+      if (!isGone(e)) unreadable(ctx, path, e, 'looking at');
+    } else {
+      const st: StatLike = { size: meta[m + 1] as number, mtimeMs: mtimeMsOf(meta[m + 2] as number, meta[m + 3] as number), ino: meta[m + 4] as number };
+      const quick = observeQuick(ctx, path, WALK_KINDS[code] ?? 'other', st);
+      if (quick === null) toHash.push({ i, path, st });
+      else out[i] = quick;
+    }
+  }
+  for (let k = 0; k < toHash.length; k += OBSERVE_CONCURRENCY) {
+    const part = toHash.slice(k, k + OBSERVE_CONCURRENCY);
+    const entries = await Promise.all(part.map((h) => hashEntry(ctx, h.path, h.st)));
+    part.forEach((h, j) => (out[h.i] = entries[j]));
+  }
+  return out;
+}
+
+/** Let the event loop in when the walk has held it for WALK_TURN_MS. */
+async function giveTurn(ctx: WalkContext): Promise<void> {
+  if (performance.now() - ctx.turn.at < WALK_TURN_MS) return;
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  ctx.turn.at = performance.now();
+}
+
 /** `work` (synchronous calls on `entries(result)` entries) timed for `gate`. */
 function timedSync<T>(ctx: WalkContext, gate: QuickGate, entries: (result: T | undefined) => number, work: () => T): T {
   const busy = ctx.clock?.busyNs();
@@ -204,10 +287,7 @@ function timedSync<T>(ctx: WalkContext, gate: QuickGate, entries: (result: T | u
 async function readNames(ctx: WalkContext, dir: RelPath | ''): Promise<readonly (string | Buffer)[]> {
   const readdirSync = ctx.fs.readdirSync;
   if (!ctx.syncStat.on || !ctx.syncRead.on || readdirSync === undefined) return ctx.fs.promises.readdir(ctx.abs(dir));
-  if (performance.now() - ctx.turn.at >= WALK_TURN_MS) {
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    ctx.turn.at = performance.now();
-  }
+  await giveTurn(ctx);
   // One entry's worth of time per name, and one for the folder.
   return timedSync(ctx, ctx.syncRead, (names) => (names?.length ?? 0) + 1, () => readdirSync(ctx.abs(dir)));
 }
@@ -304,15 +384,26 @@ async function observe(ctx: ScanContext, path: RelPath): Promise<LocalEntry | un
 }
 
 async function observeStat(ctx: ScanContext, path: RelPath, st: Stats): Promise<LocalEntry | undefined> {
-  const { fs, abs, opts } = ctx;
-  const kind = kindOf(st);
+  const quick = observeQuick(ctx, path, kindOf(st), st);
+  return quick === null ? hashEntry(ctx, path, st) : quick;
+}
+
+/** What observeStat decides without waiting: the entry, undefined (ignored), or null: the file must be hashed. */
+function observeQuick(ctx: ScanContext, path: RelPath, kind: LocalKind, st: StatLike): LocalEntry | undefined | null {
+  const { opts } = ctx;
   if (opts.isIgnored(path, kind === 'folder')) return undefined;
-  if (kind !== 'file') return entryFromStats(path, st, null);
+  if (kind !== 'file') return entryOf(path, kind, st, null);
   const known = opts.known?.(path);
-  if (known !== undefined && known.kind === 'file' && known.sha1 !== null && localUnchanged(known, statSeen(st))) {
-    return entryFromStats(path, st, known.sha1);
+  if (known !== undefined && known.kind === 'file' && known.sha1 !== null && known.inode === st.ino && known.sizeBytes === st.size && known.mtimeMs === st.mtimeMs) {
+    // The same as entryOf(path, kind, st, known.sha1) would make (localUnchanged): the row itself, one object less a file.
+    return known.path === path ? known : entryOf(path, kind, st, known.sha1);
   }
-  if (opts.hash !== true) return entryFromStats(path, st, null);
+  return opts.hash === true ? null : entryOf(path, kind, st, null);
+}
+
+/** A file's entry with its SHA-1, read now (null when it changed while read). */
+async function hashEntry(ctx: ScanContext, path: RelPath, st: StatLike): Promise<LocalEntry | undefined> {
+  const { fs, abs, opts } = ctx;
   try {
     const sha1 = await sha1File(fs, abs(path), st.size);
     // Written to while we read it: the hash matches no state of the file; the next scan hashes it again.
@@ -325,7 +416,7 @@ async function observeStat(ctx: ScanContext, path: RelPath, st: Stats): Promise<
     const err = classifyFsError(e, { action: 'hashing', path });
     if (opts.onUnreadable === undefined) throw err;
     opts.onUnreadable(path, err);
-    return entryFromStats(path, st, null);
+    return entryOf(path, 'file', st, null);
   }
 }
 

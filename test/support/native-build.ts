@@ -1,6 +1,7 @@
 /**
- * Vitest global setup: builds the native inotify addon when this checkout has not built it yet (a worktree made
- * without `npm ci`), so the watcher tests run the native watcher, not the fallback. A no-op once built.
+ * Vitest global setup: builds the native addons (inotify, the walk) when this checkout has not built it yet (a worktree made
+ * without `npm ci`), so the watcher tests run the native watcher and the
+ * scan tests the native walk, not the fallbacks. A no-op once built.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -8,6 +9,7 @@ import { join } from 'node:path';
 import { repoRoot } from './cli.js';
 
 export default function setup(): void {
-  if (process.platform !== 'linux' || existsSync(join(repoRoot, 'build', 'Release', 'boxsync_inotify.node'))) return;
+  const built = ['boxsync_inotify.node', 'boxsync_walk.node'].every((f) => existsSync(join(repoRoot, 'build', 'Release', f)));
+  if (process.platform !== 'linux' || built) return;
   spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build-native.mjs')], { cwd: repoRoot, stdio: 'inherit' });
 }
