@@ -133,6 +133,11 @@ static napi_value js_list(napi_env env, napi_callback_info info) {
   path = malloc(plen + 1);
   if (!path) goto nomem;
   CHECK(napi_get_value_string_utf8(env, argv[0], path, plen + 1, &plen));
+  /* A NUL inside the string would make open() read a shorter path than asked for (node:fs refuses such a path). */
+  if (strlen(path) != plen) {
+    errno_out = EINVAL;
+    goto answer;
+  }
 
   int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) {

@@ -171,6 +171,15 @@ describe('the native walk', () => {
     expect(hashed.entries.find((e) => e.path === 'd/same')?.sha1).toBe(createHash('sha1').update('same').digest('hex'));
   });
 
+  it('refuses a path with a NUL in it (EINVAL) instead of reading the shorter path before the NUL', async () => {
+    await mkdir(join(root, 'sub'));
+    await writeFile(join(root, 'sub', 'f.txt'), 'x');
+    expect(addon).not.toBeNull();
+    expect(addon!.list(`${join(root, 'sub')}\0/etc`)).toBe(-22);
+    const listed = addon!.list(join(root, 'sub'));
+    expect(typeof listed === 'number' ? listed : listed[0]).toBe('f.txt');
+  });
+
   it('parks a path past PATH_MAX (ENAMETOOLONG) and goes on with the rest', async () => {
     // 4096 bytes is Linux's PATH_MAX: folders of 200-byte names until the path passes it. GNU mkdir and rm go
     // down folder by folder (node's calls take the whole path, which the kernel refuses past PATH_MAX).
