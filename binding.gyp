@@ -17,6 +17,12 @@
       "sources": ["native/walk.c"],
       "cflags": ["-O2", "-Wall", "-Wextra"],
       "conditions": [["OS != 'linux'", {"type": "none", "sources": []}]]
+    },
+    {
+      "target_name": "boxsync_syncfs",
+      "sources": ["native/syncfs.c"],
+      "cflags": ["-O2", "-Wall", "-Wextra"],
+      "conditions": [["OS != 'linux'", {"type": "none", "sources": []}]]
     }
   ]
 }

@@ -28,6 +28,8 @@ import { reapplyAfterWorkerStart, workerPrelude } from './worker-heap-flags.js';
 import { asRelPath } from '../core/model.js';
 import { firstBadAncestor } from './containment.js';
 import { COMMIT_CODE, type CommitOutcome } from './worker-commit.js';
+import { DURABLE_CODE } from './worker-durable.js';
+import { syncfsAddonPath } from './syncfs-native.js';
 
 /**
  * The commit into place of a new file, done by the job that wrote its temp file (worker-commit.ts). The temp file is
@@ -92,6 +94,7 @@ const zlib = require('node:zlib');
 const { createHash } = require('node:crypto');
 const { parentPort } = require('node:worker_threads');
 ${COMMIT_CODE}
+${DURABLE_CODE}
 const reply = (m, fd, more) => parentPort.postMessage({ id: m.id, fd, ...more });
 const fail = (m, fd, e) => reply(m, fd, { error: { message: String(e && e.message), code: e && e.code } });
 let scratch = Buffer.alloc(0);
@@ -120,8 +123,8 @@ function entryBytes(m) {
     if (a !== undefined) try { fs.closeSync(a); } catch {}
   }
 }
-// Create the temp file if need be, write d at m.position, then fsync (in libuv's pool: this thread keeps working)
-// and close when asked; answers with the fd.
+// Create the temp file if need be, write d at m.position, then make it durable (whenDurable, worker-durable.ts: one
+// syncfs for a batch, or an fsync in libuv's pool; this thread keeps working) and close when asked; answers with the fd.
 function put(m, d, more) {
   let fd = m.fd;
   // A job that also commits (worker-commit.ts) is sure of its bytes before the file is made, or commits nothing.
@@ -149,12 +152,15 @@ function put(m, d, more) {
     return fail(m, fd, e);
   }
   const at = fd;
-  fs.fsync(at, (e) => {
+  whenDurable(at, m.path, m.fd === null, (e) => {
     if (e) return fail(m, at, e);
     if (m.close) {
       try { fs.closeSync(at); } catch (e2) { return fail(m, at, e2); }
     }
-    reply(m, at, c === undefined ? more : { ...more, committed: commitInPlace(c, m.path, st) });
+    if (c === undefined) return reply(m, at, more);
+    const committed = commitInPlace(c, m.path, st);
+    trace({ op: 'committed', paths: [m.path], target: c.target });
+    reply(m, at, { ...more, committed });
   });
 }
 parentPort.on('message', (m) => {
@@ -189,6 +195,13 @@ interface Slot {
   readonly pending: Map<number, Pending>;
 }
 
+/** A step a worker thread took on temp files (FileWorkerPoolOptions.onTrace). */
+export interface WorkerTrace {
+  readonly op: 'fsync' | 'syncfs' | 'committed';
+  readonly paths: readonly string[];
+  readonly target?: string;
+}
+
 export interface FileWorkerPoolOptions {
   /** Threads; default os.availableParallelism() - 1, at least 1. */
   readonly size?: number;
@@ -201,6 +214,8 @@ export interface FileWorkerPoolOptions {
   readonly beforePost?: (job: FileJob, post: (message: unknown) => void) => void;
   /** Tests: the worker's code (one that cannot start, one that dies). */
   readonly workerCode?: string;
+  /** Tests: what each thread did, in order (worker-durable.ts: `fsync`, `syncfs`, `committed`). */
+  readonly onTrace?: (t: WorkerTrace) => void;
 }
 
 export class FileWorkerPool {
@@ -302,7 +317,12 @@ export class FileWorkerPool {
     let worker: Worker;
     try {
       // workerPrelude: the thread's start puts the process's young generation flag back to V8's default.
-      worker = new Worker(workerPrelude() + (this.opts.workerCode ?? WORKER_CODE), { eval: true, resourceLimits: { maxYoungGenerationSizeMb: 2 } });
+      worker = new Worker(workerPrelude() + (this.opts.workerCode ?? WORKER_CODE), {
+        eval: true,
+        resourceLimits: { maxYoungGenerationSizeMb: 2 },
+        // worker-durable.ts: the addon that makes a batch of temp files durable at once (none: an fsync each).
+        workerData: { syncfsAddon: syncfsAddonPath(), trace: this.opts.onTrace !== undefined },
+      });
       worker.once('online', reapplyAfterWorkerStart);
     } catch (e) {
       this.#giveUp(`a worker thread could not start (${e instanceof Error ? e.message : String(e)})`);
@@ -310,9 +330,10 @@ export class FileWorkerPool {
     }
     worker.unref();
     const slot: Slot = { worker, online: false, pending: new Map() };
-    worker.on('message', (m: FileJobResult & { id: number; ready?: true; error?: { message: string; code?: string } }) => {
+    worker.on('message', (m: FileJobResult & { id: number; ready?: true; trace?: WorkerTrace; error?: { message: string; code?: string } }) => {
       // Its code ran to the end: from now on a job it holds may have started.
       if (m.ready === true) return void (slot.online = true);
+      if (m.trace !== undefined) return this.opts.onTrace?.(m.trace);
       const p = slot.pending.get(m.id);
       if (p === undefined) return;
       slot.pending.delete(m.id);

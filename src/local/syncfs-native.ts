@@ -1,0 +1,32 @@
+/**
+ * The durability point of the file worker threads (native/syncfs.c, built by `npm ci` into
+ * build/Release/boxsync_syncfs.node through scripts/build-native.mjs): syncfs(2) on a file's file system, in libuv's
+ * pool, so a worker makes a batch of temp files durable at once instead of fsyncing each (file-workers.ts). The
+ * worker threads load it themselves; this module only finds the file and checks that it loads. Loading never
+ * throws: without the addon (not Linux, not built) each temp file is fsynced as before.
+ *
+ * BOXSYNC_SYNCFS_ADDON names another file to load (a packager's own build); BOXSYNC_SYNCFS_ADDON=off turns it off
+ * (tests run the workers both ways).
+ */
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const DEFAULT_PATH = fileURLToPath(new URL('../../build/Release/boxsync_syncfs.node', import.meta.url));
+const loaded = new Map<string, string | null>();
+
+/** The path of an addon that loads and has `syncfs`, or null (not Linux, not built, another file, turned off). */
+export function syncfsAddonPath(path: string = process.env.BOXSYNC_SYNCFS_ADDON || DEFAULT_PATH): string | null {
+  const known = loaded.get(path);
+  if (known !== undefined) return known;
+  let found: string | null = null;
+  if (process.platform === 'linux' && path !== 'off') {
+    try {
+      const got = createRequire(import.meta.url)(path) as { syncfs?: unknown };
+      if (typeof got.syncfs === 'function') found = path;
+    } catch {
+      // Not built or not loadable here: the workers fsync each file.
+    }
+  }
+  loaded.set(path, found);
+  return found;
+}
