@@ -14,20 +14,23 @@ function task(path: string, direction: QueueTask['direction'], totalBytes: numbe
 }
 
 describe('TransferQueue', () => {
-  it('runs metadata first, then files from small to big', async () => {
+  it('runs metadata first, then files from small to big (small downloads in a lane of their own)', async () => {
     const q = new TransferQueue({ concurrency: 1, smallConcurrency: 1, clock: new ManualClock() });
     const order: string[] = [];
     q.pause();
     const runs = [
-      q.add(task('big.bin', 'down', 900_000, async () => (order.push('big'), done))),
+      q.add(task('big.bin', 'up', 900_000, async () => (order.push('big'), done))),
       q.add(task('small.txt', 'up', 10, async () => (order.push('small'), done))),
-      q.add(task('mid.bin', 'down', 30_000, async () => (order.push('mid'), done))),
+      q.add(task('mid.bin', 'up', 30_000, async () => (order.push('mid'), done))),
       q.add(task('folder', null, 0, async () => (order.push('meta'), done))),
+      q.add(task('mid-down.bin', 'down', 30_000, async () => (order.push('mid-down'), done))),
+      q.add(task('small-down.txt', 'down', 10, async () => (order.push('small-down'), done))),
     ];
-    expect(q.queued(root).ops).toBe(4);
+    expect(q.queued(root).ops).toBe(6);
     q.resume();
     await Promise.all(runs);
-    expect(order).toEqual(['meta', 'small', 'mid', 'big']);
+    expect(order.filter((o) => !o.endsWith('-down'))).toEqual(['meta', 'small', 'mid', 'big']);
+    expect(order.filter((o) => o.endsWith('-down'))).toEqual(['small-down', 'mid-down']);
     expect(q.queued(root)).toEqual({ ops: 0, bytes: 0 });
     expect(priorityOf({ direction: null, totalBytes: 0 })).toBeGreaterThan(priorityOf({ direction: 'up', totalBytes: 0 }));
   });
