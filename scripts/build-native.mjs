@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 /**
  * Builds the native addons with node-gyp (every target of binding.gyp): the inotify watcher (native/inotify.c ->
- * build/Release/boxsync_inotify.node) and the tree walk (native/walk.c -> build/Release/boxsync_walk.node). The
+ * build/Release/boxsync_inotify.node), the tree walk (native/walk.c -> build/Release/boxsync_walk.node) and the
+ * file workers' durability point (native/syncfs.c -> build/Release/boxsync_syncfs.node). The
  * root package's `install` script, so a fresh `npm ci` builds them. Linux only. Never fails the install: without
  * the inotify addon the daemon uses the fs.watch-per-folder watcher ('dirs') and says so once in its log (README
- * "Daemon"); without the walk's, the scan reads folders through node:fs.
+ * "Daemon"); without the walk's, the scan reads folders through node:fs; without syncfs's, each file is fsynced.
  *
  * node-gyp comes from npm itself (npm sets npm_config_node_gyp for scripts), else from npm's own install.
  */

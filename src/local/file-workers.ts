@@ -6,7 +6,7 @@
  * A new file's job also commits it into place (`commit`: the guards, Box's mtime, the link under its final name;
  * worker-commit.ts); a file that replaces one is put in place by the main thread (LocalFs.commitTemp), and the
  * journal stays there. A worker makes nothing but temp files (temp-name.ts names, created with O_EXCL) and links
- * of whole fsynced ones, so a killed process leaves at most temp files, removed by the next full scan, as before.
+ * of whole durable ones (worker-durable.ts), so a killed process leaves at most temp files, removed by the next full scan, as before.
  *
  * The pool is sized to the machine unless told: os.availableParallelism() - 1 threads (at least one). Its threads are unref'd (they never keep
  * a process alive) and `close()` terminates them (the composition root's close, which SIGTERM reaches).

@@ -93,14 +93,20 @@ function flush() {
       for (const w of g.files) fsyncOne(w, () => { if (--n === 0) groupDone(); });
     };
     if (g.dev === null) { each(); continue; }
-    syncfsAddon.syncfs(g.files[0].fd, (errno) => {
-      if (errno === 0) {
-        trace({ op: 'syncfs', paths: g.files.map((w) => w.path) });
-        return groupDone();
-      }
-      if (errno === EOPNOTSUPP || errno === ENOSYS) untrusted.add(g.dev);
+    try {
+      syncfsAddon.syncfs(g.files[0].fd, (errno) => {
+        if (errno === 0) {
+          trace({ op: 'syncfs', paths: g.files.map((w) => w.path) });
+          return groupDone();
+        }
+        if (errno === EOPNOTSUPP || errno === ENOSYS) untrusted.add(g.dev);
+        each();
+      });
+    } catch {
+      // The addon could not start the call (N-API failed): this thread fsyncs each file from now on.
+      syncfsAddon = null;
       each();
-    });
+    }
   }
 }
 `;
