@@ -8,21 +8,11 @@ import * as nodeFs from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FileWorkerPool, type FileJob } from '../../src/local/file-workers.js';
-import { closedAfterEach } from '../support/closed-after-each.js';
-import { makeBoxHarness } from './support/box-harness.js';
+import type { FileJob } from '../../src/local/file-workers.js';
 import { expectConverged } from './support/harness.js';
+import { expectBothKept, expectNothingToTransfer, workerHarness } from './support/worker-checks.js';
 
-const harness = closedAfterEach(async (beforePost?: (job: FileJob) => void) => {
-  const pool = new FileWorkerPool({ size: 1, ...(beforePost ? { beforePost } : {}) });
-  const h = await makeBoxHarness({}, {}, pool);
-  const close = h.close.bind(h);
-  h.close = async () => {
-    await close();
-    await pool.close();
-  };
-  return h;
-});
+const harness = workerHarness;
 
 const replacing = (job: FileJob): string | undefined => ((job.op === 'put' || job.op === 'unzip') && job.commit?.replace !== undefined ? job.commit.rel : undefined);
 
@@ -51,11 +41,7 @@ describe('replacing downloads committed by the file worker threads', () => {
       expect(synced?.inode).toBe(st.ino);
       expect(st.mtimeMs).toBe(h.journal.getRemote(ids[i]! as never)?.modifiedAtMs);
     }
-    const t0 = Date.now();
-    await h.restart();
-    const again = expectConverged(await h.run());
-    expect(again.downloadedBytes + again.uploadedBytes).toBe(0);
-    expect(h.transfers(t0)).toEqual({ downloads: 0, uploads: 0, moves: 0 });
+    await expectNothingToTransfer(h);
   });
 
   it('a save by the user between a replacing download and its commit is kept; the pair is a conflict, both kept', async () => {
@@ -73,12 +59,7 @@ describe('replacing downloads committed by the file worker threads', () => {
     const s = expectConverged(await h.run());
     expect(raced).toBe(true);
     expect(s.conflicts).toBe(1);
-    const names = await h.list();
-    const copy = names.find((n) => n.startsWith('doc (conflicted copy'));
-    expect(copy, names.join(', ')).toBeDefined();
     // Both versions are kept, on both sides.
-    const contents = [await h.read('doc.txt'), await h.read(copy!)].sort();
-    expect(contents).toEqual(['first and the user wrote this', 'second from box'].sort());
-    expect(h.actor.listFolder(h.topId).map((e) => e.name).sort()).toEqual(['doc.txt', copy!].sort());
+    await expectBothKept(h, 'doc.txt', ['first and the user wrote this', 'second from box']);
   });
 });
