@@ -9,6 +9,8 @@
  *
  * The hook is on `db.prepare`, set before the tables prepare their statements, so no write statement escapes it
  * (a statement prepared later goes through it too). BEGIN and COMMIT are not statements of ours and call nothing.
+ * A write that returns rows (RETURNING: a `reader`) or one through `db.exec` would pass unseen: the journal has
+ * none outside its migrations, which run before this is set (keep it so).
  * A transaction (or savepoint) that rolls back after the action ran inside it undid the action's writes too: the
  * action is pending again, for the next write (`db.transaction` is wrapped for that).
  */
