@@ -33,6 +33,14 @@ async function open(): Promise<{ journal: Journal; path: string; reopen: () => J
   };
 }
 
+/** A journal holding `key`, closed cleanly and opened again (`j`), and the file's bytes then. */
+async function closedWith(key: string, value: string): Promise<{ j: Journal; path: string; bytes: Buffer; reopen: () => Journal }> {
+  const { journal, path, reopen } = await open();
+  journal.setMeta(key, value);
+  const j = reopen();
+  return { j, path, bytes: await readFile(path), reopen };
+}
+
 describe('the first write of a run', () => {
   it('runs the pending action right before it, once; reads and a value set again run nothing', async () => {
     const { journal } = await open();
@@ -75,10 +83,7 @@ describe('the first write of a run', () => {
   });
 
   it('null drops the pending action: a connection that only read leaves the file byte for byte as it was', async () => {
-    const { journal, path, reopen } = await open();
-    journal.setMeta('mark', 'clean');
-    const j = reopen();
-    const bytes = await readFile(path);
+    const { j, path, bytes, reopen } = await closedWith('mark', 'clean');
     let runs = 0;
     j.beforeNextWrite!(() => {
       runs++;
@@ -98,10 +103,7 @@ describe('the first write of a run', () => {
   });
 
   it('a note is kept beside the journal across a reopen, and writes nothing into it', async () => {
-    const { journal, path, reopen } = await open();
-    journal.setMeta('k', 'v');
-    const j = reopen();
-    const bytes = await readFile(path);
+    const { j, path, bytes, reopen } = await closedWith('k', 'v');
     j.setNote!('engine.lastSuccessfulSyncAtMs', '1234');
     expect(j.getNote!('engine.lastSuccessfulSyncAtMs')).toBe('1234');
     const k = reopen();

@@ -12,7 +12,7 @@ import { lstat, mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promis
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isSyncError } from '../../src/core/errors.js';
-import { asRelPath } from '../../src/core/model.js';
+import { asRelPath, type LocalEntry } from '../../src/core/model.js';
 import type { LocalGuard } from '../../src/core/operations.js';
 import { FileWorkerPool, type FileJob } from '../../src/local/file-workers.js';
 import { createLocalFs } from '../../src/local/local-fs.js';
@@ -20,6 +20,7 @@ import { createLocalTrash } from '../../src/local/local-trash.js';
 import { silentLogger } from '../../src/logger.js';
 import type { LocalFs } from '../../src/ports/local-fs.js';
 import { makeTempDir } from '../support/tmp.js';
+import { downloadThrough } from './worker-download.js';
 
 const sha1 = (b: Buffer | string): string => createHash('sha1').update(b).digest('hex');
 const BOX_MTIME = Date.parse('2022-03-04T05:06:07Z');
@@ -59,21 +60,9 @@ async function guardOf(abs: string): Promise<LocalGuard> {
   return { state: 'file', sizeBytes: st.size, mtimeMs: st.mtimeMs, inode: st.ino };
 }
 
-/** The executor's download (engine/executor.ts): openTemp with its commit, write, syncAndClose, commitTemp. */
-async function download(fs: LocalFs, path: string, data: string, guard: LocalGuard, afterClose?: () => Promise<void>): ReturnType<LocalFs['commitTemp']> {
-  const rel = asRelPath(path);
-  const file = await fs.openTemp(rel, { expectedBytes: Buffer.byteLength(data), commit: { guard, mtimeMs: BOX_MTIME, sha1: sha1(data) } });
-  try {
-    await file.write(Buffer.from(data));
-    await file.syncAndClose();
-    await afterClose?.();
-    return await fs.commitTemp(file.path, rel, guard, BOX_MTIME, { synced: true });
-  } catch (e) {
-    await file.close();
-    await fs.discardTemp(file.path);
-    throw e;
-  }
-}
+/** The executor's download (worker-download.ts) with Box's mtime and the SHA-1 of `data`. */
+const download = (fs: LocalFs, path: string, data: string, guard: LocalGuard, afterClose?: () => Promise<void>): Promise<LocalEntry> =>
+  downloadThrough(fs, path, data, { guard, mtimeMs: BOX_MTIME, sha1: sha1(data) }, afterClose);
 
 const temps = async (dir: string): Promise<string[]> => (await readdir(dir)).filter((n) => n.startsWith('.boxsync-tmp'));
 const replacing = (job: FileJob, rel: string): boolean => (job.op === 'put' || job.op === 'unzip') && job.commit?.rel === rel && job.commit.replace !== undefined;
