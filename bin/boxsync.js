@@ -6,15 +6,17 @@ import { existsSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
+import { ARENA_MAX, mallocTuningWanted } from './malloc-rule.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-// glibc malloc: at most 2 arenas, set before Node's other threads allocate (src/cli/malloc-native.ts says why and
-// who opts out; main.ts applies it again, with the rest of the tuning). Without the addon, malloc's defaults.
+// glibc malloc: at most 2 arenas, set before Node's other threads allocate (the rule: bin/malloc-rule.js, shared with
+// src/cli/malloc-native.ts, which says why; main.ts applies it again, with the rest of the tuning). Without the
+// addon, malloc's defaults.
 const env = process.env;
-if (process.platform === 'linux' && env.BOXSYNC_MALLOC !== 'default' && env.MALLOC_ARENA_MAX === undefined && !/glibc\.malloc\./.test(env.GLIBC_TUNABLES ?? '')) {
+if (process.platform === 'linux' && mallocTuningWanted(env)) {
   try {
     const malloc = createRequire(import.meta.url)(env.BOXSYNC_MALLOC_ADDON || join(root, 'build', 'Release', 'boxsync_malloc.node'));
-    malloc.mallopt(malloc.M_ARENA_MAX, 2);
+    malloc.mallopt(malloc.M_ARENA_MAX, ARENA_MAX);
   } catch {
     // not built, not glibc: nothing changes
   }

@@ -7,7 +7,8 @@
  * TLS state: 11 arenas at the end of a first mirror of 200 files of 200 KB. mallopt(M_ARENA_MAX, 2) holds every
  * thread that allocates after it to 2: that mirror's peak RSS 124 -> 106 MiB for the same CPU (README.md,
  * "Performance"). It must come before Node's threads allocate, which they do as soon as modules load: so
- * bin/boxsync.js calls it before it imports anything (the same rules as here, in plain JavaScript), and
+ * bin/boxsync.js calls it before it imports anything (the rule itself is bin/malloc-rule.js, plain JavaScript shared
+ * by both), and
  * heap-tuning.ts calls applyMallocTuning() again for a CLI started another way (tests, `node dist/cli/main.js`), when
  * 5-6 arenas exist already (then it gains little).
  *
@@ -16,6 +17,7 @@
  * BOXSYNC_MALLOC_ADDON names another file to load (a packager's own build; tests point it at a missing file). */
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { ARENA_MAX, mallocTuningWanted } from '../../bin/malloc-rule.js';
 
 export interface MallocAddon {
   /** 1 when glibc took the setting, 0 when not. */
@@ -27,8 +29,7 @@ export interface MallocAddon {
 
 export type MallocAddonLoad = { readonly ok: true; readonly addon: MallocAddon } | { readonly ok: false; readonly reason: string };
 
-/** Arenas at most: the main thread's and one shared by every other thread that allocates. */
-export const ARENA_MAX = 2;
+export { ARENA_MAX, mallocTuningWanted } from '../../bin/malloc-rule.js';
 
 const DEFAULT_PATH = fileURLToPath(new URL('../../build/Release/boxsync_malloc.node', import.meta.url));
 
@@ -62,10 +63,6 @@ function load(path: string): MallocAddonLoad {
   }
 }
 
-/** Whether boxsync tunes malloc in a process with this environment. */
-export function mallocTuningWanted(env: NodeJS.ProcessEnv): boolean {
-  return env.BOXSYNC_MALLOC !== 'default' && env.MALLOC_ARENA_MAX === undefined && !/glibc\.malloc\./.test(env.GLIBC_TUNABLES ?? '');
-}
 
 export interface MallocTuning {
   /** The settings taken, e.g. `arena_max=2`. */

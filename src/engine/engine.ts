@@ -241,6 +241,8 @@ class SyncEngine implements Engine {
     const outcomes: RootOutcome[] = [];
     const taken: TakenHints = { local: new Map(), remote: [] };
     let why: string | null = null;
+    /** Whether this run wrote to the journal (its clean marks cleared first). */
+    let wrote = false;
     this.tracker.fatal = null;
     // A held guard stays shown (and confirmable) while this pass runs: cleared at its start, a Confirm clicked on the
     // page in between was refused ("no safety guard ... is held") and the pass then held the same guard again. It
@@ -267,9 +269,15 @@ class SyncEngine implements Engine {
       // Before anything is observed: an observation written to the journal and not yet reconciled (a crash, a
       // stop) must make the next run plan the whole root, not only what it will see change (clean-mark.ts).
       const clean = new Set(this.deps.roots.filter((r) => isClean(journal, r, startedAtMs)).map((r) => r.id));
-      journal.transaction(() => {
-        for (const root of this.deps.roots) clearClean(journal, root);
-      });
+      // Right before the first write of the run (a run that finds nothing changed writes nothing: first-write.ts).
+      const clear = (): void => {
+        wrote = true;
+        journal.transaction(() => {
+          for (const root of this.deps.roots) clearClean(journal, root);
+        });
+      };
+      if (journal.beforeNextWrite !== undefined) journal.beforeNextWrite(clear);
+      else clear();
       // A folder pair that left the config forgets its merge base: added back, it is a first sync (scope-change.ts).
       for (const text of forgetRemovedRoots(journal, this.deps.roots)) this.notice(null, text);
       this.tracker.setPhase('listing');
@@ -376,7 +384,9 @@ class SyncEngine implements Engine {
     // A pass that did not finish its work keeps the hints it consumed, so the next hinted pass sees them again.
     if (why !== null || tally.fatal || refusals.length > 0 || outcomes.some((o) => o !== 'converged')) this.hints.giveBack(taken);
     this.hints.endPass(clock.now());
-    return this.finish({ tally, outcomes, refusals, why, startedAtMs });
+    // Nothing written: the marks stand as they were, true of an unchanged journal.
+    journal.beforeNextWrite?.(null);
+    return this.finish({ tally, outcomes, refusals, why, startedAtMs, wrote });
   }
 
   /**
@@ -503,7 +513,7 @@ class SyncEngine implements Engine {
     return false;
   }
 
-  private finish(args: { tally: Tally; outcomes: RootOutcome[]; refusals: { message: string }[]; why: string | null; startedAtMs: number }): RunSummary {
+  private finish(args: { tally: Tally; outcomes: RootOutcome[]; refusals: { message: string }[]; why: string | null; startedAtMs: number; wrote: boolean }): RunSummary {
     const { tally, outcomes, refusals, startedAtMs } = args;
     const { journal, clock, roots } = this.deps;
     const ours = new Set(roots.map((r) => r.id));
@@ -531,7 +541,7 @@ class SyncEngine implements Engine {
       if (why === null && failedItems === 0 && parkedRows.length > 0) why = `${parkedRows.length} item${parkedRows.length === 1 ? ' is' : 's are'} parked until they change`;
     } else {
       outcome = 'converged';
-      this.tracker.markSuccess(clock.now());
+      this.tracker.markSuccess(clock.now(), args.wrote);
     }
     this.tracker.setPhase(outcome === 'fatal' ? 'error' : 'idle');
     this.tracker.emit(true);

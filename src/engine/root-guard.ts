@@ -114,18 +114,22 @@ export async function checkLocalRoot(deps: RootGuardDeps, opts: RootGuardOptions
   // A pair that was download-only until now is the same: what its user deleted here was never passed on, and the
   // direction change forgets it (scope-change.ts) instead of deleting it on Box.
   const downloadOnly = root.direction === 'download-only' || storedDirection(journal, root.id) === 'download-only';
-  const emptyMatters = opts.emptyGuard && !opts.allowEmpty && !downloadOnly && syncedInScope(deps);
+  // The merge base is read (syncedInScope) only once the root lists empty: a pass over a root with anything in it
+  // never walks it (behind a huge ignored first folder, that walk read every row of it).
+  const emptyMatters = opts.emptyGuard && !opts.allowEmpty && !downloadOnly;
   if (opts.checkEmpty && (state!.mountPoint || emptyMatters) && (await listsEmpty(deps))) {
     if (state!.mountPoint) {
       return { ok: false, id: guardIdText({ kind: 'local-root-missing', root: root.id }), message: missingMessage(root, 'is an empty mount point (a new, empty file system is mounted there?)') };
     }
-    return {
-      ok: false,
-      id: guardIdText({ kind: 'local-root-empty', root: root.id }),
-      message:
-        `the local folder ${escapeText(root.localPath)} is suddenly empty while files were in sync; refusing to delete them on Box, and nothing was changed. ` +
-        `If it is meant to be empty, confirm this guard (boxsync confirm ${guardIdText({ kind: 'local-root-empty', root: root.id })}, or sync --once --confirm with that id) and the mass-delete guard decides next`,
-    };
+    if (syncedInScope(deps)) {
+      return {
+        ok: false,
+        id: guardIdText({ kind: 'local-root-empty', root: root.id }),
+        message:
+          `the local folder ${escapeText(root.localPath)} is suddenly empty while files were in sync; refusing to delete them on Box, and nothing was changed. ` +
+          `If it is meant to be empty, confirm this guard (boxsync confirm ${guardIdText({ kind: 'local-root-empty', root: root.id })}, or sync --once --confirm with that id) and the mass-delete guard decides next`,
+      };
+    }
   }
   // A journal of an older boxsync has no identity yet, or a marker was configured since: the root that passed
   // the checks above is the one.

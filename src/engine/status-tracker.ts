@@ -35,6 +35,7 @@ export class StatusTracker {
   private lastEmitMs = 0;
   private readonly counted = new Map<RootId, { readonly value: ReturnType<Journal['countSynced']>; readonly atMs: number }>();
   private countCostMs = 0;
+  private lastSuccessMs: number | undefined;
 
   constructor(
     private readonly deps: {
@@ -59,8 +60,23 @@ export class StatusTracker {
     if (this.conflictList.length > MAX_CONFLICTS_SHOWN) this.conflictList.shift();
   }
 
-  markSuccess(atMs: number): void {
-    this.deps.journal.setMeta(LAST_SUCCESS_KEY, String(atMs));
+  /**
+   * A converged run. In the journal when the run wrote to it anyway (`inJournal`); a run that wrote nothing keeps
+   * the time in memory and in a note beside the journal (Journal.setNote: no WAL write, no fsync), so that a no-change
+   * run costs the journal nothing and `status` (this process's, or a daemon's started later) still shows it.
+   */
+  markSuccess(atMs: number, inJournal = true): void {
+    this.lastSuccessMs = atMs;
+    const { journal } = this.deps;
+    if (inJournal || journal.setNote === undefined) journal.setMeta(LAST_SUCCESS_KEY, String(atMs));
+    else journal.setNote(LAST_SUCCESS_KEY, String(atMs));
+  }
+
+  /** The latest of this process's last success, the journal's and the note's (none: null). */
+  private lastSuccess(): number | null {
+    const { journal } = this.deps;
+    const seen = [this.lastSuccessMs, journal.getMeta(LAST_SUCCESS_KEY), journal.getNote?.(LAST_SUCCESS_KEY)].map(Number).filter((v) => Number.isFinite(v));
+    return seen.length === 0 ? null : Math.max(...seen);
   }
 
   /** Tell listeners; progress updates are throttled, phase changes are not. */
@@ -108,14 +124,13 @@ export class StatusTracker {
       nextRetryAtMs: f.disposition === 'skip' || f.nextRetryAtMs - now >= PARKED_MS / 2 ? null : f.nextRetryAtMs,
       sinceMs: f.firstFailedAtMs ?? null,
     }));
-    const last = journal.getMeta(LAST_SUCCESS_KEY);
     return {
       phase: queue.paused ? 'paused' : this.phaseNow,
       roots: rootStatus,
       conflicts: [...this.conflictList],
       errors,
       heldGuard: this.heldGuard,
-      lastSuccessfulSyncAtMs: last === undefined ? null : Number(last),
+      lastSuccessfulSyncAtMs: this.lastSuccess(),
       fatal: this.fatal,
       unsynced: journal.unsyncedPaths().filter((u) => roots.some((r) => r.id === u.root)),
       selecting: roots.flatMap((r) => readSelecting(journal, r.id).map((path) => ({ root: r.id, path }))),

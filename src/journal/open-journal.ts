@@ -29,6 +29,7 @@ import type { Journal } from '../ports/journal.js';
 import { damageCode, journalDamaged, watchDamage } from './damage-watch.js';
 import { migrate, UnusableJournalError } from './migrations.js';
 import { SqliteJournal } from './sqlite-journal.js';
+import { journalNotes } from './notes.js';
 
 export interface OpenJournalOptions {
   readonly logger?: Logger;
@@ -113,7 +114,10 @@ function guarded(path: string, db: Database, checkedAtMs: number): Journal {
   let damaged = false;
   let lastCheckMs = checkedAtMs;
   const journal = watchDamage<Journal>(inner, path, () => (damaged = true));
+  const notes = journalNotes(path);
   return Object.assign(journal, {
+    setNote: notes.set,
+    getNote: notes.get,
     maintain: (): void => {
       try {
         quickCheck(db);

@@ -3,6 +3,7 @@
  * statements prepared once; this class only routes. Construct it through openJournal, which migrates and
  * integrity-checks the file first.
  */
+import { watchWrites, type WriteWatch } from './first-write.js';
 import type { Database } from 'better-sqlite3';
 import type { LocalEntry, RelPath, RemoteEntry, RemoteId, RootId, SyncedEntry } from '../core/model.js';
 import type { FailureRecord, Journal, OperationQuery, OperationRecord, UnsyncedRecord } from '../ports/journal.js';
@@ -27,8 +28,12 @@ export class SqliteJournal implements Journal {
   readonly #unsynced: UnsyncedTable;
   readonly uploadSessions: UploadSessionStore;
 
+  readonly #writes: WriteWatch;
+
   constructor(db: Database) {
     this.#db = db;
+    // Before the tables prepare their statements (first-write.ts).
+    this.#writes = watchWrites(db);
     this.#remote = new RemoteTree(db);
     this.#local = new LocalTree(db);
     this.#synced = new SyncedTree(db);
@@ -168,7 +173,8 @@ export class SqliteJournal implements Journal {
     return this.#kv.getCursor(name);
   }
   setCursor(name: string, position: string): void {
-    this.#kv.setCursor(name, position);
+    // The same value again is no write (a run with no news writes nothing: first-write.ts).
+    if (this.#kv.getCursor(name) !== position) this.#kv.setCursor(name, position);
   }
   markTrashed(id: RemoteId, trashed: boolean): void {
     this.#kv.markTrashed(id, trashed);
@@ -180,7 +186,7 @@ export class SqliteJournal implements Journal {
     return this.#kv.getMeta(key);
   }
   setMeta(key: string, value: string): void {
-    this.#kv.setMeta(key, value);
+    if (this.#kv.getMeta(key) !== value) this.#kv.setMeta(key, value);
   }
 
   recordFailure(f: FailureRecord): void {
@@ -228,6 +234,10 @@ export class SqliteJournal implements Journal {
   maintain(): void {
     this.#db.pragma('optimize');
     this.#db.pragma('wal_checkpoint(TRUNCATE)');
+  }
+
+  beforeNextWrite(action: (() => void) | null): void {
+    this.#writes.beforeNextWrite(action);
   }
 
   close(): void {

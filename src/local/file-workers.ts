@@ -4,9 +4,9 @@
  * small file's whole life on disk over in one message and hears back once, instead of making each system call itself.
  *
  * A new file's job also commits it into place (`commit`: the guards, Box's mtime, the link under its final name;
- * worker-commit.ts); a file that replaces one is put in place by the main thread (LocalFs.commitTemp), and the
- * journal stays there. A worker makes nothing but temp files (temp-name.ts names, created with O_EXCL) and links
- * of whole durable ones (worker-durable.ts), so a killed process leaves at most temp files, removed by the next full scan, as before.
+ * worker-commit.ts), and so does a file that replaces one (worker-replace.ts: the guard, then a rename over it); the
+ * journal stays on the main thread. A worker makes nothing but temp files (temp-name.ts names, created with O_EXCL)
+ * and links or renames of whole durable ones (worker-durable.ts), so a killed process leaves at most temp files, removed by the next full scan, as before.
  *
  * The pool is sized to the machine unless told: os.availableParallelism() - 1 threads (at least one). Its threads are unref'd (they never keep
  * a process alive) and `close()` terminates them (the composition root's close, which SIGTERM reaches).
@@ -28,6 +28,7 @@ import { reapplyAfterWorkerStart, workerPrelude } from './worker-heap-flags.js';
 import { asRelPath } from '../core/model.js';
 import { firstBadAncestor } from './containment.js';
 import { COMMIT_CODE, type CommitOutcome } from './worker-commit.js';
+import type { ReplaceGuard } from './worker-replace.js';
 import { DURABLE_CODE } from './worker-durable.js';
 import { syncfsAddonPath } from './syncfs-native.js';
 
@@ -44,6 +45,8 @@ export interface CommitJob {
   /** Box's mtime, set on the open file before its fsync; null: left as written. */
   readonly mtimeMs: number | null;
   readonly sha1: string;
+  /** A file that replaces the one at `target` (guard `file`), which must still have this stat (worker-replace.ts). */
+  readonly replace?: ReplaceGuard;
 }
 
 /** One call chain on a temp file. `fd` null: create `path` first (O_EXCL, 0666 before the umask). */

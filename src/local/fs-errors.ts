@@ -2,6 +2,7 @@
  * Classification of file system errors into SyncErrors, once, at the adapter boundary: the engine branches on
  * the disposition, never on errno.
  */
+import { constants } from 'node:os';
 import { isSyncError, SyncError } from '../core/errors.js';
 
 export interface FsErrorContext {
@@ -9,6 +10,15 @@ export interface FsErrorContext {
   readonly action: string;
   /** The root-relative (or absolute) path concerned. */
   readonly path: string;
+}
+
+/** errno numbers (from a native call) to their names. */
+const ERRNO_NAMES = new Map<number, string>(Object.entries(constants.errno).map(([name, n]) => [n, name]));
+
+/** An Error carrying the errno's name as `code` (ENOSPC, ENOENT, ...), as Node's own errors do. */
+export function errnoError(errno: number, what: string): Error & { code: string } {
+  const code = ERRNO_NAMES.get(errno) ?? `E${errno}`;
+  return Object.assign(new Error(`${what}: ${code}`), { code });
 }
 
 export function errnoOf(e: unknown): string | undefined {

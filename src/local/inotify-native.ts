@@ -7,7 +7,6 @@
  * show the fallback).
  */
 import { createRequire } from 'node:module';
-import { constants } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 /** An open inotify instance (opaque: a native external). */
@@ -72,14 +71,6 @@ export function loadInotifyAddon(path: string = process.env.BOXSYNC_INOTIFY_ADDO
   }
   loaded.set(path, answer);
   return answer;
-}
-
-const ERRNO_NAMES = new Map<number, string>(Object.entries(constants.errno).map(([name, n]) => [n, name]));
-
-/** An Error carrying the errno's name as `code` (ENOSPC, ENOENT, ...), as Node's own errors do. */
-export function errnoError(errno: number, what: string): Error & { code: string } {
-  const code = ERRNO_NAMES.get(errno) ?? `E${errno}`;
-  return Object.assign(new Error(`${what}: ${code}`), { code });
 }
 
 /** Walk the `struct inotify_event` records of one read: wd, mask, cookie, and the name ('' for the folder itself). */

@@ -33,6 +33,7 @@ import { openTempFile } from './temp-file.js';
 import type { FileWorkerPool } from './file-workers.js';
 import { FLUSH_BYTES, WorkerTempFile } from './worker-temp-file.js';
 import type { CommitOutcome } from './worker-commit.js';
+import type { ReplaceGuard } from './worker-replace.js';
 import { openUploadReader, type PlannedStat } from './upload-reader.js';
 import { probePath } from './probe.js';
 import { isTempName, TempNames } from './temp-name.js';
@@ -196,14 +197,15 @@ export class DiskLocalFs implements LocalFs {
     // runs, as before the workers); a small one, and one of unknown size, goes to the workers.
     const small = opts.expectedBytes === undefined || opts.expectedBytes <= FLUSH_BYTES;
     const c = opts.commit;
-    if (this.#fileWorkers?.threaded !== true || !small || c === undefined || c.guard.state !== 'absent' || c.sha1 === null) {
+    if (this.#fileWorkers?.threaded !== true || !small || c === undefined || c.guard.state === 'folder' || c.sha1 === null) {
       await inside();
       return this.#fileWorkers?.threaded === true && small ? new WorkerTempFile(temp, path, this.#fileWorkers, this.#rawFs, here) : here();
     }
-    // A new file whose SHA-1 Box listed is put in place by the worker thread that writes it (worker-commit.ts).
-    // That job checks the folders on the way itself before it creates the temp file; if the file is written here
-    // after all (it grew past FLUSH_BYTES), they are checked here first.
-    const commit = { root: this.rootPath, rel: path, target: this.abs(path), mtimeMs: c.mtimeMs ?? null, sha1: c.sha1.toLowerCase() };
+    // A new file whose SHA-1 Box listed is put in place by the worker thread that writes it (worker-commit.ts), and
+    // so is one that replaces the file there (worker-replace.ts). That job checks the folders on the way itself
+    // before it creates the temp file; if the file is written here after all (it grew past FLUSH_BYTES), they are
+    // checked here first.
+    const commit = { root: this.rootPath, rel: path, target: this.abs(path), mtimeMs: c.mtimeMs ?? null, sha1: c.sha1.toLowerCase(), ...replaceOf(c.guard) };
     const file = new WorkerTempFile(temp, path, this.#fileWorkers, this.#rawFs, async () => (await inside(), here()), commit);
     this.#workerCommits.set(temp, file);
     return file;
@@ -264,8 +266,10 @@ export class DiskLocalFs implements LocalFs {
     const early = this.#workerCommits.get(tempAbs);
     this.#workerCommits.delete(tempAbs);
     if (early?.committed !== undefined) {
-      if (guard.state !== 'absent' || early.commit?.mtimeMs !== (mtimeMs ?? null)) throw new Error(`temp file ${tempAbs} was committed by its worker thread with another guard or mtime`);
-      return this.#committedByWorker(path, early.committed);
+      if (guard.state === 'folder' || !sameReplace(early.commit?.replace, replaceOf(guard).replace) || early.commit?.mtimeMs !== (mtimeMs ?? null)) {
+        throw new Error(`temp file ${tempAbs} was committed by its worker thread with another guard or mtime`);
+      }
+      return this.#committedByWorker(path, early.committed, guard);
     }
     try {
       await assertParentsInside(this.#fs, this.rootPath, path);
@@ -288,7 +292,7 @@ export class DiskLocalFs implements LocalFs {
    * place (its folder fsynced by durable(), its name in the twin listing), or the error the main thread's own path
    * gives for the same refusal. The worker removed the temp file in either case.
    */
-  async #committedByWorker(path: RelPath, outcome: CommitOutcome): Promise<LocalEntry> {
+  async #committedByWorker(path: RelPath, outcome: CommitOutcome, guard: LocalGuard): Promise<LocalEntry> {
     const target = this.abs(path);
     if ('entry' in outcome) {
       this.#unsynced.add(dirname(target));
@@ -300,7 +304,8 @@ export class DiskLocalFs implements LocalFs {
         case 'twin':
           throw nameTwinAppeared(path, outcome.twin ?? '');
         case 'exists':
-          throw localChanged(path, { state: 'absent' }, await lstatOrUndefined(this.#fs, target));
+        case 'changed':
+          throw localChanged(path, guard, await lstatOrUndefined(this.#fs, target));
         case 'ancestor':
           // The same check here gives its own error (a symlink: skipped; a folder gone: planned again).
           await assertParentsInside(this.#fs, this.rootPath, path);
@@ -493,6 +498,15 @@ export class DiskLocalFs implements LocalFs {
     if (st === undefined) throw localChanged(path, { state: 'absent' }, undefined);
     return entryFromStats(asRelPath(path), st, null);
   }
+}
+
+/** The stat a replacing commit's target must still have (worker-replace.ts); none for a new file. */
+function replaceOf(guard: LocalGuard): { replace?: ReplaceGuard } {
+  return guard.state === 'file' ? { replace: { ino: guard.inode, size: guard.sizeBytes, mtimeMs: guard.mtimeMs } } : {};
+}
+
+function sameReplace(a: ReplaceGuard | undefined, b: ReplaceGuard | undefined): boolean {
+  return a === undefined || b === undefined ? a === b : a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
 }
 
 export function createLocalFs(opts: LocalFsOptions): LocalFs {

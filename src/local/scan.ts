@@ -11,7 +11,7 @@ import { SyncError } from '../core/errors.js';
 import { asRelPath, type LocalEntry, type LocalKind, type RelPath } from '../core/model.js';
 import type { ScanOptions } from '../ports/local-fs.js';
 import { firstBadAncestor } from './containment.js';
-import { classifyFsError, errnoOf } from './fs-errors.js';
+import { classifyFsError, errnoError, errnoOf } from './fs-errors.js';
 import type { FsModule } from './fs-module.js';
 import { sha1File } from './hash.js';
 import { isGone, lstatOrUndefined } from './guard.js';
@@ -19,7 +19,6 @@ import { QuickGate } from './quick-fs.js';
 import { ThreadClock } from './thread-clock.js';
 import { isTempName } from './temp-name.js';
 import { localUnchanged, statSeen } from '../core/same-item.js';
-import { errnoError } from './inotify-native.js';
 import { loadWalkAddon, mtimeMsOf, WALK_FIELDS, WALK_KINDS, type WalkAddon } from './walk-native.js';
 
 export const SCAN_BATCH_ENTRIES = 500;

@@ -16,7 +16,8 @@
  * - ENOSPC/EMFILE or the `maxWatches` budget: degraded health with fallback scans, as DirWatcher.
  */
 import type { WatcherOptions } from './watcher-options.js';
-import { errnoError, forEachInotifyEvent, IN, type InotifyAddon, type InotifyHandle } from './inotify-native.js';
+import { errnoError } from './fs-errors.js';
+import { forEachInotifyEvent, IN, type InotifyAddon, type InotifyHandle } from './inotify-native.js';
 import { TreeWatcher } from './watcher-tree.js';
 
 const WATCH_MASK = IN.MODIFY | IN.ATTRIB | IN.MOVED_FROM | IN.MOVED_TO | IN.CREATE | IN.DELETE | IN.DELETE_SELF |

@@ -2,9 +2,9 @@
  * The commit into place of a new downloaded file on the file worker thread that wrote its temp file (issue 29
  * point 4): the job that creates, writes and fsyncs the temp file (file-workers.ts, `put` and `unzip`) also sets
  * Box's mtime on it, checks the guards and links it under its final name, so the main thread only records the
- * result (LocalFs.commitTemp). Only for a file that must be new there (LocalGuard `absent`) and whose SHA-1 Box
- * listed; a file that replaces one (guard `file`), a big file written by the main thread (worker-temp-file.ts
- * FLUSH_BYTES) and a pool without threads go the main thread's way, as before.
+ * result (LocalFs.commitTemp). Only for a file that must be new there (LocalGuard `absent`) or replaces the one there
+ * (guard `file`: worker-replace.ts, its own guards) and whose SHA-1 Box listed; a big file written by the main thread
+ * (worker-temp-file.ts FLUSH_BYTES) and a pool without threads go the main thread's way, as before.
  *
  * The same guards as the main thread's path (local-fs.ts commitTemp), in the same order:
  * - the bytes: the job hashes them (an archive entry is hashed by the job already) and commits nothing unless they
@@ -25,11 +25,12 @@
  * its final name (link is atomic and comes after the fsync): never a part of one.
  */
 import { TEMP_PREFIX } from './temp-name.js';
+import { REPLACE_CODE } from './worker-replace.js';
 
 /** What a commit job did: the file is in place (its stat), or nothing was put there and why. */
 export type CommitOutcome =
   | { readonly entry: { readonly ino: number; readonly size: number; readonly mtimeMs: number } }
-  | { readonly refused: 'ancestor' | 'twin' | 'exists' | 'error'; readonly twin?: string; readonly message?: string; readonly code?: string };
+  | { readonly refused: 'ancestor' | 'twin' | 'exists' | 'changed' | 'error'; readonly twin?: string; readonly message?: string; readonly code?: string };
 
 /** Folders whose listing a thread keeps (as name-twins.ts). */
 const MAX_FOLDERS = 256;
@@ -123,6 +124,7 @@ function drop(temp, outcome) {
   return outcome;
 }
 function commitInPlace(c, temp, st) {
+  if (c.replace !== undefined) return commitReplace(c, temp, st);
   try {
     if (!ancestorsOk(c)) return drop(temp, { refused: 'ancestor' });
     const dir = dirOf(c.target);
@@ -153,4 +155,5 @@ function commitInPlace(c, temp, st) {
     return drop(temp, { refused: 'error', message: String(e && e.message), code: e && e.code });
   }
 }
+${REPLACE_CODE}
 `;

@@ -3,7 +3,7 @@
  * written and stamped without an fsync of its own. When many are in flight on the thread (MIN_BATCH), it gathers the
  * files written while the previous durability point ran (group commit: the batch grows with the disk's latency, up
  * to every file in flight) and makes them durable at once with syncfs(2) (native/syncfs.c, syncfs-native.ts) on their file system, then closes them,
- * links each under its final name (worker-commit.ts) and answers. So the rule stays: no file is under its final name,
+ * links each under its final name (worker-commit.ts; a replace: renames it over, worker-replace.ts) and answers. So the rule stays: no file is under its final name,
  * and none is answered as written (so none is recorded as synced in the journal), before its bytes are on disk; a
  * kill at any moment leaves temp files or whole files.
  *

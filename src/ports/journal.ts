@@ -161,7 +161,21 @@ export interface Journal {
 
   // key/value metadata (schema facts, last successful sync, account id, ...)
   getMeta(key: string): string | undefined;
+  /** Setting the value a key already has writes nothing (nor does setCursor's). */
   setMeta(key: string, value: string): void;
+
+  /**
+   * Runs `action` right before this journal's next write (inside that write's transaction, if any), once; null
+   * drops the pending one (journal/first-write.ts). Optional: without it, run the action at once.
+   */
+  beforeNextWrite?(action: (() => void) | null): void;
+  /**
+   * A small fact kept beside the journal, not in it: written with no transaction, WAL write or fsync, best effort
+   * (after a power cut an older value may come back, or none). For what is only shown (the last successful
+   * sync's time) when nothing else is written. Optional: without them, use setMeta.
+   */
+  setNote?(key: string, value: string): void;
+  getNote?(key: string): string | undefined;
 
   readonly uploadSessions: UploadSessionStore;
 

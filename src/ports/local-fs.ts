@@ -170,8 +170,9 @@ export interface LocalFs {
    * `path` goes to commitTemp or discardTemp like any temp path. `expectedBytes` (the size Box listed) lets a
    * big download's file be created on disk at once, as the main thread writes it (a small one may be gathered and
    * written by a worker thread when it ends: config `http.fileWorkers`). `commit` says how it will be committed
-   * (the same guard and mtime must then go to commitTemp): a new file (guard `absent`) written by a worker thread
-   * is put in place by that thread as soon as its bytes have SHA-1 `sha1` (local/worker-commit.ts), and commitTemp
+   * (the same guard and mtime must then go to commitTemp): a new file (guard `absent`) or one replacing a file
+   * (guard `file`) written by a worker thread is put in place by that thread as soon as its bytes have SHA-1 `sha1`
+   * (local/worker-commit.ts, local/worker-replace.ts), and commitTemp
    * then only reports what it did.
    */
   openTemp(path: RelPath, opts?: { readonly expectedBytes?: number; readonly commit?: TempCommit }): Promise<TempFile>;

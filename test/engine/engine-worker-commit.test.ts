@@ -8,21 +8,10 @@ import * as nodeFs from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FileWorkerPool, type FileJob } from '../../src/local/file-workers.js';
-import { closedAfterEach } from '../support/closed-after-each.js';
-import { makeBoxHarness } from './support/box-harness.js';
 import { expectConverged } from './support/harness.js';
+import { workerHarness } from './support/worker-checks.js';
 
-const harness = closedAfterEach(async (beforePost?: (job: FileJob) => void) => {
-  const pool = new FileWorkerPool({ size: 1, ...(beforePost ? { beforePost } : {}) });
-  const h = await makeBoxHarness({}, {}, pool);
-  const close = h.close.bind(h);
-  h.close = async () => {
-    await close();
-    await pool.close();
-  };
-  return h;
-});
+const harness = workerHarness;
 
 describe('downloads committed by the file worker threads', () => {
   it('a first mirror lands with Box mtimes, recorded as synced: the next run transfers nothing', async () => {

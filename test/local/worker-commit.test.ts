@@ -19,6 +19,7 @@ import { createLocalTrash } from '../../src/local/local-trash.js';
 import { silentLogger } from '../../src/logger.js';
 import type { LocalFs } from '../../src/ports/local-fs.js';
 import { makeTempDir } from '../support/tmp.js';
+import { downloadThrough } from './worker-download.js';
 
 const sha1 = (b: Buffer | string): string => createHash('sha1').update(b).digest('hex');
 const BOX_MTIME = Date.parse('2021-05-06T07:08:09Z');
@@ -47,18 +48,7 @@ async function setup(beforePost?: (job: FileJob) => void, workerCode?: string): 
 
 /** The executor's download of new bytes (engine/executor.ts): openTemp with its commit, write, syncAndClose, commitTemp. */
 async function download(fs: LocalFs, path: string, data: string, opts: { listedSha1?: string; afterClose?: () => Promise<void> } = {}): Promise<ReturnType<LocalFs['commitTemp']>> {
-  const rel = asRelPath(path);
-  const file = await fs.openTemp(rel, { expectedBytes: Buffer.byteLength(data), commit: { guard: ABSENT, mtimeMs: BOX_MTIME, sha1: opts.listedSha1 ?? sha1(data) } });
-  try {
-    await file.write(Buffer.from(data));
-    await file.syncAndClose();
-    await opts.afterClose?.();
-    return await fs.commitTemp(file.path, rel, ABSENT, BOX_MTIME, { synced: true });
-  } catch (e) {
-    await file.close();
-    await fs.discardTemp(file.path);
-    throw e;
-  }
+  return downloadThrough(fs, path, data, { guard: ABSENT, mtimeMs: BOX_MTIME, sha1: opts.listedSha1 ?? sha1(data) }, opts.afterClose);
 }
 
 const temps = async (dir: string): Promise<string[]> => (await readdir(dir)).filter((n) => n.startsWith('.boxsync-tmp'));
