@@ -1,13 +1,14 @@
 /**
  * One durability point for a batch of temp files on a file worker thread (src/local/worker-durable.ts,
  * native/syncfs.c): on real files with a real pool, every file is made durable (a syncfs(2) of its batch, or its own
- * fsync) before it is linked under its final name and before its job is answered; a burst of files on a trusted
- * file system (ext4, XFS, Btrfs, F2FS) with the addon built goes through syncfs(2) in batches; without the addon,
- * and on a file system the addon refuses (tmpfs), each file is fsynced on its own, with the same result.
+ * fsync) before it is linked under its final name (or, replacing a synced file, renamed over it) and before its
+ * job is answered; a burst of files on a trusted file system (ext4, XFS, Btrfs, F2FS) with the addon built goes
+ * through syncfs(2) in batches; without the addon, and on a file system the addon refuses (tmpfs), each file is
+ * fsynced on its own, with the same result.
  */
 import { createHash } from 'node:crypto';
 import * as nodeFs from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FileWorkerPool, type WorkerTrace as Trace } from '../../src/local/file-workers.js';
@@ -31,8 +32,11 @@ afterEach(async () => {
   delete process.env.BOXSYNC_SYNCFS_ADDON;
 });
 
-/** FILES new files committed by one worker thread, posted at once; what the thread did, in order. */
-async function burst(root: string): Promise<{ traces: Trace[] }> {
+/**
+ * FILES files committed by one worker thread, posted at once; what the thread did, in order. With `replace` each
+ * replaces a synced file already there (worker-replace.ts: a rename over it) instead of being new.
+ */
+async function burst(root: string, replace = false): Promise<{ traces: Trace[] }> {
   const traces: Trace[] = [];
   const pool = new FileWorkerPool({ size: 1, onTrace: (t) => traces.push(t) });
   cleanup.push(() => pool.close());
@@ -42,7 +46,13 @@ async function burst(root: string): Promise<{ traces: Trace[] }> {
       const data = Buffer.from(`file ${i} `.repeat(i + 1));
       const rel = `d/f${i}.txt`;
       const temp = join(root, 'd', `${TEMP_PREFIX}${i}`);
-      const r = await pool.run({ op: 'put', path: temp, fd: null, position: 0, data, sync: true, close: true, commit: { root, rel, target: join(root, rel), mtimeMs: BOX_MTIME, sha1: sha1(data) } });
+      let guard: { replace?: { ino: number; size: number; mtimeMs: number } } = {};
+      if (replace) {
+        await writeFile(join(root, rel), 'the synced version');
+        const st = await stat(join(root, rel));
+        guard = { replace: { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs } };
+      }
+      const r = await pool.run({ op: 'put', path: temp, fd: null, position: 0, data, sync: true, close: true, commit: { root, rel, target: join(root, rel), mtimeMs: BOX_MTIME, sha1: sha1(data), ...guard } });
       expect(r.committed).toHaveProperty('entry');
     }),
   );
@@ -82,6 +92,14 @@ describe('one durability point for a batch of temp files', () => {
     // With the addon on a trusted file system the burst goes through syncfs(2), in batches of more than one file.
     expect(ops.has('syncfs')).toBe(syncfsAddonPath() !== null && trusted);
     if (ops.has('syncfs')) expect(Math.max(...traces.filter((t) => t.op === 'syncfs').map((t) => t.paths.length))).toBeGreaterThan(1);
+  });
+
+  it('a burst of downloads that replace synced files: each is durable before it is renamed over the old one', async () => {
+    const tmp = await makeTempDir('boxsync-durable-replace-');
+    cleanup.push(tmp.cleanup);
+    const { traces } = await burst(tmp.dir, true);
+    const ops = durableBeforeLinked(traces);
+    expect(ops.has('syncfs')).toBe(syncfsAddonPath() !== null && TRUSTED.has(nodeFs.statfsSync(tmp.dir).type));
   });
 
   it('without the addon (BOXSYNC_SYNCFS_ADDON=off) each file is fsynced on its own, before its link', async () => {
