@@ -12,21 +12,19 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const DEFAULT_PATH = fileURLToPath(new URL('../../build/Release/boxsync_syncfs.node', import.meta.url));
-const loaded = new Map<string, string | null>();
+const found = new Map<string, string | null>();
 
 /** The path of an addon that loads and has `syncfs`, or null (not Linux, not built, another file, turned off). */
 export function syncfsAddonPath(path: string = process.env.BOXSYNC_SYNCFS_ADDON || DEFAULT_PATH): string | null {
-  const known = loaded.get(path);
-  if (known !== undefined) return known;
-  let found: string | null = null;
-  if (process.platform === 'linux' && path !== 'off') {
-    try {
-      const got = createRequire(import.meta.url)(path) as { syncfs?: unknown };
-      if (typeof got.syncfs === 'function') found = path;
-    } catch {
-      // Not built or not loadable here: the workers fsync each file.
-    }
+  if (!found.has(path)) found.set(path, loads(path) ? path : null);
+  return found.get(path) ?? null;
+}
+
+function loads(path: string): boolean {
+  if (process.platform !== 'linux' || path === 'off') return false;
+  try {
+    return typeof (createRequire(import.meta.url)(path) as { syncfs?: unknown }).syncfs === 'function';
+  } catch {
+    return false; // Not built or not loadable here: the workers fsync each file.
   }
-  loaded.set(path, found);
-  return found;
 }
