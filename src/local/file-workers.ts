@@ -28,6 +28,7 @@ import { reapplyAfterWorkerStart, workerPrelude } from './worker-heap-flags.js';
 import { asRelPath } from '../core/model.js';
 import { firstBadAncestor } from './containment.js';
 import { COMMIT_CODE, type CommitOutcome } from './worker-commit.js';
+import { WORKER_GC_CODE } from './worker-gc.js';
 
 /**
  * The commit into place of a new file, done by the job that wrote its temp file (worker-commit.ts). The temp file is
@@ -93,6 +94,7 @@ const zlib = require('node:zlib');
 const { createHash } = require('node:crypto');
 const { parentPort } = require('node:worker_threads');
 ${COMMIT_CODE}
+${WORKER_GC_CODE}
 const reply = (m, fd, more) => parentPort.postMessage({ id: m.id, fd, ...more });
 const fail = (m, fd, e) => reply(m, fd, { error: { message: String(e && e.message), code: e && e.code } });
 let scratch = Buffer.alloc(0);
