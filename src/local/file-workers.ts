@@ -31,6 +31,7 @@ import { COMMIT_CODE, type CommitOutcome } from './worker-commit.js';
 import type { ReplaceGuard } from './worker-replace.js';
 import { DURABLE_CODE } from './worker-durable.js';
 import { syncfsAddonPath } from './syncfs-native.js';
+import { WORKER_GC_CODE } from './worker-gc.js';
 
 /**
  * The commit into place of a new file, done by the job that wrote its temp file (worker-commit.ts). The temp file is
@@ -51,6 +52,7 @@ export interface CommitJob {
 
 /** One call chain on a temp file. `fd` null: create `path` first (O_EXCL, 0666 before the umask). */
 export type FileJob = (
+  /** put: `data` is handed over: once run() is called the caller must not read or change it (it may be moved to the thread). */
   | { readonly op: 'put'; readonly path: string; readonly fd: number | null; readonly position: number; readonly data: Uint8Array; readonly sync: boolean; readonly close: boolean; readonly commit?: CommitJob }
   | { readonly op: 'unzip'; readonly path: string; readonly fd: number | null; readonly archive: string; readonly offset: number; readonly compressedSize: number; readonly method: number; readonly size: number; readonly sha1: string; readonly commit?: CommitJob }
   | { readonly op: 'truncate'; readonly path: string; readonly fd: number }
@@ -98,6 +100,7 @@ const { createHash } = require('node:crypto');
 const { parentPort } = require('node:worker_threads');
 ${COMMIT_CODE}
 ${DURABLE_CODE}
+${WORKER_GC_CODE}
 const reply = (m, fd, more) => parentPort.postMessage({ id: m.id, fd, ...more });
 const fail = (m, fd, e) => reply(m, fd, { error: { message: String(e && e.message), code: e && e.code } });
 let scratch = Buffer.alloc(0);
@@ -273,8 +276,10 @@ export class FileWorkerPool {
       };
       slot.pending.set(id, { job, resolve: settled(resolve), reject: settled(reject), timer });
       this.opts.beforePost?.(job, (m) => slot.worker.postMessage(m));
-      // The bytes are copied, not moved: a job held by a thread that never started runs here with them.
-      slot.worker.postMessage({ ...job, id });
+      // A put job's bytes are moved to a thread that said it is ready (no copy; `data` is empty here afterwards), and
+      // copied to one still starting: a job held by a thread that never started runs here with them (#fail).
+      const moved = slot.online ? movable(job) : undefined;
+      slot.worker.postMessage({ ...job, id }, moved === undefined ? [] : [moved]);
     });
   }
 
@@ -385,6 +390,17 @@ export class FileWorkerPool {
       void s.worker.terminate();
     }
   }
+}
+
+/**
+ * The ArrayBuffer a put job's bytes can be moved with: only when the view is the whole of it (Buffer.allocUnsafe's
+ * small Buffers share one pool, a socket's chunk may be a slice of a bigger one: moving those would take other
+ * bytes away from their owners, so they are copied). The caller gives a put job's `data` up to run().
+ */
+export function movable(job: FileJob): ArrayBuffer | undefined {
+  if (job.op !== 'put') return undefined;
+  const b = job.data.buffer;
+  return b instanceof ArrayBuffer && job.data.byteOffset === 0 && job.data.byteLength === b.byteLength && b.byteLength > 0 ? b : undefined;
 }
 
 function stopped(job: FileJob, why: string): SyncError {

@@ -7,7 +7,8 @@
  * RSS_VARIANTS is a JSON list of `{ "name", "node"?: [flags], "env"?: {..}, "config"?: {..} }` (default: one
  * variant, the default launch). Prints each run, then each variant's median and range. The README's before/after:
  * RSS_VARIANTS='[{"name":"before","env":{"BOXSYNC_V8_HEAP":"default"}},{"name":"after"}]', at 200 4 40000000 and
- * 20000 400 2097152.
+ * 20000 400 2097152. Where a peak's memory is: add `"node": ["--import", "<repo>/test/bench/rss-probe.mjs"]` to a variant
+ * and set RSS_PROBE_OUT to a folder (rss-probe.mjs).
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';

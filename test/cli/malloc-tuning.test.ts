@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadMallocAddon, mallocTuningWanted } from '../../src/cli/malloc-native.js';
 import type { MemoryReport } from '../../src/cli/memory-report.js';
+import { RUN_CACHE_MIN_KIB } from '../../src/journal/cache-size.js';
 import { repoRoot } from '../support/cli.js';
 import { listTree, startSyncEnv, type SyncEnv } from './sync-harness.js';
 
@@ -39,7 +40,7 @@ afterEach(async () => {
 });
 
 /** `bin/boxsync.js sync --once` (from the sources) at debug level: its exit code and its memory report. */
-function syncThroughBin(e: SyncEnv, extra: NodeJS.ProcessEnv): Promise<{ code: number | null; report: MemoryReport | null; stderr: string }> {
+function syncThroughBin(e: SyncEnv, extra: NodeJS.ProcessEnv): Promise<{ code: number | null; report: (MemoryReport & { journalCacheKiB?: number }) | null; stderr: string }> {
   const child = spawn(process.execPath, [join(repoRoot, 'bin', 'boxsync.js'), 'sync', '--once', '--config', e.configFile], {
     cwd: repoRoot,
     env: { ...process.env, NODE_OPTIONS: '', BOXSYNC_FROM_SOURCE: '1', BOXSYNC_LOG_LEVEL: 'debug', ...extra },
@@ -55,7 +56,7 @@ function syncThroughBin(e: SyncEnv, extra: NodeJS.ProcessEnv): Promise<{ code: n
     child.on('close', (code) => {
       clearTimeout(timer);
       const line = stderr.split('\n').find((l) => l.includes('"msg":"memory tuning"'));
-      resolve({ code, report: line === undefined ? null : (JSON.parse(line) as MemoryReport), stderr: stderr.slice(-4000) });
+      resolve({ code, report: line === undefined ? null : (JSON.parse(line) as MemoryReport & { journalCacheKiB?: number }), stderr: stderr.slice(-4000) });
     });
   });
 }
@@ -75,6 +76,8 @@ describe('malloc tuning in the real CLI (bin/boxsync.js)', () => {
     expect(tuned.report?.mallocArenas).toBeGreaterThanOrEqual(1);
     expect(tuned.report?.mallocArenas).toBeLessThanOrEqual(2);
     expect(tuned.report?.v8Flags).toEqual(['--optimize-for-size', '--semi-space-growth-factor=1']);
+    // A first mirror's journal page cache: the least (journal/cache-size.ts), not better-sqlite3's 16,000 KiB.
+    expect(tuned.report?.journalCacheKiB).toBe(RUN_CACHE_MIN_KIB);
     expect((await listTree(env.mirror)).filter((p) => p.endsWith('.bin'))).toHaveLength(30);
 
     await env.writeConfig({ extra: { stateDir: join(env.dir, 'state-2') }, folder: { localPath: join(env.dir, 'mirror-2') } });

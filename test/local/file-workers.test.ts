@@ -17,6 +17,7 @@ import { FileWorkerPool, MAX_DEATHS, type FileJob } from '../../src/local/file-w
 import { createLocalFs } from '../../src/local/local-fs.js';
 import { createLocalTrash } from '../../src/local/local-trash.js';
 import { FLUSH_BYTES } from '../../src/local/worker-temp-file.js';
+import { WORKER_GC_CODE, WORKER_GC_EVERY_MESSAGES } from '../../src/local/worker-gc.js';
 import { silentLogger } from '../../src/logger.js';
 import type { LocalFs, TempFile } from '../../src/ports/local-fs.js';
 import { makeTempDir } from '../support/tmp.js';
@@ -148,6 +149,81 @@ describe('file worker threads', () => {
       await r.file.syncAndClose();
       await fs.discardTemp(r.file.path);
     }
+  });
+
+  it('a put job moves bytes that own their whole ArrayBuffer to a ready thread: the sender sees none of them after', async () => {
+    const { dir, pool, fs } = await setup({ size: 1 });
+    // The first job of a thread is copied (the thread has not said it is ready): the bytes stay with the sender.
+    const early = new Uint8Array(Buffer.from('written before the thread was ready'));
+    await pool.run({ op: 'put', path: join(dir, 'early'), fd: null, position: 0, data: early, sync: true, close: true });
+    expect(Buffer.from(early).toString()).toBe('written before the thread was ready');
+    const bytes = Buffer.alloc(200 * 1024, 'moved ');
+    const data = new Uint8Array(bytes);
+    const done = pool.run({ op: 'put', path: join(dir, 'moved'), fd: null, position: 0, data, sync: true, close: true });
+    // Moved as it was posted: the sender's view and its ArrayBuffer are empty (detached) from then on.
+    expect(data.byteLength).toBe(0);
+    expect(data.buffer.byteLength).toBe(0);
+    await done;
+    expect((await readFile(join(dir, 'moved'))).equals(bytes)).toBe(true);
+    // The same through a download's temp file: the chunks given to write() stay the caller's, whole.
+    const chunks = [Buffer.from('first chunk, '), Buffer.alloc(5000, 'x'), Buffer.from(' last')];
+    await download(fs, 'chunks.txt', chunks);
+    expect(Buffer.concat(chunks).toString()).toBe(`first chunk, ${'x'.repeat(5000)} last`);
+    expect(await readFile(join(dir, 'root', 'chunks.txt'), 'utf8')).toBe(`first chunk, ${'x'.repeat(5000)} last`);
+  });
+
+  it('a put job whose bytes share their ArrayBuffer (a pooled Buffer, a slice of a bigger one) is copied: every owner keeps its bytes', async () => {
+    const { dir, pool } = await setup({ size: 1 });
+    await pool.run({ op: 'put', path: join(dir, 'warm'), fd: null, position: 0, data: new Uint8Array([1]), sync: true, close: true });
+    // Buffer.from of a short string takes a slice of Buffer's shared pool, beside other Buffers of the same pool.
+    const before = Buffer.from('a neighbour in the pool');
+    const pooled = Buffer.from('pooled bytes');
+    const after = Buffer.from('another neighbour');
+    expect(pooled.buffer).toBe(before.buffer);
+    expect(pooled.byteLength).toBeLessThan(pooled.buffer.byteLength);
+    await pool.run({ op: 'put', path: join(dir, 'pooled'), fd: null, position: 0, data: pooled, sync: true, close: true });
+    expect([before.toString(), pooled.toString(), after.toString()]).toEqual(['a neighbour in the pool', 'pooled bytes', 'another neighbour']);
+    expect(await readFile(join(dir, 'pooled'), 'utf8')).toBe('pooled bytes');
+    // A view of the middle of a bigger ArrayBuffer (as a socket's chunk can be): copied, the rest untouched.
+    const big = Buffer.alloc(64 * 1024, 'b');
+    big.write('middle', 1000);
+    const slice = big.subarray(1000, 1006);
+    await pool.run({ op: 'put', path: join(dir, 'slice'), fd: null, position: 0, data: slice, sync: true, close: true });
+    expect(slice.toString()).toBe('middle');
+    expect(big.byteLength).toBe(64 * 1024);
+    expect(big.subarray(0, 3).toString()).toBe('bbb');
+    expect(await readFile(join(dir, 'slice'), 'utf8')).toBe('middle');
+  });
+
+  it(`a worker collects its own garbage (a forced full collection) once its heap grew, looked at every ${WORKER_GC_EVERY_MESSAGES} messages; without that code it is never forced`, async () => {
+    // A thread with the worker's collection code and a job loop that makes garbage; it answers with the forced full
+    // collections it has seen (perf_hooks 'gc' entries flagged forced: what gc() does, V8's own never are).
+    const code = (gcCode: string): string => `
+const { parentPort } = require('node:worker_threads');
+const { PerformanceObserver, constants } = require('node:perf_hooks');
+let forced = 0;
+new PerformanceObserver((list) => { for (const e of list.getEntries()) if (e.detail.flags & constants.NODE_PERFORMANCE_GC_FLAGS_FORCED) forced++; }).observe({ entryTypes: ['gc'] });
+${gcCode}
+let keep = [];
+parentPort.on('message', (m) => {
+  keep.push(new Array(20000).fill(m.id));
+  if (keep.length > 100) keep = [];
+  parentPort.postMessage({ id: m.id, fd: null, forced });
+});
+parentPort.postMessage({ ready: true });
+`;
+    const forcedAfter = async (gcCode: string): Promise<number> => {
+      const { pool } = await setup({ size: 1, workerCode: code(gcCode) });
+      let forced = 0;
+      for (let i = 0; i < 3 * WORKER_GC_EVERY_MESSAGES; i++) forced = ((await pool.run({ op: 'close', path: '/nowhere', fd: i })) as { forced?: number }).forced ?? 0;
+      // The observer hears of a collection a little after it: a few more messages, until it has or the bound ends.
+      const until = Date.now() + 3000;
+      while (forced === 0 && Date.now() < until) forced = ((await pool.run({ op: 'close', path: '/nowhere', fd: 0 })) as { forced?: number }).forced ?? 0;
+      expect(pool.threaded).toBe(true);
+      return forced;
+    };
+    expect(await forcedAfter(WORKER_GC_CODE)).toBeGreaterThan(0);
+    expect(await forcedAfter('')).toBe(0);
   });
 
   it('a worker that dies with a job in flight fails that file with a clear file_worker error; the next file is written by a new thread', async () => {

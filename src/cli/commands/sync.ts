@@ -9,6 +9,7 @@
  * `runSyncOnce` is also what `boxsync demo` runs in-process.
  */
 import type { Command } from 'commander';
+import { join } from 'node:path';
 import { parseRate } from '../../remote/box/bandwidth.js';
 import { isVerbose } from '../global-options.js';
 import { assertNever } from '../../core/operations.js';
@@ -19,6 +20,7 @@ import { shutdownReason } from '../../core/errors.js';
 import type { RunSummary } from '../../engine/types.js';
 import { configAndLock, type ExitCode } from './config-and-lock.js';
 import { memoryReport } from '../memory-report.js';
+import { runJournalCacheKiB } from '../../journal/cache-size.js';
 
 export { configAndLock, type ExitCode } from './config-and-lock.js';
 
@@ -155,19 +157,22 @@ export async function runSyncOnce(opts: SyncOnceOptions = {}): Promise<ExitCode>
   let composition: Awaited<ReturnType<typeof import('../../daemon/compose.js').compose>> | undefined;
   try {
     const { compose } = await import('../../daemon/compose.js');
+    // As big as the journal was at the start (a first mirror's: the least): journal/cache-size.ts.
+    const journalCacheKiB = runJournalCacheKiB(join(config.stateDir, 'journal.db'));
     composition = await compose({
       config,
       logger,
       events: { onStatus: reporter.onStatus, onOperation: reporter.onOperation, onNotice: reporter.onNotice },
       bandwidthBytesPerSec: opts.bandwidthBytesPerSec,
       freeSpace: opts.freeSpace === true,
+      journalCacheKiB,
     });
     if (composition.journalRebuilt !== null) {
       say(`the journal failed its integrity check (${composition.journalRebuilt}); it was set aside and is rebuilt from a fresh scan and listing. No file is touched for this.`);
     }
     const summary = await composition.engine.runOnce({ ...(opts.signal ? { signal: opts.signal } : {}), fullRescan: opts.fullRescan ?? false, confirm });
     reporter.finish(summary);
-    logger.debug(memoryReport(), 'memory tuning');
+    logger.debug({ ...memoryReport(), journalCacheKiB }, 'memory tuning');
     opts.onSummary?.(summary, config);
     await opts.inspect?.(composition);
     if (opts.signal?.aborted && summary.outcome !== 'converged') {
