@@ -246,7 +246,7 @@ export class DaemonSession {
       notices.push(`last pass failed: ${this.passes.lastError}${retry}`);
     }
     const controls = liveControls(this.notifier, this.parts.bandwidth, this.parts.engine, this.parts.roots);
-    return { ...base, configFile: this.config.file, engine, passes: this.passes.passCount, watchers, remoteStream, schedules: this.schedules.status(), notices, controls };
+    return { ...base, configFile: this.config.file, engine, passes: this.passes.passCount, watchers, remoteStream, schedules: this.schedules.status(), notices, controls, ...(this.convergence ? { idleCheck: this.convergence.status() } : {}) };
   }
 
   private items: ItemCommands | null = null;
