@@ -87,15 +87,3 @@ export function runSliced<T>(steps: Steps<T>, opts: SliceOptions = {}): Sliced<T
     }
   })();
 }
-
-/**
- * Loop over an iterable, pausing (yield) every `every` items: `yield* slicedForOf(items, (x) => ...)` inside
- * Steps. `body` returning true ends the loop early.
- */
-export function* slicedForOf<T>(items: Iterable<T>, body: (item: T) => boolean | void, every = ROWS_PER_STEP): Generator<void, void, void> {
-  let n = 0;
-  for (const item of items) {
-    if (body(item) === true) return;
-    if (++n % every === 0) yield;
-  }
-}

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { asRelPath } from '../../src/core/model.js';
-import { runSliced, slicedForOf, type SliceStats } from '../../src/core/slices.js';
+import { runSliced, type SliceStats } from '../../src/core/slices.js';
 import { ConvergenceWatch } from '../../src/daemon/lifecycle/convergence-watch.js';
 import { outOfSync, outOfSyncSteps, pathOutOfSync } from '../../src/engine/out-of-sync.js';
 import { silentLogger } from '../../src/logger.js';
@@ -75,19 +75,6 @@ describe('the out-of-sync walk in slices', () => {
     const ignoreD3 = (p: string): boolean => p === 'd3';
     expect(outOfSync(h.journal, h.root, ignoreD3).some((o) => o.path.startsWith('d3/'))).toBe(false);
     expect(pathOutOfSync(h.journal, h.root, ignoreD3, asRelPath(name(7)))).toBeNull();
-  });
-
-  it('slicedForOf visits every item once, in order, pausing every N items; true ends it', () => {
-    const seen: number[] = [];
-    const steps = slicedForOf([...Array(10).keys()], (x) => void seen.push(x), 3);
-    let pauses = 0;
-    while (!steps.next().done) pauses++;
-    expect(seen).toEqual([...Array(10).keys()]);
-    expect(pauses).toBe(3);
-    const upTo: number[] = [];
-    const early = slicedForOf([1, 2, 3, 4], (x) => (upTo.push(x), x === 2), 1);
-    while (!early.next().done);
-    expect(upTo).toEqual([1, 2]);
   });
 });
 
