@@ -44,15 +44,8 @@ const { dir, cleanup } = await makeTempDir('boxsync-bench-idle-stall-');
 const srv = await startBoxServer({ port: 0, tokens: [TOKEN], longPollTimeoutMs: 30_000 });
 try {
   const t0 = performance.now();
-  const fx = await buildSyncedFixture({
-    srv,
-    token: TOKEN,
-    dir,
-    files: FILES,
-    perFolder: PER_FOLDER,
-    configExtra: { log: { level: 'info' } },
-    progress: (n) => console.log(`  fixture: ${fmt(n)} files after ${((performance.now() - t0) / 1000).toFixed(0)} s`),
-  });
+  const progress = (n: number): void => console.log(`  fixture: ${fmt(n)} files after ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  const fx = await buildSyncedFixture({ srv, token: TOKEN, dir, files: FILES, perFolder: PER_FOLDER, configExtra: { log: { level: 'info' } }, progress });
   console.log(`${fmt(fx.files)} files / ${fmt(fx.folders)} folders: fixture in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   const socketPath = join(dir, 'control.sock');
   const started = performance.now();
