@@ -187,7 +187,7 @@ export async function localMoveEnds(
 }
 
 /** An entry (when there is one) and then the entries below it. */
-function* selfAndBelow<T>(self: T | undefined, below: Iterable<T>): Iterable<T> {
+export function* selfAndBelow<T>(self: T | undefined, below: Iterable<T>): Iterable<T> {
   if (self !== undefined) yield self;
   yield* below;
 }

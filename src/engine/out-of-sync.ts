@@ -7,12 +7,13 @@
  * sync must either have a failure row (retried or parked with a reason) or be planned by a pass it has
  * scheduled. The simulation checks the same at quiescence (test/sim/invariants.ts).
  */
-import { asRelPath, type LocalEntry, type RelPath, type SyncedEntry, type SyncRoot } from '../core/model.js';
+import { asRelPath, type LocalEntry, type RelPath, type RemoteEntry, type SyncedEntry, type SyncRoot } from '../core/model.js';
 import { ancestorsOf } from '../core/paths.js';
 import type { Journal } from '../ports/journal.js';
 import type { IsIgnored } from './observe-local.js';
 import { walkRemote } from './remote-tree.js';
 import { localUnchanged } from '../core/same-item.js';
+import { ROWS_PER_STEP, runWhole, type Steps } from '../core/slices.js';
 
 export interface OutOfSyncPath {
   readonly path: RelPath;
@@ -58,7 +59,7 @@ function changedHere(s: SyncedEntry, l: LocalEntry | undefined): string | null {
  * row and no set of every path (at a million rows the lookups took seconds and the set tens of MB). null when a
  * tree did not come in the order comparePaths expects (then localSideByLookup answers).
  */
-function localSideMerged(journal: Journal, root: SyncRoot, ignored: Ignored, limit: number): LocalSide | null {
+function* localSideMerged(journal: Journal, root: SyncRoot, ignored: Ignored, limit: number): Steps<LocalSide | null> {
   const found: OutOfSyncPath[] = [];
   const fresh: OutOfSyncPath[] = [];
   let synced = 0;
@@ -77,12 +78,15 @@ function localSideMerged(journal: Journal, root: SyncRoot, ignored: Ignored, lim
   };
   if (!nextLocal()) return null;
   let lastSynced: string | null = null;
+  let rows = 0;
   for (const s of journal.syncedUnder(root.id, '')) {
+    if (++rows % ROWS_PER_STEP === 0) yield;
     if (lastSynced !== null && comparePaths(lastSynced, s.path) >= 0) return null;
     lastSynced = s.path;
     while (l !== undefined && comparePaths(l.path, s.path) < 0) {
       onlyHere(l);
       if (!nextLocal()) return null;
+      if (++rows % ROWS_PER_STEP === 0) yield;
     }
     let at: LocalEntry | undefined;
     if (l !== undefined && l.path === s.path) {
@@ -100,31 +104,50 @@ function localSideMerged(journal: Journal, root: SyncRoot, ignored: Ignored, lim
   while (l !== undefined && fresh.length < limit) {
     onlyHere(l);
     if (!nextLocal()) return null;
+    if (++rows % ROWS_PER_STEP === 0) yield;
   }
   return { found: [...found, ...fresh.slice(0, limit - found.length)], synced };
 }
 
 /** The same as localSideMerged, by a lookup of each synced row's local row and a set of the synced paths. */
-function localSideByLookup(journal: Journal, root: SyncRoot, ignored: Ignored, limit: number): LocalSide {
+function* localSideByLookup(journal: Journal, root: SyncRoot, ignored: Ignored, limit: number): Steps<LocalSide> {
   const found: OutOfSyncPath[] = [];
   const synced = new Set<RelPath>();
+  let rows = 0;
   for (const s of journal.syncedUnder(root.id, '')) {
+    if (++rows % ROWS_PER_STEP === 0) yield;
     if (ignored(s.path, s.kind === 'folder')) continue;
     synced.add(s.path);
     const why = changedHere(s, journal.getLocal(root.id, s.path));
     if (why !== null && found.push({ path: s.path, why }) >= limit) return { found, synced: synced.size };
   }
   for (const l of journal.localUnder(root.id, '')) {
+    if (++rows % ROWS_PER_STEP === 0) yield;
     if (synced.has(l.path) || !newHere(l, ignored)) continue;
     if (found.push({ path: l.path, why: 'new locally' }) >= limit) break;
   }
   return { found, synced: synced.size };
 }
 
+const ignoredWith =
+  (isIgnored: IsIgnored): Ignored =>
+  (p, isDir) =>
+    isIgnored(p, isDir) || ancestorsOf(p).some((a) => a !== '' && isIgnored(a, true));
+
 /** At most `limit` paths, in no particular order (a big change is told by its first ones). */
 export function outOfSync(journal: Journal, root: SyncRoot, isIgnored: IsIgnored, limit = 100): OutOfSyncPath[] {
-  const ignored: Ignored = (p, isDir) => isIgnored(p, isDir) || ancestorsOf(p).some((a) => a !== '' && isIgnored(a, true));
-  const here = localSideMerged(journal, root, ignored, limit) ?? localSideByLookup(journal, root, ignored, limit);
+  return runWhole(outOfSyncSteps(journal, root, isIgnored, limit));
+}
+
+/**
+ * outOfSync as work that may be paused every ROWS_PER_STEP rows (core/slices.ts): the daemon's idle check runs it
+ * in slices. Each tree is read in keyset pages, so a pause costs nothing and the walk resumes where it stopped;
+ * but rows a pass wrote during a pause may be read before or after it, so what a paused walk found is told again
+ * by pathOutOfSync before it is acted on (daemon/lifecycle/convergence-watch.ts).
+ */
+export function* outOfSyncSteps(journal: Journal, root: SyncRoot, isIgnored: IsIgnored, limit = 100): Steps<OutOfSyncPath[]> {
+  const ignored = ignoredWith(isIgnored);
+  const here = (yield* localSideMerged(journal, root, ignored, limit)) ?? (yield* localSideByLookup(journal, root, ignored, limit));
   const out = here.found;
   if (out.length >= limit) return out;
   const add = (path: RelPath, why: string): boolean => {
@@ -134,7 +157,9 @@ export function outOfSync(journal: Journal, root: SyncRoot, isIgnored: IsIgnored
   // Synced rows (not ignored) whose item Box still has at their path: when that is every one, none is gone from
   // Box, and no set of every path is needed. Each synced row names one Box id, so none is counted twice.
   let matched = 0;
+  let rows = 0;
   for (const walked of walkRemote(journal, root.remoteId, '', (p, e) => !isIgnored(p, e.kind === 'folder'))) {
+    if (++rows % ROWS_PER_STEP === 0) yield;
     const { entry } = walked;
     // A web link lives here as NAME.url (its merge base is at that path).
     const path = entry.kind === 'weblink' ? asRelPath(walked.path + '.url') : walked.path;
@@ -150,7 +175,54 @@ export function outOfSync(journal: Journal, root: SyncRoot, isIgnored: IsIgnored
   }
   if (matched === here.synced) return out;
   const onBox = new Set<RelPath>();
-  for (const { entry, path } of walkRemote(journal, root.remoteId, '', (p, e) => !isIgnored(p, e.kind === 'folder'))) onBox.add(entry.kind === 'weblink' ? asRelPath(path + '.url') : path);
-  for (const s of journal.syncedUnder(root.id, '')) if (!onBox.has(s.path) && !ignored(s.path, s.kind === 'folder') && add(s.path, 'gone from Box')) return out;
+  for (const { entry, path } of walkRemote(journal, root.remoteId, '', (p, e) => !isIgnored(p, e.kind === 'folder'))) {
+    onBox.add(entry.kind === 'weblink' ? asRelPath(path + '.url') : path);
+    if (++rows % ROWS_PER_STEP === 0) yield;
+  }
+  for (const s of journal.syncedUnder(root.id, '')) {
+    if (!onBox.has(s.path) && !ignored(s.path, s.kind === 'folder') && add(s.path, 'gone from Box')) return out;
+    if (++rows % ROWS_PER_STEP === 0) yield;
+  }
   return out;
+}
+
+/**
+ * Whether one path is out of sync now, by lookups (no walk): the first of the reasons outOfSync would give it
+ * (local side first), or null when it is in sync. What a walk paused across a pass found is checked again by it.
+ */
+export function pathOutOfSync(journal: Journal, root: SyncRoot, isIgnored: IsIgnored, path: RelPath): string | null {
+  const ignored = ignoredWith(isIgnored);
+  const s = journal.getSynced(root.id, path);
+  const l = journal.getLocal(root.id, path);
+  const kept = s !== undefined && !ignored(s.path, s.kind === 'folder');
+  if (kept) {
+    const why = changedHere(s, l);
+    if (why !== null) return why;
+  } else if (l !== undefined && newHere(l, ignored)) return 'new locally';
+  const r = remoteSeenAt(journal, root, isIgnored, path);
+  if (r === undefined) return kept ? 'gone from Box' : null;
+  if (s === undefined) return 'new on Box';
+  return s.remoteId !== r.id || (r.kind !== 'folder' && s.etag !== r.etag) ? 'changed on Box' : null;
+}
+
+/** The remote row walkRemote would yield at a path (a web link's at NAME.url), by names from the root down. */
+function remoteSeenAt(journal: Journal, root: SyncRoot, isIgnored: IsIgnored, path: RelPath): RemoteEntry | undefined {
+  const at = (names: readonly string[]): RemoteEntry | undefined => {
+    let cur = journal.getRemote(root.remoteId);
+    let p = '';
+    for (const name of names) {
+      if (cur === undefined) return undefined;
+      cur = journal.remoteChildNamed(cur.id, name);
+      p = p === '' ? name : `${p}/${name}`;
+      if (cur !== undefined && isIgnored(asRelPath(p), cur.kind === 'folder')) return undefined;
+    }
+    return cur;
+  };
+  const names = path.split('/');
+  const r = at(names);
+  if (r !== undefined && r.kind !== 'weblink') return r;
+  const last = names[names.length - 1]!;
+  if (!last.endsWith('.url') || last === '.url') return undefined;
+  const link = at([...names.slice(0, -1), last.slice(0, -'.url'.length)]);
+  return link?.kind === 'weblink' ? link : undefined;
 }

@@ -19,9 +19,11 @@ const MAX_CONFLICTS_SHOWN = 200;
  * The in-sync counts are an aggregate over every synced row of a root (30 ms at 100,000 rows, ten times that at a
  * million). Reports sent to listeners during a pass (progress every 250 ms, each window's phases) reuse the last
  * count while it is younger than 1 s or 20 times what counting took, so counting costs at most about 5 % of the
- * time; the end of a pass counts afresh. So does a status query between passes; during a pass it reuses a recent
- * count too: a client asking every 200 ms while the daemon's first pass ran over 200,000 files cost that pass 12 %
- * of its CPU in counts (issue 29 point 6).
+ * time; the end of a pass counts afresh. So does a status query between passes, unless the count was taken since
+ * the last pass ended (only passes write the merge base: it is exact until the next one; an idle daemon at a
+ * million files asked every 100 ms counted 0.3 s of every 6 s, seconds on a loaded machine, with nothing else
+ * answered meanwhile); during a pass it reuses a recent count too: a client asking every 200 ms while the daemon's
+ * first pass ran over 200,000 files cost that pass 12 % of its CPU in counts (issue 29 point 6).
  */
 const PASS_PHASES: ReadonlySet<Phase> = new Set<Phase>(['scanning', 'listing', 'planning', 'transferring']);
 const COUNT_MIN_AGE_MS = 1_000;
@@ -33,9 +35,11 @@ export class StatusTracker {
   heldGuard: HeldGuard | null = null;
   fatal: { readonly code: string; readonly message: string } | null = null;
   private lastEmitMs = 0;
-  private readonly counted = new Map<RootId, { readonly value: ReturnType<Journal['countSynced']>; readonly atMs: number }>();
+  private readonly counted = new Map<RootId, { readonly value: ReturnType<Journal['countSynced']>; readonly atMs: number; readonly passEnds: number }>();
   private countCostMs = 0;
   private lastSuccessMs: number | undefined;
+  /** Passes ended (the phase went idle or error from another): a count taken since the last one is exact while idle. */
+  private passEnds = 0;
 
   constructor(
     private readonly deps: {
@@ -51,6 +55,7 @@ export class StatusTracker {
   setPhase(phase: Phase): void {
     if (phase === this.phaseNow) return;
     this.phaseNow = phase;
+    if (phase === 'idle' || phase === 'error') this.passEnds += 1;
     // The end of a pass counts afresh; the phases within one (a window's planning and transfers) may reuse a count.
     this.emit(true, phase === 'idle' || phase === 'error');
   }
@@ -140,11 +145,12 @@ export class StatusTracker {
   private inSync(root: RootId, fresh: boolean): ReturnType<Journal['countSynced']> {
     const now = this.deps.clock.now();
     const last = this.counted.get(root);
+    if (last !== undefined && last.passEnds === this.passEnds && (this.phaseNow === 'idle' || this.phaseNow === 'error')) return last.value;
     if (!fresh && last !== undefined && now - last.atMs < Math.max(COUNT_MIN_AGE_MS, COUNT_COST_FACTOR * this.countCostMs)) return last.value;
     const t0 = performance.now();
     const value = this.deps.journal.countSynced(root);
     this.countCostMs = performance.now() - t0;
-    this.counted.set(root, { value, atMs: now });
+    this.counted.set(root, { value, atMs: now, passEnds: this.passEnds });
     return value;
   }
 }

@@ -2,12 +2,14 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { RemoteEntry, RemoteId } from '../core/model.js';
 import { remoteFromRow, remoteToRow, type RemoteRow } from './rows.js';
+import { PAGE_ROWS } from './subtree.js';
 
 const COLS = 'id, kind, parent_id, name, etag, sequence_id, sha1, size_bytes, modified_at_ms, version_id, url, status';
 
 export class RemoteTree {
   readonly #get: Statement<[string], RemoteRow>;
   readonly #children: Statement<[string], RemoteRow>;
+  readonly #childrenPage: Statement<[string, string, string, number], RemoteRow>;
   readonly #childNamed: Statement<[string, string], RemoteRow>;
   readonly #put: Statement<[RemoteRow]>;
   readonly #delete: Statement<[string]>;
@@ -17,6 +19,8 @@ export class RemoteTree {
   constructor(db: Database) {
     this.#get = db.prepare(`SELECT ${COLS} FROM remote_items WHERE id = ?`);
     this.#children = db.prepare(`SELECT ${COLS} FROM remote_items WHERE parent_id = ? ORDER BY name`);
+    // Keyset pages in the index's own order: (parent_id, name) with the primary key id after it (WITHOUT ROWID).
+    this.#childrenPage = db.prepare(`SELECT ${COLS} FROM remote_items INDEXED BY remote_items_parent WHERE parent_id = ? AND (name, id) > (?, ?) ORDER BY name, id LIMIT ?`);
     // Same index and order as #children, so it finds the row children().find(by name) would.
     this.#childNamed = db.prepare(`SELECT ${COLS} FROM remote_items INDEXED BY remote_items_parent WHERE parent_id = ? AND name = ? LIMIT 1`);
     this.#put = db.prepare(
@@ -48,6 +52,18 @@ export class RemoteTree {
   get(id: RemoteId): RemoteEntry | undefined {
     const r = this.#get.get(id);
     return r === undefined ? undefined : remoteFromRow(r);
+  }
+
+  /** The children by name in keyset pages of PAGE_ROWS: bounded memory and time per step, however big the folder. */
+  *childrenPaged(parentId: RemoteId): Generator<RemoteEntry> {
+    let after = { name: '', id: '' };
+    for (;;) {
+      const page = this.#childrenPage.all(parentId, after.name, after.id, PAGE_ROWS);
+      for (const r of page) yield remoteFromRow(r);
+      const last = page[page.length - 1];
+      if (last === undefined || page.length < PAGE_ROWS) return;
+      after = { name: last.name, id: last.id };
+    }
   }
 
   children(parentId: RemoteId): readonly RemoteEntry[] {

@@ -91,6 +91,9 @@ export class SqliteJournal implements Journal {
   remoteChildren(parentId: RemoteId): readonly RemoteEntry[] {
     return this.#remote.children(parentId);
   }
+  remoteChildrenPaged(parentId: RemoteId): Iterable<RemoteEntry> {
+    return this.#remote.childrenPaged(parentId);
+  }
   remoteChildNamed(parentId: RemoteId, name: string): RemoteEntry | undefined {
     return this.#remote.childNamed(parentId, name);
   }

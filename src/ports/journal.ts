@@ -90,6 +90,8 @@ export interface Journal {
   // remote tree (by Box id)
   getRemote(id: RemoteId): RemoteEntry | undefined;
   remoteChildren(parentId: RemoteId): readonly RemoteEntry[];
+  /** The same children (by name, then id), read in keyset pages: a folder of 100,000 items is not one statement. */
+  remoteChildrenPaged(parentId: RemoteId): Iterable<RemoteEntry>;
   /** The child of a folder with exactly this name (the first of `remoteChildren` by that name): one index probe. */
   remoteChildNamed(parentId: RemoteId, name: string): RemoteEntry | undefined;
   /** How many rows are below a folder (recursively), counting at most `limit`: "is this subtree bigger than N?" */

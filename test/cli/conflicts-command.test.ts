@@ -127,4 +127,22 @@ describe('boxsync conflicts', () => {
     await env.start();
     expect(await listed()).toEqual([]);
   }, 180_000);
+
+  it('a path: only the copies under it are listed (the path may be a copy itself)', async () => {
+    h = await createHarness();
+    const env = h;
+    const ids = ['a', 'b'].map((d) => env.web.uploadFile(env.web.createFolder(env.rootId, d).id, 'doc.txt', 'base').id);
+    await ok(['sync', '--once']);
+    for (const [i, d] of ['a', 'b'].entries()) {
+      await writeFile(join(env.mirror, d, 'doc.txt'), `mine ${d}`);
+      env.web.uploadVersion(ids[i]!, `theirs ${d}!`);
+    }
+    await ok(['sync', '--once']);
+    const under = async (path: string): Promise<string[]> =>
+      (JSON.parse((await ok(['conflicts', path, '--json'])).stdout) as ConflictsResult).conflicts.map((c) => c.originalPath);
+    expect((await listed()).map((c) => c.originalPath).sort()).toEqual([join(env.mirror, 'a', 'doc.txt'), join(env.mirror, 'b', 'doc.txt')]);
+    expect(await under(join(env.mirror, 'a'))).toEqual([join(env.mirror, 'a', 'doc.txt')]);
+    const [copy] = await copies(join(env.mirror, 'b'));
+    expect(await under(join(env.mirror, 'b', copy!))).toEqual([join(env.mirror, 'b', 'doc.txt')]);
+  });
 });

@@ -46,6 +46,7 @@ function sampleStatus(nowMs: number): DaemonStatus {
     schedules: [],
     notices: ['/home/me/Box: inotify watch limit reached'],
     eventLoop: { maxDelayMs: 140.5, recentMaxDelayMs: 31.2, p99DelayMs: 21.6 },
+    idleCheck: { running: true, slices: 12, pauses: 1, done: 0 },
     controls: { pausedPairs: [], bandwidthBytesPerSec: 512 * 1024, notifications: { on: false, available: true } },
   };
 }
@@ -118,6 +119,7 @@ describe('boxsync status (client)', () => {
     expect(text.stdout).toMatch(/changes \(configured: sync\)/);
     expect(text.stdout).toMatch(/bandwidth limit: 512 KiB\/s; notifications: off/);
     expect(text.stdout).toMatch(/event loop: blocked at most 31\.2 ms in the last minute, 140\.5 ms since the start \(p99 21\.6 ms\)/);
+    expect(text.stdout).toMatch(/idle check: reading the journal for paths out of sync \(12 slices so far, paused 1 time\(s\) for a pass\)/);
     expect(text.stdout).toMatch(/a\.txt: your copy kept as a \(conflicted copy\)\.txt/);
     // Since when each item fails: the day too when it began before today.
     expect(text.stdout).toMatch(/bad:name: Box refuses this name \(name-invalid; waits for the file to change; since 2026-01-05 14:02\)/);

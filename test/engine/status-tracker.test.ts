@@ -65,12 +65,21 @@ describe('status tracker: in-sync counts', () => {
     expect(tracker.report().roots[0]!.inSync.files).toBe(7);
     nowMs += 1100;
     expect(tracker.report().roots[0]!.inSync.files).toBe(9);
-    // The end of the pass, and a status query between passes, are exact at once.
+    // The end of the pass is exact at once; a status query between passes reuses the count taken since it ended
+    // (only passes write the merge base), and the next pass's end counts again.
     add(9, 1);
     tracker.setPhase('idle');
     expect(lastFiles()).toBe(10);
+    expect(tracker.report().roots[0]!.inSync.files).toBe(10);
     add(10, 1);
+    tracker.setPhase('scanning');
+    tracker.setPhase('idle');
     expect(tracker.report().roots[0]!.inSync.files).toBe(11);
+    // A status query between passes with no count since the last pass ended counts at once.
+    const other = new StatusTracker({ journal: j, roots: [root], clock: { now: () => nowMs, sleep: systemClock.sleep }, queue: () => new TransferQueue({ concurrency: 1, clock: systemClock }) });
+    other.setPhase('scanning');
+    other.setPhase('idle');
+    expect(other.report().roots[0]!.inSync.files).toBe(11);
   });
 
   it('counts only when a report is read, once per report: a pushed report nobody reads costs no count', () => {
@@ -92,7 +101,13 @@ describe('status tracker: in-sync counts', () => {
     expect(last.inSync.files).toBe(3);
     expect(last.inSync.folders).toBe(0);
     expect(counts).toBe(1);
-    // A status query is serialized at once: the count is in the JSON.
+    // A status query is serialized at once: the count is in the JSON (between passes, the one taken since the last
+    // pass ended: only passes write the merge base).
+    expect(JSON.parse(JSON.stringify(t.report())).roots[0].inSync.files).toBe(3);
+    expect(counts).toBe(1);
+    // Within the next pass, a query counts again once the count is older than a second.
+    t.setPhase('scanning');
+    nowMs += 1_100;
     expect(JSON.parse(JSON.stringify(t.report())).roots[0].inSync.files).toBe(3);
     expect(counts).toBe(2);
   });

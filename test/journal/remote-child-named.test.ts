@@ -36,3 +36,19 @@ describe('remoteChildNamed', () => {
     expect(j.remoteChildNamed(rid('1'), 'same.txt')).toEqual(first);
   });
 });
+
+describe('remoteChildrenPaged', () => {
+  it('reads the same children as remoteChildren, in the same order, across pages (names shared across a page boundary too)', () => {
+    j.putRemote(remoteItem('1', '0', 'big', { kind: 'folder' }));
+    // 2,500 children: PAGE_ROWS is 1,000, and 30 rows share one name around the first page boundary.
+    for (let i = 0; i < 2_470; i++) j.putRemote(remoteItem(`c${i}`, '1', `f${String(i).padStart(5, '0')}`));
+    for (let i = 0; i < 30; i++) j.putRemote(remoteItem(`d${i}`, '1', 'f00990'));
+    j.putRemote(remoteItem('x', '2', 'elsewhere'));
+    const whole = j.remoteChildren(rid('1'));
+    const paged = [...j.remoteChildrenPaged(rid('1'))];
+    expect(paged).toHaveLength(2_500);
+    expect(paged).toEqual(whole);
+    expect(new Set(paged.map((e) => e.id)).size).toBe(2_500);
+    expect([...j.remoteChildrenPaged(rid('9'))]).toEqual([]);
+  });
+});

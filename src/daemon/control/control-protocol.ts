@@ -86,6 +86,18 @@ export interface EventLoopStatus {
   readonly p99DelayMs: number;
 }
 
+/** The idle check of the journal for paths out of sync (lifecycle/convergence-watch.ts), read in slices. */
+export interface IdleCheckStatus {
+  /** A check is under way (between two of its slices, or paused while a pass runs). */
+  readonly running: boolean;
+  /** Slices the running check has read so far (0 when none runs). */
+  readonly slices: number;
+  /** Times the running check waited for a pass asked for meanwhile (a live change goes first). */
+  readonly pauses: number;
+  /** Checks finished since the daemon started. */
+  readonly done: number;
+}
+
 export interface DaemonStatus {
   readonly pid: number;
   readonly startedAtMs: number;
@@ -102,6 +114,8 @@ export interface DaemonStatus {
   readonly notices: readonly string[];
   /** How long the event loop was blocked (nothing else answers meanwhile, `status` included). */
   readonly eventLoop: EventLoopStatus;
+  /** The idle check of the journal (absent before the daemon's parts are up). */
+  readonly idleCheck?: IdleCheckStatus;
   /** The settings changed live by the `bwlimit` and `notifications` verbs. */
   readonly controls: LiveControlsStatus;
 }

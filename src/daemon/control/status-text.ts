@@ -95,6 +95,8 @@ export function formatDaemonStatus(s: DaemonStatus, nowMs: number = Date.now()):
     for (const p of c.pausedPairs) lines.push(`  paused: ${esc(p)} (\`boxsync resume ${esc(p)}\` continues it)`);
   }
   if (el !== undefined) lines.push(`  event loop: blocked at most ${el.recentMaxDelayMs} ms in the last minute, ${el.maxDelayMs} ms since the start (p99 ${el.p99DelayMs} ms)`);
+  const ic = s.idleCheck;
+  if (ic?.running === true) lines.push(`  idle check: reading the journal for paths out of sync (${ic.slices} slices so far${ic.pauses > 0 ? `, paused ${ic.pauses} time(s) for a pass` : ''})`);
   if (e.conflicts.length > 0) {
     lines.push(`  conflicts (${e.conflicts.length}):`);
     for (const c of e.conflicts.slice(0, 20)) lines.push(`    ${esc(c.path)}: your copy kept as ${esc(c.copy)}`);

@@ -87,8 +87,8 @@ export class IdleReclaimer {
   /**
    * Collection `i` after delaysMs[i]: the first counted from idle(), each later one from the end of the one
    * before, so that it follows a stretch of that length with (nearly) no allocation even when the first one
-   * fired late (the idle check of convergence-watch.ts can hold the event loop for a second or more on a large
-   * journal). V8 shrinks the young generation only when its allocation rate over the last 5 s is low.
+   * fired late (a timer can, on a loaded machine). The idle journal check (convergence-watch.ts) runs in slices for
+   * seconds on a large journal: the daemon counts it as busy, and its end schedules the collections again. V8 shrinks the young generation only when its allocation rate over the last 5 s is low.
    */
   private schedule(i: number): void {
     const delays = this.opts.delaysMs ?? IDLE_RECLAIM_DELAYS_MS;

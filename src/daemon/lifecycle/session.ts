@@ -121,7 +121,8 @@ export class DaemonSession {
     const parts = await compose(config, rootLogger, events, settings.streamType, hooks.freeSpace);
     const reclaimer = new IdleReclaimer({
       gc: obtainGc(),
-      busy: () => passes.busy,
+      // The idle journal check allocates as it reads: collect once it is over (its end calls idle() again).
+      busy: () => passes.busy || session?.convergence?.status().running === true,
       onCollected: (before, after) =>
         log.debug({ heapBeforeBytes: before.totalBytes, heapAfterBytes: after.totalBytes, liveBytes: after.usedBytes }, 'idle: unused heap returned'),
     });
@@ -206,7 +207,9 @@ export class DaemonSession {
       rootLogger.child({ component: 'schedules' }),
     );
     session = new DaemonSession(config, parts, passes, local, remote, schedules, ops, log, hooks.onFatal ?? (() => undefined), reclaimer, notifier);
-    session.convergence = new ConvergenceWatch({ engine: parts.engine, journal: parts.journal, roots: parts.roots, isIgnoredFor: parts.isIgnoredFor, request: () => passes.request('hint'), busy: () => passes.busy, log });
+    session.convergence = new ConvergenceWatch({ engine: parts.engine, journal: parts.journal, roots: parts.roots, isIgnoredFor: parts.isIgnoredFor, request: () => passes.request('hint'), busy: () => passes.busy, log, onChecked: (c) => {
+      if (c.done && c.stats.slices > 1 && !passes.busy) reclaimer.idle();
+    } });
     try {
       await remote.prepare();
     } catch (e) {
@@ -246,7 +249,7 @@ export class DaemonSession {
       notices.push(`last pass failed: ${this.passes.lastError}${retry}`);
     }
     const controls = liveControls(this.notifier, this.parts.bandwidth, this.parts.engine, this.parts.roots);
-    return { ...base, configFile: this.config.file, engine, passes: this.passes.passCount, watchers, remoteStream, schedules: this.schedules.status(), notices, controls };
+    return { ...base, configFile: this.config.file, engine, passes: this.passes.passCount, watchers, remoteStream, schedules: this.schedules.status(), notices, controls, ...(this.convergence ? { idleCheck: this.convergence.status() } : {}) };
   }
 
   private items: ItemCommands | null = null;

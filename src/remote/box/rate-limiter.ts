@@ -18,6 +18,7 @@
  * Only API calls count: pre-signed download URLs (served by the download host) and the long poll do not pass
  * through the pacer at all (BoxHttp decides that, see `lane: null`).
  */
+import { NumberRing } from '../../core/ring.js';
 import type { Clock } from '../../ports/clock.js';
 
 export type Lane = 'calls' | 'uploads';
@@ -37,15 +38,15 @@ const DECREASE_TO = 0.95;
 const INCREASE_BY = 1.02;
 const UNPACE_ABOVE = 4;
 const QUIET_WINDOWS = 5;
-/** A request's turn drops old starts this many at a time (trim). */
-const TRIM_BATCH = 1024;
+/** Starts (and 429s) kept per lane at most, beyond a cap's own count: past that the measure is exact enough. */
+const KEEP_STARTS = 20_000;
 
 interface LaneState {
   readonly cap: number | null;
-  /** Start times of recent requests (at most one window's worth, or the cap's). */
-  readonly starts: number[];
-  /** Times of recent 429s. */
-  readonly refusals: number[];
+  /** Start times of recent requests (at most one window's worth, and at most KEEP_STARTS or the cap's). */
+  readonly starts: NumberRing;
+  /** Times of recent 429s (as many at most). */
+  readonly refusals: NumberRing;
   /** Requests per second, or null when unpaced. */
   rate: number | null;
   /** The limit measured at the last 429 (requests per second). */
@@ -72,8 +73,8 @@ export class RateLimiter {
     this.windowMs = opts.windowMs ?? 60_000;
     const lane = (cap: number | undefined): LaneState => ({
       cap: cap === undefined ? null : Math.max(1, Math.floor(cap)),
-      starts: [],
-      refusals: [],
+      starts: new NumberRing(Math.max(KEEP_STARTS, cap === undefined ? 0 : Math.floor(cap))),
+      refusals: new NumberRing(Math.max(KEEP_STARTS, cap === undefined ? 0 : Math.floor(cap))),
       rate: null,
       measured: 0,
       nextAtMs: 0,
@@ -146,10 +147,10 @@ export class RateLimiter {
         signal?.throwIfAborted();
         if (this.released) return;
         const now = this.clock.now();
-        this.trim(lane, now, true);
+        this.trim(lane, now);
         this.increase(lane, now);
         let waitUntil = Math.max(this.pausedUntilMs, lane.rate === null ? 0 : lane.nextAtMs);
-        if (lane.cap !== null && lane.starts.length >= lane.cap) waitUntil = Math.max(waitUntil, lane.starts[lane.starts.length - lane.cap]! + this.windowMs);
+        if (lane.cap !== null && lane.starts.length >= lane.cap) waitUntil = Math.max(waitUntil, lane.starts.at(lane.starts.length - lane.cap)! + this.windowMs);
         if (waitUntil <= now) {
           lane.starts.push(now);
           if (lane.rate !== null) lane.nextAtMs = Math.max(now, lane.nextAtMs) + 1000 / lane.rate;
@@ -173,23 +174,13 @@ export class RateLimiter {
   }
 
   /**
-   * Keep one window of starts and 429s (at most 20 000 starts: beyond that the measure is exact enough). `lazy`
-   * (a request's turn) drops old starts only once TRIM_BATCH of them are due: the cap reads the starts from the newest
-   * end, which older ones do not change, and a splice of the front of 20,000 starts on every request made a burst's
-   * turns cost a memmove each. The measure after a 429 trims exactly.
+   * Keep one window of starts and 429s. Their rings (core/ring.ts) hold at most KEEP_STARTS (or the cap's count)
+   * and drop the oldest on a push when full, so dropping what left the window moves nothing: each start is dropped
+   * once, by the turn that finds it old.
    */
-  private trim(lane: LaneState, now: number, lazy = false): void {
-    while (lane.refusals.length > 0 && now - lane.refusals[0]! >= this.windowMs) lane.refusals.shift();
-    const keep = Math.max(20_000, lane.cap ?? 0);
-    if (lazy) {
-      const dueOld = lane.starts.length >= TRIM_BATCH && now - lane.starts[TRIM_BATCH - 1]! >= this.windowMs;
-      if (!dueOld && lane.starts.length - keep < TRIM_BATCH) return;
-    }
-    let drop = 0;
-    while (drop < lane.starts.length && now - lane.starts[drop]! >= this.windowMs) drop++;
-    const excess = lane.starts.length - drop - keep;
-    if (excess > 0) drop += excess;
-    if (drop > 0) lane.starts.splice(0, drop);
+  private trim(lane: LaneState, now: number): void {
+    lane.refusals.dropWhile((t) => now - t >= this.windowMs);
+    lane.starts.dropWhile((t) => now - t >= this.windowMs);
   }
 
   private async sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {

@@ -9,6 +9,8 @@ import { parseConflictName, splitExtension } from '../../../core/names.js';
 import type { LocalGuard } from '../../../core/operations.js';
 import { isAncestorOrSelf } from '../../../core/paths.js';
 import { ItemCommandError, type ConflictView, type MessageResult } from '../item-protocol.js';
+import { selfAndBelow } from '../../../engine/hinted-scope.js';
+import { timeSlicer } from '../../../engine/time-slice.js';
 import { rootAt, type ItemCommandDeps } from './context.js';
 
 /** How many numbered names `--keep both` tries before it gives up. */
@@ -17,7 +19,9 @@ const MAX_NUMBERED_NAMES = 1000;
 /**
  * The conflict copies that exist now: the journal's local tree names them (a copy's name carries its marker,
  * core/names.ts), and each is checked on disk, so one the user deleted or renamed since the last pass is not
- * listed. The Box side is the item at the original name, as last observed.
+ * listed. The Box side is the item at the original name, as last observed. Only the rows under the path asked
+ * about are read, and the walk gives the event loop a turn every 20 ms (a million rows took seconds, during which
+ * the daemon answered nothing).
  */
 export async function conflicts(deps: ItemCommandDeps, scopePath?: string): Promise<ConflictView[]> {
   let roots = deps.roots;
@@ -28,9 +32,12 @@ export async function conflicts(deps: ItemCommandDeps, scopePath?: string): Prom
     under = at.relPath;
   }
   const out: ConflictView[] = [];
+  const slice = timeSlicer();
   for (const root of roots) {
     const disk = deps.localFsFor(root);
-    for (const e of deps.journal.localUnder(root.id, '')) {
+    const self = under === '' ? undefined : deps.journal.getLocal(root.id, under);
+    for (const e of selfAndBelow(self, deps.journal.localUnder(root.id, under))) {
+      await slice();
       if (e.kind !== 'file' || (under !== '' && !isAncestorOrSelf(under, e.path))) continue;
       const parsed = parseConflictName(basename(e.path));
       if (!parsed) continue;
