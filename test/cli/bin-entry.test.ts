@@ -1,7 +1,8 @@
 /**
  * bin/boxsync.js picks what a build runs: `boxsync sync` the bundle (scripts/bundle-cli.mjs), every other
  * command dist/cli/main.js, and `sync` too when the bundle is missing or older than main.js (a build left half
- * done). Run on a copy of bin/boxsync.js in a temp root whose dist/ holds two stand-ins that say which one ran.
+ * done). Run on a copy of bin/boxsync.js (and bin/malloc-rule.js, which it imports) in a temp root whose dist/
+ * holds two stand-ins that say which one ran.
  */
 import { spawnSync } from 'node:child_process';
 import { copyFile, mkdir, utimes, writeFile } from 'node:fs/promises';
@@ -26,6 +27,8 @@ describe('bin/boxsync.js over a build', () => {
     await mkdir(join(tmp.dir, 'dist', 'cli'), { recursive: true });
     await mkdir(join(tmp.dir, 'dist', 'cli-bundle'));
     await copyFile(join(repoRoot, 'bin', 'boxsync.js'), bin());
+    // What it imports before anything else (the malloc tuning rule).
+    await copyFile(join(repoRoot, 'bin', 'malloc-rule.js'), join(tmp.dir, 'bin', 'malloc-rule.js'));
     await writeFile(join(tmp.dir, 'package.json'), '{"type":"module"}');
     await writeFile(join(tmp.dir, 'dist', 'cli', 'main.js'), "process.stdout.write('main ' + process.argv.slice(2).join(' '));\n");
     await writeFile(bundle(), "process.stdout.write('bundle ' + process.argv.slice(2).join(' '));\n");
