@@ -12,16 +12,20 @@
  *            -> -errno          the folder could not be opened or read (ENOENT, EACCES, ENOTDIR, ...)
  *            -> 1               a name in it is not valid UTF-8: the caller reads this folder its own way (as bytes)
  *            throws             only when N-API itself fails; the caller then reads the folder through node:fs
+ * listAhead(paths) -> Promise    those answers, one per path, the folders read in turn on a libuv thread-pool
+ *                               thread (rejected only when N-API fails)
  *
  * Each entry is lstat-ed relative to the folder's descriptor (fstatat(AT_SYMLINK_NOFOLLOW)): the kernel does not walk
  * the whole path again for every entry, and no node Stats object is made per entry. A symlink is reported as one and
- * never followed. Synchronous, so the caller uses it only on a local disk while its calls are quick (quick-fs.ts):
- * a hung network mount must never be read on the main thread.
+ * never followed. list() is synchronous, so the caller uses it only on a local disk while its calls are quick
+ * (quick-fs.ts): a hung network mount must never be read on the main thread. listAhead() reads on a pool thread, so
+ * that the main thread does other work meanwhile; scan.ts uses it under the same conditions.
  */
 #define _GNU_SOURCE
 #define NAPI_VERSION 8
 #include <node_api.h>
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
@@ -115,53 +119,54 @@ static int by_utf16(const void *a, const void *b, void *base) {
   return (p < pe) - (q < qe);
 }
 
-static napi_value js_list(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1], result = NULL;
-  char *path = NULL, *buf = NULL, *joined = NULL;
+/* One folder read: its entries sorted, joined and lstat-ed, or why not (errno_out, not_utf8). No N-API inside, so
+ * that a thread-pool thread (list_ahead) may read a folder too. */
+typedef struct {
+  char *joined;   /* the names joined by NUL (at bytes) */
+  size_t at;
+  double *meta;   /* WALK_FIELDS numbers per entry */
+  size_t count;
+  int errno_out;  /* the folder could not be read (ENOMEM when memory ran out) */
+  int not_utf8;   /* a name in it is not UTF-8 */
+} Listing;
+
+static void free_listing(Listing *l) {
+  free(l->joined);
+  free(l->meta);
+  l->joined = NULL;
+  l->meta = NULL;
+}
+
+static void read_folder(const char *path, size_t plen, Listing *out) {
+  char *buf = NULL;
   Name *names = NULL;
   DIR *dir = NULL;
-  int errno_out = 0, not_utf8 = 0;
   size_t count = 0, cap_names = 0, used = 0, cap_buf = 0;
-
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  size_t plen = 0;
-  if (argc < 1 || napi_get_value_string_utf8(env, argv[0], NULL, 0, &plen) != napi_ok) {
-    napi_throw_type_error(env, NULL, "boxsync_walk: list(path: string)");
-    return NULL;
-  }
-  path = malloc(plen + 1);
-  if (!path) goto nomem;
-  CHECK(napi_get_value_string_utf8(env, argv[0], path, plen + 1, &plen));
-  /* A NUL inside the string would make open() read a shorter path than asked for (node:fs refuses such a path). */
-  if (strlen(path) != plen) {
-    errno_out = EINVAL;
-    goto answer;
-  }
+  memset(out, 0, sizeof *out);
 
   int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) {
-    errno_out = errno;
-    goto answer;
+    out->errno_out = errno;
+    goto done;
   }
   dir = fdopendir(fd);
   if (!dir) {
-    errno_out = errno;
+    out->errno_out = errno;
     close(fd);
-    goto answer;
+    goto done;
   }
   for (;;) {
     errno = 0;
     struct dirent *d = readdir(dir);
     if (!d) {
-      errno_out = errno;
+      out->errno_out = errno;
       break;
     }
     const char *n = d->d_name;
     if (n[0] == '.' && (n[1] == 0 || (n[1] == '.' && n[2] == 0))) continue;
     size_t len = strlen(n);
     if (!valid_utf8((const unsigned char *)n, len)) {
-      not_utf8 = 1;
+      out->not_utf8 = 1;
       break;
     }
     if (count == cap_names) {
@@ -185,23 +190,21 @@ static napi_value js_list(napi_env env, napi_callback_info info) {
     used += len + 1;
     count++;
   }
-  if (errno_out != 0 || not_utf8) goto answer;
+  if (out->errno_out != 0 || out->not_utf8) goto done;
 
   if (count > 1) qsort_r(names, count, sizeof *names, by_utf16, buf);
 
-  void *data = NULL;
-  napi_value ab, meta, joined_str, arr;
-  CHECK(napi_create_arraybuffer(env, count * WALK_FIELDS * sizeof(double), &data, &ab));
-  double *m = (double *)data;
-  joined = malloc(used ? used : 1);
-  if (!joined) goto nomem;
+  out->meta = malloc(count ? count * WALK_FIELDS * sizeof(double) : 1);
+  out->joined = malloc(used ? used : 1);
+  if (!out->meta || !out->joined) goto nomem;
+  double *m = out->meta;
   size_t at = 0;
   int dfd = dirfd(dir);
   for (size_t i = 0; i < count; i++) {
     const char *n = buf + names[i].off;
-    memcpy(joined + at, n, names[i].len);
+    memcpy(out->joined + at, n, names[i].len);
     at += names[i].len;
-    if (i + 1 < count) joined[at++] = 0;
+    if (i + 1 < count) out->joined[at++] = 0;
     struct stat st;
     double *e = m + i * WALK_FIELDS;
     /* The path node's lstat would be given: past PATH_MAX the kernel refuses it, so the entry is refused here too. */
@@ -221,40 +224,200 @@ static napi_value js_list(napi_env env, napi_callback_info info) {
     e[3] = (double)st.st_mtim.tv_nsec;
     e[4] = (double)st.st_ino;
   }
-  CHECK(napi_create_typedarray(env, napi_float64_array, count * WALK_FIELDS, ab, 0, &meta));
-  CHECK(napi_create_string_utf8(env, joined, at, &joined_str));
+  out->at = at;
+  out->count = count;
+  goto done;
+
+nomem:
+  free_listing(out);
+  out->errno_out = ENOMEM;
+  out->not_utf8 = 0;
+done:
+  if (dir) closedir(dir);
+  free(buf);
+  free(names);
+}
+
+/* The JS answer of list(): [names, meta], or the number that says why not. NULL (an exception pending) when N-API failed. */
+static napi_value listing_to_js(napi_env env, const Listing *l) {
+  napi_value result = NULL;
+  if (l->errno_out != 0 || l->not_utf8) {
+    CHECK(napi_create_int32(env, l->not_utf8 ? 1 : -l->errno_out, &result));
+    return result;
+  }
+  void *data = NULL;
+  napi_value ab, meta, joined_str, arr;
+  CHECK(napi_create_arraybuffer(env, l->count * WALK_FIELDS * sizeof(double), &data, &ab));
+  if (l->count) memcpy(data, l->meta, l->count * WALK_FIELDS * sizeof(double));
+  CHECK(napi_create_typedarray(env, napi_float64_array, l->count * WALK_FIELDS, ab, 0, &meta));
+  CHECK(napi_create_string_utf8(env, l->joined, l->at, &joined_str));
   CHECK(napi_create_array_with_length(env, 2, &arr));
   CHECK(napi_set_element(env, arr, 0, joined_str));
   CHECK(napi_set_element(env, arr, 1, meta));
-  result = arr;
-
-answer:
-  if (result == NULL) {
-    if (napi_create_int32(env, not_utf8 ? 1 : -errno_out, &result) != napi_ok) result = NULL;
-  }
-fail:
-  if (dir) closedir(dir);
-  free(path);
-  free(buf);
-  free(names);
-  free(joined);
-  return result;
+  return arr;
 
 napi_failed:
   napi_throw_error(env, NULL, "boxsync_walk: an N-API call failed");
-  result = NULL;
-  goto fail;
+  return NULL;
+}
 
+/* The path argument, malloc'ed (NULL with an exception pending, or with *bad set when it holds a NUL). */
+static char *path_arg(napi_env env, napi_value v, size_t *plen, int *bad) {
+  *bad = 0;
+  if (napi_get_value_string_utf8(env, v, NULL, 0, plen) != napi_ok) {
+    napi_throw_type_error(env, NULL, "boxsync_walk: list(path: string)");
+    return NULL;
+  }
+  char *path = malloc(*plen + 1);
+  if (!path) {
+    napi_throw_error(env, NULL, "boxsync_walk: out of memory");
+    return NULL;
+  }
+  if (napi_get_value_string_utf8(env, v, path, *plen + 1, plen) != napi_ok) {
+    free(path);
+    napi_throw_error(env, NULL, "boxsync_walk: an N-API call failed");
+    return NULL;
+  }
+  /* A NUL inside the string would make open() read a shorter path than asked for (node:fs refuses such a path). */
+  *bad = strlen(path) != *plen;
+  return path;
+}
+
+static napi_value js_list(napi_env env, napi_callback_info info) {
+  size_t argc = 1, plen = 0;
+  napi_value argv[1];
+  int bad = 0;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 1) {
+    napi_throw_type_error(env, NULL, "boxsync_walk: list(path: string)");
+    return NULL;
+  }
+  char *path = path_arg(env, argv[0], &plen, &bad);
+  if (!path) return NULL;
+  Listing l;
+  if (bad) {
+    memset(&l, 0, sizeof l);
+    l.errno_out = EINVAL;
+  } else {
+    read_folder(path, plen, &l);
+  }
+  free(path);
+  napi_value result = listing_to_js(env, &l);
+  free_listing(&l);
+  return result;
+}
+
+/* listAhead(paths) -> Promise of [what list(path) answers, for each path]: the folders read in turn on one libuv
+ * thread-pool thread, so that the main thread does other work meanwhile (scan.ts reads the next folders of its walk
+ * this way while it compares the current one with the journal). One piece of work for several folders: each wakes a
+ * pool thread and comes back through the event loop once. */
+typedef struct {
+  char *path;
+  size_t plen;
+  int bad;
+  Listing listing;
+} AheadPath;
+
+typedef struct {
+  napi_async_work work;
+  napi_deferred deferred;
+  uint32_t count;
+  AheadPath *paths;
+} Ahead;
+
+static void free_ahead(Ahead *a) {
+  for (uint32_t i = 0; i < a->count; i++) {
+    free_listing(&a->paths[i].listing);
+    free(a->paths[i].path);
+  }
+  free(a->paths);
+  free(a);
+}
+
+static void ahead_execute(napi_env env, void *data) {
+  (void)env;
+  Ahead *a = data;
+  for (uint32_t i = 0; i < a->count; i++) {
+    AheadPath *p = &a->paths[i];
+    if (p->bad) {
+      memset(&p->listing, 0, sizeof p->listing);
+      p->listing.errno_out = EINVAL;
+    } else {
+      read_folder(p->path, p->plen, &p->listing);
+    }
+  }
+}
+
+static void ahead_complete(napi_env env, napi_status status, void *data) {
+  Ahead *a = data;
+  napi_value result = NULL;
+  if (status == napi_ok && napi_create_array_with_length(env, a->count, &result) == napi_ok) {
+    for (uint32_t i = 0; i < a->count && result != NULL; i++) {
+      napi_value one = listing_to_js(env, &a->paths[i].listing);
+      if (one == NULL || napi_set_element(env, result, i, one) != napi_ok) result = NULL;
+    }
+  } else {
+    result = NULL;
+  }
+  if (result != NULL) {
+    napi_resolve_deferred(env, a->deferred, result);
+  } else {
+    napi_value err = NULL, msg = NULL;
+    bool pending = false;
+    if (napi_is_exception_pending(env, &pending) == napi_ok && pending) napi_get_and_clear_last_exception(env, &err);
+    if (err == NULL && napi_create_string_utf8(env, "boxsync_walk: listAhead failed", NAPI_AUTO_LENGTH, &msg) == napi_ok) napi_create_error(env, NULL, msg, &err);
+    if (err == NULL) napi_get_undefined(env, &err);
+    napi_reject_deferred(env, a->deferred, err);
+  }
+  napi_delete_async_work(env, a->work);
+  free_ahead(a);
+}
+
+static napi_value js_list_ahead(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1], promise, name;
+  bool is_array = false;
+  uint32_t count = 0;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 1 || napi_is_array(env, argv[0], &is_array) != napi_ok || !is_array ||
+      napi_get_array_length(env, argv[0], &count) != napi_ok) {
+    napi_throw_type_error(env, NULL, "boxsync_walk: listAhead(paths: string[])");
+    return NULL;
+  }
+  Ahead *a = calloc(1, sizeof *a);
+  if (!a) goto nomem;
+  a->paths = calloc(count ? count : 1, sizeof *a->paths);
+  if (!a->paths) goto nomem;
+  for (uint32_t i = 0; i < count; i++) {
+    napi_value v;
+    if (napi_get_element(env, argv[0], i, &v) != napi_ok) goto failed;
+    a->paths[i].path = path_arg(env, v, &a->paths[i].plen, &a->paths[i].bad);
+    if (!a->paths[i].path) goto thrown;
+    a->count = i + 1;
+  }
+  if (napi_create_promise(env, &a->deferred, &promise) != napi_ok) goto failed;
+  if (napi_create_string_utf8(env, "boxsync_walk.listAhead", NAPI_AUTO_LENGTH, &name) != napi_ok) goto failed;
+  if (napi_create_async_work(env, NULL, name, ahead_execute, ahead_complete, a, &a->work) != napi_ok) goto failed;
+  if (napi_queue_async_work(env, a->work) != napi_ok) {
+    napi_delete_async_work(env, a->work);
+    goto failed;
+  }
+  return promise;
+
+failed:
+  /* A deferred made and never settled is only garbage; the caller gets the exception and reads the folders itself. */
+  napi_throw_error(env, NULL, "boxsync_walk: an N-API call failed");
+thrown:
+  free_ahead(a);
+  return NULL;
 nomem:
-  errno_out = ENOMEM;
-  not_utf8 = 0;
-  result = NULL;
-  goto answer;
+  if (a) free(a);
+  napi_throw_error(env, NULL, "boxsync_walk: out of memory");
+  return NULL;
 }
 
 static napi_value init(napi_env env, napi_value exports) {
   napi_property_descriptor props[] = {
       {"list", NULL, js_list, NULL, NULL, NULL, napi_default, NULL},
+      {"listAhead", NULL, js_list_ahead, NULL, NULL, NULL, napi_default, NULL},
   };
   if (napi_define_properties(env, exports, sizeof props / sizeof props[0], props) != napi_ok) {
     napi_throw_error(env, NULL, "boxsync_walk: napi_define_properties failed");

@@ -44,6 +44,16 @@ export const SYNC_LSTAT_MAX_MS_EACH = 0.025;
  */
 export const WALK_TURN_MS = 20;
 
+/**
+ * Folders the native walk reads ahead (its listAhead, on libuv's thread pool): the next folders on the walk's stack
+ * are read and lstat-ed on a pool thread while the main thread compares the folders before with the journal, so on
+ * two cores the walk's reads and the journal's reads overlap. At most this many are asked for and not yet taken, in
+ * one call for several folders once half of them were taken (each call wakes a pool thread and comes back through
+ * the event loop once). Only while the synchronous reads would be used (a local disk, quick answers); a folder is
+ * still read once, after the scan began, when it is on the stack (its parent was listed).
+ */
+export const WALK_AHEAD = 8;
+
 export function kindOf(st: Stats): LocalKind {
   if (st.isSymbolicLink()) return 'symlink';
   if (st.isDirectory()) return 'folder';
@@ -88,6 +98,8 @@ interface WalkContext extends ScanContext {
   readonly clock: ThreadClock | undefined;
   /** The native folder reader (walk-native.ts), used while the synchronous calls are; null without it. */
   readonly addon: WalkAddon | null;
+  /** The folders being read ahead (WALK_AHEAD), by path: taken when the walk reaches them. */
+  readonly ahead: Map<RelPath | '', Promise<readonly [string, Float64Array] | number>>;
 }
 
 export async function* scanTree(scan: ScanContext): AsyncGenerator<readonly LocalEntry[]> {
@@ -112,6 +124,7 @@ export async function* scanTree(scan: ScanContext): AsyncGenerator<readonly Loca
     clock: syncStat.on ? ThreadClock.open() : undefined,
     // In place of node's own readdirSync and lstatSync only: a module that wraps them (a test's faults) keeps them.
     addon: syncRead.on && fs.readdirSync === readdirSync && fs.lstatSync === lstatSync ? loadWalkAddon() : null,
+    ahead: new Map(),
   };
   try {
     yield* walk(ctx);
@@ -157,8 +170,29 @@ async function* walk(ctx: WalkContext): AsyncGenerator<readonly LocalEntry[]> {
     }
     if (listed !== undefined) opts.onListed?.(dir, listed);
     for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i] as RelPath);
+    readAhead(ctx, stack);
   }
   if (batch.length > 0) yield batch;
+}
+
+/** Start reading the next folders of the stack (its top) on the pool, once half of those asked for were taken (WALK_AHEAD). */
+function readAhead(ctx: WalkContext, stack: readonly (RelPath | '')[]): void {
+  const listAhead = ctx.addon?.listAhead;
+  if (listAhead === undefined || !ctx.syncStat.on || !ctx.syncRead.on || ctx.ahead.size > WALK_AHEAD / 2) return;
+  const dirs: (RelPath | '')[] = [];
+  for (let i = stack.length - 1; i >= 0 && ctx.ahead.size + dirs.length < WALK_AHEAD; i--) {
+    const dir = stack[i] as RelPath | '';
+    if (!ctx.ahead.has(dir)) dirs.push(dir);
+  }
+  if (dirs.length === 0) return;
+  let read: Promise<readonly (readonly [string, Float64Array] | number)[] | null>;
+  try {
+    // A rejection or a throw (N-API failed) reads those folders through node:fs, as a throw of list() does.
+    read = listAhead(dirs.map((d) => ctx.abs(d))).catch(() => null);
+  } catch {
+    return;
+  }
+  dirs.forEach((dir, k) => ctx.ahead.set(dir, read.then((got) => got?.[k] ?? 0)));
 }
 
 /**
@@ -212,16 +246,22 @@ function lstatWindowSync(ctx: WalkContext, paths: readonly (RelPath | null)[]): 
  */
 async function observeFolderNative(ctx: WalkContext, dir: RelPath | ''): Promise<(LocalEntry | undefined)[] | undefined> {
   const addon = ctx.addon;
-  if (addon === null || !ctx.syncStat.on || !ctx.syncRead.on) return undefined;
-  await giveTurn(ctx);
-  const got = timedSync(ctx, ctx.syncStat, (r) => (r === undefined || typeof r === 'number' ? 1 : r[1].length / WALK_FIELDS + 1), () => {
-    try {
-      return addon.list(ctx.abs(dir));
-    } catch {
-      // The addon itself failed (out of memory in N-API): node:fs reads this folder.
-      return 0;
-    }
-  });
+  const ahead = ctx.ahead.get(dir);
+  // Read ahead on the pool (readAhead): used even if the gates closed since, as it never held the main thread.
+  if (ahead !== undefined) ctx.ahead.delete(dir);
+  else if (addon === null || !ctx.syncStat.on || !ctx.syncRead.on) return undefined;
+  else await giveTurn(ctx);
+  const got =
+    ahead !== undefined
+      ? await ahead
+      : timedSync(ctx, ctx.syncStat, (r) => (r === undefined || typeof r === 'number' ? 1 : r[1].length / WALK_FIELDS + 1), () => {
+          try {
+            return addon!.list(ctx.abs(dir));
+          } catch {
+            // The addon itself failed (out of memory in N-API): node:fs reads this folder.
+            return 0;
+          }
+        });
   if (typeof got === 'number') return undefined;
   const [joined, meta] = got;
   const count = meta.length / WALK_FIELDS;

@@ -18,6 +18,8 @@ export interface WalkAddon {
    * (the folder could not be read); 1: a name in it is not UTF-8.
    */
   list(path: string): readonly [string, Float64Array] | number;
+  /** list() of each path, run in turn on a libuv thread-pool thread (absent from an older build of the addon). */
+  readonly listAhead?: (paths: readonly string[]) => Promise<readonly (readonly [string, Float64Array] | number)[]>;
   readonly fields: number;
 }
 
@@ -37,7 +39,7 @@ export function loadWalkAddon(path: string = process.env.BOXSYNC_WALK_ADDON || D
   if (process.platform === 'linux' && path !== 'off') {
     try {
       const got = createRequire(import.meta.url)(path) as Partial<WalkAddon>;
-      if (typeof got.list === 'function' && got.fields === WALK_FIELDS) addon = { list: got.list, fields: got.fields };
+      if (typeof got.list === 'function' && got.fields === WALK_FIELDS) addon = { list: got.list, fields: got.fields, ...(typeof got.listAhead === 'function' ? { listAhead: got.listAhead } : {}) };
     } catch {
       // Not built or not loadable here: the walk uses node:fs.
     }

@@ -2,7 +2,8 @@
  * `sync --once` on a mirror the last run left converged (the clean mark set: it plans only what changed) still
  * finds a change anywhere: an edit deep in the tree (a file's content changed in place, its folder's listing
  * unchanged), a file added and one removed in the mirror, 100 edits on each side (the bench's edits,
- * test/bench/edits.ts), and a new file whose name's bytes are not UTF-8. The mirror is the bench's synthetic
+ * test/bench/edits.ts, each found: the walk reads folders ahead while it compares others with the journal), and a new
+ * file whose name's bytes are not UTF-8. The mirror is the bench's synthetic
  * "already mirrored" tree (test/bench/journal-fixture.ts, checked against a real first mirror by its test), real
  * box-server, the real CLI.
  */
@@ -64,6 +65,20 @@ async function changesFound(srv: BoxServer, dir: string): Promise<void> {
   // from the last back) on Box.
   expect(readFileSync(join(fx.mirror, 'dir-00000', 'file-0000000.txt'), 'utf8')).toBe('remote edit 0');
   expect(boxContent(srv, fx.boxFolderId, 'dir-00019', 'file-0000950.txt')).toMatch(/ local edit 0$/);
+  // Every one of them, in every folder (the walk reads folders ahead on the thread pool while it compares the ones
+  // before with the journal: scan.ts WALK_AHEAD): the two sides hold the same bytes, 100 of each kind of edit.
+  const web = srv.control.as('1');
+  let remoteEdits = 0;
+  let localEdits = 0;
+  for (const d of web.listFolder(fx.boxFolderId).filter((e) => e.type === 'folder')) {
+    for (const f of web.listFolder(d.id).filter((e) => e.type === 'file')) {
+      const onBox = web.readFile(f.id).toString();
+      expect(readFileSync(join(fx.mirror, d.name, f.name), 'utf8'), `${d.name}/${f.name}`).toBe(onBox);
+      if (onBox.startsWith('remote edit ')) remoteEdits++;
+      if (/ local edit \d+$/.test(onBox)) localEdits++;
+    }
+  }
+  expect([remoteEdits, localEdits]).toEqual([100, 100]);
   // A new file whose name's bytes are not UTF-8 (its folder is read again as bytes by the walk): reported, left
   // alone, not on Box.
   const bad = Buffer.concat([Buffer.from(join(fx.mirror, 'dir-00003', 'bad-')), Buffer.from([0xff]), Buffer.from('.txt')]);

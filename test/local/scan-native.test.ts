@@ -45,20 +45,29 @@ afterEach(async () => {
 interface Scanned {
   readonly entries: LocalEntry[];
   readonly parked: [string, string][];
-  /** Folders the addon read (0 without it). */
+  /** Folders the addon read (0 without it): by list() on the main thread, or read ahead by listAhead() on the pool. */
   readonly nativeReads: number;
+  /** Of those, the folders read ahead (scan.ts WALK_AHEAD). */
+  readonly readAhead: number;
 }
 
 /** One scan of `root` with the addon (`native`) or with it missing. */
 async function scan(native: boolean, opts: Partial<ScanOptions> = {}): Promise<Scanned> {
   process.env.BOXSYNC_WALK_ADDON = native ? '' : MISSING;
   let nativeReads = 0;
+  let readAhead = 0;
   const list = addon?.list;
-  // Counts the addon's folder reads (the same addon object the walk loads), then puts its own function back.
-  if (addon !== null && list !== undefined) {
+  const listAhead = addon?.listAhead;
+  // Counts the addon's folder reads (the same addon object the walk loads), then puts its own functions back.
+  if (addon !== null && list !== undefined && listAhead !== undefined) {
     (addon as { list: typeof list }).list = (path) => {
       nativeReads += 1;
       return list(path);
+    };
+    (addon as { listAhead: typeof listAhead }).listAhead = (paths) => {
+      nativeReads += paths.length;
+      readAhead += paths.length;
+      return listAhead(paths);
     };
   }
   try {
@@ -66,9 +75,10 @@ async function scan(native: boolean, opts: Partial<ScanOptions> = {}): Promise<S
     const entries: LocalEntry[] = [];
     const parked: [string, string][] = [];
     for await (const b of local.scan({ isIgnored: createIgnoreMatcher(['*.ignored']), onUnreadable: (path, err) => parked.push([path, err.code]), ...opts })) entries.push(...b);
-    return { entries, parked, nativeReads };
+    return { entries, parked, nativeReads, readAhead };
   } finally {
     if (addon !== null && list !== undefined) (addon as { list: typeof list }).list = list;
+    if (addon !== null && listAhead !== undefined) (addon as { listAhead: typeof listAhead }).listAhead = listAhead;
   }
 }
 
@@ -86,6 +96,7 @@ describe('the native walk', () => {
   it('is built and loads here (scripts/build-native.mjs; the tests below would otherwise compare node:fs with itself)', () => {
     expect(process.platform).toBe('linux');
     expect(addon).not.toBeNull();
+    expect(typeof addon?.listAhead).toBe('function');
     expect(loadWalkAddon(MISSING)).toBeNull();
     expect(loadWalkAddon('off')).toBeNull();
   });
@@ -169,6 +180,53 @@ describe('the native walk', () => {
     const hashed = await bothWays({ known: (p) => known.get(p), hash: true });
     expect(hashed.entries.find((e) => e.path === 'd/edited')?.sha1).toBe(createHash('sha1').update('before and after').digest('hex'));
     expect(hashed.entries.find((e) => e.path === 'd/same')?.sha1).toBe(createHash('sha1').update('same').digest('hex'));
+  });
+
+  it('reads the next folders ahead on the thread pool (listAhead) and still sees every entry and every edit, as node:fs does', async () => {
+    // Wide and deep: more folders than WALK_AHEAD at each level, so that folders are read ahead while others are
+    // observed, and some are met again after their read-ahead siblings' subtrees.
+    for (let a = 0; a < 12; a++) {
+      for (let b = 0; b < 3; b++) {
+        await mkdir(join(root, `d${a}`, `e${b}`), { recursive: true });
+        for (let f = 0; f < 4; f++) await writeFile(join(root, `d${a}`, `e${b}`, `f${f}.txt`), `${a}.${b}.${f}`);
+      }
+      await writeFile(join(root, `d${a}`, 'top.txt'), String(a));
+    }
+    const first = await bothWays({ hash: true });
+    expect(first.readAhead).toBeGreaterThan(0);
+    // Every folder read once, natively (the root and 12 x 4 below it).
+    expect(first.nativeReads).toBe(1 + 12 * 4);
+    expect(first.entries.filter((e) => e.kind === 'file').length).toBe(12 * (3 * 4 + 1));
+    // An edit in each folder (appended: size and mtime change; one replaced by a new file: a new inode): each seen.
+    const known = new Map(first.entries.map((e) => [e.path, e]));
+    const edited: string[] = [];
+    for (let a = 0; a < 12; a++) {
+      await appendFile(join(root, `d${a}`, `e${a % 3}`, 'f1.txt'), ' edited');
+      edited.push(`d${a}/e${a % 3}/f1.txt`);
+    }
+    await nodeFs.promises.rename(join(root, 'd11', 'top.txt'), join(root, 'd11', 'moved.txt'));
+    await writeFile(join(root, 'd11', 'top.txt'), '11');
+    const again = await bothWays({ known: (p) => known.get(p), hash: true });
+    expect(again.readAhead).toBeGreaterThan(0);
+    const changedFiles = again.entries.filter((e) => {
+      const k = known.get(e.path);
+      return e.kind === 'file' && (k === undefined || k.sha1 !== e.sha1 || k.inode !== e.inode || k.sizeBytes !== e.sizeBytes || k.mtimeMs !== e.mtimeMs);
+    });
+    expect(changedFiles.map((e) => e.path).sort()).toEqual([...edited, 'd11/moved.txt', 'd11/top.txt'].sort());
+    for (const p of edited) expect(again.entries.find((e) => e.path === p)?.sha1).toBe(createHash('sha1').update(`${p.slice(1, p.indexOf('/'))}.${p.split('/')[1]!.slice(1)}.1 edited`).digest('hex'));
+  });
+
+  it('listAhead answers as list() does, per path: entries, -errno, EINVAL for a NUL', async () => {
+    await mkdir(join(root, 'sub'));
+    await writeFile(join(root, 'sub', 'f.txt'), 'x');
+    await writeFile(join(root, 'file'), 'x');
+    const got = await addon!.listAhead!([join(root, 'sub'), join(root, 'gone'), join(root, 'file'), `${join(root, 'sub')}\0/etc`, root]);
+    expect(got.length).toBe(5);
+    const sub = got[0]!;
+    expect(typeof sub === 'number' ? sub : [sub[0], Array.from(sub[1])]).toEqual((([n, m]) => [n, Array.from(m)])(addon!.list(join(root, 'sub')) as readonly [string, Float64Array]));
+    expect(got.slice(1, 4)).toEqual([-2, -20, -22]);
+    expect(typeof got[4] === 'number' ? got[4] : got[4]![0]).toBe('file\0sub');
+    expect(await addon!.listAhead!([])).toEqual([]);
   });
 
   it('refuses a path with a NUL in it (EINVAL) instead of reading the shorter path before the NUL', async () => {
