@@ -11,6 +11,7 @@ import { build } from 'esbuild';
 import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { lazyHttp2Wrapper } from './bundle-plugins.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = join(root, 'dist', 'cli-bundle');
@@ -30,5 +31,7 @@ await build({
   // The CommonJS dependencies inside call require(); an ES module has none of its own.
   banner: { js: "import { createRequire as __boxsyncRequire } from 'node:module'; const require = __boxsyncRequire(import.meta.url);" },
   logLevel: 'warning',
+  // http2-wrapper (and node:http2) loaded on first use, not when got loads (scripts/bundle-plugins.mjs).
+  plugins: [lazyHttp2Wrapper],
 });
 process.stdout.write(`CLI bundled for \`boxsync sync\`: ${join(outdir, 'main.js')} and its chunks\n`);

@@ -1,0 +1,17 @@
+// esbuild plugins of scripts/bundle-cli.mjs (a module of their own so that a test can bundle with them).
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+/**
+ * got loads http2-wrapper (and with it node:http2) when it loads, for its `http2` option, which boxsync never
+ * sets: this puts a stand-in in its place (http2-wrapper-lazy.cjs) that loads the real module, bundled too, on
+ * first use. test/cli/bundle-lazy.test.ts.
+ */
+export const lazyHttp2Wrapper = {
+  name: 'lazy-http2-wrapper',
+  setup(build) {
+    build.onResolve({ filter: /^http2-wrapper$/ }, () => ({ path: join(here, 'http2-wrapper-lazy.cjs') }));
+  },
+};
