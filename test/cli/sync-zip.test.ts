@@ -1,13 +1,15 @@
 /**
  * Zip downloads for a first mirror of many small files (`http.zipMinFiles`): the real CLI against box-server.
- * The files arrive through `POST /zip_downloads` instead of one download each, with the same content and mtimes;
+ * The files arrive through `POST /zip_downloads` instead of one download each, with the same content and mtimes
+ * (a big prefetch as several archives, one after the other);
  * a refused zip, an archive cut mid-stream, a missing or corrupted entry and an entry under another path each fall back
  * to downloading those files one by one; a run killed while extracting leaves nothing half-written under a final
  * name, and the next run converges.
  */
-import { readdir, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ZIP_PART_MIN_BYTES, ZIP_PARTS } from '../../src/remote/box/zip-prefetch.js';
 import { spawnCli } from '../support/cli.js';
 import { waitFor } from '../support/wait.js';
 import { explain, listTree, readText, startSyncEnv, type SyncEnv } from './sync-harness.js';
@@ -63,6 +65,25 @@ describe('zip downloads for many small files', () => {
     expect(r.single).toBe(0);
     await expectMirrored(e);
     expect(await readdir(join(e.stateDir, 'zip')).catch(() => [])).toEqual([]);
+  });
+
+  it('a prefetch of more than ZIP_PART_MIN_BYTES comes as about ZIP_PARTS archives, one after the other, every byte right', async () => {
+    e = await startSyncEnv();
+    // 60 files of 300,000 bytes (18 MB, each under the 1 MiB cap): archives of at most max(8 MiB, 18 MB / 4) bytes.
+    const folder = e.web.createFolder(e.remoteRootId, 'big');
+    const body = (i: number): Buffer => Buffer.alloc(300_000, i % 251);
+    for (let i = 0; i < 60; i++) e.web.uploadFile(folder.id, `b${i}.bin`, body(i));
+    e.srv.control.clearRequests();
+    await e.syncOk();
+    const r = requestsOf(e);
+    // 18 MB / ZIP_PARTS is under ZIP_PART_MIN_BYTES: archives of 8 MiB, which hold 27 of these files (27, 27, 6).
+    expect([ZIP_PARTS, ZIP_PART_MIN_BYTES]).toEqual([4, 8 * 1024 * 1024]);
+    const expected = 3;
+    expect(r).toEqual({ zips: expected, archives: expected, single: 0 });
+    // Each archive is asked for once the one before it was read: its POST comes after that one's content GET.
+    const order = e.srv.control.requests().filter((q) => /\/zip_downloads/.test(q.path)).map((q) => (q.method === 'POST' ? 'create' : 'content'));
+    expect(order).toEqual(Array.from({ length: expected }, () => ['create', 'content']).flat());
+    for (let i = 0; i < 60; i++) expect((await readFile(join(e.mirror, 'big', `b${i}.bin`))).equals(body(i))).toBe(true);
   });
 
   it('http.zipMinFiles 0 downloads every file alone', async () => {

@@ -53,6 +53,14 @@ export const ZIP_MAX_FILES = 10_000;
 const DEFAULT_MIN_FILES = 50;
 const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
 const DEFAULT_MAX_ARCHIVE_BYTES = 64 * 1024 * 1024;
+/**
+ * A prefetch of more than ZIP_PART_MIN_BYTES is asked for as about ZIP_PARTS archives (each still within the caps
+ * above), fetched one after the other: the files of one are checked and written while the next one is made and
+ * downloaded, where one archive of everything held every file back until its last byte had come. Smaller prefetches
+ * (small files: a window of a big first mirror) stay one archive, so the API calls a file do not grow.
+ */
+export const ZIP_PARTS = 4;
+export const ZIP_PART_MIN_BYTES = 8 * 1024 * 1024;
 /** After Box refuses zip downloads (403: a policy), files are downloaded one by one for this long. */
 const REFUSED_BACKOFF_MS = 60 * 60_000;
 
@@ -104,13 +112,15 @@ export class ZipPrefetcher {
     const archives: Archive[] = [];
     let batch: PrefetchFile[] = [];
     let bytes = 0;
+    const total = picked.reduce((sum, f) => sum + f.sizeBytes, 0);
+    const archiveBytes = Math.min(this.#maxArchiveBytes, Math.max(ZIP_PART_MIN_BYTES, Math.ceil(total / ZIP_PARTS)));
     const flush = (): void => {
       if (batch.length > 0) archives.push(new Archive({ ...this.deps, swept: () => this.#sweep() }, this.#log, batch, () => this.#refused()));
       batch = [];
       bytes = 0;
     };
     for (const f of picked) {
-      if (batch.length >= ZIP_MAX_FILES || (batch.length > 0 && bytes + f.sizeBytes > this.#maxArchiveBytes)) flush();
+      if (batch.length >= ZIP_MAX_FILES || (batch.length > 0 && bytes + f.sizeBytes > archiveBytes)) flush();
       batch.push(f);
       bytes += f.sizeBytes;
     }
