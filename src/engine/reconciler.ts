@@ -295,7 +295,10 @@ async function reconcileScope(
     running = work.length;
     // The adapter may bring many of this pass's downloads at once (Box: zip archives of small files): the plan's
     // own, and the files below the folders it creates here, which follow-ups download in this pass.
-    const prefetched = ctx.remote.prefetch?.(prefetchFiles(journal, rc, work), ctx.signal);
+    const announced = ctx.remote.prefetch === undefined ? [] : prefetchFiles(journal, rc, work);
+    const prefetched = ctx.remote.prefetch?.(announced, ctx.signal);
+    // Their temp files' writers start while the requests run (LocalFs.warmUp).
+    if (announced.length > 0 || work.some((op) => op.kind === 'download')) rc.fs.warmUp?.();
     const inFlight = new InFlight();
     try {
       const runOp = async (op: Operation): Promise<void> => {

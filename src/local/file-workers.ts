@@ -255,6 +255,16 @@ export class FileWorkerPool {
     return this.#slots.length;
   }
 
+  /**
+   * Start the threads before the first job (LocalFs.warmUp: a pass planned downloads), so that a thread's start (a
+   * few tens of milliseconds) runs while the downloads' requests do. Ended after `idleMs` like idle threads when no
+   * job comes.
+   */
+  warmUp(): void {
+    if (this.#closed || this.#off || this.#slots.length >= this.size) return;
+    if (this.#slot() !== undefined) this.#whenIdle();
+  }
+
   run(job: FileJob): Promise<FileJobResult> {
     if (this.#closed) return Promise.reject(stopped(job, 'boxsync is stopping'));
     if (this.#off) return runHere(job);

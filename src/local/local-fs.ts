@@ -464,6 +464,10 @@ export class DiskLocalFs implements LocalFs {
     }
   }
 
+  warmUp(): void {
+    this.#fileWorkers?.warmUp();
+  }
+
   async durable(): Promise<void> {
     const dirs = [...this.#unsynced];
     this.#unsynced.clear();

@@ -217,4 +217,10 @@ export interface LocalFs {
    * folders, each once). The engine calls it before the journal records any of them as synced.
    */
   durable(): Promise<void>;
+  /**
+   * Downloads are on their way (a pass planned some): start what writes their temp files (the file worker threads)
+   * now, so that its start runs while their requests do, not after the first one answered. Optional; changes nothing
+   * else.
+   */
+  warmUp?(): void;
 }

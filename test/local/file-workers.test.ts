@@ -282,6 +282,25 @@ parentPort.postMessage({ ready: true });
     expect((await readdir(root)).sort()).toEqual([...Array(MAX_DEATHS + 2).keys()].map((i) => `f${i}.txt`).sort());
   });
 
+  it('LocalFs.warmUp starts the threads before the first job, which then runs on them; unused, they end after idleMs', async () => {
+    const { root, fs, pool } = await setup({ size: 2, idleMs: 300 });
+    expect(pool.threads).toBe(0);
+    fs.warmUp!();
+    expect(pool.threads).toBe(2);
+    // Again: no more threads than the pool's size.
+    fs.warmUp!();
+    expect(pool.threads).toBe(2);
+    await download(fs, 'a.txt', [Buffer.from('warm')]);
+    expect(pool.threads).toBe(2);
+    expect(await readFile(join(root, 'a.txt'), 'utf8')).toBe('warm');
+    await waitFor(() => pool.threads === 0, { timeoutMs: 10_000, what: 'the idle threads ended' });
+    // Warmed and never given a job: ended all the same.
+    fs.warmUp!();
+    expect(pool.threads).toBe(2);
+    await waitFor(() => pool.threads === 0, { timeoutMs: 10_000, what: 'the unused threads ended' });
+    expect(pool.threaded).toBe(true);
+  });
+
   it('a job with no answer fails by its bound instead of waiting for ever; close() ends the threads', async () => {
     const silent = "require('node:worker_threads').parentPort.on('message', () => {}); require('node:worker_threads').parentPort.postMessage({ ready: true });";
     const { fs, pool } = await setup({ size: 1, workerCode: silent, jobTimeoutMs: 300 });
