@@ -18,7 +18,7 @@ import type { SyncRoot, RootId } from '../core/model.js';
 import { createEngine } from '../engine/index.js';
 import { planDryRun, type DryRunReport } from '../engine/dry-run.js';
 import type { Engine, EngineDeps, EngineEvents } from '../engine/types.js';
-import { openJournal, openJournalCheckedOnThread } from '../journal/index.js';
+import { openJournal, openJournalCheckedApart } from '../journal/index.js';
 import { createIgnoreMatcher, ignoreReason, readIgnoreFile, type IgnoreMatcher } from '../local/ignore.js';
 import { fingerprintOf, type ScopeRules } from '../engine/scope-change.js';
 import { withSelective } from '../engine/selective.js';
@@ -71,8 +71,8 @@ export interface ComposeOptions {
   readonly freeSpace?: boolean | (() => boolean);
   /** The journal's SQLite page cache in KiB (OpenJournalOptions.cacheKiB); default better-sqlite3's. */
   readonly journalCacheKiB?: number;
-  /** The daemon: a due integrity check of the journal runs on a thread of its own (openJournalCheckedOnThread). */
-  readonly journalCheckOnThread?: boolean;
+  /** The daemon: a due integrity check of the journal runs in a process of its own (openJournalCheckedApart). */
+  readonly journalCheckApart?: boolean;
 }
 
 export interface Composition {
@@ -111,7 +111,7 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
     ...(opts.journalCacheKiB === undefined ? {} : { cacheKiB: opts.journalCacheKiB }),
   };
   const journalFile = opts.journalFile ?? join(config.stateDir, 'journal.db');
-  const opened = opts.journalCheckOnThread ? await openJournalCheckedOnThread(journalFile, journalOpts) : openJournal(journalFile, journalOpts);
+  const opened = opts.journalCheckApart ? await openJournalCheckedApart(journalFile, journalOpts) : openJournal(journalFile, journalOpts);
   const journal = opened.journal;
   try {
     const box = createBoxAdapter({

@@ -15,7 +15,7 @@
  * there is no mark (the last run crashed, or never closed), a -wal file is left (another connection, or a
  * crash), the file's size or mtime differ from the mark's (something else wrote it), or the last check is older
  * than INTEGRITY_CHECK_EVERY_MS. `maintain()` checks too (the daemon's journal schedule: `maintainOffThread()`, the
- * same check on a thread of its own, check-thread.ts), so a daemon that runs
+ * same check in a process of its own, check-process.ts), so a daemon that runs
  * for months is still checked. Damage that shows up later, as SQLITE_CORRUPT on a query, is caught by
  * damage-watch.ts: the run stops with a fatal error that says what happens next, the mark is not written, and
  * the next open checks and sets the file aside.
@@ -27,7 +27,7 @@ import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
 import { SyncError } from '../core/errors.js';
 import type { Journal } from '../ports/journal.js';
-import { quickCheckOnThread } from './check-thread.js';
+import { quickCheckInProcess } from './check-process.js';
 import { damageCode, journalDamaged, watchDamage } from './damage-watch.js';
 import { migrate, UnusableJournalError } from './migrations.js';
 import { SqliteJournal } from './sqlite-journal.js';
@@ -41,7 +41,7 @@ export interface OpenJournalOptions {
    * to malloc, which keeps them), and an idle daemon is measured by its resident memory.
    */
   readonly cacheKiB?: number;
-  /** Set by openJournalCheckedOnThread: the file passed quick_check at this time; the open does not check again. */
+  /** Set by openJournalCheckedApart: the file passed quick_check at this time; the open does not check again. */
   readonly checkedAtMs?: number;
 }
 
@@ -78,13 +78,13 @@ export function openJournal(path: string, opts: OpenJournalOptions = {}): OpenJo
 }
 
 /**
- * openJournal for the daemon: a due check (see the clean mark above) runs on a thread of its own first
- * (check-thread.ts), so that the daemon's event loop stays free for it (seconds at a million rows: `status` answers,
+ * openJournal for the daemon: a due check (see the clean mark above) runs in a process of its own first
+ * (check-process.ts), so that the daemon's event loop stays free for it (seconds at a million rows: `status` answers,
  * SIGTERM is heard); a sound file is then opened without checking it again. Anything else (damage, a file that is
  * not a database, a check that could not run) takes openJournal's own path, which checks on this thread and sets
  * a damaged file aside, as it always did.
  */
-export async function openJournalCheckedOnThread(path: string, opts: OpenJournalOptions & { readonly signal?: AbortSignal } = {}): Promise<OpenJournalResult> {
+export async function openJournalCheckedApart(path: string, opts: OpenJournalOptions & { readonly signal?: AbortSignal } = {}): Promise<OpenJournalResult> {
   const { signal, ...rest } = opts;
   let due = false;
   try {
@@ -94,7 +94,7 @@ export async function openJournalCheckedOnThread(path: string, opts: OpenJournal
   }
   if (due) {
     const checkedAtMs = Date.now();
-    const r = await quickCheckOnThread(path, signal ? { signal } : {});
+    const r = await quickCheckInProcess(path, signal ? { signal } : {});
     if (r.ok && r.problems.length === 0) return openJournal(path, { ...rest, checkedAtMs });
   }
   return openJournal(path, rest);
@@ -159,7 +159,7 @@ function guarded(path: string, db: Database, checkedAtMs: number): Journal {
     maintainOffThread: async (o: { signal?: AbortSignal; repeat?: number; beforeUpkeep?: () => Promise<void> } = {}) => {
       const startedMs = Date.now();
       const t0 = performance.now();
-      const r = await quickCheckOnThread(path, { ...o, checkpoint: true });
+      const r = await quickCheckInProcess(path, { ...o, checkpoint: true });
       const checkMs = performance.now() - t0;
       if (!r.ok) {
         if (damageCode(r.error) === undefined) throw r.error;

@@ -189,7 +189,7 @@ export interface Journal {
   maintain?(): void;
 
   /**
-   * The same upkeep with its integrity check on a thread of its own (journal/check-thread.ts), so that the caller's
+   * The same upkeep with its integrity check in a process of its own (journal/check-process.ts), so that the caller's
    * event loop stays free while the whole file is read; `beforeUpkeep` is awaited between the check and the
    * checkpoint (the daemon waits there for the running pass). Rejects with the fatal SyncError `journal_damaged`
    * when the check finds damage, with another error when it could not run (the next maintenance tries again), or

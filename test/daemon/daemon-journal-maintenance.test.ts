@@ -1,6 +1,6 @@
 /**
- * The real daemon's journal maintenance (issue 29 points 6 and 8): the integrity check runs on a thread of its own
- * (src/journal/check-thread.ts), so `status` answers and a change made on Box is synced while it runs; SIGTERM
+ * The real daemon's journal maintenance (issue 29 points 6 and 8): the integrity check runs in a process of its own
+ * (src/journal/check-process.ts), so `status` answers and a change made on Box is synced while it runs; SIGTERM
  * during it ends the daemon with its normal exit code; a damaged journal is still found by it and handled as
  * before (the daemon stops with exit code 1, the next start sets the file aside and rebuilds the journal).
  *
@@ -12,11 +12,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { DaemonStatus, ScheduleStatus } from '../../src/daemon/control/control-protocol.js';
 import { DAEMON_EXIT } from '../../src/daemon/control/exit-codes.js';
-import { buildSyncedFixture, type SyncedFixture } from '../bench/journal-fixture.js';
-import { writeBoxConfig } from '../support/box-config.js';
+import type { SyncedFixture } from '../bench/journal-fixture.js';
 import { waitFor } from '../support/wait.js';
 import { damagePage, middleLeafPage } from '../journal/damage.js';
 import { createHarness, type DaemonRun, type Harness } from './daemon-harness.js';
+import { fixtureForHarness } from './fixture-harness.js';
 
 const FILES = 3_000;
 /** Rounds of the check: far more than a test waits for (it is stopped by SIGTERM). */
@@ -34,17 +34,7 @@ let fixtures = 0;
 /** A fresh synced mirror (journal-fixture.ts) in `name`, and the harness's config pointed at it. */
 async function fixture(name: string): Promise<SyncedFixture> {
   // The fixture names its Box folder by its file count: one file more each time, so each has its own folder.
-  const fx = await buildSyncedFixture({ srv: h.srv, token: 'T', dir: join(h.dir, name), files: FILES + fixtures++, perFolder: 10 });
-  await writeBoxConfig(h.configFile, {
-    srv: h.srv,
-    token: 'T',
-    remoteId: fx.boxFolderId,
-    localPath: fx.mirror,
-    stateDir: fx.stateDir,
-    socketPath: h.socketPath,
-    extra: { rateLimit: undefined, log: { level: 'info' }, daemon: { schedules: { journalMaintenance: '* * * * * *' } } },
-  });
-  return fx;
+  return fixtureForHarness(h, { name, files: FILES + fixtures++, extra: { daemon: { schedules: { journalMaintenance: '* * * * * *' } } } });
 }
 
 const maintenance = (s: DaemonStatus): ScheduleStatus => s.schedules.find((x) => x.name === 'journalMaintenance')!;
@@ -64,7 +54,7 @@ async function maintaining(run: DaemonRun): Promise<DaemonStatus> {
 }
 
 describe('journal maintenance beside a running daemon', () => {
-  it('status answers and a change made on Box is synced while the integrity check runs on its own thread', async () => {
+  it('status answers and a change made on Box is synced while the integrity check runs in its own process', async () => {
     const fx = await fixture('fx-live');
     const run = await h.start(LONG_CHECK);
     onTestFinished(async () => void (await h.stop(run)));
@@ -106,7 +96,7 @@ describe('journal maintenance beside a running daemon', () => {
     expect(run.output()).not.toContain('integrity check passed');
   }, 600_000);
 
-  it('a journal damaged after its clean close is found by the check on its own thread: exit 1, and the next start sets it aside', async () => {
+  it('a journal damaged after its clean close is found by the check in its own process: exit 1, and the next start sets it aside', async () => {
     const fx = await fixture('fx-damaged');
     // A page in the middle of the operation history: no pass reads it, only the check does.
     damagePage(fx.journalFile, middleLeafPage(fx.journalFile, 'operations'), true);

@@ -22,7 +22,6 @@ import { createLogger, logLevelFor } from '../../logger.js';
 import { errorText } from '../../core/escape.js';
 import type { ControlRequest } from '../control/control-protocol.js';
 import { startControlServer, type ControlServer } from '../control/control-server.js';
-import { checkThreadsBusy } from '../../journal/check-thread.js';
 import type { ComposeDaemonParts } from './daemon-parts.js';
 import { daemonSettings, type DaemonSettings } from './daemon-settings.js';
 import { DAEMON_EXIT } from '../control/exit-codes.js';
@@ -165,9 +164,6 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
         process.off('SIGHUP', onHup);
         // A transfer that ignored its abort must not keep the process past systemd's TimeoutStopSec.
         setTimeout(() => process.exit(), 2_000).unref();
-        // A journal check's thread still inside its pragma would hold a natural exit until the pragma returns
-        // (seconds at a million rows; journal/check-thread.ts): exit now instead.
-        if (checkThreadsBusy()) setTimeout(() => process.exit(exitCode), 100);
         resolve(exitCode);
       })();
     };

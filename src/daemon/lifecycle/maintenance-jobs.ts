@@ -11,7 +11,7 @@ export function cleanExpiredUploadSessions(journal: Journal, nowMs: number = Dat
 }
 
 export interface JournalMaintenanceOptions {
-  /** Aborted when the daemon closes: the check's thread is terminated, the job ends at once. */
+  /** Aborted when the daemon closes: the check's process is killed, the job ends at once. */
   readonly signal?: AbortSignal;
   /** Awaited after the check, before the checkpoint (the daemon: no pass running). */
   readonly beforeUpkeep?: () => Promise<void>;
@@ -21,14 +21,14 @@ export interface JournalMaintenanceOptions {
 
 /**
  * The journal's integrity check, then its WAL checkpoint and statistics. The check reads the whole file (seconds at
- * a million rows): on a thread of its own when the journal offers it (maintainOffThread), so that the daemon keeps
+ * a million rows): in a process of its own when the journal offers it (maintainOffThread), so that the daemon keeps
  * answering, watching and syncing meanwhile; the checkpoint and `PRAGMA optimize` run on the main thread, between
  * passes. A journal with neither is skipped.
  */
 export async function maintainJournal(journal: Journal, opts: JournalMaintenanceOptions = {}): Promise<string> {
   if (journal.maintainOffThread) {
     const t = await journal.maintainOffThread(opts);
-    return `integrity check passed (${Math.round(t.checkMs)} ms on its own thread); WAL checkpointed and statistics optimized (${Math.round(t.upkeepMs)} ms)`;
+    return `integrity check passed (${Math.round(t.checkMs)} ms in its own process); WAL checkpointed and statistics optimized (${Math.round(t.upkeepMs)} ms)`;
   }
   if (!journal.maintain) return 'this journal has no maintenance step; skipped';
   await opts.beforeUpkeep?.();

@@ -4,7 +4,7 @@
  * next time; it never stops the daemon.
  *
  *   fullRescan            full local rescan + full remote listing, healing missed hints      (default 03:00)
- *   journalMaintenance    integrity check (own thread), then WAL checkpoint + PRAGMA optimize  (default 04:45)
+ *   journalMaintenance    integrity check (own process), then WAL checkpoint + PRAGMA optimize (default 04:45)
  *                         between passes
  *   tokenRefresh          an authenticated call: refreshes an expiring token while idle      (default every 30 min)
  *   uploadSessionCleanup  drop upload sessions past their expiry from the journal            (default hourly at :17)

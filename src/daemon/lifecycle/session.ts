@@ -180,8 +180,8 @@ export class DaemonSession {
         },
         journalMaintenance: async (signal) => {
           try {
-            // The check runs beside passes (on its own thread); the checkpoint waits for the running pass. Stopping
-            // the schedules (the session closing) ends the check's thread.
+            // The check runs beside passes (in its own process); the checkpoint waits for the running pass. Stopping
+            // the schedules (the session closing) ends the check's process.
             return await maintainJournal(parts.journal, { signal, beforeUpkeep: () => passes.idle(), repeat: checkRepeat() });
           } catch (e) {
             // A journal that fails its check: stop as a fatal pass would (systemd restarts the daemon, and the

@@ -1,6 +1,6 @@
 /**
- * The journal's integrity check on a thread of its own (src/journal/check-thread.ts), on real SQLite files: the
- * daemon's maintenance (maintainOffThread) and its open (openJournalCheckedOnThread) find damage as the
+ * The journal's integrity check in a process of its own (src/journal/check-process.ts), on real SQLite files: the
+ * daemon's maintenance (maintainOffThread) and its open (openJournalCheckedApart) find damage as the
  * synchronous check does and handle it the same way (a fatal journal_damaged error and no clean mark; at open, the
  * file set aside and a fresh journal), and a check can be stopped.
  */
@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { asRootId } from '../../src/core/model.js';
 import { isSyncError } from '../../src/core/errors.js';
-import { checkThreadsBusy, quickCheckOnThread } from '../../src/journal/check-thread.js';
-import { openJournal, openJournalCheckedOnThread } from '../../src/journal/open-journal.js';
+import { checksRunning, quickCheckInProcess } from '../../src/journal/check-process.js';
+import { openJournal, openJournalCheckedApart } from '../../src/journal/open-journal.js';
 import { makeTempDir } from '../support/tmp.js';
 import { waitFor } from '../support/wait.js';
 import { damagePage, middleLeafPage } from './damage.js';
@@ -22,7 +22,7 @@ let tmp: { dir: string; cleanup: () => Promise<void> };
 let dbPath: string;
 
 beforeEach(async () => {
-  tmp = await makeTempDir('boxsync-check-thread-');
+  tmp = await makeTempDir('boxsync-check-process-');
   dbPath = join(tmp.dir, 'state', 'journal.db');
 });
 afterEach(async () => {
@@ -38,7 +38,7 @@ function filled(rows = 3000): void {
   journal.close();
 }
 
-describe('the journal check on its own thread', () => {
+describe('the journal check in its own process', () => {
   it('maintainOffThread passes on a sound journal, beside the open connection, and the clean close keeps the mark', async () => {
     filled();
     const { journal } = openJournal(dbPath);
@@ -49,7 +49,7 @@ describe('the journal check on its own thread', () => {
     expect(t.checkMs).toBeGreaterThan(0);
     journal.close();
     expect(existsSync(`${dbPath}.clean`)).toBe(true);
-    await waitFor(() => !checkThreadsBusy(), { timeoutMs: 60_000, what: 'the check thread to end' });
+    await waitFor(() => !checksRunning(), { timeoutMs: 60_000, what: 'the check process to end' });
   });
 
   it('maintainOffThread finds damage the open did not check: journal_damaged (fatal), no clean mark, the next open sets the file aside', async () => {
@@ -71,10 +71,10 @@ describe('the journal check on its own thread', () => {
     next.journal.close();
   });
 
-  it('openJournalCheckedOnThread: a due check on a sound file runs on the thread and the open does not check again', async () => {
+  it('openJournalCheckedApart: a due check on a sound file runs in the process and the open does not check again', async () => {
     filled();
     rmSync(`${dbPath}.clean`);
-    const res = await openJournalCheckedOnThread(dbPath);
+    const res = await openJournalCheckedApart(dbPath);
     expect(res.rebuilt).toBe(false);
     expect(res.journal.countLocalUnder(R, '', 10_000)).toBe(3000);
     res.journal.close();
@@ -84,12 +84,12 @@ describe('the journal check on its own thread', () => {
     expect(mark.sizeBytes).toBe(statSync(dbPath).size);
   });
 
-  it('openJournalCheckedOnThread: a damaged file whose check is due is set aside and a fresh journal opened, as openJournal does', async () => {
+  it('openJournalCheckedApart: a damaged file whose check is due is set aside and a fresh journal opened, as openJournal does', async () => {
     filled();
     damagePage(dbPath, middleLeafPage(dbPath, 'local_entries'), true);
     rmSync(`${dbPath}.clean`);
     const damaged = readFileSync(dbPath);
-    const res = await openJournalCheckedOnThread(dbPath);
+    const res = await openJournalCheckedApart(dbPath);
     expect(res.rebuilt).toBe(true);
     if (!res.rebuilt) return;
     expect(res.reason).toMatch(/integrity check failed|damaged/);
@@ -98,21 +98,21 @@ describe('the journal check on its own thread', () => {
     res.journal.close();
   });
 
-  it('a check stopped by its signal answers at once with ABORT_ERR, and its thread ends', async () => {
+  it('a check stopped by its signal answers at once with ABORT_ERR, and its process ends', async () => {
     filled();
     const stop = new AbortController();
     // Many rounds: the check is still running when it is stopped.
-    const running = quickCheckOnThread(dbPath, { repeat: 1000, signal: stop.signal });
-    expect(checkThreadsBusy()).toBe(true);
+    const running = quickCheckInProcess(dbPath, { repeat: 1000, signal: stop.signal });
+    expect(checksRunning()).toBe(true);
     stop.abort();
     const r = await running;
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.error.code).toBe('ABORT_ERR');
-    await waitFor(() => !checkThreadsBusy(), { timeoutMs: 60_000, what: 'the stopped check thread to end' });
+    await waitFor(() => !checksRunning(), { timeoutMs: 60_000, what: 'the stopped check process to end' });
   });
 
   it('a missing file: the check answers with an error (never throws)', async () => {
-    const r = await quickCheckOnThread(join(tmp.dir, 'no-such-journal.db'));
+    const r = await quickCheckInProcess(join(tmp.dir, 'no-such-journal.db'));
     expect(r.ok).toBe(false);
   });
 });
