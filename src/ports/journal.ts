@@ -12,6 +12,7 @@
  */
 import type { ParkClass } from '../core/park-class.js';
 import type { LocalEntry, RelPath, RemoteEntry, RemoteId, RootId, SyncedEntry } from '../core/model.js';
+import type { Steps } from '../core/slices.js';
 import type { UploadSessionStore } from './remote-store.js';
 
 export interface FailureRecord {
@@ -130,6 +131,8 @@ export interface Journal {
   deleteSyncedSubtree(root: RootId, path: RelPath): void;
   moveSyncedSubtree(root: RootId, from: RelPath, to: RelPath): void;
   countSynced(root: RootId): { files: number; folders: number; bytes: number };
+  /** countSynced as work that may be paused (core/slices.ts): the daemon's status counts in slices during a pass. */
+  countSyncedSteps?(root: RootId): Steps<{ files: number; folders: number; bytes: number }>;
 
   // the event stream cursor (per stream type), a lossless string
   getCursor(name: string): string | undefined;
