@@ -18,7 +18,7 @@ import type { SyncRoot, RootId } from '../core/model.js';
 import { createEngine } from '../engine/index.js';
 import { planDryRun, type DryRunReport } from '../engine/dry-run.js';
 import type { Engine, EngineDeps, EngineEvents } from '../engine/types.js';
-import { openJournal } from '../journal/index.js';
+import { openJournal, openJournalCheckedApart } from '../journal/index.js';
 import { createIgnoreMatcher, ignoreReason, readIgnoreFile, type IgnoreMatcher } from '../local/ignore.js';
 import { fingerprintOf, type ScopeRules } from '../engine/scope-change.js';
 import { withSelective } from '../engine/selective.js';
@@ -71,6 +71,8 @@ export interface ComposeOptions {
   readonly freeSpace?: boolean | (() => boolean);
   /** The journal's SQLite page cache in KiB (OpenJournalOptions.cacheKiB); default better-sqlite3's. */
   readonly journalCacheKiB?: number;
+  /** The daemon: a due integrity check of the journal runs in a process of its own (openJournalCheckedApart). */
+  readonly journalCheckApart?: boolean;
 }
 
 export interface Composition {
@@ -104,10 +106,12 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
   const clock = opts.clock ?? systemClock;
   await mkdir(config.stateDir, { recursive: true, mode: 0o700 });
 
-  const opened = openJournal(opts.journalFile ?? join(config.stateDir, 'journal.db'), {
+  const journalOpts = {
     logger: logger.child({ component: 'journal' }),
     ...(opts.journalCacheKiB === undefined ? {} : { cacheKiB: opts.journalCacheKiB }),
-  });
+  };
+  const journalFile = opts.journalFile ?? join(config.stateDir, 'journal.db');
+  const opened = opts.journalCheckApart ? await openJournalCheckedApart(journalFile, journalOpts) : openJournal(journalFile, journalOpts);
   const journal = opened.journal;
   try {
     const box = createBoxAdapter({

@@ -14,7 +14,8 @@
  * mtime the file was left with, and the next open takes the mark away and checks only when one of these holds:
  * there is no mark (the last run crashed, or never closed), a -wal file is left (another connection, or a
  * crash), the file's size or mtime differ from the mark's (something else wrote it), or the last check is older
- * than INTEGRITY_CHECK_EVERY_MS. `maintain()` (the daemon's journal schedule) checks too, so a daemon that runs
+ * than INTEGRITY_CHECK_EVERY_MS. `maintain()` checks too (the daemon's journal schedule: `maintainOffThread()`, the
+ * same check in a process of its own, check-process.ts), so a daemon that runs
  * for months is still checked. Damage that shows up later, as SQLITE_CORRUPT on a query, is caught by
  * damage-watch.ts: the run stops with a fatal error that says what happens next, the mark is not written, and
  * the next open checks and sets the file aside.
@@ -26,6 +27,7 @@ import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
 import { SyncError } from '../core/errors.js';
 import type { Journal } from '../ports/journal.js';
+import { quickCheckInProcess } from './check-process.js';
 import { damageCode, journalDamaged, watchDamage } from './damage-watch.js';
 import { migrate, UnusableJournalError } from './migrations.js';
 import { SqliteJournal } from './sqlite-journal.js';
@@ -39,6 +41,8 @@ export interface OpenJournalOptions {
    * to malloc, which keeps them), and an idle daemon is measured by its resident memory.
    */
   readonly cacheKiB?: number;
+  /** Set by openJournalCheckedApart: the file passed quick_check at this time; the open does not check again. */
+  readonly checkedAtMs?: number;
 }
 
 export type OpenJournalResult =
@@ -57,7 +61,7 @@ export function openJournal(path: string, opts: OpenJournalOptions = {}): OpenJo
     throw unusable(path, e);
   }
   try {
-    return { journal: openChecked(path, opts.cacheKiB), rebuilt: false };
+    return { journal: openChecked(path, opts.cacheKiB, opts.checkedAtMs), rebuilt: false };
   } catch (e) {
     const why = damageReason(e);
     if (why === undefined) throw unusable(path, e);
@@ -73,14 +77,38 @@ export function openJournal(path: string, opts: OpenJournalOptions = {}): OpenJo
   }
 }
 
-function openChecked(path: string, cacheKiB: number | undefined): Journal {
+/**
+ * openJournal for the daemon: a due check (see the clean mark above) runs in a process of its own first
+ * (check-process.ts), so that the daemon's event loop stays free for it (seconds at a million rows: `status` answers,
+ * SIGTERM is heard); a sound file is then opened without checking it again. Anything else (damage, a file that is
+ * not a database, a check that could not run) takes openJournal's own path, which checks on this thread and sets
+ * a damaged file aside, as it always did.
+ */
+export async function openJournalCheckedApart(path: string, opts: OpenJournalOptions & { readonly signal?: AbortSignal } = {}): Promise<OpenJournalResult> {
+  const { signal, ...rest } = opts;
+  let due = false;
+  try {
+    due = existsSync(path) && checkNotDue(path, readCleanMark(path), Date.now()) === undefined;
+  } catch {
+    due = false;
+  }
+  if (due) {
+    const checkedAtMs = Date.now();
+    const r = await quickCheckInProcess(path, signal ? { signal } : {});
+    if (r.ok && r.problems.length === 0) return openJournal(path, { ...rest, checkedAtMs });
+  }
+  return openJournal(path, rest);
+}
+
+function openChecked(path: string, cacheKiB: number | undefined, checkedAtMs?: number): Journal {
   const header = readHeader(path);
   if (header.length > 0 && !header.equals(SQLITE_HEADER.subarray(0, header.length))) {
     throw new UnusableJournalError('the file is not a SQLite database');
   }
   // Taken away before the file is opened: from here on, only a clean close marks it clean again.
   const nowMs = Date.now();
-  const skipCheck = checkNotDue(path, takeCleanMark(path), nowMs);
+  const mark = takeCleanMark(path);
+  const skipCheck = checkedAtMs !== undefined ? { checkedAtMs, sizeBytes: 0, mtimeMs: 0 } : checkNotDue(path, mark, nowMs);
   let db: Database | undefined;
   try {
     db = new BetterSqlite3(path);
@@ -128,6 +156,28 @@ function guarded(path: string, db: Database, checkedAtMs: number): Journal {
       lastCheckMs = Date.now();
       inner.maintain();
     },
+    maintainOffThread: async (o: { signal?: AbortSignal; repeat?: number; beforeUpkeep?: () => Promise<void> } = {}) => {
+      const startedMs = Date.now();
+      const t0 = performance.now();
+      const r = await quickCheckInProcess(path, { ...o, checkpoint: true });
+      const checkMs = performance.now() - t0;
+      if (!r.ok) {
+        if (damageCode(r.error) === undefined) throw r.error;
+        damaged = true;
+        throw journalDamaged(path, `is damaged (${damageCode(r.error)}: ${r.error.message})`, r.error);
+      }
+      if (r.problems.length > 0) {
+        damaged = true;
+        const e = new UnusableJournalError(`integrity check failed: ${r.problems.slice(0, 3).join('; ')}`);
+        throw journalDamaged(path, `failed its integrity check (${e.message})`, e);
+      }
+      lastCheckMs = startedMs;
+      await o.beforeUpkeep?.();
+      if (!db.open) throw new Error('the journal was closed during its maintenance');
+      const t1 = performance.now();
+      inner.maintain();
+      return { checkMs, upkeepMs: performance.now() - t1 };
+    },
     close: (): void => {
       const wasOpen = db.open;
       inner.close();
@@ -147,15 +197,21 @@ const cleanMarkPath = (path: string): string => `${path}.clean`;
 /** Read and remove the mark; undefined when there is none or it is unreadable (then the file is checked). */
 function takeCleanMark(path: string): CleanMark | undefined {
   const markPath = cleanMarkPath(path);
-  let text: string;
-  try {
-    text = readFileSync(markPath, 'utf8');
-  } catch {
-    return undefined;
-  }
+  const mark = readCleanMark(path);
   // If it cannot be removed, it must not be trusted either (a crash would leave it behind).
   try {
     unlinkSync(markPath);
+  } catch {
+    return undefined;
+  }
+  return mark;
+}
+
+/** The mark, left in place; undefined when there is none or it is unreadable. */
+function readCleanMark(path: string): CleanMark | undefined {
+  let text: string;
+  try {
+    text = readFileSync(cleanMarkPath(path), 'utf8');
   } catch {
     return undefined;
   }

@@ -6,6 +6,7 @@
 import { watchWrites, type WriteWatch } from './first-write.js';
 import type { Database } from 'better-sqlite3';
 import type { LocalEntry, RelPath, RemoteEntry, RemoteId, RootId, SyncedEntry } from '../core/model.js';
+import type { Steps } from '../core/slices.js';
 import type { FailureRecord, Journal, OperationQuery, OperationRecord, UnsyncedRecord } from '../ports/journal.js';
 import type { UploadSessionStore } from '../ports/remote-store.js';
 import { FailuresTable } from './failures-table.js';
@@ -170,6 +171,9 @@ export class SqliteJournal implements Journal {
   }
   countSynced(root: RootId): { files: number; folders: number; bytes: number } {
     return this.#synced.count(root);
+  }
+  countSyncedSteps(root: RootId): Steps<{ files: number; folders: number; bytes: number }> {
+    return this.#synced.countSteps(root);
   }
 
   getCursor(name: string): string | undefined {

@@ -165,6 +165,8 @@ async function* walk(ctx: WalkContext): AsyncGenerator<readonly LocalEntry[]> {
         if (batch.length >= SCAN_BATCH_ENTRIES) {
           yield batch;
           batch = [];
+          // The consumer wrote the batch meanwhile: a folder of 20,000 entries is 40 batches, not one turn.
+          await giveTurn(ctx);
         }
       }
     }

@@ -12,6 +12,7 @@
  */
 import type { ParkClass } from '../core/park-class.js';
 import type { LocalEntry, RelPath, RemoteEntry, RemoteId, RootId, SyncedEntry } from '../core/model.js';
+import type { Steps } from '../core/slices.js';
 import type { UploadSessionStore } from './remote-store.js';
 
 export interface FailureRecord {
@@ -130,6 +131,8 @@ export interface Journal {
   deleteSyncedSubtree(root: RootId, path: RelPath): void;
   moveSyncedSubtree(root: RootId, from: RelPath, to: RelPath): void;
   countSynced(root: RootId): { files: number; folders: number; bytes: number };
+  /** countSynced as work that may be paused (core/slices.ts): the daemon's status counts in slices during a pass. */
+  countSyncedSteps?(root: RootId): Steps<{ files: number; folders: number; bytes: number }>;
 
   // the event stream cursor (per stream type), a lossless string
   getCursor(name: string): string | undefined;
@@ -187,6 +190,15 @@ export interface Journal {
    * (`PRAGMA optimize`). Optional: a journal without it simply skips the schedule.
    */
   maintain?(): void;
+
+  /**
+   * The same upkeep with its integrity check in a process of its own (journal/check-process.ts), so that the caller's
+   * event loop stays free while the whole file is read; `beforeUpkeep` is awaited between the check and the
+   * checkpoint (the daemon waits there for the running pass). Rejects with the fatal SyncError `journal_damaged`
+   * when the check finds damage, with another error when it could not run (the next maintenance tries again), or
+   * when `signal` stopped it. `repeat` runs the check that many times (a test's knob).
+   */
+  maintainOffThread?(opts?: { readonly signal?: AbortSignal; readonly repeat?: number; readonly beforeUpkeep?: () => Promise<void> }): Promise<{ readonly checkMs: number; readonly upkeepMs: number }>;
 
   close(): void;
 }

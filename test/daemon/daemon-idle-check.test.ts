@@ -11,10 +11,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { DaemonStatus } from '../../src/daemon/control/control-protocol.js';
 import { firstPassDone } from '../bench/daemon-ready.js';
-import { buildSyncedFixture, type SyncedFixture } from '../bench/journal-fixture.js';
-import { writeBoxConfig } from '../support/box-config.js';
+import type { SyncedFixture } from '../bench/journal-fixture.js';
 import { waitFor } from '../support/wait.js';
 import { createHarness, type DaemonRun, type Harness } from './daemon-harness.js';
+import { fixtureForHarness } from './fixture-harness.js';
 
 const FILES = 40_000;
 
@@ -23,17 +23,7 @@ let fx: SyncedFixture;
 
 beforeAll(async () => {
   h = await createHarness();
-  fx = await buildSyncedFixture({ srv: h.srv, token: 'T', dir: join(h.dir, 'fx'), files: FILES, perFolder: 10 });
-  // The harness's config (its control socket), on the fixture's mirror, journal and Box folder.
-  await writeBoxConfig(h.configFile, {
-    srv: h.srv,
-    token: 'T',
-    remoteId: fx.boxFolderId,
-    localPath: fx.mirror,
-    stateDir: fx.stateDir,
-    socketPath: h.socketPath,
-    extra: { rateLimit: undefined, log: { level: 'info' } },
-  });
+  fx = await fixtureForHarness(h, { name: 'fx', files: FILES });
 }, 600_000);
 afterAll(async () => h?.close());
 

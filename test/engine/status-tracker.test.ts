@@ -14,6 +14,8 @@ import { systemClock, type Clock } from '../../src/ports/clock.js';
 import type { Journal } from '../../src/ports/journal.js';
 import { synced } from '../journal/entries.js';
 import { makeTempDir } from '../support/tmp.js';
+import { waitFor } from '../support/wait.js';
+import { SLICE_MS } from '../../src/core/slices.js';
 
 const R = asRootId('r');
 const root: SyncRoot = { id: R, localPath: '/nowhere', remoteId: asRemoteId('0') } as SyncRoot;
@@ -82,6 +84,37 @@ describe('status tracker: in-sync counts', () => {
     expect(other.report().roots[0]!.inSync.files).toBe(11);
   });
 
+  it('during a pass, a count longer than a slice runs in slices: a query answers at once with the last count, the next one after it ended has the new one', async () => {
+    add(0, 3);
+    tracker.setPhase('scanning');
+    expect(lastFiles()).toBe(3);
+    // The real count, made to take more than a slice before its first pause (a big journal on a slow disk).
+    let stepsStarted = 0;
+    const slow = Object.create(j) as Journal;
+    slow.countSyncedSteps = function* (r) {
+      stepsStarted += 1;
+      for (const until = performance.now() + SLICE_MS + 5; performance.now() < until; );
+      yield;
+      return yield* j.countSyncedSteps!(r);
+    };
+    const queue = new TransferQueue({ concurrency: 1, clock: systemClock });
+    const t = new StatusTracker({ journal: slow, roots: [root], clock: { now: () => nowMs, sleep: systemClock.sleep }, queue: () => queue });
+    t.setPhase('scanning');
+    t.setPhase('idle');
+    expect(t.report().roots[0]!.inSync.files).toBe(3);
+    t.setPhase('transferring');
+    add(3, 4);
+    nowMs += 1_100;
+    // Due: the count starts, and this answer is the last one.
+    expect(t.report().roots[0]!.inSync.files).toBe(3);
+    expect(stepsStarted).toBe(1);
+    // One count at a time: a query meanwhile starts no other.
+    expect(t.report().roots[0]!.inSync.files).toBe(3);
+    expect(stepsStarted).toBe(1);
+    await waitFor(() => t.report().roots[0]!.inSync.files === 7, { what: 'the sliced count to end' });
+    expect(stepsStarted).toBe(1);
+  });
+
   it('counts only when a report is read, once per report: a pushed report nobody reads costs no count', () => {
     add(0, 3);
     let counts = 0;
@@ -89,6 +122,11 @@ describe('status tracker: in-sync counts', () => {
     counting.countSynced = (root) => {
       counts += 1;
       return j.countSynced(root);
+    };
+    // During a pass the count runs in slices: counted the same.
+    counting.countSyncedSteps = (root) => {
+      counts += 1;
+      return j.countSyncedSteps!(root);
     };
     const seen: StatusReport[] = [];
     const queue = new TransferQueue({ concurrency: 1, clock: systemClock });

@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, existsSync, openSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { isSyncError } from '../../src/core/errors.js';
 import { INTEGRITY_CHECK_EVERY_MS, openJournal } from '../../src/journal/open-journal.js';
 import { SCHEMA_VERSION } from '../../src/journal/migrations.js';
 import { makeTempDir } from '../support/tmp.js';
+import { overwritePages } from './damage.js';
 import { localFile } from './entries.js';
 
 const R = asRootId('r');
@@ -77,17 +78,8 @@ describe('openJournal', () => {
     const before = statSync(dbPath);
     const sizeBytes = before.size;
     expect(sizeBytes).toBeGreaterThan(20 * 4096);
-    const fd = openSync(dbPath, 'r+');
-    writeSync(fd, Buffer.alloc(4096 * 3, 0xa5), 0, 4096 * 3, Math.floor(sizeBytes / 2 / 4096) * 4096);
-    closeSync(fd);
-    // Another program's write moves the mtime (a second on, whatever the file system's clock tick). A bad sector
-    // does not: the clean mark is made to match the file as it is now.
-    if (opts.keepMtime) {
-      const mark = JSON.parse(readFileSync(`${dbPath}.clean`, 'utf8')) as Record<string, number>;
-      writeFileSync(`${dbPath}.clean`, JSON.stringify({ ...mark, mtimeMs: statSync(dbPath).mtimeMs }), { mode: 0o600 });
-    } else {
-      utimesSync(dbPath, before.atime, new Date(before.mtimeMs + 1000));
-    }
+    overwritePages(dbPath, Math.floor(sizeBytes / 2 / 4096) * 4096, 3, opts.keepMtime);
+    if (!opts.keepMtime) utimesSync(dbPath, before.atime, new Date(before.mtimeMs + 1000));
     return readFileSync(dbPath);
   };
 

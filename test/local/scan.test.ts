@@ -9,7 +9,7 @@ import { createLocalFs } from '../../src/local/local-fs.js';
 import { createLocalTrash } from '../../src/local/local-trash.js';
 import type { ScanOptions } from '../../src/ports/local-fs.js';
 import { QUICK_SLOW_IN_A_ROW } from '../../src/local/quick-fs.js';
-import { LSTAT_WINDOW, SYNC_LSTAT_MAX_MS_EACH, WALK_TURN_MS } from '../../src/local/scan.js';
+import { LSTAT_WINDOW, SCAN_BATCH_ENTRIES, SYNC_LSTAT_MAX_MS_EACH, WALK_TURN_MS } from '../../src/local/scan.js';
 import { SCHED_LAG_MS } from '../../src/local/thread-clock.js';
 import { errnoError, withFaults } from './faulty-fs.js';
 
@@ -239,6 +239,30 @@ describe('scan (memfs)', () => {
       expect(reads.pooled).toEqual([]);
       // Nothing in such a walk waits for I/O: only the turns it gives let the timer run, about one per folder here.
       expect(turns).toBeGreaterThanOrEqual(3);
+    });
+
+    it('gives the event loop a turn between the batches of one big folder when their consumer held it WALK_TURN_MS', async () => {
+      // One folder, one synchronous read: 4 batches of SCAN_BATCH_ENTRIES, each written by its consumer (a journal
+      // transaction in a pass) for WALK_TURN_MS. A folder of 20,000 entries held the event loop 1-1.7 s at a million files.
+      const files: Record<string, string> = {};
+      for (let i = 0; i < 4 * SCAN_BATCH_ENTRIES; i++) files[`/r/big/f${i}`] = '';
+      const { reads, local } = withReaddirs(files);
+      let turns = 0;
+      const timer = setInterval(() => (turns += 1), 0);
+      const turnsAtBatch: number[] = [];
+      try {
+        for await (const batch of local.scan(base)) {
+          turnsAtBatch.push(turns);
+          if (batch.length === SCAN_BATCH_ENTRIES) for (const until = performance.now() + WALK_TURN_MS; performance.now() < until; );
+        }
+      } finally {
+        clearInterval(timer);
+      }
+      expect(reads.pooled).toEqual([]);
+      expect(turnsAtBatch.length).toBeGreaterThanOrEqual(4);
+      // Nothing in the walk waits for I/O: only the turns it gives after a batch let the timer run (a turn given
+      // after a batch shows in the count by the one after next).
+      expect(turnsAtBatch[3]!).toBeGreaterThanOrEqual(2);
     });
 
     it('goes back to the thread pool for folders too once reading them slept (the disk answered) QUICK_SLOW_IN_A_ROW times in a row', async () => {

@@ -74,6 +74,8 @@ export interface ScheduleStatus {
   readonly cron: string;
   readonly lastRunAtMs: number | null;
   readonly lastError: string | null;
+  /** The job is under way (the journal's maintenance: its integrity check runs on a thread of its own). */
+  readonly running?: boolean;
 }
 
 /** How long the daemon's event loop was blocked (measured by lifecycle/event-loop-watch.ts). */

@@ -62,7 +62,7 @@ export type DaemonComposeOverrides = Pick<ComposeOptions, 'bandwidthBytesPerSec'
 /** The production parts: the composition root's engine and adapters, with the command line's overrides. */
 export function composeDaemonParts(overrides: DaemonComposeOverrides = {}): ComposeDaemonParts {
   return async (config, logger, events, streamType, freeSpace) => {
-    const c = await compose({ ...overrides, config, logger, events, streamType, liveChanges: true, journalCacheKiB: DAEMON_JOURNAL_CACHE_KIB, ...(freeSpace ? { freeSpace } : {}) });
+    const c = await compose({ ...overrides, config, logger, events, streamType, liveChanges: true, journalCacheKiB: DAEMON_JOURNAL_CACHE_KIB, journalCheckApart: true, ...(freeSpace ? { freeSpace } : {}) });
     if (c.journalRebuilt) logger.warn(`the journal was rebuilt (${c.journalRebuilt}); the first pass scans and lists everything`);
     return {
       engine: c.engine,

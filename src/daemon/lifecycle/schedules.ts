@@ -4,7 +4,8 @@
  * next time; it never stops the daemon.
  *
  *   fullRescan            full local rescan + full remote listing, healing missed hints      (default 03:00)
- *   journalMaintenance    WAL checkpoint + PRAGMA optimize, while no pass runs               (default 04:45)
+ *   journalMaintenance    integrity check (own process), then WAL checkpoint + PRAGMA optimize (default 04:45)
+ *                         between passes
  *   tokenRefresh          an authenticated call: refreshes an expiring token while idle      (default every 30 min)
  *   uploadSessionCleanup  drop upload sessions past their expiry from the journal            (default hourly at :17)
  *   localTrashPurge       remove local-trash entries older than localTrash.retentionDays     (default 04:30)
@@ -22,7 +23,8 @@ export const DEFAULT_DAEMON_SCHEDULES: Readonly<Record<ScheduleName, string>> = 
   ...DEFAULT_DAEMON_ONLY_SCHEDULES,
 };
 
-export type ScheduleJobs = Readonly<Record<ScheduleName, () => Promise<string>>>;
+/** A job gets a signal aborted when the schedules stop (the session closes): work it runs elsewhere ends then. */
+export type ScheduleJobs = Readonly<Record<ScheduleName, (signal: AbortSignal) => Promise<string>>>;
 
 interface Entry {
   readonly name: ScheduleName;
@@ -30,10 +32,12 @@ interface Entry {
   readonly task: ScheduledTask;
   lastRunAtMs: number | null;
   lastError: string | null;
+  running: boolean;
 }
 
 export class Schedules {
   private readonly entries: Entry[] = [];
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly crons: Readonly<Record<ScheduleName, string>>,
@@ -49,6 +53,7 @@ export class Schedules {
         cron,
         lastRunAtMs: null,
         lastError: null,
+        running: false,
         task: schedule(cron, () => this.run(name), { name: `boxsync-${name}`, noOverlap: true, unref: true }),
       };
       this.entries.push(entry);
@@ -58,8 +63,9 @@ export class Schedules {
   /** Run one job now (the `sync-now` verb runs fullRescan through here, so status shows it). */
   async run(name: ScheduleName): Promise<void> {
     const entry = this.entries.find((e) => e.name === name);
+    if (entry) entry.running = true;
     try {
-      const result = await this.jobs[name]();
+      const result = await this.jobs[name](this.stopping.signal);
       if (entry) {
         entry.lastRunAtMs = Date.now();
         entry.lastError = null;
@@ -71,15 +77,19 @@ export class Schedules {
         entry.lastRunAtMs = Date.now();
         entry.lastError = message;
       }
-      this.log.warn({ schedule: name, err: e }, `${name} failed: ${message}; it runs again at its next scheduled time`);
+      if (this.stopping.signal.aborted) this.log.info({ schedule: name }, `${name} stopped: ${message}`);
+      else this.log.warn({ schedule: name, err: e }, `${name} failed: ${message}; it runs again at its next scheduled time`);
+    } finally {
+      if (entry) entry.running = false;
     }
   }
 
   status(): ScheduleStatus[] {
-    return this.entries.map((e) => ({ name: e.name, cron: e.cron, lastRunAtMs: e.lastRunAtMs, lastError: e.lastError }));
+    return this.entries.map((e) => ({ name: e.name, cron: e.cron, lastRunAtMs: e.lastRunAtMs, lastError: e.lastError, running: e.running }));
   }
 
   async stop(): Promise<void> {
+    this.stopping.abort();
     for (const e of this.entries) await e.task.destroy();
     this.entries.length = 0;
   }

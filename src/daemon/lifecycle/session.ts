@@ -20,7 +20,7 @@ import type { ComposeDaemonParts, DaemonParts } from './daemon-parts.js';
 import type { DaemonSettings } from './daemon-settings.js';
 import { LocalSide } from './local-side.js';
 import { ConvergenceWatch } from './convergence-watch.js';
-import { cleanExpiredUploadSessions, maintainJournal } from './maintenance-jobs.js';
+import { checkRepeat, cleanExpiredUploadSessions, maintainJournal } from './maintenance-jobs.js';
 import { switchableNotifier, type SwitchableNotifier } from './notifier.js';
 import { ItemCommands, type ItemResult } from '../control/items/item-commands.js';
 import { ItemCommandError } from '../control/item-protocol.js';
@@ -178,10 +178,11 @@ export class DaemonSession {
           passes.request('full');
           return 'full rescan and listing requested';
         },
-        journalMaintenance: async () => {
-          await passes.idle();
+        journalMaintenance: async (signal) => {
           try {
-            return maintainJournal(parts.journal);
+            // The check runs beside passes (in its own process); the checkpoint waits for the running pass. Stopping
+            // the schedules (the session closing) ends the check's process.
+            return await maintainJournal(parts.journal, { signal, beforeUpkeep: () => passes.idle(), repeat: checkRepeat() });
           } catch (e) {
             // A journal that fails its check: stop as a fatal pass would (systemd restarts the daemon, and the
             // next open sets the file aside and rebuilds it).

@@ -1,0 +1,118 @@
+/**
+ * The journal's integrity check in a process of its own (src/journal/check-process.ts), on real SQLite files: the
+ * daemon's maintenance (maintainOffThread) and its open (openJournalCheckedApart) find damage as the
+ * synchronous check does and handle it the same way (a fatal journal_damaged error and no clean mark; at open, the
+ * file set aside and a fresh journal), and a check can be stopped.
+ */
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { asRootId } from '../../src/core/model.js';
+import { isSyncError } from '../../src/core/errors.js';
+import { checksRunning, quickCheckInProcess } from '../../src/journal/check-process.js';
+import { openJournal, openJournalCheckedApart } from '../../src/journal/open-journal.js';
+import { makeTempDir } from '../support/tmp.js';
+import { waitFor } from '../support/wait.js';
+import { damagePage, middleLeafPage } from './damage.js';
+import { localFile } from './entries.js';
+
+const R = asRootId('r');
+
+let tmp: { dir: string; cleanup: () => Promise<void> };
+let dbPath: string;
+
+beforeEach(async () => {
+  tmp = await makeTempDir('boxsync-check-process-');
+  dbPath = join(tmp.dir, 'state', 'journal.db');
+});
+afterEach(async () => {
+  await tmp.cleanup();
+});
+
+/** A journal of `rows` local rows, closed cleanly (a clean mark the next open trusts). */
+function filled(rows = 3000): void {
+  const { journal } = openJournal(dbPath);
+  journal.transaction(() => {
+    for (let i = 0; i < rows; i++) journal.putLocal(R, localFile(`folder-${i % 17}/file-${i}.txt`, { inode: i }));
+  });
+  journal.close();
+}
+
+describe('the journal check in its own process', () => {
+  it('maintainOffThread passes on a sound journal, beside the open connection, and the clean close keeps the mark', async () => {
+    filled();
+    const { journal } = openJournal(dbPath);
+    journal.setMeta('k', 'v');
+    let upkeepAsked = 0;
+    const t = await journal.maintainOffThread!({ beforeUpkeep: async () => void (upkeepAsked += 1) });
+    expect(upkeepAsked).toBe(1);
+    expect(t.checkMs).toBeGreaterThan(0);
+    journal.close();
+    expect(existsSync(`${dbPath}.clean`)).toBe(true);
+    await waitFor(() => !checksRunning(), { timeoutMs: 60_000, what: 'the check process to end' });
+  });
+
+  it('maintainOffThread finds damage the open did not check: journal_damaged (fatal), no clean mark, the next open sets the file aside', async () => {
+    filled();
+    damagePage(dbPath, middleLeafPage(dbPath, 'local_entries'), true);
+    const damaged = readFileSync(dbPath);
+    const { journal, rebuilt } = openJournal(dbPath);
+    expect(rebuilt).toBe(false);
+    const caught = await journal.maintainOffThread!().then(() => null, (e: unknown) => e);
+    expect(isSyncError(caught) && caught.code === 'journal_damaged' && caught.disposition === 'fatal').toBe(true);
+    // The pragma reports the bad page, or SQLite stops it with SQLITE_CORRUPT: either way the same fatal error.
+    expect((caught as Error).message).toMatch(/failed its integrity check|is damaged \(SQLITE_CORRUPT/);
+    expect((caught as Error).message).toMatch(/next start sets the damaged file aside/);
+    journal.close();
+    expect(existsSync(`${dbPath}.clean`)).toBe(false);
+    const next = openJournal(dbPath);
+    expect(next.rebuilt).toBe(true);
+    if (next.rebuilt) expect(readFileSync(next.movedTo).equals(damaged)).toBe(true);
+    next.journal.close();
+  });
+
+  it('openJournalCheckedApart: a due check on a sound file runs in the process and the open does not check again', async () => {
+    filled();
+    rmSync(`${dbPath}.clean`);
+    const res = await openJournalCheckedApart(dbPath);
+    expect(res.rebuilt).toBe(false);
+    expect(res.journal.countLocalUnder(R, '', 10_000)).toBe(3000);
+    res.journal.close();
+    // The check it made counts as the last one: the mark written at close is fresh.
+    const mark = JSON.parse(readFileSync(`${dbPath}.clean`, 'utf8')) as { checkedAtMs: number; sizeBytes: number };
+    expect(Date.now() - mark.checkedAtMs).toBeLessThan(60_000);
+    expect(mark.sizeBytes).toBe(statSync(dbPath).size);
+  });
+
+  it('openJournalCheckedApart: a damaged file whose check is due is set aside and a fresh journal opened, as openJournal does', async () => {
+    filled();
+    damagePage(dbPath, middleLeafPage(dbPath, 'local_entries'), true);
+    rmSync(`${dbPath}.clean`);
+    const damaged = readFileSync(dbPath);
+    const res = await openJournalCheckedApart(dbPath);
+    expect(res.rebuilt).toBe(true);
+    if (!res.rebuilt) return;
+    expect(res.reason).toMatch(/integrity check failed|damaged/);
+    expect(readFileSync(res.movedTo).equals(damaged)).toBe(true);
+    expect(res.journal.countLocalUnder(R, '', 10)).toBe(0);
+    res.journal.close();
+  });
+
+  it('a check stopped by its signal answers at once with ABORT_ERR, and its process ends', async () => {
+    filled();
+    const stop = new AbortController();
+    // Many rounds: the check is still running when it is stopped.
+    const running = quickCheckInProcess(dbPath, { repeat: 1000, signal: stop.signal });
+    expect(checksRunning()).toBe(true);
+    stop.abort();
+    const r = await running;
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error.code).toBe('ABORT_ERR');
+    await waitFor(() => !checksRunning(), { timeoutMs: 60_000, what: 'the stopped check process to end' });
+  });
+
+  it('a missing file: the check answers with an error (never throws)', async () => {
+    const r = await quickCheckInProcess(join(tmp.dir, 'no-such-journal.db'));
+    expect(r.ok).toBe(false);
+  });
+});
