@@ -40,7 +40,8 @@ export class SqliteJournal implements Journal {
     this.#kv = new KvTables(db);
     this.#operations = new OperationsTable(db);
     this.#unsynced = new UnsyncedTable(db);
-    this.uploadSessions = gatedUploadSessions(new UploadSessionTable(db), this.#writes);
+    // Its writes pass the journal's gate too.
+    this.uploadSessions = new UploadSessionTable(db, () => this.#writes.before());
   }
 
   /** Nested calls become savepoints; an exception rolls back the innermost and propagates. */
@@ -267,24 +268,4 @@ export class SqliteJournal implements Journal {
   close(): void {
     if (this.#db.open) this.#db.close();
   }
-}
-
-/** The upload sessions' writes pass the journal's gate too. */
-function gatedUploadSessions(table: UploadSessionStore, writes: FirstWrite): UploadSessionStore {
-  return {
-    get: (key) => table.get(key),
-    list: () => table.list(),
-    put: (rec) => {
-      writes.before();
-      table.put(rec);
-    },
-    addPart: (key, part) => {
-      writes.before();
-      table.addPart(key, part);
-    },
-    delete: (key) => {
-      writes.before();
-      table.delete(key);
-    },
-  };
 }
