@@ -15,8 +15,7 @@
  * Never throws, and without the addon (not built, not glibc, not Linux) nothing changes. Not set when the user's
  * environment sets MALLOC_ARENA_MAX (or glibc's tunables, GLIBC_TUNABLES), nor with BOXSYNC_MALLOC=default.
  * BOXSYNC_MALLOC_ADDON names another file to load (a packager's own build; tests point it at a missing file). */
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { loadNativeAddon, nativeAddonPath, type NativeAddonLoad, type NativeAddonSpec } from '../local/native-addon.js';
 import { ARENA_MAX, mallocTuningWanted } from '../../bin/malloc-rule.js';
 
 export interface MallocAddon {
@@ -27,42 +26,23 @@ export interface MallocAddon {
   readonly M_ARENA_MAX?: number;
 }
 
-export type MallocAddonLoad = { readonly ok: true; readonly addon: MallocAddon } | { readonly ok: false; readonly reason: string };
+export type MallocAddonLoad = NativeAddonLoad<MallocAddon>;
 
 export { ARENA_MAX, mallocTuningWanted } from '../../bin/malloc-rule.js';
 
-const DEFAULT_PATH = fileURLToPath(new URL('../../build/Release/boxsync_malloc.node', import.meta.url));
+const MALLOC: NativeAddonSpec<MallocAddon> = {
+  file: 'boxsync_malloc.node',
+  envVar: 'BOXSYNC_MALLOC_ADDON',
+  linuxOnly: 'malloc tuning is Linux (glibc) only',
+  accept: (got, path) => {
+    if (typeof got.mallopt !== 'function' || typeof got.info !== 'function') return `${path} is not the boxsync malloc addon`;
+    return typeof got.M_ARENA_MAX === 'number' ? (got as unknown as MallocAddon) : 'not glibc';
+  },
+};
 
-const loaded = new Map<string, MallocAddonLoad>();
-
-export function loadMallocAddon(path: string = process.env.BOXSYNC_MALLOC_ADDON || DEFAULT_PATH): MallocAddonLoad {
-  const known = loaded.get(path);
-  if (known) return known;
-  const answer = load(path);
-  loaded.set(path, answer);
-  return answer;
+export function loadMallocAddon(path?: string): MallocAddonLoad {
+  return loadNativeAddon(MALLOC, path);
 }
-
-function load(path: string): MallocAddonLoad {
-  if (process.platform !== 'linux') return { ok: false, reason: 'malloc tuning is Linux (glibc) only' };
-  try {
-    const addon = createRequire(import.meta.url)(path) as Partial<MallocAddon>;
-    if (typeof addon.mallopt !== 'function' || typeof addon.info !== 'function') {
-      return { ok: false, reason: `${path} is not the boxsync malloc addon` };
-    }
-    if (typeof addon.M_ARENA_MAX !== 'number') return { ok: false, reason: 'not glibc' };
-    return { ok: true, addon: addon as MallocAddon };
-  } catch (e) {
-    const code = (e as { code?: string }).code;
-    return {
-      ok: false,
-      reason: code === 'MODULE_NOT_FOUND'
-        ? `${path} is not built`
-        : `${path} did not load (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`,
-    };
-  }
-}
-
 
 export interface MallocTuning {
   /** The settings taken, e.g. `arena_max=2`. */
@@ -73,7 +53,7 @@ export interface MallocTuning {
 
 /** The number of malloc arenas in this process (malloc_info's heaps), or null without the addon. */
 export function mallocArenas(env: NodeJS.ProcessEnv = process.env): number | null {
-  const load = loadMallocAddon(env.BOXSYNC_MALLOC_ADDON || DEFAULT_PATH);
+  const load = loadMallocAddon(nativeAddonPath(MALLOC, env));
   if (!load.ok) return null;
   try {
     return (load.addon.info().match(/<heap nr=/g) ?? []).length;
@@ -97,7 +77,7 @@ export function applyMallocTuning(env: NodeJS.ProcessEnv = process.env): MallocT
 
 function tune(env: NodeJS.ProcessEnv): MallocTuning {
   if (!mallocTuningWanted(env)) return { applied: [], reason: 'the environment chose' };
-  const load = loadMallocAddon(env.BOXSYNC_MALLOC_ADDON || DEFAULT_PATH);
+  const load = loadMallocAddon(nativeAddonPath(MALLOC, env));
   if (!load.ok) return { applied: [], reason: load.reason };
   try {
     const { addon } = load;

@@ -14,29 +14,14 @@ import type { IsIgnored } from './observe-local.js';
 import { walkRemote } from './remote-tree.js';
 import { localUnchanged } from '../core/same-item.js';
 import { ROWS_PER_STEP, runWhole, type Steps } from '../core/slices.js';
+import { comparePaths } from '../core/path-order.js';
 
 export interface OutOfSyncPath {
   readonly path: RelPath;
   readonly why: string;
 }
 
-/**
- * Code point order, which is SQLite's BINARY order of the UTF-8 paths: the order of the trees' keyset pages
- * (journal `localUnder`, `syncedUnder`). UTF-16 order differs from it only where a surrogate meets a unit from
- * U+E000 up; a surrogate stands for a code point above U+FFFF, so it sorts last.
- */
-export function comparePaths(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const x = a.charCodeAt(i);
-    const y = b.charCodeAt(i);
-    if (x === y) continue;
-    const xs = x >= 0xd800 && x <= 0xdfff;
-    const ys = y >= 0xd800 && y <= 0xdfff;
-    return xs === ys ? x - y : xs ? 1 : -1;
-  }
-  return a.length - b.length;
-}
+export { comparePaths } from '../core/path-order.js';
 
 type Ignored = (p: RelPath, isDir: boolean) => boolean;
 
@@ -56,42 +41,35 @@ function changedHere(s: SyncedEntry, l: LocalEntry | undefined): string | null {
 
 /**
  * The local tree against the merge base in one merge of the two trees' pages (both in path order): no lookup per
- * row and no set of every path (at a million rows the lookups took seconds and the set tens of MB). null when a
- * tree did not come in the order comparePaths expects (then localSideByLookup answers).
+ * row and no set of every path (at a million rows the lookups took seconds and the set tens of MB). The journal
+ * gives each tree in comparePaths order, or reports it damaged (core/path-order.ts, journal/path-table.ts).
  */
-function* localSideMerged(journal: Journal, root: SyncRoot, ignored: Ignored, limit: number): Steps<LocalSide | null> {
+function* localSideMerged(journal: Journal, root: SyncRoot, ignored: Ignored, limit: number): Steps<LocalSide> {
   const found: OutOfSyncPath[] = [];
   const fresh: OutOfSyncPath[] = [];
   let synced = 0;
   const locals = journal.localUnder(root.id, '')[Symbol.iterator]();
   let l: LocalEntry | undefined;
-  let lastLocal: string | null = null;
-  const nextLocal = (): boolean => {
+  const nextLocal = (): void => {
     const r = locals.next();
     l = r.done ? undefined : r.value;
-    if (l !== undefined && lastLocal !== null && comparePaths(lastLocal, l.path) >= 0) return false;
-    if (l !== undefined) lastLocal = l.path;
-    return true;
   };
   const onlyHere = (e: LocalEntry): void => {
     if (fresh.length < limit && newHere(e, ignored)) fresh.push({ path: e.path, why: 'new locally' });
   };
-  if (!nextLocal()) return null;
-  let lastSynced: string | null = null;
+  nextLocal();
   let rows = 0;
   for (const s of journal.syncedUnder(root.id, '')) {
     if (++rows % ROWS_PER_STEP === 0) yield;
-    if (lastSynced !== null && comparePaths(lastSynced, s.path) >= 0) return null;
-    lastSynced = s.path;
     while (l !== undefined && comparePaths(l.path, s.path) < 0) {
       onlyHere(l);
-      if (!nextLocal()) return null;
+      nextLocal();
       if (++rows % ROWS_PER_STEP === 0) yield;
     }
     let at: LocalEntry | undefined;
     if (l !== undefined && l.path === s.path) {
       at = l;
-      if (!nextLocal()) return null;
+      nextLocal();
     }
     if (ignored(s.path, s.kind === 'folder')) {
       if (at !== undefined) onlyHere(at);
@@ -103,30 +81,10 @@ function* localSideMerged(journal: Journal, root: SyncRoot, ignored: Ignored, li
   }
   while (l !== undefined && fresh.length < limit) {
     onlyHere(l);
-    if (!nextLocal()) return null;
+    nextLocal();
     if (++rows % ROWS_PER_STEP === 0) yield;
   }
   return { found: [...found, ...fresh.slice(0, limit - found.length)], synced };
-}
-
-/** The same as localSideMerged, by a lookup of each synced row's local row and a set of the synced paths. */
-function* localSideByLookup(journal: Journal, root: SyncRoot, ignored: Ignored, limit: number): Steps<LocalSide> {
-  const found: OutOfSyncPath[] = [];
-  const synced = new Set<RelPath>();
-  let rows = 0;
-  for (const s of journal.syncedUnder(root.id, '')) {
-    if (++rows % ROWS_PER_STEP === 0) yield;
-    if (ignored(s.path, s.kind === 'folder')) continue;
-    synced.add(s.path);
-    const why = changedHere(s, journal.getLocal(root.id, s.path));
-    if (why !== null && found.push({ path: s.path, why }) >= limit) return { found, synced: synced.size };
-  }
-  for (const l of journal.localUnder(root.id, '')) {
-    if (++rows % ROWS_PER_STEP === 0) yield;
-    if (synced.has(l.path) || !newHere(l, ignored)) continue;
-    if (found.push({ path: l.path, why: 'new locally' }) >= limit) break;
-  }
-  return { found, synced: synced.size };
 }
 
 const ignoredWith =
@@ -147,7 +105,7 @@ export function outOfSync(journal: Journal, root: SyncRoot, isIgnored: IsIgnored
  */
 export function* outOfSyncSteps(journal: Journal, root: SyncRoot, isIgnored: IsIgnored, limit = 100): Steps<OutOfSyncPath[]> {
   const ignored = ignoredWith(isIgnored);
-  const here = (yield* localSideMerged(journal, root, ignored, limit)) ?? (yield* localSideByLookup(journal, root, ignored, limit));
+  const here = yield* localSideMerged(journal, root, ignored, limit);
   const out = here.found;
   if (out.length >= limit) return out;
   const add = (path: RelPath, why: string): boolean => {

@@ -18,7 +18,8 @@
  * same check in a process of its own, check-process.ts), so a daemon that runs
  * for months is still checked. Damage that shows up later, as SQLITE_CORRUPT on a query, is caught by
  * damage-watch.ts: the run stops with a fatal error that says what happens next, the mark is not written, and
- * the next open checks and sets the file aside.
+ * `<name>.damaged` is: the next open sets the file aside without asking quick_check, which does not see every
+ * damage (rows out of their index's order, journal/path-table.ts, pass it).
  */
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, chmodSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -105,6 +106,8 @@ function openChecked(path: string, cacheKiB: number | undefined, checkedAtMs?: n
   if (header.length > 0 && !header.equals(SQLITE_HEADER.subarray(0, header.length))) {
     throw new UnusableJournalError('the file is not a SQLite database');
   }
+  const seen = takeDamageMark(path);
+  if (seen !== undefined) throw new UnusableJournalError(`damage was seen while it was in use (${seen})`);
   // Taken away before the file is opened: from here on, only a clean close marks it clean again.
   const nowMs = Date.now();
   const mark = takeCleanMark(path);
@@ -141,7 +144,10 @@ function guarded(path: string, db: Database, checkedAtMs: number): Journal {
   const inner = new SqliteJournal(db);
   let damaged = false;
   let lastCheckMs = checkedAtMs;
-  const journal = watchDamage<Journal>(inner, path, () => (damaged = true));
+  const journal = watchDamage<Journal>(inner, path, (e) => {
+    damaged = true;
+    writeDamageMark(path, e);
+  });
   const notes = journalNotes(path);
   return Object.assign(journal, {
     setNote: notes.set,
@@ -193,6 +199,29 @@ interface CleanMark {
 }
 
 const cleanMarkPath = (path: string): string => `${path}.clean`;
+const damageMarkPath = (path: string): string => `${path}.damaged`;
+
+/** Best effort: without the mark the next open still runs quick_check (the clean mark is not written). */
+function writeDamageMark(path: string, e: unknown): void {
+  try {
+    writeFileSync(damageMarkPath(path), `${damageCode(e) ?? 'damaged'}: ${e instanceof Error ? e.message : String(e)}\n`, { mode: 0o600 });
+  } catch {
+    // ignored on purpose, see above
+  }
+}
+
+/** Read and remove the damage mark: what was seen, or undefined (none, or it cannot be removed: not trusted then). */
+function takeDamageMark(path: string): string | undefined {
+  const markPath = damageMarkPath(path);
+  let text: string;
+  try {
+    text = readFileSync(markPath, 'utf8');
+    unlinkSync(markPath);
+  } catch {
+    return undefined;
+  }
+  return text.trim().slice(0, 500) || 'damaged';
+}
 
 /** Read and remove the mark; undefined when there is none or it is unreadable (then the file is checked). */
 function takeCleanMark(path: string): CleanMark | undefined {

@@ -5,6 +5,7 @@
  */
 import type { Database, Statement } from 'better-sqlite3';
 import type { RelPath, RootId } from '../core/model.js';
+import { followsInPathOrder } from '../core/path-order.js';
 import { assertMovable, descendantsRange, PAGE_ROWS, type SubtreeParams } from './subtree.js';
 
 /**
@@ -47,6 +48,7 @@ export class PathTable<Row, Entry, Tuple extends readonly unknown[] = readonly u
   readonly #decode: (row: Row) => Entry;
   readonly #decodeTuple: (tuple: Tuple) => Entry;
   readonly #tx: (fn: () => void) => void;
+  readonly #table: string;
 
   /**
    * `decode` turns a row object into an entry; `decodeTuple` the same row read as an array (columns in `cols`
@@ -77,6 +79,7 @@ export class PathTable<Row, Entry, Tuple extends readonly unknown[] = readonly u
     this.#decode = opts.decode;
     this.#decodeTuple = opts.decodeTuple;
     this.#tx = (fn) => db.transaction(fn)();
+    this.#table = opts.table;
   }
 
   get(root: RootId, path: RelPath): Entry | undefined {
@@ -84,13 +87,23 @@ export class PathTable<Row, Entry, Tuple extends readonly unknown[] = readonly u
     return r === undefined ? undefined : this.#decode(r);
   }
 
-  /** Keyset pages: bounded memory, and the caller may write to the journal between items. */
+  /**
+   * Keyset pages: bounded memory, and the caller may write to the journal between items. In path order
+   * (core/path-order.ts), which is checked: rows out of it are a damaged index, thrown as SQLITE_CORRUPT_INDEX
+   * (the journal's damage watch reports it: damage-watch.ts).
+   */
   *under(root: RootId, path: RelPath | ''): Generator<Entry> {
     const range = path === '' ? undefined : descendantsRange(path);
     let after = range === undefined ? '' : range.lower;
+    let prev: string | null = null;
     for (;;) {
       const page = range === undefined ? this.#pageAll.all(root, after, PAGE_ROWS) : this.#pageUnder.all(root, after, range.upper, PAGE_ROWS);
-      for (const r of page) yield this.#decodeTuple(r);
+      for (const r of page) {
+        const at = r[0] as string;
+        if (prev !== null && !followsInPathOrder(prev, at)) throw outOfOrder(this.#table);
+        prev = at;
+        yield this.#decodeTuple(r);
+      }
       const last = page[page.length - 1];
       if (last === undefined || page.length < PAGE_ROWS) return;
       // `path` is the first column of every tree's COLS.
@@ -136,4 +149,9 @@ export class PathTable<Row, Entry, Tuple extends readonly unknown[] = readonly u
       this.#moveBelow.run(params);
     });
   }
+}
+
+/** Rows of a tree read out of path order: its primary key index is damaged (integrity_check says so; quick_check does not). */
+function outOfOrder(table: string): Error {
+  return Object.assign(new Error(`the rows of ${table} came out of path order (its index is damaged)`), { code: 'SQLITE_CORRUPT_INDEX' });
 }

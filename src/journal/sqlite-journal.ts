@@ -3,7 +3,7 @@
  * statements prepared once; this class only routes. Construct it through openJournal, which migrates and
  * integrity-checks the file first.
  */
-import { watchWrites, type WriteWatch } from './first-write.js';
+import { FirstWrite } from './first-write.js';
 import type { Database } from 'better-sqlite3';
 import type { LocalEntry, RelPath, RemoteEntry, RemoteId, RootId, SyncedEntry } from '../core/model.js';
 import type { Steps } from '../core/slices.js';
@@ -29,12 +29,11 @@ export class SqliteJournal implements Journal {
   readonly #unsynced: UnsyncedTable;
   readonly uploadSessions: UploadSessionStore;
 
-  readonly #writes: WriteWatch;
+  /** The gate every write passes first (first-write.ts). */
+  readonly #writes = new FirstWrite();
 
   constructor(db: Database) {
     this.#db = db;
-    // Before the tables prepare their statements (first-write.ts).
-    this.#writes = watchWrites(db);
     this.#remote = new RemoteTree(db);
     this.#local = new LocalTree(db);
     this.#synced = new SyncedTree(db);
@@ -42,12 +41,13 @@ export class SqliteJournal implements Journal {
     this.#kv = new KvTables(db);
     this.#operations = new OperationsTable(db);
     this.#unsynced = new UnsyncedTable(db);
-    this.uploadSessions = new UploadSessionTable(db);
+    // Its writes pass the journal's gate too.
+    this.uploadSessions = new UploadSessionTable(db, () => this.#writes.before());
   }
 
   /** Nested calls become savepoints; an exception rolls back the innermost and propagates. */
   transaction<T>(fn: () => T): T {
-    return this.#db.transaction(fn)();
+    return this.#writes.undoable(this.#db.transaction(fn));
   }
 
   transactionEach(writes: readonly (() => void)[]): (unknown | undefined)[] {
@@ -55,13 +55,13 @@ export class SqliteJournal implements Journal {
     // throws is everything rolled back and the batch written again with a savepoint per write, so that only the
     // failing one is left out (the writes are journal writes alone: running one again changes nothing else).
     try {
-      this.#db.transaction(() => {
+      this.#writes.undoable(this.#db.transaction(() => {
         for (const write of writes) {
           write();
           // An error a write caught may have made SQLite roll back everything: the rest must not go on outside a transaction.
           if (!this.#db.inTransaction) throw new Error('SQLite rolled back the transaction');
         }
-      })();
+      }));
       return writes.map(() => undefined);
     } catch {
       return this.#eachInSavepoint(writes);
@@ -69,11 +69,11 @@ export class SqliteJournal implements Journal {
   }
 
   #eachInSavepoint(writes: readonly (() => void)[]): (unknown | undefined)[] {
-    return this.#db.transaction(() => {
+    return this.#writes.undoable(this.#db.transaction(() => {
       const errors: (unknown | undefined)[] = [];
       for (const write of writes) {
         try {
-          this.#db.transaction(write)();
+          this.#writes.undoable(this.#db.transaction(write));
           errors.push(undefined);
         } catch (e) {
           // Some errors (a full disk, I/O) make SQLite roll back the whole transaction, not just the savepoint:
@@ -83,7 +83,7 @@ export class SqliteJournal implements Journal {
         }
       }
       return errors;
-    })();
+    }));
   }
 
   getRemote(id: RemoteId): RemoteEntry | undefined {
@@ -102,12 +102,15 @@ export class SqliteJournal implements Journal {
     return this.#remote.countBelow(id, limit);
   }
   putRemote(entry: RemoteEntry): void {
+    this.#writes.before();
     this.#remote.put(entry);
   }
   deleteRemote(id: RemoteId): void {
+    this.#writes.before();
     this.#remote.delete(id);
   }
   deleteRemoteSubtree(id: RemoteId): void {
+    this.#writes.before();
     this.#remote.deleteSubtree(id);
   }
 
@@ -118,15 +121,19 @@ export class SqliteJournal implements Journal {
     return this.#local.under(root, path);
   }
   putLocal(root: RootId, entry: LocalEntry): void {
+    this.#writes.before();
     this.#local.put(root, entry);
   }
   deleteLocal(root: RootId, path: RelPath): void {
+    this.#writes.before();
     this.#local.delete(root, path);
   }
   deleteLocalSubtree(root: RootId, path: RelPath): void {
+    this.#writes.before();
     this.#local.deleteSubtree(root, path);
   }
   moveLocalSubtree(root: RootId, from: RelPath, to: RelPath): void {
+    this.#writes.before();
     this.#local.moveSubtree(root, from, to);
   }
   localByInode(root: RootId, inode: number): LocalEntry | undefined {
@@ -158,15 +165,19 @@ export class SqliteJournal implements Journal {
     return this.#synced.countUnder(root, path, limit);
   }
   putSynced(root: RootId, entry: SyncedEntry): void {
+    this.#writes.before();
     this.#synced.put(root, entry);
   }
   deleteSynced(root: RootId, path: RelPath): void {
+    this.#writes.before();
     this.#synced.delete(root, path);
   }
   deleteSyncedSubtree(root: RootId, path: RelPath): void {
+    this.#writes.before();
     this.#synced.deleteSubtree(root, path);
   }
   moveSyncedSubtree(root: RootId, from: RelPath, to: RelPath): void {
+    this.#writes.before();
     this.#synced.moveSubtree(root, from, to);
   }
   countSynced(root: RootId): { files: number; folders: number; bytes: number } {
@@ -181,9 +192,12 @@ export class SqliteJournal implements Journal {
   }
   setCursor(name: string, position: string): void {
     // The same value again is no write (a run with no news writes nothing: first-write.ts).
-    if (this.#kv.getCursor(name) !== position) this.#kv.setCursor(name, position);
+    if (this.#kv.getCursor(name) === position) return;
+    this.#writes.before();
+    this.#kv.setCursor(name, position);
   }
   markTrashed(id: RemoteId, trashed: boolean): void {
+    this.#writes.before();
     this.#kv.markTrashed(id, trashed);
   }
   isTrashed(id: RemoteId): boolean {
@@ -193,13 +207,17 @@ export class SqliteJournal implements Journal {
     return this.#kv.getMeta(key);
   }
   setMeta(key: string, value: string): void {
-    if (this.#kv.getMeta(key) !== value) this.#kv.setMeta(key, value);
+    if (this.#kv.getMeta(key) === value) return;
+    this.#writes.before();
+    this.#kv.setMeta(key, value);
   }
 
   recordFailure(f: FailureRecord): void {
+    this.#writes.before();
     this.#failures.record(f);
   }
   clearFailure(root: RootId, path: RelPath): void {
+    this.#writes.before();
     this.#failures.clear(root, path);
   }
   getFailure(root: RootId, path: RelPath): FailureRecord | undefined {
@@ -212,6 +230,7 @@ export class SqliteJournal implements Journal {
     return this.#failures.ofRemoteId(id);
   }
   recordOperation(op: Omit<OperationRecord, 'seq'>): void {
+    this.#writes.before();
     this.#operations.record(op);
   }
   operations(q: OperationQuery): readonly OperationRecord[] {
@@ -222,9 +241,11 @@ export class SqliteJournal implements Journal {
   }
 
   putUnsynced(u: UnsyncedRecord): void {
+    this.#writes.before();
     this.#unsynced.put(u);
   }
   deleteUnsynced(root: RootId, path: RelPath): void {
+    this.#writes.before();
     this.#unsynced.delete(root, path);
   }
   unsyncedPaths(root?: RootId): readonly UnsyncedRecord[] {
@@ -234,6 +255,7 @@ export class SqliteJournal implements Journal {
     return this.#unsynced.syncedRoots();
   }
   forgetRoot(root: RootId): void {
+    this.#writes.before();
     this.#unsynced.forgetRoot(root);
   }
 

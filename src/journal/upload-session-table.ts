@@ -36,8 +36,11 @@ export class UploadSessionTable implements UploadSessionStore {
   readonly #addPart: Statement<[PartRow]>;
   readonly #delete: Statement<[string]>;
   readonly #tx: (fn: () => void) => void;
+  readonly #beforeWrite: () => void;
 
-  constructor(db: Database) {
+  /** `beforeWrite`: called before each write (the journal's first-write gate, first-write.ts). */
+  constructor(db: Database, beforeWrite: () => void = () => undefined) {
+    this.#beforeWrite = beforeWrite;
     this.#get = db.prepare(`SELECT ${COLS} FROM upload_sessions WHERE key = ?`);
     this.#all = db.prepare(`SELECT ${COLS} FROM upload_sessions ORDER BY key`);
     this.#parts = db.prepare(`SELECT key, offset, part_id, size_bytes, sha1 FROM upload_session_parts WHERE key = ? ORDER BY offset`);
@@ -61,6 +64,7 @@ export class UploadSessionTable implements UploadSessionStore {
 
   /** Replaces the session stored under rec.key, parts included. */
   put(rec: UploadSessionRecord): void {
+    this.#beforeWrite();
     this.#tx(() => {
       this.#deleteParts.run(rec.key);
       this.#put.run({
@@ -82,10 +86,12 @@ export class UploadSessionTable implements UploadSessionStore {
   /** Throws when no session is stored under `key` (a part without its session could never be committed). */
   addPart(key: string, part: Part): void {
     if (this.#get.get(key) === undefined) throw new Error(`no upload session stored under "${key}"; the part was not recorded`);
+    this.#beforeWrite();
     this.#insertPart(key, part);
   }
 
   delete(key: string): void {
+    this.#beforeWrite();
     this.#delete.run(key);
   }
 

@@ -4,10 +4,9 @@
  * broken build is an answer with the reason, and the daemon then uses DirWatcher (watcher-factory.ts).
  *
  * BOXSYNC_INOTIFY_ADDON names another file to load (a packager's own build; tests point it at a missing file to
- * show the fallback).
+ * show the fallback), or `off` (native-addon.ts, the loader of every addon).
  */
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { loadNativeAddon, type NativeAddonLoad, type NativeAddonSpec } from './native-addon.js';
 
 /** An open inotify instance (opaque: a native external). */
 export type InotifyHandle = { readonly __inotify: unique symbol };
@@ -23,7 +22,7 @@ export interface InotifyAddon {
   close(h: InotifyHandle): void;
 }
 
-export type AddonLoad = { readonly ok: true; readonly addon: InotifyAddon } | { readonly ok: false; readonly reason: string };
+export type AddonLoad = NativeAddonLoad<InotifyAddon>;
 
 /** <linux/inotify.h> */
 export const IN = {
@@ -44,33 +43,18 @@ export const IN = {
   ISDIR: 0x40000000,
 } as const;
 
-const DEFAULT_PATH = fileURLToPath(new URL('../../build/Release/boxsync_inotify.node', import.meta.url));
-const loaded = new Map<string, AddonLoad>();
+const INOTIFY: NativeAddonSpec<InotifyAddon> = {
+  file: 'boxsync_inotify.node',
+  envVar: 'BOXSYNC_INOTIFY_ADDON',
+  linuxOnly: 'inotify is Linux only',
+  notBuiltHint: '(run `npm rebuild -g boxsync` or `node scripts/build-native.mjs`)',
+  accept: (got, path) => (typeof got.open === 'function' && typeof got.add === 'function'
+    ? (got as unknown as InotifyAddon)
+    : `${path} is not the boxsync inotify addon`),
+};
 
-export function loadInotifyAddon(path: string = process.env.BOXSYNC_INOTIFY_ADDON || DEFAULT_PATH): AddonLoad {
-  const known = loaded.get(path);
-  if (known) return known;
-  let answer: AddonLoad;
-  if (process.platform !== 'linux') {
-    answer = { ok: false, reason: 'inotify is Linux only' };
-  } else {
-    try {
-      const addon = createRequire(import.meta.url)(path) as Partial<InotifyAddon>;
-      answer = typeof addon.open === 'function' && typeof addon.add === 'function'
-        ? { ok: true, addon: addon as InotifyAddon }
-        : { ok: false, reason: `${path} is not the boxsync inotify addon` };
-    } catch (e) {
-      const code = (e as { code?: string }).code;
-      answer = {
-        ok: false,
-        reason: code === 'MODULE_NOT_FOUND'
-          ? `${path} is not built (run \`npm rebuild -g boxsync\` or \`node scripts/build-native.mjs\`)`
-          : `${path} did not load (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`,
-      };
-    }
-  }
-  loaded.set(path, answer);
-  return answer;
+export function loadInotifyAddon(path?: string): AddonLoad {
+  return loadNativeAddon(INOTIFY, path);
 }
 
 /** Walk the `struct inotify_event` records of one read: wd, mask, cookie, and the name ('' for the folder itself). */

@@ -8,23 +8,17 @@
  * BOXSYNC_SYNCFS_ADDON names another file to load (a packager's own build); BOXSYNC_SYNCFS_ADDON=off turns it off
  * (tests run the workers both ways).
  */
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { loadNativeAddon, nativeAddonPath, type NativeAddonSpec } from './native-addon.js';
 
-const DEFAULT_PATH = fileURLToPath(new URL('../../build/Release/boxsync_syncfs.node', import.meta.url));
-const found = new Map<string, string | null>();
+const SYNCFS: NativeAddonSpec<true> = {
+  file: 'boxsync_syncfs.node',
+  envVar: 'BOXSYNC_SYNCFS_ADDON',
+  linuxOnly: 'syncfs(2) is Linux only',
+  accept: (got, path) => (typeof got.syncfs === 'function' ? true : `${path} is not the boxsync syncfs addon`),
+};
 
 /** The path of an addon that loads and has `syncfs`, or null (not Linux, not built, another file, turned off). */
-export function syncfsAddonPath(path: string = process.env.BOXSYNC_SYNCFS_ADDON || DEFAULT_PATH): string | null {
-  if (!found.has(path)) found.set(path, loads(path) ? path : null);
-  return found.get(path) ?? null;
-}
-
-function loads(path: string): boolean {
-  if (process.platform !== 'linux' || path === 'off') return false;
-  try {
-    return typeof (createRequire(import.meta.url)(path) as { syncfs?: unknown }).syncfs === 'function';
-  } catch {
-    return false; // Not built or not loadable here: the workers fsync each file.
-  }
+export function syncfsAddonPath(path: string = nativeAddonPath(SYNCFS)): string | null {
+  // Not built or not loadable here: the workers fsync each file.
+  return loadNativeAddon(SYNCFS, path).ok ? path : null;
 }

@@ -8,9 +8,8 @@
  * BOXSYNC_WALK_ADDON names another file to load (a packager's own build); BOXSYNC_WALK_ADDON=off turns it off
  * (tests run the walk both ways).
  */
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import type { LocalKind } from '../core/model.js';
+import { loadNativeAddon, type NativeAddonSpec } from './native-addon.js';
 
 export interface WalkAddon {
   /**
@@ -28,24 +27,19 @@ export const WALK_FIELDS = 5;
 /** The kind codes of native/walk.c. */
 export const WALK_KINDS: readonly LocalKind[] = ['file', 'folder', 'symlink', 'other'];
 
-const DEFAULT_PATH = fileURLToPath(new URL('../../build/Release/boxsync_walk.node', import.meta.url));
-const loaded = new Map<string, WalkAddon | null>();
+const WALK: NativeAddonSpec<WalkAddon> = {
+  file: 'boxsync_walk.node',
+  envVar: 'BOXSYNC_WALK_ADDON',
+  linuxOnly: 'the native walk is Linux only',
+  accept: (got, path) => (typeof got.list === 'function' && got.fields === WALK_FIELDS
+    ? { list: got.list as WalkAddon['list'], fields: WALK_FIELDS, ...(typeof got.listAhead === 'function' ? { listAhead: got.listAhead as NonNullable<WalkAddon['listAhead']> } : {}) }
+    : `${path} is not the boxsync walk addon`),
+};
 
-/** The addon, or null (not Linux, not built, another file, turned off). */
-export function loadWalkAddon(path: string = process.env.BOXSYNC_WALK_ADDON || DEFAULT_PATH): WalkAddon | null {
-  const known = loaded.get(path);
-  if (known !== undefined) return known;
-  let addon: WalkAddon | null = null;
-  if (process.platform === 'linux' && path !== 'off') {
-    try {
-      const got = createRequire(import.meta.url)(path) as Partial<WalkAddon>;
-      if (typeof got.list === 'function' && got.fields === WALK_FIELDS) addon = { list: got.list, fields: got.fields, ...(typeof got.listAhead === 'function' ? { listAhead: got.listAhead } : {}) };
-    } catch {
-      // Not built or not loadable here: the walk uses node:fs.
-    }
-  }
-  loaded.set(path, addon);
-  return addon;
+/** The addon, or null (not Linux, not built, another file, turned off): then the walk uses node:fs. */
+export function loadWalkAddon(path?: string): WalkAddon | null {
+  const load = loadNativeAddon(WALK, path);
+  return load.ok ? load.addon : null;
 }
 
 /** mtimeMs as node's own lstat computes it from the same two numbers (lib/internal/fs/utils.js msFromTimeSpec). */

@@ -13,19 +13,13 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startBoxServer } from '../../src/box-server/index.js';
 import { asRemoteId, asRootId, type SyncRoot } from '../../src/core/model.js';
-import { createEngine } from '../../src/engine/index.js';
 import type { RunSummary, StatusReport } from '../../src/engine/types.js';
 import { openJournal } from '../../src/journal/index.js';
-import { createLocalFs } from '../../src/local/local-fs.js';
-import { createLocalTrash } from '../../src/local/local-trash.js';
-import { silentLogger } from '../../src/logger.js';
-import { systemClock } from '../../src/ports/clock.js';
 import type { Journal } from '../../src/ports/journal.js';
-import { createBoxAdapter } from '../../src/remote/box/index.js';
 import { writeBoxConfig } from '../support/box-config.js';
 import { cliEntry, repoRoot } from '../support/cli.js';
-import { makeTempDir } from '../support/tmp.js';
-import { engineTestOptions, ignoreFor } from '../engine/support/engine-workspace.js';
+import { boxServerAdapter, engineOnBox } from '../engine/support/box-harness.js';
+import { engineTestOptions, makeEngineWorkspace } from '../engine/support/engine-workspace.js';
 
 const FILES = Number(process.env.ENGINE_BENCH_FILES ?? 20_000);
 const FILES_PER_FOLDER = 20;
@@ -70,10 +64,8 @@ function fileContent(i: number): string {
 }
 
 export async function run(): Promise<void> {
-  const tmp = await makeTempDir('boxsync-engine-bench-');
-  const localPath = join(tmp.dir, 'Box');
-  const stateDir = join(tmp.dir, 'state');
-  await mkdir(stateDir, { recursive: true });
+  const tmp = await makeEngineWorkspace('boxsync-engine-bench-');
+  const { localPath, stateDir, localFs } = tmp;
   const srv = await startBoxServer({ port: 0, tokens: [TOKEN], longPollTimeoutMs: 1000 });
   try {
     const actor = srv.control.as('1');
@@ -90,23 +82,9 @@ export async function run(): Promise<void> {
       }
     }
     const root: SyncRoot = { id: asRootId('r1'), remoteId: asRemoteId(top.id), localPath, direction: 'two-way', exclude: [] };
-    const localFs = createLocalFs({
-      rootPath: localPath,
-      fs: nodeFs,
-      trash: createLocalTrash({ mode: 'state', stateDir, fs: nodeFs, logger: silentLogger }),
-      logger: silentLogger,
-    });
     const options = engineTestOptions(stateDir, {});
     const pass = async (journal: Journal): Promise<PassFigures> => {
-      const adapter = createBoxAdapter({
-        apiUrl: srv.apiUrl,
-        uploadUrl: srv.uploadUrl,
-        tokenUrl: srv.tokenUrl,
-        auth: { developerToken: TOKEN },
-        uploadSessions: journal.uploadSessions,
-        rateLimit: { callsPerMinute: 600_000, uploadsPerMinute: 600_000 },
-        logger: silentLogger,
-      });
+      const adapter = boxServerAdapter(srv, TOKEN, journal, 600_000);
       const phaseMs = new Map<string, number>();
       let phase = 'start';
       let since = performance.now();
@@ -117,10 +95,7 @@ export async function run(): Promise<void> {
         phase = s.phase;
         since = now;
       };
-      const engine = createEngine(
-        { journal, remote: adapter.store, changes: adapter.changes, roots: [root], localFsFor: () => localFs, isIgnoredFor: ignoreFor, logger: silentLogger, clock: systemClock, options },
-        { onStatus },
-      );
+      const engine = engineOnBox({ journal, adapter, root, localFs, options }, { onStatus });
       let peakRssBytes = process.memoryUsage.rss();
       const sampler = setInterval(() => (peakRssBytes = Math.max(peakRssBytes, process.memoryUsage.rss())), 100);
       const started = performance.now();
@@ -130,7 +105,7 @@ export async function run(): Promise<void> {
       await engine.close();
       return { summary, wallMs, phaseMs, peakRssBytes };
     };
-    const journalPath = join(stateDir, 'journal.db');
+    const { journalPath } = tmp;
     const print = (label: string, p: PassFigures): void => {
       const phases = [...p.phaseMs].filter(([k]) => k !== 'start').map(([k, v]) => `${k} ${(v / 1000).toFixed(1)} s`).join(', ');
       console.log(`${label}: ${(p.wallMs / 1000).toFixed(1)} s (${phases}); ${p.summary.outcome}, ${p.summary.passes} passes, ops ${JSON.stringify(p.summary.ops)}; peak RSS ${mib(p.peakRssBytes)} MiB`);

@@ -4,18 +4,15 @@
  */
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { contentRequests, explain, exists, listTree, readText, startSyncEnv, summaryLine, TOKEN, writeText, type SyncEnv } from './sync-harness.js';
+import { describe, expect, it } from 'vitest';
+import { closedAfterEach } from '../support/closed-after-each.js';
+import { contentRequests, explain, exists, listTree, readText, startSyncEnv, summaryLine, TOKEN, writeText } from './sync-harness.js';
 
-let e: (SyncEnv & { remoteRootId: string }) | undefined;
-afterEach(async () => {
-  await e?.close();
-  e = undefined;
-});
+const syncEnv = closedAfterEach(startSyncEnv);
 
 describe('exit codes', () => {
   it('1 when an item fails (a refused upload); the rest syncs and the item backs off', async () => {
-    e = await startSyncEnv();
+    const e = await syncEnv();
     const env = e;
     const contents: Record<string, string> = { 'a.txt': 'a first\n', 'b.txt': 'b first\n' };
     for (const [name, text] of Object.entries(contents)) await writeText(join(env.mirror, name), text);
@@ -41,7 +38,7 @@ describe('exit codes', () => {
   });
 
   it('2 when Box refuses the token, and the token is never printed', async () => {
-    e = await startSyncEnv();
+    const e = await syncEnv();
     const bad = 'not-a-valid-token-XYZ';
     const cfg = JSON.parse(await readFile(e.configFile, 'utf8')) as Record<string, unknown>;
     await writeFile(e.configFile, JSON.stringify({ ...cfg, auth: { developerToken: bad } }));
@@ -53,7 +50,7 @@ describe('exit codes', () => {
   });
 
   it('3 when a pass would delete too much, and nothing is deleted', async () => {
-    e = await startSyncEnv();
+    const e = await syncEnv();
     await e.writeConfig({ extra: { safety: { maxDeletes: 2, maxDeleteFraction: 0.5 } } });
     for (let i = 0; i < 6; i++) e.web.uploadFile(e.remoteRootId, `f${i}.txt`, `${i}\n`);
     const first = await e.sync();
@@ -66,7 +63,7 @@ describe('exit codes', () => {
   });
 
   it('0 and a converged summary on the happy path', async () => {
-    e = await startSyncEnv();
+    const e = await syncEnv();
     e.web.uploadFile(e.remoteRootId, 'x.txt', 'x');
     const r = await e.sync();
     expect(r.code, explain(r)).toBe(0);
@@ -76,7 +73,7 @@ describe('exit codes', () => {
 
 describe('directions', () => {
   it('download-only never changes Box', async () => {
-    e = await startSyncEnv();
+    const e = await syncEnv();
     await e.writeConfig({ folder: { direction: 'download-only' } });
     e.web.uploadFile(e.remoteRootId, 'down.txt', 'down\n');
     await writeText(join(e.mirror, 'local-only.txt'), 'stays local\n');
@@ -89,7 +86,7 @@ describe('directions', () => {
   });
 
   it('upload-only never changes the local folder', async () => {
-    e = await startSyncEnv();
+    const e = await syncEnv();
     await e.writeConfig({ folder: { direction: 'upload-only' } });
     e.web.uploadFile(e.remoteRootId, 'remote-only.txt', 'stays remote\n');
     await writeText(join(e.mirror, 'up.txt'), 'up\n');

@@ -5,20 +5,17 @@
  */
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { closedAfterEach } from '../support/closed-after-each.js';
 import { spawnCli } from '../support/cli.js';
 import { waitFor } from '../support/wait.js';
-import { explain, listTree, readText, startSyncEnv, writeText, type SyncEnv } from './sync-harness.js';
+import { explain, listTree, readText, startSyncEnv, writeText } from './sync-harness.js';
 
-let e: (SyncEnv & { remoteRootId: string }) | undefined;
-afterEach(async () => {
-  await e?.close();
-  e = undefined;
-});
+const syncEnv = closedAfterEach(startSyncEnv);
 
 describe('a folder restored from the Box trash, then kill -9', () => {
   it('the files that came back with the folder are downloaded by the next run', async () => {
-    e = await startSyncEnv();
+    const e = await syncEnv();
     const misc = e.web.createFolder(e.remoteRootId, 'misc');
     const docs = e.web.createFolder(misc.id, 'Docs');
     for (const n of ['a.txt', 'b.txt', 'c.txt']) e.web.uploadFile(docs.id, n, `${n} content\n`);

@@ -5,18 +5,15 @@
  * 2.5 hours for one file. Now the download ends at its deadline, and the rest of the run syncs.
  */
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { explain, listTree, startSyncEnv, writeText, type SyncEnv } from './sync-harness.js';
+import { describe, expect, it } from 'vitest';
+import { closedAfterEach } from '../support/closed-after-each.js';
+import { explain, listTree, startSyncEnv, writeText } from './sync-harness.js';
 
-const envs: SyncEnv[] = [];
-afterEach(async () => {
-  for (const e of envs.splice(0)) await e.close();
-});
+const syncEnv = closedAfterEach(startSyncEnv);
 
 describe('sync --once: a download that is never ready ends at its deadline', () => {
   it('202 answers with a short Retry-After stop at the download deadline, not after 30 of them; the rest syncs', async () => {
-    const e = await startSyncEnv();
-    envs.push(e);
+    const e = await syncEnv();
     await e.writeConfig({ extra: { http: { downloadDeadlineSec: 3 } } });
     const slow = e.web.uploadFile(e.remoteRootId, 'later.bin', 'not ready');
     e.web.uploadFile(e.remoteRootId, 'now.txt', 'ready');

@@ -70,6 +70,12 @@ describe('config: daemon', () => {
     expect(daemonSettings(parse({ daemon: { ui: { port: 9000 } } }), { BOXSYNC_UI_PORT: '0' }).ui).toEqual({ enabled: true, port: 0 });
     expect(problemsOf({ daemon: { ui: { port: 70_000, open: true } } }).map((p) => p.key).sort()).toEqual(['daemon.ui.open', 'daemon.ui.port']);
     expect(() => daemonSettings(parse(), { BOXSYNC_UI_PORT: 'http' })).toThrow(/BOXSYNC_UI_PORT="http" is invalid: expected a port number/);
+    // The idle check's slice length, for tests and tuning: no config key, its default unless the variable is set.
+    expect(daemonSettings(parse(), {}).idleCheckSliceMs).toBeUndefined();
+    expect(daemonSettings(parse(), { BOXSYNC_IDLE_CHECK_SLICE_MS: '0' }).idleCheckSliceMs).toBe(0);
+    expect(daemonSettings(parse(), { BOXSYNC_IDLE_CHECK_SLICE_MS: '5' }).idleCheckSliceMs).toBe(5);
+    expect(() => daemonSettings(parse(), { BOXSYNC_IDLE_CHECK_SLICE_MS: '2.5' })).toThrow(/BOXSYNC_IDLE_CHECK_SLICE_MS="2.5" is invalid: expected whole milliseconds, 0 to 1000/);
+    expect(() => daemonSettings(parse(), { BOXSYNC_IDLE_CHECK_SLICE_MS: '5000' })).toThrow(/BOXSYNC_IDLE_CHECK_SLICE_MS/);
   });
 
   it('names each bad daemon key, and refuses unknown ones', () => {

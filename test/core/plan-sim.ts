@@ -141,50 +141,25 @@ export class Sim {
   }
 
   private remoteCreate(path: string, content: string, parentId: RemoteId): RemoteEntry {
-    const r: RemoteEntry = {
-      id: this.alloc.remoteId(),
-      kind: 'file',
-      parentId,
-      name: basename(p(path)),
-      etag: this.alloc.etag(),
-      sequenceId: '0',
-      sha1: content,
-      sizeBytes: content.length,
-      modifiedAtMs: this.alloc.nowMs(),
-      versionId: this.alloc.etag(),
-      url: null,
-      status: 'active',
-    };
-    this.world.remote.set(r.id, r);
-    return r;
+    return this.remoteNew('file', path, parentId, undefined, () => ({ sha1: content, sizeBytes: content.length, versionId: this.alloc.etag() }));
   }
 
   remoteMkdir(path: string, parentId: RemoteId = this.remoteParent(path)): RemoteEntry {
-    const r: RemoteEntry = {
-      id: this.alloc.remoteId(),
-      kind: 'folder',
-      parentId,
-      name: basename(p(path)),
-      etag: this.alloc.etag(),
-      sequenceId: '0',
-      sha1: null,
-      sizeBytes: 0,
-      modifiedAtMs: this.alloc.nowMs(),
-      versionId: null,
-      url: null,
-      status: 'active',
-    };
-    this.world.remote.set(r.id, r);
-    return r;
+    return this.remoteNew('folder', path, parentId);
   }
 
   /** A Box web link named `name` (its local path is `name.url`). */
   remoteWeblink(path: string, url: string): RemoteEntry {
     const existing = this.remoteAt(`${path}.url`);
+    return this.remoteNew('weblink', path, this.remoteParent(path), existing?.id, () => ({ url }));
+  }
+
+  /** A new Box item at `path`: its id (unless given), etag and time allocated in this order, then `more` filled in. */
+  private remoteNew(kind: RemoteEntry['kind'], path: string, parentId: RemoteId, id?: RemoteId, more: () => Partial<RemoteEntry> = () => ({})): RemoteEntry {
     const r: RemoteEntry = {
-      id: existing?.id ?? this.alloc.remoteId(),
-      kind: 'weblink',
-      parentId: this.remoteParent(path),
+      id: id ?? this.alloc.remoteId(),
+      kind,
+      parentId,
       name: basename(p(path)),
       etag: this.alloc.etag(),
       sequenceId: '0',
@@ -192,8 +167,9 @@ export class Sim {
       sizeBytes: 0,
       modifiedAtMs: this.alloc.nowMs(),
       versionId: null,
-      url,
+      url: null,
       status: 'active',
+      ...more(),
     };
     this.world.remote.set(r.id, r);
     return r;

@@ -6,15 +6,14 @@
 import { describe, expect, it } from 'vitest';
 import { asRelPath } from '../../src/core/model.js';
 import { runSliced, type SliceStats } from '../../src/core/slices.js';
-import { ConvergenceWatch } from '../../src/daemon/lifecycle/convergence-watch.js';
+import type { ConvergenceWatch } from '../../src/daemon/lifecycle/convergence-watch.js';
 import { outOfSync, outOfSyncSteps, pathOutOfSync } from '../../src/engine/out-of-sync.js';
-import { silentLogger } from '../../src/logger.js';
 import { expectConverged, makeHarness, type Harness } from '../engine/support/harness.js';
 import { closedAfterEach } from '../support/closed-after-each.js';
 import { waitFor } from '../support/wait.js';
+import { noIgnore, watchOnHarness } from './watch-harness.js';
 
 const harness = closedAfterEach(makeHarness);
-const noIgnore = (): boolean => false;
 const FILES = 240;
 const name = (i: number): string => `d${i % 4}/f${String(i).padStart(4, '0')}.txt`;
 
@@ -30,15 +29,9 @@ async function mirrored(): Promise<Harness> {
 type Checked = { readonly done: boolean; readonly forgotten: number; readonly stats: SliceStats };
 
 function watchOf(h: Harness, state: { busy: boolean; requests: number; checked: Checked[] }): ConvergenceWatch {
-  return new ConvergenceWatch({
-    engine: h.engine,
-    journal: h.journal,
-    roots: [h.root],
-    isIgnoredFor: () => noIgnore,
+  return watchOnHarness(h, {
     request: () => (state.requests += 1),
     busy: () => state.busy,
-    log: silentLogger,
-    minCheckIntervalMs: 0,
     sliceMs: 0,
     onChecked: (c) => state.checked.push(c),
   });

@@ -5,26 +5,19 @@
  */
 import { describe, expect, it } from 'vitest';
 import { asRelPath } from '../../src/core/model.js';
-import { ConvergenceWatch } from '../../src/daemon/lifecycle/convergence-watch.js';
+import type { ConvergenceWatch } from '../../src/daemon/lifecycle/convergence-watch.js';
 import { comparePaths, outOfSync } from '../../src/engine/out-of-sync.js';
-import { silentLogger } from '../../src/logger.js';
 import { expectConverged, makeHarness, type Harness } from '../engine/support/harness.js';
 import { closedAfterEach } from '../support/closed-after-each.js';
 import { waitFor } from '../support/wait.js';
+import { noIgnore, watchOnHarness } from './watch-harness.js';
 
 const harness = closedAfterEach(makeHarness);
-const noIgnore = (): boolean => false;
 
 function watchOf(h: Harness, requests: { n: number }): ConvergenceWatch {
-  return new ConvergenceWatch({
-    engine: h.engine,
-    journal: h.journal,
-    roots: [h.root],
-    isIgnoredFor: () => noIgnore,
+  return watchOnHarness(h, {
     request: () => (requests.n += 1),
     busy: () => false,
-    log: silentLogger,
-    minCheckIntervalMs: 0,
     // These tests are about what a check does with what it finds, so each check runs whole, at once, however slow
     // the machine (the first slice of a sliced check ends after 25 ms; slicing: convergence-watch-sliced.test.ts).
     sliceMs: Number.POSITIVE_INFINITY,

@@ -7,22 +7,19 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { waitFor } from '../support/wait.js';
-import { createHarness, type Harness } from './daemon-harness.js';
+import { closedAfterEach } from '../support/closed-after-each.js';
+import { createHarness } from './daemon-harness.js';
 
 const SESSION_PARTS = '/api/2.0/files/upload_sessions/';
 
 describe('boxsync daemon lifecycle (real process)', () => {
-  let h: Harness | null = null;
-  afterEach(async () => {
-    await h?.close();
-    h = null;
-  });
+  const harness = closedAfterEach(createHarness);
 
   it('SIGTERM in the middle of a 100 MB upload exits within the bound, and a restart resumes the same session', async () => {
-    h = await createHarness();
+    const h = await harness();
     const first = await h.start({ BOXSYNC_SHUTDOWN_TIMEOUT_SEC: '3' });
     // Slow every part down so the signal lands mid-upload.
     h.srv.control.failNext({ method: 'PUT', path: `${SESSION_PARTS}*`, delayMs: 2_500, count: 10_000 });
@@ -34,7 +31,7 @@ describe('boxsync daemon lifecycle (real process)', () => {
     await writeFile(staged, data);
     await rename(staged, join(h.mirror, 'big.bin'));
 
-    const partPuts = (): number => h!.srv.control.requests().filter((r) => r.method === 'PUT' && r.path.startsWith(SESSION_PARTS) && r.status === 200).length;
+    const partPuts = (): number => h.srv.control.requests().filter((r) => r.method === 'PUT' && r.path.startsWith(SESSION_PARTS) && r.status === 200).length;
     await waitFor(() => partPuts() >= 2, { timeoutMs: 60_000, what: 'two confirmed parts' });
     const beforeStop = partPuts();
     const t0 = Date.now();
@@ -53,12 +50,12 @@ describe('boxsync daemon lifecycle (real process)', () => {
     expect(first.output()).not.toMatch(/did not close within the shutdown bound/);
     expect(h.srv.control.requests().filter((r) => r.method === 'DELETE' && r.path.startsWith(SESSION_PARTS))).toEqual([]);
     expect(h.web.findByPath('Mirror/big.bin')).toBeNull();
-    const sessionsCreated = (): number => h!.srv.control.requests().filter((r) => r.method === 'POST' && r.path === '/api/2.0/files/upload_sessions').length;
+    const sessionsCreated = (): number => h.srv.control.requests().filter((r) => r.method === 'POST' && r.path === '/api/2.0/files/upload_sessions').length;
     expect(sessionsCreated()).toBe(1);
 
     h.srv.control.clearFaults();
     const again = await h.start();
-    const item = await waitFor(() => h!.web.findByPath('Mirror/big.bin'), { timeoutMs: 60_000, what: 'big.bin on Box after the restart' }).catch((e: unknown) => {
+    const item = await waitFor(() => h.web.findByPath('Mirror/big.bin'), { timeoutMs: 60_000, what: 'big.bin on Box after the restart' }).catch((e: unknown) => {
       throw new Error(`${String(e)}\n--- first run ---\n${first.output()}\n--- second run ---\n${again.output()}`);
     });
     expect(h.web.getItem('file', item.id)?.['sha1']).toBe(sha1);
@@ -70,7 +67,7 @@ describe('boxsync daemon lifecycle (real process)', () => {
   }, 240_000);
 
   it('SIGHUP reloads the configuration, and keeps the running one when the new file is invalid', async () => {
-    h = await createHarness();
+    const h = await harness();
     const run = await h.start();
     const config = JSON.parse(await readFile(h.configFile, 'utf8')) as { folders: { remoteId: string; localPath: string }[] };
     const second = h.web.createFolder('0', 'Second');
@@ -92,11 +89,11 @@ describe('boxsync daemon lifecycle (real process)', () => {
     await waitFor(() => /SIGHUP: .*keeping the running configuration/.test(run.output()), { timeoutMs: 10_000, what: 'the reload refusal in the log' });
     expect((await h.status()).engine.roots).toHaveLength(2);
     await writeFile(join(h.mirror, 'still-live.txt'), 'yes');
-    await waitFor(() => h!.web.findByPath('Mirror/still-live.txt'), { timeoutMs: 15_000, what: 'sync still running after a bad reload' });
+    await waitFor(() => h.web.findByPath('Mirror/still-live.txt'), { timeoutMs: 15_000, what: 'sync still running after a bad reload' });
   });
 
   it('refuses a second daemon on the same state dir (the lock `sync --once` takes too)', async () => {
-    h = await createHarness();
+    const h = await harness();
     await h.start();
     const r = await runCli(['daemon', '--config', h.configFile], { timeoutMs: 30_000 });
     expect(r.code).toBe(2);

@@ -5,23 +5,20 @@
  */
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { closedAfterEach } from '../support/closed-after-each.js';
 import { sendControl } from '../../src/daemon/control/control-client.js';
 import { runCli } from '../support/cli.js';
 import { giveTo, unprivilegedUser } from '../support/run-as.js';
 import { waitFor } from '../support/wait.js';
-import { createHarness, type Harness } from './daemon-harness.js';
+import { createHarness } from './daemon-harness.js';
 
 const BOUND = { timeoutMs: 30_000, intervalMs: 100 };
-const harnesses: Harness[] = [];
-afterEach(async () => {
-  for (const x of harnesses.splice(0)) await x.close();
-});
+const harness = closedAfterEach(createHarness);
 
 describe('parked items in the daemon', () => {
   it('a name that is not UTF-8 is listed by status, escaped; boxsync retry asks the daemon, which parks it again', async () => {
-    const x = await createHarness();
-    harnesses.push(x);
+    const x = await harness();
     await x.start();
     await writeFile(Buffer.concat([Buffer.from(`${x.mirror}/`), Buffer.from([0x62, 0xff, 0xfe])]), 'bytes');
     await writeFile(join(x.mirror, 'ok.txt'), 'ok');
@@ -58,8 +55,7 @@ describe('parked items in the daemon', () => {
   const user = unprivilegedUser();
   it.skipIf(!('as' in user))('a download parked in a read-only folder comes down once the folder is writable again, at the next pass', async () => {
     const as = 'as' in user ? user.as : undefined;
-    const x = await createHarness();
-    harnesses.push(x);
+    const x = await harness();
     const docs = x.web.createFolder(x.rootId, 'docs');
     x.web.uploadFile(docs.id, 'b.txt', 'b');
     giveTo(x.dir, as!);

@@ -6,22 +6,19 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { waitFor } from '../support/wait.js';
+import { closedAfterEach } from '../support/closed-after-each.js';
 import { createHarness, type Harness } from './daemon-harness.js';
 
 const SESSIONS = '/api/2.0/files/upload_sessions';
 const PART_BYTES = 8_388_608;
 
 describe('boxsync daemon: reload during an upload (real process)', () => {
-  let h: Harness | null = null;
-  afterEach(async () => {
-    await h?.close();
-    h = null;
-  });
+  const harness = closedAfterEach(createHarness);
 
   it('SIGHUP mid-upload keeps the upload session and the reloaded configuration resumes it', async () => {
-    h = await createHarness();
+    const h = await harness();
     const run = await h.start({ BOXSYNC_SHUTDOWN_TIMEOUT_SEC: '2' });
     h.srv.control.failNext({ method: 'PUT', path: `${SESSIONS}/*`, delayMs: 2_000, count: 10_000 });
     h.srv.control.clearRequests();
@@ -33,7 +30,7 @@ describe('boxsync daemon: reload during an upload (real process)', () => {
     await writeFile(staged, data);
     await rename(staged, join(h.mirror, 'reload.bin'));
 
-    const reqs = (): ReturnType<Harness['srv']['control']['requests']> => h!.srv.control.requests();
+    const reqs = (): ReturnType<Harness['srv']['control']['requests']> => h.srv.control.requests();
     const partPuts = (): number => reqs().filter((r) => r.method === 'PUT' && r.path.startsWith(`${SESSIONS}/`) && r.status === 200).length;
     await waitFor(() => partPuts() >= 1, { timeoutMs: 60_000, what: 'a confirmed part' });
     const confirmedBeforeReload = partPuts();
@@ -41,7 +38,7 @@ describe('boxsync daemon: reload during an upload (real process)', () => {
     await waitFor(() => /configuration reloaded/.test(run.output()), { timeoutMs: 20_000, what: 'the reload' });
     h.srv.control.clearFaults();
 
-    const item = await waitFor(() => h!.web.findByPath('Mirror/reload.bin'), { timeoutMs: 60_000, what: 'reload.bin on Box' }).catch((e: unknown) => {
+    const item = await waitFor(() => h.web.findByPath('Mirror/reload.bin'), { timeoutMs: 60_000, what: 'reload.bin on Box' }).catch((e: unknown) => {
       throw new Error(`${String(e)}\n--- daemon ---\n${run.output()}`);
     });
     expect(h.web.getItem('file', item.id)?.['sha1']).toBe(createHash('sha1').update(data).digest('hex'));

@@ -4,14 +4,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { asRelPath as p, asRemoteId, asRootId, type SyncRoot } from '../../src/core/model.js';
+import { asRelPath as p, asRemoteId } from '../../src/core/model.js';
 import { hintedScope } from '../../src/engine/hinted-scope.js';
 import { restatLocal, scanLocal, type LocalObserverDeps } from '../../src/engine/observe-local.js';
-import { createLocalFs } from '../../src/local/local-fs.js';
-import { createLocalTrash } from '../../src/local/local-trash.js';
-import { silentLogger } from '../../src/logger.js';
-import { makeTempDir } from '../support/tmp.js';
-import { tempJournal } from './support/journal.js';
+import { localFsOn, tempLocalRoot } from './support/local-root.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -19,20 +15,8 @@ afterEach(async () => {
 });
 
 async function setup(): Promise<{ deps: LocalObserverDeps; dir: string }> {
-  const tmp = await makeTempDir('boxsync-observe-local-');
-  cleanups.push(tmp.cleanup);
-  const j = await tempJournal();
-  cleanups.push(j.cleanup);
-  const dir = join(tmp.dir, 'Box');
-  await mkdir(dir);
-  const root: SyncRoot = { id: asRootId('r1'), remoteId: asRemoteId('1'), localPath: dir, direction: 'two-way', exclude: [] };
-  const fs = createLocalFs({
-    rootPath: dir,
-    fs: nodeFs,
-    trash: createLocalTrash({ mode: 'state', stateDir: join(tmp.dir, 'state'), fs: nodeFs, logger: silentLogger }),
-    logger: silentLogger,
-  });
-  return { deps: { journal: j.journal, root, fs, isIgnored: () => false }, dir };
+  const { dir, root, journal, fs } = await tempLocalRoot('boxsync-observe-local-', cleanups);
+  return { deps: { journal, root, fs, isIgnored: () => false }, dir };
 }
 
 const rows = (deps: LocalObserverDeps, under: string = ''): string[] =>
@@ -131,7 +115,7 @@ describe('scanLocal: the sweep, folder by folder', () => {
       promises: { ...nodeFs.promises, readdir: async (path: nodeFs.PathLike) => (denied(path), nodeFs.promises.readdir(path)) },
       readdirSync: (path: nodeFs.PathLike) => (denied(path), nodeFs.readdirSync(path)),
     } as typeof nodeFs;
-    const fs = createLocalFs({ rootPath: dir, fs: failingReaddir, trash: createLocalTrash({ mode: 'state', stateDir: join(dir, '..', 'state2'), fs: nodeFs, logger: silentLogger }), logger: silentLogger });
+    const fs = localFsOn(dir, join(dir, '..', 'state2'), failingReaddir);
     for await (const batch of fs.scan({ isIgnored: () => false, onUnreadable: (path) => unreadable.push(path), onListed: (d) => listed.push(d) })) seen.push(...batch.map((e) => e.path));
     expect(unreadable).toEqual(['locked']);
     expect(listed).toEqual(['']);
@@ -166,7 +150,7 @@ describe('scanLocal: one bad entry never stops the scan', () => {
       }) as typeof nodeFs.lstatSync,
       promises: { ...nodeFs.promises, lstat: (async (path: nodeFs.PathLike) => (deny(path) ? Promise.reject(eacces()) : nodeFs.promises.lstat(path))) as typeof nodeFs.promises.lstat },
     } as typeof nodeFs;
-    const fs = createLocalFs({ rootPath: dir, fs: faulty, trash: createLocalTrash({ mode: 'state', stateDir: join(dir, '..', 'state2'), fs: nodeFs, logger: silentLogger }), logger: silentLogger });
+    const fs = localFsOn(dir, join(dir, '..', 'state2'), faulty);
     await writeFile(join(dir, 'sibling.txt'), 's');
     await scanLocal({ ...deps, fs });
     expect(rows(deps)).toEqual(['shut', 'shut/x', 'sibling.txt']);

@@ -1,21 +1,16 @@
 /** Parks that clear themselves (engine/park-recheck.ts) over a real temp dir and a real journal. */
-import * as nodeFs from 'node:fs';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { asRelPath as p, asRemoteId, asRootId, type SyncRoot } from '../../src/core/model.js';
+import { asRelPath as p, type SyncRoot } from '../../src/core/model.js';
 import { SyncError } from '../../src/core/errors.js';
 import { isClean, markClean } from '../../src/engine/clean-mark.js';
 import { recordOpFailure } from '../../src/engine/failures.js';
 import { recheckParks, retryParks } from '../../src/engine/park-recheck.js';
 import { REJECTED_CODE } from '../../src/engine/remote-listing.js';
-import { createLocalFs } from '../../src/local/local-fs.js';
-import { createLocalTrash } from '../../src/local/local-trash.js';
-import { silentLogger } from '../../src/logger.js';
 import type { Journal } from '../../src/ports/journal.js';
 import type { LocalFs } from '../../src/ports/local-fs.js';
-import { makeTempDir } from '../support/tmp.js';
-import { tempJournal } from './support/journal.js';
+import { tempLocalRoot } from './support/local-root.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -23,15 +18,9 @@ afterEach(async () => {
 });
 
 async function setup(): Promise<{ journal: Journal; root: SyncRoot; fs: LocalFs; dir: string }> {
-  const tmp = await makeTempDir('boxsync-park-recheck-');
-  cleanups.push(tmp.cleanup);
-  const j = await tempJournal();
-  cleanups.push(j.cleanup);
-  const dir = join(tmp.dir, 'Box');
-  await mkdir(join(dir, 'docs'), { recursive: true });
-  const root: SyncRoot = { id: asRootId('r1'), remoteId: asRemoteId('1'), localPath: dir, direction: 'two-way', exclude: [] };
-  const trash = createLocalTrash({ mode: 'state', stateDir: join(tmp.dir, 'state'), fs: nodeFs, logger: silentLogger });
-  return { journal: j.journal, root, fs: createLocalFs({ rootPath: dir, fs: nodeFs, trash, logger: silentLogger }), dir };
+  const { dir, root, journal, fs } = await tempLocalRoot('boxsync-park-recheck-', cleanups);
+  await mkdir(join(dir, 'docs'));
+  return { journal, root, fs, dir };
 }
 
 const denied = new SyncError({ code: 'permission_denied', disposition: 'skip', message: 'creating the temp file for docs/c.txt failed (EACCES)' });

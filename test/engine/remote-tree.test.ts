@@ -2,23 +2,19 @@
  * The remote-tree reads the reconciler and the window lookahead share (src/engine/remote-tree.ts): the row at a
  * path, and the files below a folder announced for download. Real SQLite file.
  */
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { asRelPath as p, asRemoteId as rid, asRootId, type SyncRoot } from '../../src/core/model.js';
 import { remoteAtPath, remoteFilesBelow } from '../../src/engine/remote-tree.js';
-import { openJournal } from '../../src/journal/open-journal.js';
 import type { Journal } from '../../src/ports/journal.js';
-import { makeTempDir } from '../support/tmp.js';
+import { journalForEachTest } from '../journal/each-test-journal.js';
 import { remoteItem } from '../journal/entries.js';
 
 const root: SyncRoot = { id: asRootId('r'), remoteId: rid('1'), localPath: '/m', direction: 'two-way', exclude: [] };
 const none = (): boolean => false;
-let tmp: { dir: string; cleanup: () => Promise<void> };
 let j: Journal;
+journalForEachTest('boxsync-remote-tree-', (opened) => (j = opened));
 
-beforeEach(async () => {
-  tmp = await makeTempDir('boxsync-remote-tree-');
-  j = openJournal(join(tmp.dir, 'journal.db')).journal;
+beforeEach(() => {
   j.putRemote(remoteItem('1', '0', 'root', { kind: 'folder' }));
   j.putRemote(remoteItem('2', '1', 'docs', { kind: 'folder' }));
   j.putRemote(remoteItem('3', '2', 'deep', { kind: 'folder' }));
@@ -26,10 +22,6 @@ beforeEach(async () => {
   j.putRemote(remoteItem('5', '2', 'b.txt', { sha1: 'b'.repeat(40), sizeBytes: 20 }));
   j.putRemote(remoteItem('6', '2', 'skip', { kind: 'folder' }));
   j.putRemote(remoteItem('7', '6', 'c.txt', { sha1: 'c'.repeat(40), sizeBytes: 30 }));
-});
-afterEach(async () => {
-  j.close();
-  await tmp.cleanup();
 });
 
 describe('remoteAtPath', () => {

@@ -4,18 +4,13 @@
  * ignored first folder that walk read every row of it); a root that lists empty is still refused while a synced
  * entry at the top is in scope, and let through when every one is ignored.
  */
-import * as nodeFs from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { asRelPath as p, asRemoteId, asRootId, type SyncedEntry, type SyncRoot } from '../../src/core/model.js';
+import { asRelPath as p, asRemoteId, type SyncedEntry, type SyncRoot } from '../../src/core/model.js';
 import { checkLocalRoot, type RootGuardOptions } from '../../src/engine/root-guard.js';
-import { createLocalFs } from '../../src/local/local-fs.js';
-import { createLocalTrash } from '../../src/local/local-trash.js';
 import type { Journal } from '../../src/ports/journal.js';
-import { silentLogger } from '../../src/logger.js';
-import { makeTempDir } from '../support/tmp.js';
-import { tempJournal } from './support/journal.js';
+import { tempLocalRoot } from './support/local-root.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -31,25 +26,18 @@ function row(path: string, n: number, kind: 'file' | 'folder' = 'file'): SyncedE
 
 /** A synced root whose first top-level folder, `big`, is ignored and holds `bigRows` rows; `z.txt` after it. */
 async function setup(bigRows: number, topInScope: boolean): Promise<{ dir: string; root: SyncRoot; journal: Journal; walks: () => number; check: () => ReturnType<typeof checkLocalRoot> }> {
-  const tmp = await makeTempDir('boxsync-root-guard-');
-  cleanups.push(tmp.cleanup);
-  const j = await tempJournal();
-  cleanups.push(j.cleanup);
-  const dir = join(tmp.dir, 'Box');
-  await mkdir(dir);
-  const root: SyncRoot = { id: asRootId('r1'), remoteId: asRemoteId('0'), localPath: dir, direction: 'two-way', exclude: [] };
-  const fs = createLocalFs({ rootPath: dir, fs: nodeFs, trash: createLocalTrash({ mode: 'state', stateDir: join(tmp.dir, 'state'), fs: nodeFs, logger: silentLogger }), logger: silentLogger });
+  const { dir, root, journal: base, fs } = await tempLocalRoot('boxsync-root-guard-', cleanups, '0');
   const isIgnored = topInScope ? ignoredBig : () => true;
   // The first check records the root's identity (nothing synced yet: a first sync).
-  expect(await checkLocalRoot({ journal: j.journal, root, fs, isIgnored, marker: null }, pass)).toEqual({ ok: true });
-  j.journal.transaction(() => {
-    j.journal.putSynced(root.id, row('big', 1, 'folder'));
-    for (let i = 0; i < bigRows; i++) j.journal.putSynced(root.id, row(`big/f${String(i).padStart(6, '0')}`, 10 + i));
-    j.journal.putSynced(root.id, row('z.txt', 2));
+  expect(await checkLocalRoot({ journal: base, root, fs, isIgnored, marker: null }, pass)).toEqual({ ok: true });
+  base.transaction(() => {
+    base.putSynced(root.id, row('big', 1, 'folder'));
+    for (let i = 0; i < bigRows; i++) base.putSynced(root.id, row(`big/f${String(i).padStart(6, '0')}`, 10 + i));
+    base.putSynced(root.id, row('z.txt', 2));
   });
   // The same journal, counting the walks of the merge base.
   let walks = 0;
-  const journal = new Proxy(j.journal, {
+  const journal = new Proxy(base, {
     get(target, key) {
       if (key === 'syncedUnder') walks++;
       const v = Reflect.get(target, key) as unknown;

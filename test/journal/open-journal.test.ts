@@ -137,6 +137,38 @@ describe('openJournal', () => {
     second.journal.close();
   });
 
+  it('damage met through the upload sessions is reported the same way (their methods are watched too)', () => {
+    const { journal } = openJournal(dbPath);
+    journal.transaction(() => {
+      for (let i = 0; i < 3000; i++) {
+        journal.uploadSessions.put({
+          key: `r:file-${i}.bin`, sessionId: `S${i}`, endpoints: { upload_part: `http://x/u/${i}`, commit: `http://x/c/${i}` }, partSizeBytes: 8,
+          totalParts: 2, fileSizeBytes: 16, sourceSha1: null, sourceMtimeMs: i, expiresAtMs: i, fileId: null, parts: [],
+        });
+      }
+    });
+    journal.close();
+    const sizeBytes = statSync(dbPath).size;
+    const fd = openSync(dbPath, 'r+');
+    writeSync(fd, Buffer.alloc(4096 * 3, 0xa5), 0, 4096 * 3, Math.floor(sizeBytes / 2 / 4096) * 4096);
+    closeSync(fd);
+    const mark = JSON.parse(readFileSync(`${dbPath}.clean`, 'utf8')) as Record<string, number>;
+    writeFileSync(`${dbPath}.clean`, JSON.stringify({ ...mark, mtimeMs: statSync(dbPath).mtimeMs }), { mode: 0o600 });
+    const first = openJournal(dbPath);
+    expect(first.rebuilt).toBe(false);
+    let caught: unknown;
+    try {
+      first.journal.uploadSessions.list();
+    } catch (e) {
+      caught = e;
+    }
+    expect(isSyncError(caught) && caught.code === 'journal_damaged' && caught.disposition === 'fatal').toBe(true);
+    first.journal.close();
+    const second = openJournal(dbPath);
+    expect(second.rebuilt).toBe(true);
+    second.journal.close();
+  });
+
   it('maintain() checks the journal too, and a damaged one is reported and not marked clean', () => {
     damageInTheMiddle({ keepMtime: true });
     const { journal, rebuilt } = openJournal(dbPath);

@@ -1,22 +1,11 @@
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { asRemoteId as rid } from '../../src/core/model.js';
-import { openJournal } from '../../src/journal/open-journal.js';
 import type { Journal } from '../../src/ports/journal.js';
-import { makeTempDir } from '../support/tmp.js';
+import { journalForEachTest } from './each-test-journal.js';
 import { remoteItem } from './entries.js';
 
-let tmp: { dir: string; cleanup: () => Promise<void> };
 let j: Journal;
-
-beforeEach(async () => {
-  tmp = await makeTempDir('boxsync-child-named-');
-  j = openJournal(join(tmp.dir, 'journal.db')).journal;
-});
-afterEach(async () => {
-  j.close();
-  await tmp.cleanup();
-});
+journalForEachTest('boxsync-child-named-', (opened) => (j = opened));
 
 describe('remoteChildNamed', () => {
   it('finds a child by exact name, only under its own parent', () => {

@@ -2,26 +2,15 @@
  * The journal reads the planning windows are cut with (src/engine/windows.ts): direct children of a path,
  * bounded subtree counts on each tree, and the base row of a local entry by inode. Real SQLite file.
  */
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { asRelPath as p, asRemoteId as rid, asRootId } from '../../src/core/model.js';
-import { openJournal } from '../../src/journal/open-journal.js';
 import type { Journal } from '../../src/ports/journal.js';
-import { makeTempDir } from '../support/tmp.js';
+import { journalForEachTest } from './each-test-journal.js';
 import { localFile, localFolder, remoteItem, synced } from './entries.js';
 
 const root = asRootId('r');
-let tmp: { dir: string; cleanup: () => Promise<void> };
 let j: Journal;
-
-beforeEach(async () => {
-  tmp = await makeTempDir('boxsync-window-queries-');
-  j = openJournal(join(tmp.dir, 'journal.db')).journal;
-});
-afterEach(async () => {
-  j.close();
-  await tmp.cleanup();
-});
+journalForEachTest('boxsync-window-queries-', (opened) => (j = opened));
 
 describe('journal reads for planning windows', () => {
   it('lists the direct children of a path (not deeper rows, not siblings sharing a prefix)', () => {

@@ -12,13 +12,19 @@
  *   BOXSYNC_UPLOAD_GROWING_EVERY_SEC daemon.uploadGrowingEverySec integer seconds  (default 60)
  *   BOXSYNC_UI_PORT              daemon.ui.port             0 to 65535             (default 8385; 0 = a free port)
  *
+ * And one for tests and tuning, with no config key:
+ *
+ *   BOXSYNC_IDLE_CHECK_SLICE_MS  how long each slice of the idle journal check holds the event loop, 0 to 1000 ms
+ *                                (default 25, convergence-watch.ts; 0: a slice per pause point, every 64 rows), so
+ *                                that a test's check takes many slices, and is still running, on any machine.
+ *
  * A variable is checked by the same rule as its config key; a bad value throws an Error naming the variable,
  * and the daemon refuses to start (exit 2) before touching anything.
  *
  * `streamType` is the one Box event stream the daemon reads: its long poll and its engine's catch-up both use
  * it (the top-level config `streamType` is what `sync --once` reads).
  */
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Config } from '../../config/index.js';
 import { DEFAULT_SHUTDOWN_TIMEOUT_SEC, MAX_SHUTDOWN_TIMEOUT_SEC, daemonFields } from '../../config/schema.js';
 import type { WatcherKind } from '../../local/watcher-options.js';
@@ -37,7 +43,11 @@ export interface DaemonSettings {
   readonly schedules: Readonly<Record<ScheduleName, string>>;
   /** The local web page (src/daemon/ui/): off, or on loopback at this port (0 = a free one). */
   readonly ui: { readonly enabled: boolean; readonly port: number };
+  /** The idle journal check's slice length in ms (BOXSYNC_IDLE_CHECK_SLICE_MS); undefined: its default. */
+  readonly idleCheckSliceMs?: number;
 }
+
+const idleCheckSliceMs = z.int().min(0).max(1000);
 
 /** systemd's TimeoutStopSec in systemd/boxsync.service is this bound plus a margin for the last log lines. */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = DEFAULT_SHUTDOWN_TIMEOUT_SEC * 1000;
@@ -56,6 +66,7 @@ export function daemonSettings(config: Config, env: NodeJS.ProcessEnv = process.
     uploadGrowingEveryMs:
       1000 * (fromEnv(env, 'BOXSYNC_UPLOAD_GROWING_EVERY_SEC', daemonFields.uploadGrowingEverySec, 'whole seconds, 1 to 86400', Number) ?? d.uploadGrowingEverySec),
     ui: { enabled: d.ui.enabled, port: fromEnv(env, 'BOXSYNC_UI_PORT', daemonFields.uiPort, 'a port number, 0 to 65535', Number) ?? d.ui.port },
+    idleCheckSliceMs: fromEnv(env, 'BOXSYNC_IDLE_CHECK_SLICE_MS', idleCheckSliceMs, 'whole milliseconds, 0 to 1000', Number),
     schedules: {
       fullRescan: config.schedules.fullRescan,
       uploadSessionCleanup: config.schedules.uploadSessionCleanup,

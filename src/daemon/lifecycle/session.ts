@@ -208,7 +208,7 @@ export class DaemonSession {
       rootLogger.child({ component: 'schedules' }),
     );
     session = new DaemonSession(config, parts, passes, local, remote, schedules, ops, log, hooks.onFatal ?? (() => undefined), reclaimer, notifier);
-    session.convergence = new ConvergenceWatch({ engine: parts.engine, journal: parts.journal, roots: parts.roots, isIgnoredFor: parts.isIgnoredFor, request: () => passes.request('hint'), busy: () => passes.busy, log, onChecked: (c) => {
+    session.convergence = new ConvergenceWatch({ engine: parts.engine, journal: parts.journal, roots: parts.roots, isIgnoredFor: parts.isIgnoredFor, request: () => passes.request('hint'), busy: () => passes.busy, log, sliceMs: settings.idleCheckSliceMs, onChecked: (c) => {
       if (c.done && c.stats.slices > 1 && !passes.busy) reclaimer.idle();
     } });
     try {

@@ -6,12 +6,13 @@
 import { startBoxServer, type BoxServer, type ServerActor } from '../../../src/box-server/index.js';
 import { asRemoteId, asRootId, type SyncRoot } from '../../../src/core/model.js';
 import { createEngine } from '../../../src/engine/index.js';
-import type { Engine, EngineOptions, RunSummary } from '../../../src/engine/types.js';
+import type { Engine, EngineEvents, EngineOptions, RunSummary } from '../../../src/engine/types.js';
 import { openJournal } from '../../../src/journal/index.js';
 import type { FileWorkerPool } from '../../../src/local/file-workers.js';
 import { silentLogger } from '../../../src/logger.js';
 import { systemClock } from '../../../src/ports/clock.js';
 import type { Journal } from '../../../src/ports/journal.js';
+import type { LocalFs } from '../../../src/ports/local-fs.js';
 import { createBoxAdapter, type BoxAdapter } from '../../../src/remote/box/index.js';
 import type { BoxAdapterOptions } from '../../../src/remote/box/options.js';
 import { engineTestOptions, makeEngineWorkspace, mirrorFiles, ignoreFor } from './engine-workspace.js';
@@ -38,6 +39,35 @@ export interface BoxHarness {
   close(): Promise<void>;
 }
 
+/**
+ * A Box adapter on box-server: `token`, the journal's upload sessions, `perMinute` calls and uploads a minute (box-server
+ * is local: Box's own per-user limits would only slow the tests down).
+ */
+export function boxServerAdapter(srv: BoxServer, token: string, journal: Journal, perMinute: number, extra: Partial<BoxAdapterOptions> = {}): BoxAdapter {
+  return createBoxAdapter({
+    apiUrl: srv.apiUrl,
+    uploadUrl: srv.uploadUrl,
+    tokenUrl: srv.tokenUrl,
+    auth: { developerToken: token },
+    uploadSessions: journal.uploadSessions,
+    rateLimit: { callsPerMinute: perMinute, uploadsPerMinute: perMinute },
+    logger: silentLogger,
+    ...extra,
+  });
+}
+
+/** An engine on that adapter for one root and its LocalFs, with the production ignore rules. */
+export function engineOnBox(
+  parts: { journal: Journal; adapter: BoxAdapter; root: SyncRoot; localFs: LocalFs; options: EngineOptions },
+  events: EngineEvents = {},
+): Engine {
+  const { journal, adapter, root, localFs, options } = parts;
+  return createEngine(
+    { journal, remote: adapter.store, changes: adapter.changes, roots: [root], localFsFor: () => localFs, isIgnoredFor: ignoreFor, logger: silentLogger, clock: systemClock, options },
+    events,
+  );
+}
+
 export async function makeBoxHarness(
   overrides: Partial<EngineOptions> = {},
   adapterExtra: Partial<BoxAdapterOptions> = {},
@@ -52,29 +82,8 @@ export async function makeBoxHarness(
   const root: SyncRoot = { id: asRootId('r1'), remoteId: asRemoteId(top.id), localPath, direction: 'two-way', exclude: [] };
   const options = engineTestOptions(ws.stateDir, overrides);
   const build = (journal: Journal): { engine: Engine; adapter: BoxAdapter } => {
-    const adapter = createBoxAdapter({
-      apiUrl: srv.apiUrl,
-      uploadUrl: srv.uploadUrl,
-      tokenUrl: srv.tokenUrl,
-      auth: { developerToken: TOKEN },
-      uploadSessions: journal.uploadSessions,
-      // box-server is local: Box's own per-user limits would only slow the tests down.
-      rateLimit: { callsPerMinute: 60_000, uploadsPerMinute: 60_000 },
-      logger: silentLogger,
-      ...adapterExtra,
-    });
-    const engine = createEngine({
-      journal,
-      remote: adapter.store,
-      changes: adapter.changes,
-      roots: [root],
-      localFsFor: () => localFs,
-      isIgnoredFor: ignoreFor,
-      logger: silentLogger,
-      clock: systemClock,
-      options,
-    });
-    return { engine, adapter };
+    const adapter = boxServerAdapter(srv, TOKEN, journal, 60_000, adapterExtra);
+    return { engine: engineOnBox({ journal, adapter, root, localFs, options }), adapter };
   };
   const journal = openJournal(journalPath).journal;
   const built = build(journal);
