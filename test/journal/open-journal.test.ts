@@ -149,11 +149,7 @@ describe('openJournal', () => {
     });
     journal.close();
     const sizeBytes = statSync(dbPath).size;
-    const fd = openSync(dbPath, 'r+');
-    writeSync(fd, Buffer.alloc(4096 * 3, 0xa5), 0, 4096 * 3, Math.floor(sizeBytes / 2 / 4096) * 4096);
-    closeSync(fd);
-    const mark = JSON.parse(readFileSync(`${dbPath}.clean`, 'utf8')) as Record<string, number>;
-    writeFileSync(`${dbPath}.clean`, JSON.stringify({ ...mark, mtimeMs: statSync(dbPath).mtimeMs }), { mode: 0o600 });
+    overwritePages(dbPath, Math.floor(sizeBytes / 2 / 4096) * 4096, 3, true);
     const first = openJournal(dbPath);
     expect(first.rebuilt).toBe(false);
     let caught: unknown;
