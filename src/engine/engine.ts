@@ -238,6 +238,11 @@ class SyncEngine implements Engine {
     setMaxListeners(0, signal);
     const tally = newTally();
     const refusals: { id: string; message: string }[] = [];
+    // Roots this pass scanned whole whose reconcile has not converged (yet): what the scan found is in the journal
+    // now, so the next scan would not find it changed, and no hint names it. Until such a pass converges, the next
+    // pass scans again (and, the clean mark being cleared, plans the whole root) instead of a hinted pass, which
+    // would look at the hints alone: a held guard confirmed, a stalled or failed pass, lose no local change.
+    const scannedUnfinished = new Set<RootId>();
     const outcomes: RootOutcome[] = [];
     const taken: TakenHints = { local: new Map(), remote: [] };
     let why: string | null = null;
@@ -327,6 +332,7 @@ class SyncEngine implements Engine {
           if (scanned === null) continue;
           const rechecked = await recheckParks({ journal, root, fs: rc.fs }, { mode: 'all', nowMs: clock.now() });
           this.scanned.add(root.id);
+          scannedUnfinished.add(root.id);
           scope = { kind: 'full' };
           // A change of what is synced edits the merge base first, and is planned whole: it is never a delete.
           const rules = this.deps.scopeRulesFor?.(root) ?? configOnlyRules(root);
@@ -355,6 +361,7 @@ class SyncEngine implements Engine {
         await this.skipNewFolders(rc);
         const outcome = await reconcileRoot(ctx, rc, scope, tally);
         outcomes.push(outcome);
+        if (outcome === 'converged') scannedUnfinished.delete(root.id);
         if (outcome === 'converged' && !tally.fatal && !signal.aborted) {
           this.allowedGuards.delete(guardIdText({ kind: 'local-root-empty', root: root.id }));
           markClean(journal, root, clock.now(), scope.kind === 'full');
@@ -383,6 +390,7 @@ class SyncEngine implements Engine {
     if (refusals.length > 0 && !this.tracker.heldGuard) this.tracker.heldGuard = { id: refusals[0]!.id, message: refusals.map((r) => r.message).join('; ') };
     // A pass that did not finish its work keeps the hints it consumed, so the next hinted pass sees them again.
     if (why !== null || tally.fatal || refusals.length > 0 || outcomes.some((o) => o !== 'converged')) this.hints.giveBack(taken);
+    for (const id of scannedUnfinished) this.scanned.delete(id);
     this.hints.endPass(clock.now());
     // Nothing written: the marks stand as they were, true of an unchanged journal.
     journal.beforeNextWrite?.(null);

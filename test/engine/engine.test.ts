@@ -249,6 +249,24 @@ describe('engine: safety', () => {
     expect(h.store.allEntries().filter((e) => e.status === 'trashed')).toHaveLength(7);
   });
 
+  it('a pass held by a guard loses no local change its scan found: once confirmed, new local files are uploaded too', async () => {
+    const h = await harness({ maxDeletes: 3, maxDeleteFraction: 0.5 });
+    for (let i = 0; i < 8; i++) await h.write(`f${i}.txt`, `content ${i}`);
+    expectConverged(await h.run());
+    // The second run is planned from the clean mark: what the scan found changed is its scope.
+    for (let i = 0; i < 7; i++) await h.remove(`f${i}.txt`);
+    await h.write('new.txt', 'made while the deletes were held');
+    expect((await h.run()).outcome).toBe('guard');
+    expect(h.store.childByName(h.top.id, 'new.txt')).toBeUndefined();
+    // The same engine (as the daemon keeps it) asks a hinted pass next: the scan's findings are in the journal now,
+    // and no hint names new.txt.
+    h.engine.hintLocal(h.root.id, []);
+    expect(h.engine.confirmGuard(h.engine.status().heldGuard!.id)).toBe(true);
+    expectConverged(await h.run());
+    expect(h.callsOf('trash')).toBe(7);
+    expect(h.store.contentOf(h.store.childByName(h.top.id, 'new.txt')!.id)?.toString()).toBe('made while the deletes were held');
+  });
+
   it('a held guard stays shown and confirmable while the next pass runs (a Confirm clicked mid-pass is not refused)', async () => {
     const h = await harness({ maxDeletes: 3, maxDeleteFraction: 0.5 });
     for (let i = 0; i < 8; i++) await h.write(`f${i}.txt`, `content ${i}`);
