@@ -21,7 +21,6 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { keepAfterWorkerStart } from '../local/worker-heap-flags.js';
-import { allowYoungGrowth } from '../local/young-generation.js';
 
 /** Each flag, with the node flags of the user's own on the same matter (which leave it unset). */
 const FLAGS: readonly { readonly flag: string; readonly own: RegExp }[] = [
@@ -43,8 +42,6 @@ export function applyHeapFlags(execArgv: readonly string[] = process.execArgv, e
   const flags = heapFlagsWanted(execArgv, env);
   for (const flag of flags) setFlagsFromString(flag);
   keepAfterWorkerStart(flags);
-  // Big transfers grow the young generation once, only where the growth factor is ours (young-generation.ts).
-  allowYoungGrowth(flags.includes('--semi-space-growth-factor=1'));
   applied = flags;
   return flags;
 }

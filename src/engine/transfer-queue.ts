@@ -15,10 +15,6 @@ import type { Clock } from '../ports/clock.js';
 import type { TransferProgress } from '../ports/remote-store.js';
 import type { Outcome } from './executor.js';
 import type { TransferStatus } from './types.js';
-import { BULK_TRANSFERS, BULK_WINDOW_MS, holdYoungGeneration, releaseYoungGeneration } from '../local/young-generation.js';
-
-/** How often a big transfer looks at the young generation's size (about 2.5 µs a look). */
-const BULK_CHECK_EVERY = 4;
 
 export interface QueueTask {
   readonly root: RootId;
@@ -63,11 +59,6 @@ export class TransferQueue {
   private readonly samples: { atMs: number; bytes: number }[] = [];
   /** The bytes of `samples`, kept as they come and go (a sum per status report grew with the transfer rate). */
   private sampledBytes = 0;
-  /** Transfers added since `burstStartMs` (all roots): a burst of BULK_TRANSFERS in BULK_WINDOW_MS is a big transfer. */
-  private burst = 0;
-  private burstStartMs = 0;
-  /** Transfers queued or running, all roots: when none are left, a big transfer's young generation grows no more. */
-  private active = 0;
   private userPaused = false;
   private readonly onChange: () => void;
 
@@ -84,14 +75,11 @@ export class TransferQueue {
   /** Run a task through the queue; resolves with its outcome (never rejects for an operation failure). */
   async add(task: QueueTask): Promise<Outcome> {
     this.bumpPending(task.root, 1, task.totalBytes);
-    this.active += 1;
-    this.countBurst();
     try {
       const lane = task.direction === 'down' && task.totalBytes < SMALL_FILE_BYTES ? this.smallDownLane : task.direction === null || task.totalBytes < SMALL_FILE_BYTES ? this.smallLane : this.largeLane;
       return (await lane.add(() => this.runOne(task), { priority: priorityOf(task) })) as Outcome;
     } finally {
       this.bumpPending(task.root, -1, -task.totalBytes);
-      if (--this.active === 0 && this.burst >= BULK_TRANSFERS) releaseYoungGeneration();
     }
   }
 
@@ -116,19 +104,6 @@ export class TransferQueue {
       this.live.delete(entry);
       this.onChange();
     }
-  }
-
-  /** A big transfer (a first mirror's thousands of files) holds the young generation bigger (young-generation.ts). */
-  private countBurst(): void {
-    const now = this.clock.now();
-    if (now - this.burstStartMs > BULK_WINDOW_MS) {
-      // A new window counts afresh: the factor goes back to 1 until this one is a burst too.
-      if (this.burst >= BULK_TRANSFERS) releaseYoungGeneration();
-      this.burstStartMs = now;
-      this.burst = 0;
-    }
-    this.burst += 1;
-    if (this.burst >= BULK_TRANSFERS && this.burst % BULK_CHECK_EVERY === 0) holdYoungGeneration();
   }
 
   private bumpPending(root: RootId, ops: number, bytes: number): void {
