@@ -4,8 +4,8 @@
  * included): each job's message, its buffers and the closures that wait for its fsync outlive a scavenge or two of
  * the 1 MiB young generation and are promoted, and the old generation is collected only when it reaches V8's first
  * limit. Stop 37 collected every 256 messages once the heap held 4 MiB more than was live after the last
- * collection: 15 MiB, but nearly every look collected, and those full collections cost about 1 s of CPU at 20,000
- * files and 7 s at 100,000 (pairs, issue 29 point 4; README, Performance). So the thread now collects only when it
+ * collection: 15 MiB, but those full collections cost about 0.7 s of CPU at
+ * 20,000 files and 1-5 s at 100,000 (pairs, issue 29 point 4; README, Performance). So the thread now collects only when it
  * has had no message for WORKER_GC_IDLE_MS (the end of a pass, an idle daemon), and then only when its heap holds
  * WORKER_GC_HEADROOM_BYTES more than after its last collection; during a transfer V8's own policy runs (peak RSS
  * about 2-6 MiB higher). `gc` is reached as the daemon's idle collection reaches it
