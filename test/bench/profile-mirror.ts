@@ -6,7 +6,8 @@
  * another compiled CLI (a build of another tree, for a before/after comparison); PROFILE_OFF=1 runs without the
  * profiler; PROFILE_CONFIG is JSON merged into the config (e.g. '{"transfers":{"workers":0}}'). Where /usr/bin/time
  * exists, each run's user and system CPU seconds and peak RSS are printed too. PROFILE_THREAD_CPU=1 prints the CPU
- * seconds of the CLI's main thread and of its other threads (test/bench/thread-cpu.mjs).
+ * seconds of the CLI's main thread and of its other threads (test/bench/thread-cpu.mjs). PROFILE_NODE_ARGS: node flags
+ * for the CLI's process, space-separated (e.g. '--max-semi-space-size=8').
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -45,7 +46,8 @@ for (const profiled of runs) {
 t0 = performance.now();
 code = await new Promise<number | null>((resolve) => {
   const threadCpu = process.env.PROFILE_THREAD_CPU === '1' ? ['--import', join(repoRoot, 'test', 'bench', 'thread-cpu.mjs')] : [];
-  const args = [...(profiled ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []), ...threadCpu, ...entry, 'sync', '--once', '--config', configFile];
+  const nodeArgs = (process.env.PROFILE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const args = [...nodeArgs, ...(profiled ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []), ...threadCpu, ...entry, 'sync', '--once', '--config', configFile];
   const child = spawn(timeBin ?? process.execPath, timeBin ? ['-o', timeOut, '-f', '%U %S %M', process.execPath, ...args] : args, {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { BOXSYNC_LOG_LEVEL: 'warn', ...process.env },

@@ -17,7 +17,7 @@ import { FileWorkerPool, MAX_DEATHS, type FileJob } from '../../src/local/file-w
 import { createLocalFs } from '../../src/local/local-fs.js';
 import { createLocalTrash } from '../../src/local/local-trash.js';
 import { FLUSH_BYTES } from '../../src/local/worker-temp-file.js';
-import { WORKER_GC_CODE, WORKER_GC_EVERY_MESSAGES } from '../../src/local/worker-gc.js';
+import { WORKER_GC_CODE, WORKER_GC_IDLE_MS } from '../../src/local/worker-gc.js';
 import { silentLogger } from '../../src/logger.js';
 import type { LocalFs, TempFile } from '../../src/ports/local-fs.js';
 import { makeTempDir } from '../support/tmp.js';
@@ -195,7 +195,7 @@ describe('file worker threads', () => {
     expect(await readFile(join(dir, 'slice'), 'utf8')).toBe('middle');
   });
 
-  it(`a worker collects its own garbage (a forced full collection) once its heap grew, looked at every ${WORKER_GC_EVERY_MESSAGES} messages; without that code it is never forced`, async () => {
+  it(`a worker collects its own garbage (a forced full collection) once its heap grew and it had no message for ${WORKER_GC_IDLE_MS} ms; without that code it is never forced`, async () => {
     // A thread with the worker's collection code and a job loop that makes garbage; it answers with the forced full
     // collections it has seen (perf_hooks 'gc' entries flagged forced: what gc() does, V8's own never are).
     const code = (gcCode: string): string => `
@@ -206,24 +206,29 @@ new PerformanceObserver((list) => { for (const e of list.getEntries()) if (e.det
 ${gcCode}
 let keep = [];
 parentPort.on('message', (m) => {
-  keep.push(new Array(20000).fill(m.id));
-  if (keep.length > 100) keep = [];
+  if (m.op === 'close') {
+    keep.push(new Array(20000).fill(m.id));
+    if (keep.length > 100) keep = [];
+  }
   parentPort.postMessage({ id: m.id, fd: null, forced });
 });
 parentPort.postMessage({ ready: true });
 `;
-    const forcedAfter = async (gcCode: string): Promise<number> => {
+    const forcedAfter = async (gcCode: string): Promise<{ busy: number; idle: number }> => {
       const { pool } = await setup({ size: 1, workerCode: code(gcCode) });
-      let forced = 0;
-      for (let i = 0; i < 3 * WORKER_GC_EVERY_MESSAGES; i++) forced = ((await pool.run({ op: 'close', path: '/nowhere', fd: i })) as { forced?: number }).forced ?? 0;
-      // The observer hears of a collection a little after it: a few more messages, until it has or the bound ends.
-      const until = Date.now() + 3000;
-      while (forced === 0 && Date.now() < until) forced = ((await pool.run({ op: 'close', path: '/nowhere', fd: 0 })) as { forced?: number }).forced ?? 0;
+      const ask = async (op: 'close' | 'ask'): Promise<number> => ((await pool.run({ op, path: '/nowhere', fd: 0 } as FileJob)) as { forced?: number }).forced ?? 0;
+      // Busy: messages back to back (each well within the idle time of the one before), garbage growing.
+      let busy = 0;
+      for (let i = 0; i < 800; i++) busy = await ask('close');
+      // Idle: one question each 2 idle periods (each lets the timer fire), until a collection was seen or the bound ends.
+      const idle = await waitFor(async () => ((await ask('ask')) > busy ? await ask('ask') : false), { timeoutMs: 10 * WORKER_GC_IDLE_MS, intervalMs: 2 * WORKER_GC_IDLE_MS, what: 'an idle collection' }).catch(() => busy);
       expect(pool.threaded).toBe(true);
-      return forced;
+      return { busy, idle };
     };
-    expect(await forcedAfter(WORKER_GC_CODE)).toBeGreaterThan(0);
-    expect(await forcedAfter('')).toBe(0);
+    const withCode = await forcedAfter(WORKER_GC_CODE);
+    expect(withCode.idle).toBeGreaterThan(withCode.busy);
+    const without = await forcedAfter('');
+    expect(without).toEqual({ busy: 0, idle: 0 });
   });
 
   it('a worker that dies with a job in flight fails that file with a clear file_worker error; the next file is written by a new thread', async () => {
