@@ -197,13 +197,17 @@ async function runSeed(seed: number, rounds: number, hinted = false, windowEntri
     if (windowEntries !== undefined) clearClean(h.journal, h.root);
     let s = hinted ? await runLikeDaemon(h, (n) => (opsRun += n)) : await h.run();
     if (!hinted) opsRun += Object.values(s.ops).reduce((x, y) => x + (y ?? 0), 0);
-    // A round that deleted every synced item on one side meets the emptied-root guard (issue 16), whatever the
-    // count: the guard must name that case only, with one side really empty, and the user's confirmation lets it go.
-    const emptied = s.outcome === 'guard' ? /refusing to delete all \d+ synced items? .*--confirm (\S+)\)\./s.exec(s.message) : null;
-    if (emptied) {
+    // A round that deleted every synced item on one side meets the emptied-root guards (issue 16), whatever the
+    // count: the local root that lists empty, then the delete-all guard. Each must name that case only, with the
+    // side really empty; the user's confirmation lets it go (a confirmed local-root-empty leads to the next).
+    for (let asked = 0; asked < 2 && s.outcome === 'guard'; asked++) {
+      const emptied =
+        /the local folder .* is suddenly empty while files were in sync; .*boxsync confirm (local-root-empty:\S+),/s.exec(s.message) ??
+        /refusing to delete all \d+ synced items? .*--confirm (\S+)\)\./s.exec(s.message);
+      if (!emptied) break;
       const localEmpty = (await localTree(h.localPath)).size === 0;
       const remoteEmpty = remoteTree(h).size === 0;
-      expect(localEmpty || remoteEmpty, `seed ${seed}, round ${round}: ${s.message}`).toBe(true);
+      expect(emptied[1]!.startsWith('local-root-empty:') ? localEmpty : localEmpty || remoteEmpty, `seed ${seed}, round ${round}: ${s.message}`).toBe(true);
       s = await h.engine.runOnce({ confirm: [emptied[1]!] });
       opsRun += Object.values(s.ops).reduce((x, y) => x + (y ?? 0), 0);
     }
