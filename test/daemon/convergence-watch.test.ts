@@ -14,6 +14,14 @@ import { noIgnore, watchOnHarness } from './watch-harness.js';
 
 const harness = closedAfterEach(makeHarness);
 
+/**
+ * The time each idle state is reported at: an hour after the last. A check is throttled to 20 times its own cost
+ * after the last one (CHECK_COST_FACTOR), so on a loaded machine a pass shorter than that would leave the next
+ * idle state to a timer; these tests are about what a check does, not about its throttle.
+ */
+let idleAtMs = Date.now();
+const later = (): number => (idleAtMs += 3_600_000);
+
 function watchOf(h: Harness, requests: { n: number }): ConvergenceWatch {
   return watchOnHarness(h, {
     request: () => (requests.n += 1),
@@ -83,7 +91,7 @@ describe('ConvergenceWatch', () => {
     expectConverged(await h.run());
     const requests = { n: 0 };
     const watch = watchOf(h, requests);
-    watch.idle();
+    watch.idle(later());
     expect(requests.n).toBe(0);
     expect(h.engine.hasHints()).toBe(false);
     // Both saved; the journal saw them (a pass that deferred them), but no hint is left for either.
@@ -94,14 +102,14 @@ describe('ConvergenceWatch', () => {
     h.journal.recordFailure({ root: h.root.id, path: asRelPath('b.txt'), code: 'x', message: 'held for the test', attempts: 1, nextRetryAtMs: Date.now() + 600_000, disposition: 'retry' });
     await h.run();
     h.journal.clearFailure(h.root.id, asRelPath('b.txt')); // cleared without re-planning: b.txt is forgotten
-    watch.idle();
+    watch.idle(later());
     expect(requests.n).toBe(1);
     expect(h.engine.hasHints()).toBe(true);
     // The pass it asked for uploads b.txt; a.txt waits for its retry.
     await h.run();
     expect(h.store.contentOf(h.store.childByName(h.top.id, 'b.txt')!.id)?.toString()).toBe('b2 saved');
     expect(h.store.contentOf(h.store.childByName(h.top.id, 'a.txt')!.id)?.toString()).toBe('a1');
-    watch.idle();
+    watch.idle(later());
     expect(requests.n).toBe(1);
     watch.close();
   });
@@ -116,12 +124,12 @@ describe('ConvergenceWatch', () => {
     // A merge base the planner never rewrites (a journal out of step): hinted once, then left alone.
     h.journal.putSynced(h.root.id, { ...h.journal.getSynced(h.root.id, asRelPath('a.txt'))!, mtimeMs: a.mtimeMs - 5_000 });
     h.journal.putLocal(h.root.id, a);
-    watch.idle();
+    watch.idle(later());
     expect(requests.n).toBe(1);
     h.engine.hintLocal(h.root.id, []);
     await h.run();
     h.journal.putSynced(h.root.id, { ...h.journal.getSynced(h.root.id, asRelPath('a.txt'))!, mtimeMs: a.mtimeMs - 5_000 });
-    watch.idle();
+    watch.idle(later());
     expect(requests.n).toBe(1);
     watch.close();
   });
