@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- compare [--full] [--rounds N] [--scale N] [--small N] [--journal-rows N] [--million N] [--million-only] [--idle-sec N] [--no-wire]`:
+ * `npm run bench -- compare [--full] [--rounds N] [--scale N] [--small N] [--journal-rows N] [--million N] [--million-only] [--no-million] [--idle-sec N] [--no-wire]`:
  * boxsync beside rclone on the same trees, in one run.
  *
  * For each workload the same tree is written to disk (served by `rclone serve http` on loopback) and seeded
@@ -41,7 +41,7 @@
  * 100,000 files on the 2-core development machine when it was otherwise quiet (box-server ~15 s, disk ~7-11 s,
  * journal ~5-8 s), several times that while other work loaded its cores; the run prints its own figures.
  *
- * The million-file tree (millionRows; --full, or --million N for N files, --million-only for these rows alone): N
+ * The million-file tree (millionRows; --full unless --no-million, or --million N for N files, --million-only for these rows alone): N
  * small files, 10 a folder (1,000,000 in 100,000 folders), in a box-server of its own: its first mirror by
  * `sync --once` (default config: zip downloads on), then the idle daemon on it (no edits). Every idle daemon row
  * also gives the daemon's inotify watches (/proc/PID/fdinfo) beside the budget (fs.inotify.max_user_watches).
@@ -111,7 +111,7 @@ const JOURNAL_FILES = numberArg('--journal-rows', full ? 1_000_000 : 10_000, 1)!
 /** Files of the run's small-file workload (default 2,000; --full 20,000), in N/50 folders. */
 const SMALL = numberArg('--small', null, FILES_PER_FOLDER);
 /** Files of the million-file tree (--full: 1,000,000), in N/10 folders: its first mirror and its idle daemon. */
-const MILLION = numberArg('--million', full ? 1_000_000 : args.includes('--million-only') ? 1_000_000 : null, MILLION_FILES_PER_FOLDER);
+const MILLION = args.includes('--no-million') ? null : numberArg('--million', full ? 1_000_000 : args.includes('--million-only') ? 1_000_000 : null, MILLION_FILES_PER_FOLDER);
 /** --million-only: only the million-file rows (no other workload, no large journal). */
 const MILLION_ONLY = args.includes('--million-only');
 /** How long the daemon is left idle before its RSS is sampled. */
