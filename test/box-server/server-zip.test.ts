@@ -133,6 +133,45 @@ describe('box-server zip downloads', () => {
     expect(obj((await api.get(String(created['status_url']))).json)).toMatchObject({ total_file_count: 2, downloaded_file_count: 1, skipped_file_count: 1, state: 'succeeded' });
   });
 
+  it('serves the test faults: a dropped, a corrupted and a renamed entry; a name the writer refuses cuts the archive', async () => {
+    const web = h.srv.control.as('1');
+    const top = web.createFolder('0', 'zip-faults');
+    for (const n of ['a', 'b', 'c', 'd']) web.uploadFile(top.id, `${n}.txt`, `content of ${n}\n`);
+    const api = boxHttp(h.srv);
+    const ask = async (): Promise<Record<string, unknown>> => obj((await api.post('/zip_downloads', { body: { items: [{ type: 'folder', id: top.id }] } })).json);
+    try {
+      h.srv.control.zipFaults({ drop: ['zip-faults/a.txt'], corrupt: ['zip-faults/b.txt'], rename: { 'zip-faults/c.txt': 'elsewhere/c.txt' } });
+      const z = await ask();
+      const entries = await readZip((await fetchBytes(String(z['download_url']))).body);
+      expect(entries.map((e) => [e.name, e.data.toString('latin1')])).toEqual([
+        ['zip-faults/', ''],
+        ['zip-faults/b.txt', `${String.fromCharCode('c'.charCodeAt(0) ^ 0xff)}ontent of b\n`],
+        ['elsewhere/c.txt', 'content of c\n'],
+        ['zip-faults/d.txt', 'content of d\n'],
+      ]);
+      expect(obj((await api.get(String(z['status_url']))).json)).toMatchObject({ total_file_count: 4, downloaded_file_count: 3, state: 'succeeded' });
+
+      // A name the writer refuses: the archive is cut (no end record a reader could take) and the status says failed.
+      h.srv.control.zipFaults({ rename: { 'zip-faults/c.txt': '../c.txt' } });
+      const cut = await ask();
+      const got = await fetch(String(cut['download_url'])).then(
+        async (r) => Buffer.from(await r.arrayBuffer()),
+        () => null,
+      );
+      if (got !== null) await expect(readZip(got)).rejects.toThrow();
+      const failed = await waitFor(
+        async () => {
+          const st = obj((await api.get(String(cut['status_url']))).json);
+          return st['state'] === 'in_progress' ? null : st;
+        },
+        { timeoutMs: 10_000, intervalMs: 20, what: 'the cut archive to end' },
+      );
+      expect(failed).toMatchObject({ downloaded_file_count: 2, state: 'failed' });
+    } finally {
+      h.srv.control.zipFaults(null);
+    }
+  });
+
   it('refuses the root folder, an empty list, a missing item and more than 10,000 files', async () => {
     const api = boxHttp(h.srv);
     expectBoxError(await api.post('/zip_downloads', { body: { items: [{ type: 'folder', id: '0' }] } }), 'POST', 400, 'bad_request');
