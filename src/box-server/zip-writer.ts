@@ -85,9 +85,9 @@ function crc32Js(data: Buffer, value = 0): number {
 /** The entry's name as the archive holds it; throws for a name yazl refused (empty, absolute, `..`, a file ending in `/`). */
 export function zipEntryName(path: string, folder: boolean): Buffer {
   if (path === '') throw new Error('empty zip entry name');
-  let p = path.replace(/\\/g, '/');
-  if (/^[a-zA-Z]:/.test(p) || p.startsWith('/')) throw new Error(`absolute zip entry name: ${p}`);
-  if (p.split('/').includes('..')) throw new Error(`zip entry name with '..': ${p}`);
+  let p = path.includes('\\') ? path.replace(/\\/g, '/') : path;
+  if (p.startsWith('/') || (p.charCodeAt(1) === 58 && /^[a-zA-Z]:/.test(p))) throw new Error(`absolute zip entry name: ${p}`);
+  if (p.includes('..') && p.split('/').includes('..')) throw new Error(`zip entry name with '..': ${p}`);
   if (folder) {
     if (!p.endsWith('/')) p += '/';
   } else if (p.endsWith('/')) {
@@ -118,7 +118,8 @@ function writeU64(buf: Buffer, n: number, at: number): void {
 /** Raw deflate at level 6 with the smallest window that still reaches every byte of `data` (the same output). */
 function deflateSmall(data: Buffer): Buffer {
   const windowBits = Math.max(9, Math.min(15, Math.ceil(Math.log2(data.length + 262))));
-  return zlib.deflateRawSync(data, { level: 6, windowBits });
+  // An output buffer the size of the entry (zlib's default is 16 KiB a call, mostly garbage for a small entry).
+  return zlib.deflateRawSync(data, { level: 6, windowBits, chunkSize: Math.max(64, data.length + 64) });
 }
 
 /** Counts and checksums what passes (the streamed entry's uncompressed side). */
@@ -134,9 +135,13 @@ class CrcCounter extends Transform {
 
 export class ZipStream extends Readable {
   private readonly central: CentralRec[] = [];
-  /** Bytes pushed so far: the next local header's offset. */
+  /** Bytes of the archive made so far (pushed or in the batch buffer): the next local header's offset. */
   private offset = 0;
-  private finished = false;
+  /** The batch buffer: bytes from `used` on are free. */
+  private buf = Buffer.allocUnsafe(0);
+  private used = 0;
+  private dosStep = Number.NaN;
+  private dosLast = { date: 0, time: 0 };
   /** The deflate stream of the entry being streamed, paused while the reader is full. */
   private current: { readonly source: Readable; readonly counter: CrcCounter; readonly deflate: zlib.DeflateRaw } | null = null;
 
@@ -173,57 +178,116 @@ export class ZipStream extends Readable {
     cb(err);
   }
 
-  /** Pushes one chunk: small entries up to ZIP_BATCH_BYTES, up to the next streamed entry, or the archive's end. */
+  /** Makes room for `n` more bytes in the batch buffer (pushing what it holds first when it is too small). */
+  private room(n: number): void {
+    if (this.buf.length - this.used >= n) return;
+    this.pushBatch();
+    this.buf = Buffer.allocUnsafe(Math.max(ZIP_BATCH_BYTES + 4096, n));
+  }
+
+  /** Pushes the batch buffer's bytes; the buffer's rest is kept for the next ones. */
+  private pushBatch(): void {
+    if (this.used === 0) return;
+    this.push(this.buf.subarray(0, this.used));
+    this.buf = this.buf.subarray(this.used);
+    this.used = 0;
+  }
+
+  /** Pushes small entries up to about ZIP_BATCH_BYTES, up to the next streamed entry, or up to the archive's end. */
   private fill(): void {
-    const batch: Buffer[] = [];
-    let bytes = 0;
-    const add = (b: Buffer): void => {
-      batch.push(b);
-      bytes += b.length;
-    };
-    while (bytes < ZIP_BATCH_BYTES && !this.finished) {
+    if (this.destroyed) return;
+    const until = this.offset + ZIP_BATCH_BYTES;
+    while (this.offset < until) {
       const next = this.parts.next();
       if (next.done) {
-        add(this.centralDirectory(this.offset + bytes));
-        this.finished = true;
-        break;
+        this.pushBatch();
+        this.push(this.centralDirectory(this.offset));
+        this.push(null);
+        return;
       }
       const part = next.value;
       const folder = part.kind === 'folder';
       const name = zipEntryName(part.path, folder);
-      const offset = this.offset + bytes;
-      const { date, time } = dosDateTime(part.mtimeMs);
+      const { date, time } = this.dos(part.mtimeMs);
       const unixSeconds = Math.max(-0x80000000, Math.min(0x7fffffff, Math.floor(part.mtimeMs / 1000)));
       const stored = part.kind === 'folder' || (part.kind === 'bytes' && part.data.length === 0);
       const flags = stored ? FLAG_UTF8 : FLAG_UTF8 | FLAG_DESCRIPTOR;
       const method = stored ? 0 : 8;
-      add(localHeader(name, flags, method, time, date));
-      const rec = { name, folder, method, flags, dosTime: time, dosDate: date, unixSeconds, offset };
+      const rec = { name, folder, method, flags, dosTime: time, dosDate: date, unixSeconds, offset: this.offset };
+      if (part.kind === 'stream') {
+        this.room(LOCAL_HEADER + name.length);
+        this.localHeader(rec);
+        this.pushBatch();
+        this.stream(part, rec);
+        return;
+      }
       if (stored) {
+        this.room(LOCAL_HEADER + name.length);
+        this.localHeader(rec);
         this.central.push({ ...rec, crc: 0, compressed: 0, size: 0 });
         if (part.kind === 'bytes') part.onWritten?.();
         continue;
       }
-      if (part.kind === 'bytes') {
-        const crc = crc32(part.data);
-        const deflated = deflateSmall(part.data);
-        add(deflated);
-        const entry: CentralRec = { ...rec, crc, compressed: deflated.length, size: part.data.length };
-        add(descriptor(entry));
-        this.central.push(entry);
-        part.onWritten?.();
-        continue;
-      }
-      if (part.kind === 'stream') {
-        this.offset += bytes;
-        this.push(batch.length === 1 ? batch[0] : Buffer.concat(batch, bytes));
-        this.stream(part, rec);
-        return;
-      }
+      const crc = crc32(part.data);
+      const deflated = deflateSmall(part.data);
+      const entry: CentralRec = { ...rec, crc, compressed: deflated.length, size: part.data.length };
+      this.room(LOCAL_HEADER + name.length + deflated.length + ZIP64_DESCRIPTOR);
+      this.localHeader(rec);
+      this.used += deflated.copy(this.buf, this.used);
+      this.offset += deflated.length;
+      this.descriptor(entry);
+      this.central.push(entry);
+      part.onWritten?.();
     }
-    this.offset += bytes;
-    if (bytes > 0) this.push(batch.length === 1 ? batch[0] : Buffer.concat(batch, bytes));
-    if (this.finished) this.push(null);
+    this.pushBatch();
+  }
+
+  /** DOS date and time of `ms`, remembered for the last 2-second step (files written together share it). */
+  private dos(ms: number): { date: number; time: number } {
+    const step = Math.floor(ms / 2000);
+    if (step !== this.dosStep) {
+      this.dosStep = step;
+      this.dosLast = dosDateTime(ms);
+    }
+    return this.dosLast;
+  }
+
+  /** A local header into the batch buffer (room made): CRC and sizes 0, as they follow in the descriptor or are 0. */
+  private localHeader(e: Omit<CentralRec, 'crc' | 'compressed' | 'size'>): void {
+    const h = this.buf;
+    const at = this.used;
+    h.writeUInt32LE(0x04034b50, at);
+    h.writeUInt16LE(VERSION_NEEDED, at + 4);
+    h.writeUInt16LE(e.flags, at + 6);
+    h.writeUInt16LE(e.method, at + 8);
+    h.writeUInt16LE(e.dosTime, at + 10);
+    h.writeUInt16LE(e.dosDate, at + 12);
+    h.fill(0, at + 14, at + 26);
+    h.writeUInt16LE(e.name.length, at + 26);
+    h.writeUInt16LE(0, at + 28);
+    e.name.copy(h, at + LOCAL_HEADER);
+    const n = LOCAL_HEADER + e.name.length;
+    this.used += n;
+    this.offset += n;
+  }
+
+  /** A data descriptor into the batch buffer (room made), with its signature; ZIP64 sizes when the entry needs them. */
+  private descriptor(e: CentralRec): void {
+    const d = this.buf;
+    const at = this.used;
+    const big = zip64(e);
+    d.writeUInt32LE(0x08074b50, at);
+    d.writeUInt32LE(e.crc, at + 4);
+    if (big) {
+      writeU64(d, e.compressed, at + 8);
+      writeU64(d, e.size, at + 16);
+    } else {
+      d.writeUInt32LE(e.compressed, at + 8);
+      d.writeUInt32LE(e.size, at + 12);
+    }
+    const n = big ? ZIP64_DESCRIPTOR : DESCRIPTOR;
+    this.used += n;
+    this.offset += n;
   }
 
   /** Streams one entry's bytes through a deflate stream, then its descriptor; then goes on with the next parts. */
@@ -253,10 +317,9 @@ export class ZipStream extends Readable {
         return;
       }
       const entry: CentralRec = { ...rec, crc: counter.crc, compressed, size: counter.bytes };
-      const d = descriptor(entry);
+      this.room(ZIP64_DESCRIPTOR);
+      this.descriptor(entry);
       this.central.push(entry);
-      this.offset += d.length;
-      this.push(d);
       part.onWritten?.();
       this._read();
     });
@@ -329,33 +392,4 @@ export class ZipStream extends Readable {
 
 function zip64(e: CentralRec): boolean {
   return e.size > LIMIT32 || e.compressed > LIMIT32 || e.offset > LIMIT32;
-}
-
-function localHeader(name: Buffer, flags: number, method: number, time: number, date: number): Buffer {
-  const h = Buffer.alloc(LOCAL_HEADER + name.length);
-  h.writeUInt32LE(0x04034b50, 0);
-  h.writeUInt16LE(VERSION_NEEDED, 4);
-  h.writeUInt16LE(flags, 6);
-  h.writeUInt16LE(method, 8);
-  h.writeUInt16LE(time, 10);
-  h.writeUInt16LE(date, 12);
-  // CRC and sizes 0: they follow in the data descriptor (or are 0, for a stored empty entry)
-  h.writeUInt16LE(name.length, 26);
-  name.copy(h, LOCAL_HEADER);
-  return h;
-}
-
-function descriptor(e: CentralRec): Buffer {
-  const big = zip64(e);
-  const d = Buffer.alloc(big ? ZIP64_DESCRIPTOR : DESCRIPTOR);
-  d.writeUInt32LE(0x08074b50, 0);
-  d.writeUInt32LE(e.crc, 4);
-  if (big) {
-    writeU64(d, e.compressed, 8);
-    writeU64(d, e.size, 16);
-  } else {
-    d.writeUInt32LE(e.compressed, 8);
-    d.writeUInt32LE(e.size, 12);
-  }
-  return d;
 }
