@@ -46,7 +46,8 @@ interface ZipEntry {
 interface ZipRec {
   readonly id: string;
   readonly userId: string;
-  readonly entries: readonly ZipEntry[];
+  /** Emptied once the content was served (it is served once): only the counts stay, for the status URL. */
+  entries: readonly ZipEntry[];
   readonly totalFileCount: number;
   readonly expiresAtMs: number;
   readonly name: string;
@@ -276,6 +277,7 @@ async function content(ctx: Ctx): Promise<void> {
     // make one): the archive is cut there, and the status says so.
     rec.state = 'failed';
   }
+  rec.entries = [];
 }
 
 /** `POST /zip_downloads` and the status URL are API routes; the content URL is an open (pre-signed) one. */
