@@ -2,7 +2,8 @@
  * Zip downloads on box-server, as Box serves them: create (202 with the two URLs, name conflicts renamed), the
  * archive (read back with yauzl: paths, bytes, mtimes, empty folders), the once-only content URL, the status URL
  * (404 before the download starts, then counts and state), a file trashed after the request (skipped), and the
- * refusals (root folder, no items, over 10,000 files, more than 5 archives streaming at once per user).
+ * refusals (root folder, no items, over 10,000 files, more than 5 archives streaming at once per user); the test
+ * faults (drop, corrupt, rename; a refused name cuts the archive).
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
