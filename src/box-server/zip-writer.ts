@@ -67,8 +67,8 @@ interface CentralRec {
 const crc32: (data: Buffer, value?: number) => number = typeof zlib.crc32 === 'function' ? zlib.crc32 : crc32Js;
 
 let crcTable: Uint32Array | null = null;
-/** CRC-32 for a Node without `zlib.crc32` (before 20.15). */
-function crc32Js(data: Buffer, value = 0): number {
+/** CRC-32 for a Node without `zlib.crc32` (before 20.15); exported for its test. */
+export function crc32Js(data: Buffer, value = 0): number {
   if (!crcTable) {
     crcTable = new Uint32Array(256);
     for (let n = 0; n < 256; n++) {
