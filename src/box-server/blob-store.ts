@@ -106,7 +106,7 @@ export class BlobStore {
     return createReadStream(this.blobPath(blobId), { start, end });
   }
 
-  /** Whole content, for small test reads only. */
+  /** Whole content, for small blobs only (test reads, and a zip archive's entries up to 64 KiB). */
   readAllSync(blobId: string): Buffer {
     return this.memory.get(blobId) ?? readFileSync(this.blobPath(blobId));
   }

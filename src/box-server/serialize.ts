@@ -19,9 +19,18 @@ export interface Store {
   activeLock(item: ItemRec): LockRec | null;
 }
 
+/** The last second isoTime formatted (a listing's items mostly share their times' seconds). */
+let isoSecond = Number.NaN;
+let isoText = '';
+
 export function isoTime(ms: number | null): string | null {
   if (ms === null) return null;
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', '+00:00');
+  const second = Math.floor(ms / 1000);
+  if (second !== isoSecond) {
+    isoText = new Date(second * 1000).toISOString().replace('.000Z', '+00:00');
+    isoSecond = second;
+  }
+  return isoText;
 }
 
 export function userMini(store: Store, userId: string): Record<string, unknown> {

@@ -13,12 +13,12 @@
  * - the status URL answers 404 until the content was asked for, then the counts and `state`
  *   (`in_progress`, `succeeded`, `failed`).
  *
- * Archives live in memory only (a restart forgets them, as an expired request would be).
+ * Archives live in memory only (a restart forgets them, as an expired request would be). The bytes come from
+ * box-server's own zip writer (src/box-server/zip-writer.ts: the layout yazl wrote, at a fraction of the CPU).
  */
 import { randomBytes } from 'node:crypto';
 import { extname } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import yazl from 'yazl';
 import { BoxError } from './box-error.js';
 import { cutAfter } from './download.js';
 import type { ServerCore } from './core.js';
@@ -28,6 +28,7 @@ import type { ZipFaults } from './types.js';
 import { api, open, type Route } from './route.js';
 import { rootFolderId } from './store.js';
 import { visibleTo } from './visibility.js';
+import { ZipStream, type ZipPart } from './zip-writer.js';
 
 /** Box: "the limit for an archive is either the Account's upload limit or 10,000 files". */
 export const ZIP_MAX_FILES = 10_000;
@@ -45,7 +46,8 @@ interface ZipEntry {
 interface ZipRec {
   readonly id: string;
   readonly userId: string;
-  readonly entries: readonly ZipEntry[];
+  /** Emptied once the content was served (it is served once): only the counts stay, for the status URL. */
+  entries: readonly ZipEntry[];
   readonly totalFileCount: number;
   readonly expiresAtMs: number;
   readonly name: string;
@@ -201,6 +203,54 @@ function streamingFor(core: ServerCore, userId: string): number {
   return n;
 }
 
+/** Blobs up to this size go into the archive read whole and deflated in one call; bigger ones are streamed. */
+const ZIP_WHOLE_MAX_BYTES = 64 * 1024;
+
+/**
+ * The archive's entries, made as the writer reaches each one (so a file trashed meanwhile is skipped, and counted),
+ * with the test faults applied; `downloaded` counts each file once its bytes are in the archive.
+ */
+function* archiveParts(core: ServerCore, rec: ZipRec): Generator<ZipPart> {
+  const store = core.store;
+  const faults = faultsOf.get(core);
+  const written = (): void => {
+    rec.downloaded += 1;
+  };
+  for (const original of rec.entries) {
+    if (faults?.drop?.includes(original.path)) continue;
+    const path = faults?.rename?.[original.path] ?? original.path;
+    if (original.item.type === 'file' && faults?.corrupt?.includes(original.path)) {
+      const v = store.currentVersion(original.item);
+      if (v !== null && v.sizeBytes > 0) {
+        const bytes = Buffer.from(store.blobs.readAllSync(v.blobId));
+        bytes[0] = bytes[0]! ^ 0xff;
+        yield { kind: 'bytes', path, mtimeMs: original.item.contentModifiedAtMs, data: bytes, onWritten: written };
+        continue;
+      }
+    }
+    const item = store.item(original.item.id);
+    const live = item !== undefined && item.status === 'active';
+    if (original.item.type === 'folder') {
+      if (!live) {
+        rec.skippedFolders += 1;
+        continue;
+      }
+      yield { kind: 'folder', path, mtimeMs: item.contentModifiedAtMs };
+      continue;
+    }
+    const v = live ? store.currentVersion(item) : null;
+    if (!live || v === null) {
+      rec.skippedFiles += 1;
+      continue;
+    }
+    const mtimeMs = item.contentModifiedAtMs;
+    if (v.sizeBytes === 0) yield { kind: 'bytes', path, mtimeMs, data: Buffer.alloc(0), onWritten: written };
+    else if (v.sizeBytes <= ZIP_WHOLE_MAX_BYTES) yield { kind: 'bytes', path, mtimeMs, data: store.blobs.readAllSync(v.blobId), onWritten: written };
+    // Opened only when the archive reaches this entry: one open blob at a time, whatever the file count.
+    else yield { kind: 'stream', path, mtimeMs, size: v.sizeBytes, open: () => store.blobs.read(v.blobId, 0, v.sizeBytes - 1), onWritten: written };
+  }
+}
+
 async function content(ctx: Ctx): Promise<void> {
   const core = ctx.core;
   const store = core.store;
@@ -212,80 +262,22 @@ async function content(ctx: Ctx): Promise<void> {
     throw new BoxError(429, 'user_too_many_concurrent_downloads', `At most ${ZIP_MAX_CONCURRENT_PER_USER} zip archives download at once per user`);
   }
   rec.started = true;
-  const zip = new yazl.ZipFile();
-  let cancelled = false;
-  const faults = faultsOf.get(core);
-  const queueFiles = (): void => {
-    for (const original of rec.entries) {
-      if (cancelled) return;
-      if (faults?.drop?.includes(original.path)) continue;
-      const e = { ...original, path: faults?.rename?.[original.path] ?? original.path };
-      if (e.item.type === 'file' && faults?.corrupt?.includes(original.path)) {
-        const v = store.currentVersion(e.item);
-        if (v !== null && v.sizeBytes > 0) {
-          const bytes = Buffer.from(store.blobs.readAllSync(v.blobId));
-          bytes[0] = bytes[0]! ^ 0xff;
-          zip.addBuffer(bytes, e.path, { mtime: new Date(e.item.contentModifiedAtMs) });
-          rec.downloaded += 1;
-          continue;
-        }
-      }
-      const item = store.item(e.item.id);
-      const live = item !== undefined && item.status === 'active';
-      if (e.item.type === 'folder') {
-        if (!live) {
-          rec.skippedFolders += 1;
-          continue;
-        }
-        zip.addEmptyDirectory(e.path, { mtime: new Date(item.contentModifiedAtMs) });
-        continue;
-      }
-      const v = live ? store.currentVersion(item) : null;
-      if (!live || v === null) {
-        rec.skippedFiles += 1;
-        continue;
-      }
-      const mtime = new Date(item.contentModifiedAtMs);
-      if (v.sizeBytes === 0) {
-        zip.addBuffer(Buffer.alloc(0), e.path, { mtime, compress: false });
-        rec.downloaded += 1;
-        continue;
-      }
-      // Opened only when the archive reaches this entry: one open blob at a time, whatever the file count.
-      zip.addReadStreamLazy(e.path, { mtime, size: v.sizeBytes, compress: true }, (cb) => {
-        const source = store.blobs.read(v.blobId, 0, v.sizeBytes - 1);
-        source.once('end', () => {
-          rec.downloaded += 1;
-        });
-        cb(null, source);
-      });
-    }
-    zip.end();
-  };
+  const zip = new ZipStream(archiveParts(core, rec));
   ctx.res.writeHead(200, {
     'box-request-id': ctx.requestId,
     'Content-Type': 'application/zip',
     'Content-Disposition': `attachment;filename="${rec.name.replace(/["\\\r\n]/g, '_')}";filename*=UTF-8''${encodeURIComponent(rec.name)}`,
   });
-  ctx.res.on('close', () => {
-    cancelled = true;
-  });
   try {
-    queueFiles();
-  } catch {
-    // A name the zip writer refuses (only a test's rename fault can make one): the archive is cut there.
-    rec.state = 'failed';
-    ctx.req.socket.destroy();
-    return;
-  }
-  try {
-    if (ctx.midBodyReset) await pipeline(zip.outputStream, cutAfter(ctx, 4096), ctx.res);
-    else await pipeline(zip.outputStream, ctx.res);
+    if (ctx.midBodyReset) await pipeline(zip, cutAfter(ctx, 4096), ctx.res);
+    else await pipeline(zip, ctx.res);
     rec.state = 'succeeded';
   } catch {
-    // The client went away, or a blob could not be read: the archive is cut, and the status says so.
+    // The client went away, a blob could not be read, or the writer refused a name (only a test's rename fault can
+    // make one): the archive is cut there, and the status says so.
     rec.state = 'failed';
   }
+  rec.entries = [];
 }
 
 /** `POST /zip_downloads` and the status URL are API routes; the content URL is an open (pre-signed) one. */

@@ -7,7 +7,8 @@
  * profiler; PROFILE_CONFIG is JSON merged into the config (e.g. '{"transfers":{"workers":0}}'). Where /usr/bin/time
  * exists, each run's user and system CPU seconds and peak RSS are printed too. PROFILE_THREAD_CPU=1 prints the CPU
  * seconds of the CLI's main thread and of its other threads (test/bench/thread-cpu.mjs). PROFILE_NODE_ARGS: node flags
- * for the CLI's process, space-separated (e.g. '--max-semi-space-size=8').
+ * for the CLI's process, space-separated (e.g. '--max-semi-space-size=8'). Each run also prints this process's CPU
+ * seconds during the run (box-server's own cost, the seeding excluded).
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -44,6 +45,7 @@ let code: number | null = null;
 let t0 = performance.now();
 for (const profiled of runs) {
 t0 = performance.now();
+const serverCpu0 = process.cpuUsage();
 code = await new Promise<number | null>((resolve) => {
   const threadCpu = process.env.PROFILE_THREAD_CPU === '1' ? ['--import', join(repoRoot, 'test', 'bench', 'thread-cpu.mjs')] : [];
   const nodeArgs = (process.env.PROFILE_NODE_ARGS ?? '').split(' ').filter(Boolean);
@@ -63,6 +65,8 @@ const wall = ((performance.now() - t0) / 1000).toFixed(2);
 const [user, sys, rssKb] = timeBin ? (await readFile(timeOut, 'utf8')).trim().split('\n').at(-1)!.split(' ').map(Number) : [];
 const usage = user === undefined ? '' : `, CPU ${user} s user + ${sys} s system, peak RSS ${Math.round(rssKb! / 1024)} MiB`;
 console.log(`sync --once${profiled ? ' (profiled)' : ''}: exit ${code}, ${wall} s${usage}`);
+const serverCpu = process.cpuUsage(serverCpu0);
+console.log(`box-server (this process) CPU: ${(serverCpu.user / 1e6).toFixed(2)} s user + ${(serverCpu.system / 1e6).toFixed(2)} s system`);
 }
 if (session) {
   const { profile } = await session.post('Profiler.stop');

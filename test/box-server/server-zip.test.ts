@@ -2,7 +2,8 @@
  * Zip downloads on box-server, as Box serves them: create (202 with the two URLs, name conflicts renamed), the
  * archive (read back with yauzl: paths, bytes, mtimes, empty folders), the once-only content URL, the status URL
  * (404 before the download starts, then counts and state), a file trashed after the request (skipped), and the
- * refusals (root folder, no items, over 10,000 files, more than 5 archives streaming at once per user).
+ * refusals (root folder, no items, over 10,000 files, more than 5 archives streaming at once per user); the test
+ * faults (drop, corrupt, rename; a refused name cuts the archive).
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
@@ -131,6 +132,45 @@ describe('box-server zip downloads', () => {
     expect(entries.map((e) => e.name).sort()).toEqual(['zip-skip/', 'zip-skip/keep.txt']);
     expect(keep.id).not.toBe(gone.id);
     expect(obj((await api.get(String(created['status_url']))).json)).toMatchObject({ total_file_count: 2, downloaded_file_count: 1, skipped_file_count: 1, state: 'succeeded' });
+  });
+
+  it('serves the test faults: a dropped, a corrupted and a renamed entry; a name the writer refuses cuts the archive', async () => {
+    const web = h.srv.control.as('1');
+    const top = web.createFolder('0', 'zip-faults');
+    for (const n of ['a', 'b', 'c', 'd']) web.uploadFile(top.id, `${n}.txt`, `content of ${n}\n`);
+    const api = boxHttp(h.srv);
+    const ask = async (): Promise<Record<string, unknown>> => obj((await api.post('/zip_downloads', { body: { items: [{ type: 'folder', id: top.id }] } })).json);
+    try {
+      h.srv.control.zipFaults({ drop: ['zip-faults/a.txt'], corrupt: ['zip-faults/b.txt'], rename: { 'zip-faults/c.txt': 'elsewhere/c.txt' } });
+      const z = await ask();
+      const entries = await readZip((await fetchBytes(String(z['download_url']))).body);
+      expect(entries.map((e) => [e.name, e.data.toString('latin1')])).toEqual([
+        ['zip-faults/', ''],
+        ['zip-faults/b.txt', `${String.fromCharCode('c'.charCodeAt(0) ^ 0xff)}ontent of b\n`],
+        ['elsewhere/c.txt', 'content of c\n'],
+        ['zip-faults/d.txt', 'content of d\n'],
+      ]);
+      expect(obj((await api.get(String(z['status_url']))).json)).toMatchObject({ total_file_count: 4, downloaded_file_count: 3, state: 'succeeded' });
+
+      // A name the writer refuses: the archive is cut (no end record a reader could take) and the status says failed.
+      h.srv.control.zipFaults({ rename: { 'zip-faults/c.txt': '../c.txt' } });
+      const cut = await ask();
+      const got = await fetch(String(cut['download_url'])).then(
+        async (r) => Buffer.from(await r.arrayBuffer()),
+        () => null,
+      );
+      if (got !== null) await expect(readZip(got)).rejects.toThrow();
+      const failed = await waitFor(
+        async () => {
+          const st = obj((await api.get(String(cut['status_url']))).json);
+          return st['state'] === 'in_progress' ? null : st;
+        },
+        { timeoutMs: 10_000, intervalMs: 20, what: 'the cut archive to end' },
+      );
+      expect(failed).toMatchObject({ downloaded_file_count: 2, state: 'failed' });
+    } finally {
+      h.srv.control.zipFaults(null);
+    }
   });
 
   it('refuses the root folder, an empty list, a missing item and more than 10,000 files', async () => {
