@@ -265,6 +265,16 @@ export class SqliteJournal implements Journal {
     this.#db.pragma('wal_checkpoint(TRUNCATE)');
   }
 
+  /**
+   * What is left of maintain() on this connection after the check process ran `PRAGMA optimize` and a PASSIVE
+   * checkpoint from its own (check-process.ts): read the new statistics (`ANALYZE sqlite_schema` reloads them; a
+   * connection reads them only with its schema) and truncate the WAL, which now has little to copy.
+   */
+  afterUpkeepApart(): void {
+    this.#db.exec('ANALYZE sqlite_schema');
+    this.#db.pragma('wal_checkpoint(TRUNCATE)');
+  }
+
   beforeNextWrite(action: (() => void) | null): void {
     this.#writes.beforeNextWrite(action);
   }
