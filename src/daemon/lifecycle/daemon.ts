@@ -90,7 +90,12 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
       return { url: ui.loginUrl() };
     }
     if (!session) throw new Error('the daemon is still starting or reloading; ask again in a moment');
-    if (req.verb === 'status') return session.status({ pid: process.pid, startedAtMs, stopping, eventLoop: loop.status() });
+    if (req.verb === 'status') {
+      await session.statusReady();
+      // The session may have been swapped (a reload) meanwhile: the one running now answers.
+      if (!session) throw new Error('the daemon is reloading; ask again in a moment');
+      return session.status({ pid: process.pid, startedAtMs, stopping, eventLoop: loop.status() });
+    }
     if (req.verb === 'selective') return inTurn(() => selective.run(req));
     return session.handle(req);
   };

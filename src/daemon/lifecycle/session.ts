@@ -238,6 +238,11 @@ export class DaemonSession {
     return session;
   }
 
+  /** Before status(): its in-sync counts made in slices (the event loop stays free), not in one call. */
+  statusReady(): Promise<void> {
+    return this.parts.engine.statusReady?.() ?? Promise.resolve();
+  }
+
   status(base: { pid: number; startedAtMs: number; stopping: boolean; eventLoop: EventLoopStatus }): DaemonStatus {
     const engine = this.parts.engine.status();
     const watchers = this.local.status();
