@@ -142,6 +142,9 @@ export class SqliteJournal implements Journal {
   localChildren(root: RootId, path: RelPath | ''): readonly LocalEntry[] {
     return this.#local.children(root, path);
   }
+  localChildrenPages(root: RootId, path: RelPath | ''): Iterable<readonly LocalEntry[]> {
+    return this.#local.childrenPages(root, path);
+  }
   countLocalUnder(root: RootId, path: RelPath | '', limit: number): number {
     return this.#local.countUnder(root, path, limit);
   }
@@ -160,6 +163,9 @@ export class SqliteJournal implements Journal {
   }
   syncedChildren(root: RootId, path: RelPath | ''): readonly SyncedEntry[] {
     return this.#synced.children(root, path);
+  }
+  syncedChildrenPages(root: RootId, path: RelPath | ''): Iterable<readonly SyncedEntry[]> {
+    return this.#synced.childrenPages(root, path);
   }
   countSyncedUnder(root: RootId, path: RelPath | '', limit: number): number {
     return this.#synced.countUnder(root, path, limit);

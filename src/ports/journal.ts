@@ -115,6 +115,8 @@ export interface Journal {
   localByInode(root: RootId, inode: number): LocalEntry | undefined;
   /** The entries directly below a path ('' for the top level of the root), in path order. */
   localChildren(root: RootId, path: RelPath | ''): readonly LocalEntry[];
+  /** The same children in keyset pages (a few milliseconds each): work in slices pauses between two. Optional. */
+  localChildrenPages?(root: RootId, path: RelPath | ''): Iterable<readonly LocalEntry[]>;
   /** How many entries are below a path ('' for the whole root), counting at most `limit`. */
   countLocalUnder(root: RootId, path: RelPath | '', limit: number): number;
 
@@ -125,6 +127,8 @@ export interface Journal {
   syncedByInode(root: RootId, inode: number): SyncedEntry | undefined;
   syncedUnder(root: RootId, path: RelPath | ''): Iterable<SyncedEntry>;
   syncedChildren(root: RootId, path: RelPath | ''): readonly SyncedEntry[];
+  /** The same children in keyset pages, as localChildrenPages. Optional. */
+  syncedChildrenPages?(root: RootId, path: RelPath | ''): Iterable<readonly SyncedEntry[]>;
   countSyncedUnder(root: RootId, path: RelPath | '', limit: number): number;
   putSynced(root: RootId, entry: SyncedEntry): void;
   deleteSynced(root: RootId, path: RelPath): void;
