@@ -53,6 +53,15 @@ async function maintaining(run: DaemonRun): Promise<DaemonStatus> {
   });
 }
 
+/** SIGTERM, then how the daemon ended (a bounded wait). */
+async function terminated(run: DaemonRun): Promise<Awaited<DaemonRun['exited']>> {
+  run.child.kill('SIGTERM');
+  return waitFor(() => (run.child.exitCode !== null || run.child.signalCode !== null ? run.exited : null), {
+    timeoutMs: 60_000,
+    what: 'the daemon to exit after SIGTERM',
+  });
+}
+
 describe('journal maintenance beside a running daemon', () => {
   it('status answers and a change made on Box is synced while the integrity check runs in its own process', async () => {
     const fx = await fixture('fx-live');
@@ -86,11 +95,7 @@ describe('journal maintenance beside a running daemon', () => {
     const run = await h.start(LONG_CHECK);
     onTestFinished(async () => void (await h.stop(run)));
     await maintaining(run);
-    run.child.kill('SIGTERM');
-    const exit = await waitFor(() => (run.child.exitCode !== null || run.child.signalCode !== null ? run.exited : null), {
-      timeoutMs: 60_000,
-      what: 'the daemon to exit after SIGTERM',
-    });
+    const exit = await terminated(run);
     expect(exit).toEqual({ code: DAEMON_EXIT.stopped, signal: null });
     expect(run.output()).toContain('journalMaintenance stopped');
     expect(run.output()).not.toContain('integrity check passed');
@@ -109,11 +114,7 @@ describe('journal maintenance beside a running daemon', () => {
       },
       { timeoutMs: 120_000, intervalMs: 10, what: 'the start-up check to begin' },
     );
-    run.child.kill('SIGTERM');
-    const exit = await waitFor(() => (run.child.exitCode !== null || run.child.signalCode !== null ? run.exited : null), {
-      timeoutMs: 60_000,
-      what: 'the daemon to exit after SIGTERM',
-    });
+    const exit = await terminated(run);
     expect(exit).toEqual({ code: DAEMON_EXIT.stopped, signal: null });
     expect(run.output()).toContain('SIGTERM while starting: stopping');
     expect(run.output()).toContain('boxsync daemon stopped (while starting)');
