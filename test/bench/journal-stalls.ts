@@ -107,6 +107,7 @@ async function main(): Promise<void> {
     }
     if (paged !== kids) throw new Error('the pages differ');
     console.log(`localChildrenPages: the longest page ${longest.toFixed(0)} ms CPU`);
+    timed(`syncedChildren of a folder of ${BIG}, one call`, () => j.syncedChildren(R, asRelPath('big')).length);
 
     const churn = (from: number): void =>
       j.transaction(() => {

@@ -110,7 +110,11 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
   // A fatal error of the running session ends the process; set once the exit path below exists.
   let earlyFatal: string | null = null;
   let onFatal: (message: string) => void = (message) => void (earlyFatal ??= message);
+  // Aborted by the stop (SIGTERM, SIGINT, a fatal error): a session still starting (the first, or one a reload
+  // starts) stops its journal check at once instead of the stop waiting for it.
+  const starting = new AbortController();
   const hooks = {
+    startSignal: starting.signal,
     onFatal: (message: string): void => onFatal(message),
     onNotice: selective.onNotice,
     freeSpace: selective.freeSpace,
@@ -119,7 +123,6 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
   // SIGTERM or SIGINT while the session starts (its journal check runs for seconds at a million rows, in a process
   // of its own): the start is stopped (the check's process killed), what did start is closed, exit 0 as after any
   // SIGTERM. Without these handlers node's default ended the process by the signal itself.
-  const starting = new AbortController();
   const stopWhileStarting = (signal: NodeJS.Signals): void => {
     if (stopping) {
       lock.release();
@@ -151,7 +154,7 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
     process.off('SIGINT', stopWhileStarting);
   };
   try {
-    session = await DaemonSession.start(config, settings, opts.compose, rootLogger, { ...hooks, startSignal: starting.signal });
+    session = await DaemonSession.start(config, settings, opts.compose, rootLogger, hooks);
   } catch (e) {
     startHandlersOff();
     if (stopping) return stoppedWhileStarting();
@@ -191,6 +194,7 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
         process.exit(exitCode);
       }
       stopping = true;
+      starting.abort();
       log.info(`${signal}: stopping (transfers finish or checkpoint within ${settings.shutdownTimeoutMs / 1000} s)`);
       // Whatever the daemon is doing (a request that ignores its abort, a stuck file system call), the process
       // ends shortly after the bound: the journal is crash-safe, and the next start resumes from it.
