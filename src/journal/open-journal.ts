@@ -109,11 +109,9 @@ export async function openJournalCheckedApart(
   opts: OpenJournalOptions & { readonly signal?: AbortSignal; readonly repeat?: number; readonly checkTimeoutMs?: number } = {},
 ): Promise<OpenJournalResult> {
   const { signal, repeat, checkTimeoutMs, ...rest } = opts;
-  let lastMark: CleanMark | undefined;
   let due = false;
   try {
-    lastMark = readCleanMark(path);
-    due = existsSync(path) && checkNotDue(path, lastMark, Date.now()) === undefined;
+    due = existsSync(path) && checkNotDue(path, readCleanMark(path), Date.now()) === undefined;
   } catch {
     due = false;
   }
@@ -127,7 +125,7 @@ export async function openJournalCheckedApart(
   const code = damageCode(r.error);
   if (code !== undefined) return openOrRebuild(path, rest, `the database is damaged (${code}, found in its own process: ${r.error.message})`);
   if (r.error.code === 'CHECK_TIMEOUT') {
-    // The file passed no check now: the mark written at close keeps the last one that counted, when it was recent.
+    // The file passed no check now: no check time counts, so the close writes no clean mark and the next open checks.
     const opened = openJournal(path, { ...rest, skipCheck: { lastCheckedAtMs: undefined } });
     const why = `${r.error.message}; the journal is used as it is, and checked again at the next start and by the journal maintenance`;
     opts.logger?.warn({ path }, `journal integrity check: ${why}`);
