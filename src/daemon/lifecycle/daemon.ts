@@ -166,13 +166,13 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
     return DAEMON_EXIT.cannotStart;
   }
   ui = await startDaemonUi(settings.ui, { stateDir: config.stateDir, log: rootLogger.child({ component: 'ui' }), control: handler, roots: () => (session?.config ?? config).folders.map((f) => f.localPath) });
-  log.info({ socket: config.socketPath, roots: config.folders.map((f) => f.localPath), stream: settings.streamType, watcher: settings.watcher }, 'boxsync daemon started');
   if (stopping) {
     // The signal came after the journal check, while the rest started (not at an abortable point): all is closed.
     startHandlersOff();
     await ui?.close();
     return stoppedWhileStarting();
   }
+  log.info({ socket: config.socketPath, roots: config.folders.map((f) => f.localPath), stream: settings.streamType, watcher: settings.watcher }, 'boxsync daemon started');
   opts.onReady?.({ socketPath: config.socketPath, config });
 
   return new Promise<number>((resolve) => {
