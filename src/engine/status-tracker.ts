@@ -152,12 +152,17 @@ export class StatusTracker {
    * instead (core/slices.ts), so that the query then reads them: the exact count between passes, and the first one,
    * were one synchronous aggregate (130 ms at a million rows) during which the daemon answered nothing. The answer is
    * the same: a count between passes is stored only when no pass ended while it ran (else it runs again, at most
-   * COUNT_TRIES times; the query then counts in one call as before). Never rejects: a count that fails (the journal
-   * closed under it) leaves the query to count as before.
+   * COUNT_TRIES times; the query then counts in one call as before). During a pass, with a count to show, it does not
+   * wait: report() answers with the last one and starts the due count in slices, as before. Never rejects: a count
+   * that fails (the journal closed under it) leaves the query to count as before.
    */
   async countsReady(): Promise<void> {
     for (const root of this.deps.roots) {
-      for (let tries = 0; tries < COUNT_TRIES && this.countDue(root.id, !PASS_PHASES.has(this.phaseNow)); tries++) {
+      for (let tries = 0; tries < COUNT_TRIES; tries++) {
+        const fresh = !PASS_PHASES.has(this.phaseNow);
+        if (!this.countDue(root.id, fresh)) break;
+        // During a pass, a due count runs in slices while the query is answered with the last one (report()).
+        if (!fresh && this.counted.has(root.id)) break;
         if (!this.countInSlices(root.id)) return;
         await this.slicedCounts.get(root.id);
       }

@@ -198,5 +198,16 @@ describe('status tracker: in-sync counts', () => {
     expect(stepsStarted).toBe(3);
     expect(t.report().roots[0]!.inSync.files).toBe(8);
     expect(wholeCounts).toBe(0);
+    // During a pass, with a count to show, a query does not wait for a due count: it starts in slices, the query is
+    // answered with the last one at once, and the next query after it ended has the new one.
+    t.setPhase('transferring');
+    add(8, 2);
+    nowMs += 1_100;
+    await t.countsReady();
+    expect(stepsStarted).toBe(3);
+    expect(t.report().roots[0]!.inSync.files).toBe(8);
+    expect(stepsStarted).toBe(4);
+    await waitFor(() => t.report().roots[0]!.inSync.files === 10, { what: 'the sliced count of the pass to end' });
+    expect(wholeCounts).toBe(0);
   });
 });
