@@ -30,7 +30,7 @@ export interface JournalMaintenanceOptions {
 export async function maintainJournal(journal: Journal, opts: JournalMaintenanceOptions = {}): Promise<string> {
   if (journal.maintainOffThread) {
     const t = await journal.maintainOffThread(opts);
-    return `integrity check passed (${Math.round(t.checkMs)} ms in its own process); WAL checkpointed and statistics optimized (${Math.round(t.upkeepMs)} ms)`;
+    return `integrity check passed, statistics optimized and WAL copied (${Math.round(t.checkMs)} ms in its own process); statistics reloaded and WAL truncated (${Math.round(t.upkeepMs)} ms on the main thread)`;
   }
   if (!journal.maintain) return 'this journal has no maintenance step; skipped';
   await opts.beforeUpkeep?.();
