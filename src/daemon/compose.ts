@@ -71,8 +71,12 @@ export interface ComposeOptions {
   readonly freeSpace?: boolean | (() => boolean);
   /** The journal's SQLite page cache in KiB (OpenJournalOptions.cacheKiB); default better-sqlite3's. */
   readonly journalCacheKiB?: number;
-  /** The daemon: a due integrity check of the journal runs in a process of its own (openJournalCheckedApart). */
-  readonly journalCheckApart?: boolean;
+  /**
+   * The daemon: a due integrity check of the journal runs in a process of its own (openJournalCheckedApart);
+   * `signal` stops it (SIGTERM during the start: compose then rejects with an AbortError), `repeat` makes it last
+   * (BOXSYNC_JOURNAL_CHECK_REPEAT, a test's knob).
+   */
+  readonly journalCheckApart?: boolean | { readonly signal?: AbortSignal; readonly repeat?: number };
 }
 
 export interface Composition {
@@ -111,7 +115,8 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
     ...(opts.journalCacheKiB === undefined ? {} : { cacheKiB: opts.journalCacheKiB }),
   };
   const journalFile = opts.journalFile ?? join(config.stateDir, 'journal.db');
-  const opened = opts.journalCheckApart ? await openJournalCheckedApart(journalFile, journalOpts) : openJournal(journalFile, journalOpts);
+  const apart = opts.journalCheckApart;
+  const opened = apart ? await openJournalCheckedApart(journalFile, { ...journalOpts, ...(apart === true ? {} : apart) }) : openJournal(journalFile, journalOpts);
   const journal = opened.journal;
   try {
     const box = createBoxAdapter({

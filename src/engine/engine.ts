@@ -175,6 +175,10 @@ class SyncEngine implements Engine {
     return this.tracker.report();
   }
 
+  statusReady(): Promise<void> {
+    return this.tracker.countsReady();
+  }
+
   /** Holds transfers that have not started; the phase reads 'paused' until resume. Observation still runs. */
   pause(): void {
     this.queue.pause();

@@ -148,8 +148,8 @@ async function listRoot(
   signal?: AbortSignal,
 ): Promise<{ refusal: RootRefusal | null; complete: boolean }> {
   const entry = await deps.remote.getItem(root.remoteId, 'folder');
-  const synced = deps.journal.countSynced(root.id);
-  const hadContent = synced.files + synced.folders > 0 && !allowEmpty;
+  // Whether any row is synced: a bounded count (the whole aggregate took 130 ms at a million rows).
+  const hadContent = deps.journal.countSyncedUnder(root.id, '', 1) > 0 && !allowEmpty;
   if (!entry) {
     return {
       complete: false,
@@ -165,6 +165,8 @@ async function listRoot(
   const r = await listSubtree({ ...deps, nowMs: () => Date.now() }, root.remoteId, signal, { refuseEmpty: hadContent });
   const complete = r.problems.incomplete.length === 0;
   if (r.refused) {
+    // Counted only for the message: a refusal is rare.
+    const synced = deps.journal.countSynced(root.id);
     return {
       complete,
       refusal: {

@@ -31,7 +31,8 @@ import type { IsIgnored } from './observe-local.js';
 import { reobserve } from './reobserve.js';
 import { buildSnapshotSliced, type SnapshotScope } from './snapshot.js';
 import { timeSlicer } from './time-slice.js';
-import { caseTwinsOnTheWay, DEFAULT_WINDOW_ENTRIES, fitsOneWindow, planWindows } from './windows.js';
+import { runSliced } from '../core/slices.js';
+import { caseTwinsOnTheWaySteps, DEFAULT_WINDOW_ENTRIES, fitsOneWindow, planWindows } from './windows.js';
 import { WindowPrefetch } from './window-prefetch.js';
 import { remoteAtPath, remoteFilesBelow } from './remote-tree.js';
 import { deferredPaths, recordOpFailure } from './failures.js';
@@ -336,7 +337,13 @@ async function reconcileScope(
       if (covered) {
         // A window takes what its operations touched outside it, and the twins of those (see caseTwins).
         const outside = more.filter((p) => !covered.covers(p));
-        added = [...new Set([...outside, ...outside.flatMap((p) => caseTwinsOnTheWay(journal, rc.root, p))])].filter((p) => !covered.covers(p));
+        const twins: RelPath[] = [];
+        // In slices: a path beside a big folder's 20,000 siblings reads them in pages, with turns between them.
+        for (const p of outside) {
+          const r = await runSliced(caseTwinsOnTheWaySteps(journal, rc.root, p));
+          if (r.done) twins.push(...r.value);
+        }
+        added = [...new Set([...outside, ...twins])].filter((p) => !covered.covers(p));
       }
       for (const p of added) covered?.add(p);
       scope = { ...scope, localPaths: [...scope.localPaths, ...added] };

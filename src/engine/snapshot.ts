@@ -23,7 +23,7 @@ import type { IsIgnored } from './observe-local.js';
 import { ancestorsOf, basename, joinPath, parentOf } from '../core/paths.js';
 import { MAX_TREE_DEPTH } from '../core/path-limits.js';
 import { remotePathOf, walkRemote } from './remote-tree.js';
-import { caseTwinsOnTheWay } from './windows.js';
+import { caseTwinsOnTheWaySteps } from './windows.js';
 
 export type SnapshotScope =
   | { readonly kind: 'full' }
@@ -143,7 +143,10 @@ function* snapshotSteps(args: SnapshotArgs): Generator<void, Snapshot, void> {
       yield* addContract(journal, root, into);
       if (args.scope.closeMoves !== true) break;
       const ends = notCovered(moveEnds(journal, root, into), taken);
-      round = notCovered([...ends, ...ends.flatMap((e) => caseTwinsOnTheWay(journal, root, e))].map(wholeFrom), taken);
+      const twins: RelPath[] = [];
+      // Paused between two pages of each parent's children (a big folder's are not one statement).
+      for (const e of ends) twins.push(...(yield* caseTwinsOnTheWaySteps(journal, root, e)));
+      round = notCovered([...ends, ...twins].map(wholeFrom), taken);
     }
   }
 

@@ -29,6 +29,8 @@ const MAX_CONFLICTS_SHOWN = 200;
 const PASS_PHASES: ReadonlySet<Phase> = new Set<Phase>(['scanning', 'listing', 'planning', 'transferring']);
 const COUNT_MIN_AGE_MS = 1_000;
 const COUNT_COST_FACTOR = 20;
+/** countsReady: counts made again when a pass ended during the last one, before the query counts in one call. */
+const COUNT_TRIES = 3;
 
 export class StatusTracker {
   private phaseNow: Phase = 'starting';
@@ -38,8 +40,8 @@ export class StatusTracker {
   private lastEmitMs = 0;
   private readonly counted = new Map<RootId, { readonly value: ReturnType<Journal['countSynced']>; readonly atMs: number; readonly passEnds: number }>();
   private countCostMs = 0;
-  /** The roots whose in-sync count is running in slices. */
-  private readonly slicedCounts = new Set<RootId>();
+  /** The roots whose in-sync count is running in slices, each with its end. */
+  private readonly slicedCounts = new Map<RootId, Promise<void>>();
   private lastSuccessMs: number | undefined;
   /** Passes ended (the phase went idle or error from another): a count taken since the last one is exact while idle. */
   private passEnds = 0;
@@ -145,11 +147,40 @@ export class StatusTracker {
     };
   }
 
+  /**
+   * Makes the counts a status query (report() with its default `fresh`) would take in one call ready in slices
+   * instead (core/slices.ts), so that the query then reads them: the exact count between passes, and the first one,
+   * were one synchronous aggregate (130 ms at a million rows) during which the daemon answered nothing. The answer is
+   * the same: a count between passes is stored only when no pass ended while it ran (else it runs again, at most
+   * COUNT_TRIES times; the query then counts in one call as before). During a pass, with a count to show, it does not
+   * wait: report() answers with the last one and starts the due count in slices, as before. Never rejects: a count
+   * that fails (the journal closed under it) leaves the query to count as before.
+   */
+  async countsReady(): Promise<void> {
+    for (const root of this.deps.roots) {
+      for (let tries = 0; tries < COUNT_TRIES; tries++) {
+        const fresh = !PASS_PHASES.has(this.phaseNow);
+        if (!this.countDue(root.id, fresh)) break;
+        // During a pass, a due count runs in slices while the query is answered with the last one (report()).
+        if (!fresh && this.counted.has(root.id)) break;
+        if (!this.countInSlices(root.id)) return;
+        await this.slicedCounts.get(root.id);
+      }
+    }
+  }
+
+  /** No count of `root` that report(fresh) may reuse: it would count. */
+  private countDue(root: RootId, fresh: boolean): boolean {
+    const last = this.counted.get(root);
+    if (last === undefined) return true;
+    if (last.passEnds === this.passEnds && (this.phaseNow === 'idle' || this.phaseNow === 'error')) return false;
+    return fresh || this.deps.clock.now() - last.atMs >= Math.max(COUNT_MIN_AGE_MS, COUNT_COST_FACTOR * this.countCostMs);
+  }
+
   private inSync(root: RootId, fresh: boolean): ReturnType<Journal['countSynced']> {
     const now = this.deps.clock.now();
     const last = this.counted.get(root);
-    if (last !== undefined && last.passEnds === this.passEnds && (this.phaseNow === 'idle' || this.phaseNow === 'error')) return last.value;
-    if (!fresh && last !== undefined && now - last.atMs < Math.max(COUNT_MIN_AGE_MS, COUNT_COST_FACTOR * this.countCostMs)) return last.value;
+    if (!this.countDue(root, fresh)) return last!.value;
     // During a pass, a count that is due runs in slices when the journal can (0.1-0.3 s in one call at a million
     // rows, during which the daemon answered nothing); the last count is shown until it ends (a small count ends
     // in its first slice, at once).
@@ -176,10 +207,9 @@ export class StatusTracker {
     };
     // A count that fails (the journal closed under it) leaves the last one; the next due count tries again.
     const failed = (): void => void this.slicedCounts.delete(root);
-    this.slicedCounts.add(root);
     try {
       const run = runSliced(steps);
-      if (run instanceof Promise) void run.then(done, failed);
+      if (run instanceof Promise) this.slicedCounts.set(root, run.then(done, failed));
       else done(run);
     } catch {
       failed();

@@ -237,6 +237,8 @@ export interface Engine {
    */
   useStream(stream: StreamType, since?: string): void;
   status(): StatusReport;
+  /** Makes the counts status() would take in one call ready in slices (StatusTracker.countsReady); optional. */
+  statusReady?(): Promise<void>;
   pause(): void;
   resume(): void;
   /**

@@ -21,6 +21,7 @@ import type { LocalEntry, RelPath, RemoteEntry, RemoteId, SyncRoot, SyncedEntry 
 import { ancestorsOf, basename, foldKey, joinPath, parentOf } from '../core/paths.js';
 import type { Journal } from '../ports/journal.js';
 import type { IsIgnored } from './observe-local.js';
+import { ROWS_PER_STEP, runWhole, type Steps } from '../core/slices.js';
 
 /**
  * Rows per planning window by default: a small snapshot and plan, and a live change waits for at most one window
@@ -145,6 +146,15 @@ function splittable(journal: WindowJournal, root: SyncRoot, c: Child): boolean {
  * children per path: only for the few paths moves add.
  */
 export function caseTwins(journal: TwinJournal, root: SyncRoot, path: RelPath): RelPath[] {
+  return runWhole(caseTwinsSteps(journal, root, path));
+}
+
+/**
+ * caseTwins as work that may be paused (core/slices.ts) between two pages of the parent's children, on each tree:
+ * a live change beside 20,000 siblings read them in one statement per tree (17-61 ms of CPU each, more on a loaded
+ * machine, three trees in one turn of the event loop).
+ */
+export function* caseTwinsSteps(journal: TwinJournal, root: SyncRoot, path: RelPath): Steps<RelPath[]> {
   const parent = parentOf(path);
   const name = basename(path);
   const key = foldKey(name);
@@ -152,17 +162,36 @@ export function caseTwins(journal: TwinJournal, root: SyncRoot, path: RelPath): 
   const consider = (childName: string): void => {
     if (childName !== name && foldKey(childName) === key) out.add(joinPath(parent, childName));
   };
-  for (const l of journal.localChildren(root.id, parent)) consider(basename(l.path));
-  for (const s of journal.syncedChildren(root.id, parent)) consider(basename(s.path));
+  for (const page of journal.localChildrenPages?.(root.id, parent) ?? [journal.localChildren(root.id, parent)]) {
+    for (const l of page) consider(basename(l.path));
+    yield;
+  }
+  for (const page of journal.syncedChildrenPages?.(root.id, parent) ?? [journal.syncedChildren(root.id, parent)]) {
+    for (const s of page) consider(basename(s.path));
+    yield;
+  }
   let folder: RemoteId | undefined = root.remoteId;
   if (parent !== '') for (const seg of parent.split('/')) folder = folder === undefined ? undefined : journal.remoteChildNamed(folder, seg)?.id;
-  if (folder !== undefined) for (const r of journal.remoteChildren(folder)) consider(r.name);
+  if (folder !== undefined) {
+    let n = 0;
+    for (const r of journal.remoteChildrenPaged(folder)) {
+      consider(r.name);
+      if (++n % ROWS_PER_STEP === 0) yield;
+    }
+  }
   return [...out];
 }
 
 /** The twins of a path and of each of its ancestors (a new folder on the way may clash as well). */
 export function caseTwinsOnTheWay(journal: TwinJournal, root: SyncRoot, path: RelPath): RelPath[] {
-  return [path, ...ancestorsOf(path)].flatMap((p) => caseTwins(journal, root, p));
+  return runWhole(caseTwinsOnTheWaySteps(journal, root, path));
 }
 
-export type TwinJournal = Pick<Journal, 'localChildren' | 'syncedChildren' | 'remoteChildren' | 'remoteChildNamed'>;
+/** caseTwinsOnTheWay in steps (caseTwinsSteps). */
+export function* caseTwinsOnTheWaySteps(journal: TwinJournal, root: SyncRoot, path: RelPath): Steps<RelPath[]> {
+  const out: RelPath[] = [];
+  for (const p of [path, ...ancestorsOf(path)]) out.push(...(yield* caseTwinsSteps(journal, root, p)));
+  return out;
+}
+
+export type TwinJournal = Pick<Journal, 'localChildren' | 'syncedChildren' | 'localChildrenPages' | 'syncedChildrenPages' | 'remoteChildrenPaged' | 'remoteChildNamed'>;

@@ -42,12 +42,16 @@ export interface OpenJournalOptions {
    * to malloc, which keeps them), and an idle daemon is measured by its resident memory.
    */
   readonly cacheKiB?: number;
-  /** Set by openJournalCheckedApart: the file passed quick_check at this time; the open does not check again. */
-  readonly checkedAtMs?: number;
+  /**
+   * Set by openJournalCheckedApart: the check was done elsewhere (or could not be), so the open does not check;
+   * `lastCheckedAtMs` is the time of the last check the file passed (written into the clean mark at close;
+   * undefined: none that counts, so the next open checks it again).
+   */
+  readonly skipCheck?: { readonly lastCheckedAtMs: number | undefined };
 }
 
 export type OpenJournalResult =
-  | { readonly journal: Journal; readonly rebuilt: false }
+  | { readonly journal: Journal; readonly rebuilt: false; readonly checkUnfinished?: string }
   | { readonly journal: Journal; readonly rebuilt: true; readonly reason: string; readonly movedTo: string };
 
 const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
@@ -55,24 +59,32 @@ const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
 export const INTEGRITY_CHECK_EVERY_MS = 24 * 60 * 60 * 1000;
 
 export function openJournal(path: string, opts: OpenJournalOptions = {}): OpenJournalResult {
+  return openOrRebuild(path, opts, undefined);
+}
+
+/** openJournal; `damage` set: a check elsewhere found the file damaged, so it is set aside without opening it. */
+function openOrRebuild(path: string, opts: OpenJournalOptions, damage: string | undefined): OpenJournalResult {
   let reason: string;
   try {
     prepareFiles(path);
   } catch (e) {
     throw unusable(path, e);
   }
-  try {
-    return { journal: openChecked(path, opts.cacheKiB, opts.checkedAtMs), rebuilt: false };
-  } catch (e) {
-    const why = damageReason(e);
-    if (why === undefined) throw unusable(path, e);
-    reason = why;
+  if (damage !== undefined) reason = damage;
+  else {
+    try {
+      return { journal: openChecked(path, opts.cacheKiB, opts.skipCheck), rebuilt: false };
+    } catch (e) {
+      const why = damageReason(e);
+      if (why === undefined) throw unusable(path, e);
+      reason = why;
+    }
   }
   const movedTo = moveAside(path);
   opts.logger?.warn({ path, movedTo, reason }, 'journal unusable; moved aside and starting a fresh one (a full rescan and listing follow)');
   try {
     prepareFiles(path);
-    return { journal: openChecked(path, opts.cacheKiB), rebuilt: true, reason, movedTo };
+    return { journal: openChecked(path, opts.cacheKiB, undefined), rebuilt: true, reason, movedTo };
   } catch (e) {
     throw unusable(path, e);
   }
@@ -81,27 +93,49 @@ export function openJournal(path: string, opts: OpenJournalOptions = {}): OpenJo
 /**
  * openJournal for the daemon: a due check (see the clean mark above) runs in a process of its own first
  * (check-process.ts), so that the daemon's event loop stays free for it (seconds at a million rows: `status` answers,
- * SIGTERM is heard); a sound file is then opened without checking it again. Anything else (damage, a file that is
- * not a database, a check that could not run) takes openJournal's own path, which checks on this thread and sets
- * a damaged file aside, as it always did.
+ * SIGTERM is heard). What the process answers is acted on; the check is never run again on this thread:
+ * - sound: the file is opened without checking it again, and counts as checked now;
+ * - damaged (problems reported, or SQLITE_CORRUPT/NOTADB met): it is set aside and a fresh journal made, as
+ *   openJournal does (the reason says the check ran in its own process);
+ * - not finished within `checkTimeoutMs` (CHECK_TIMEOUT_MS): the journal is opened and used as it is, unchecked
+ *   (`checkUnfinished` says why, the caller logs it). Damage met later is still caught as SQLITE_CORRUPT on a
+ *   query (damage-watch.ts); the close writes no fresh check time, so the next open checks again, and so does the
+ *   daemon's journal maintenance;
+ * - stopped by `signal` (SIGTERM during the start): rejects with an AbortError; the file is not opened;
+ * - the process could not run at all (it could not start): openJournal's own path, which checks on this thread.
  */
-export async function openJournalCheckedApart(path: string, opts: OpenJournalOptions & { readonly signal?: AbortSignal } = {}): Promise<OpenJournalResult> {
-  const { signal, ...rest } = opts;
+export async function openJournalCheckedApart(
+  path: string,
+  opts: OpenJournalOptions & { readonly signal?: AbortSignal; readonly repeat?: number; readonly checkTimeoutMs?: number } = {},
+): Promise<OpenJournalResult> {
+  const { signal, repeat, checkTimeoutMs, ...rest } = opts;
   let due = false;
   try {
     due = existsSync(path) && checkNotDue(path, readCleanMark(path), Date.now()) === undefined;
   } catch {
     due = false;
   }
-  if (due) {
-    const checkedAtMs = Date.now();
-    const r = await quickCheckInProcess(path, signal ? { signal } : {});
-    if (r.ok && r.problems.length === 0) return openJournal(path, { ...rest, checkedAtMs });
+  if (!due) return openJournal(path, rest);
+  opts.logger?.info({ path }, 'checking the journal (PRAGMA quick_check) in a process of its own');
+  const checkedAtMs = Date.now();
+  const r = await quickCheckInProcess(path, { ...(signal ? { signal } : {}), ...(repeat ? { repeat } : {}), ...(checkTimeoutMs ? { timeoutMs: checkTimeoutMs } : {}) });
+  if (r.ok && r.problems.length === 0) return openJournal(path, { ...rest, skipCheck: { lastCheckedAtMs: checkedAtMs } });
+  if (r.ok) return openOrRebuild(path, rest, `integrity check failed (in its own process): ${r.problems.slice(0, 3).join('; ')}`);
+  if (r.error.code === 'ABORT_ERR' || signal?.aborted) throw Object.assign(new Error(`the journal check was stopped before the journal was opened (${r.error.message})`), { name: 'AbortError', code: 'ABORT_ERR' });
+  const code = damageCode(r.error);
+  if (code !== undefined) return openOrRebuild(path, rest, `the database is damaged (${code}, found in its own process: ${r.error.message})`);
+  if (r.error.code === 'CHECK_TIMEOUT') {
+    // The file passed no check now: no check time counts, so the close writes no clean mark and the next open checks.
+    const opened = openJournal(path, { ...rest, skipCheck: { lastCheckedAtMs: undefined } });
+    const why = `${r.error.message}; the journal is used as it is, and checked again at the next start and by the journal maintenance`;
+    opts.logger?.warn({ path }, `journal integrity check: ${why}`);
+    return opened.rebuilt ? opened : { ...opened, checkUnfinished: why };
   }
   return openJournal(path, rest);
 }
 
-function openChecked(path: string, cacheKiB: number | undefined, checkedAtMs?: number): Journal {
+/** `skip`: the open does not check (openJournalCheckedApart did, or tried); else it checks when due (the clean mark). */
+function openChecked(path: string, cacheKiB: number | undefined, skip: OpenJournalOptions['skipCheck']): Journal {
   const header = readHeader(path);
   if (header.length > 0 && !header.equals(SQLITE_HEADER.subarray(0, header.length))) {
     throw new UnusableJournalError('the file is not a SQLite database');
@@ -111,7 +145,10 @@ function openChecked(path: string, cacheKiB: number | undefined, checkedAtMs?: n
   // Taken away before the file is opened: from here on, only a clean close marks it clean again.
   const nowMs = Date.now();
   const mark = takeCleanMark(path);
-  const skipCheck = checkedAtMs !== undefined ? { checkedAtMs, sizeBytes: 0, mtimeMs: 0 } : checkNotDue(path, mark, nowMs);
+  const notDue = skip === undefined ? checkNotDue(path, mark, nowMs) : undefined;
+  const checkNow = skip === undefined && notDue === undefined;
+  // The time of the last check that counts: now (checked here), the mark's (not due), or the caller's.
+  const lastCheckMs = checkNow ? nowMs : notDue !== undefined ? notDue.checkedAtMs : skip!.lastCheckedAtMs;
   let db: Database | undefined;
   try {
     db = new BetterSqlite3(path);
@@ -120,9 +157,9 @@ function openChecked(path: string, cacheKiB: number | undefined, checkedAtMs?: n
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     if (cacheKiB !== undefined) db.pragma(`cache_size = -${Math.max(1, Math.floor(cacheKiB))}`);
-    if (!skipCheck) quickCheck(db);
+    if (checkNow) quickCheck(db);
     migrate(db);
-    return guarded(path, db, skipCheck ? skipCheck.checkedAtMs : nowMs);
+    return guarded(path, db, lastCheckMs);
   } catch (e) {
     db?.close();
     throw e;
@@ -140,9 +177,10 @@ function quickCheck(db: Database): void {
 }
 
 /** The journal as the rest of boxsync sees it: damage watched, the clean mark written at close, checks in maintain(). */
-function guarded(path: string, db: Database, checkedAtMs: number): Journal {
+function guarded(path: string, db: Database, checkedAtMs: number | undefined): Journal {
   const inner = new SqliteJournal(db);
   let damaged = false;
+  // undefined: no check that counts (the one at open did not finish): no clean mark at close, the next open checks.
   let lastCheckMs = checkedAtMs;
   const journal = watchDamage<Journal>(inner, path, (e) => {
     damaged = true;
@@ -162,12 +200,13 @@ function guarded(path: string, db: Database, checkedAtMs: number): Journal {
       lastCheckMs = Date.now();
       inner.maintain();
     },
-    maintainOffThread: async (o: { signal?: AbortSignal; repeat?: number; beforeUpkeep?: () => Promise<void> } = {}) => {
+    maintainOffThread: async (o: { signal?: AbortSignal; repeat?: number; timeoutMs?: number; beforeUpkeep?: () => Promise<void> } = {}) => {
       const startedMs = Date.now();
       const t0 = performance.now();
-      const r = await quickCheckInProcess(path, { ...o, checkpoint: true });
+      const r = await quickCheckInProcess(path, { ...o, upkeep: true });
       const checkMs = performance.now() - t0;
       if (!r.ok) {
+        if (r.error.code === 'CHECK_TIMEOUT') throw new Error(`${r.error.message}; the journal is used as it is and the next maintenance checks it again`);
         if (damageCode(r.error) === undefined) throw r.error;
         damaged = true;
         throw journalDamaged(path, `is damaged (${damageCode(r.error)}: ${r.error.message})`, r.error);
@@ -181,13 +220,14 @@ function guarded(path: string, db: Database, checkedAtMs: number): Journal {
       await o.beforeUpkeep?.();
       if (!db.open) throw new Error('the journal was closed during its maintenance');
       const t1 = performance.now();
-      inner.maintain();
+      // The check process ran PRAGMA optimize and a PASSIVE checkpoint: what is left here is small.
+      inner.afterUpkeepApart();
       return { checkMs, upkeepMs: performance.now() - t1 };
     },
     close: (): void => {
       const wasOpen = db.open;
       inner.close();
-      if (wasOpen && !damaged) writeCleanMark(path, lastCheckMs);
+      if (wasOpen && !damaged && lastCheckMs !== undefined) writeCleanMark(path, lastCheckMs);
     },
   });
 }

@@ -142,6 +142,9 @@ export class SqliteJournal implements Journal {
   localChildren(root: RootId, path: RelPath | ''): readonly LocalEntry[] {
     return this.#local.children(root, path);
   }
+  localChildrenPages(root: RootId, path: RelPath | ''): Iterable<readonly LocalEntry[]> {
+    return this.#local.childrenPages(root, path);
+  }
   countLocalUnder(root: RootId, path: RelPath | '', limit: number): number {
     return this.#local.countUnder(root, path, limit);
   }
@@ -160,6 +163,9 @@ export class SqliteJournal implements Journal {
   }
   syncedChildren(root: RootId, path: RelPath | ''): readonly SyncedEntry[] {
     return this.#synced.children(root, path);
+  }
+  syncedChildrenPages(root: RootId, path: RelPath | ''): Iterable<readonly SyncedEntry[]> {
+    return this.#synced.childrenPages(root, path);
   }
   countSyncedUnder(root: RootId, path: RelPath | '', limit: number): number {
     return this.#synced.countUnder(root, path, limit);
@@ -262,6 +268,16 @@ export class SqliteJournal implements Journal {
   /** optimize first: it may write statistics, which the checkpoint then folds into the main file. */
   maintain(): void {
     this.#db.pragma('optimize');
+    this.#db.pragma('wal_checkpoint(TRUNCATE)');
+  }
+
+  /**
+   * What is left of maintain() on this connection after the check process ran `PRAGMA optimize` and a PASSIVE
+   * checkpoint from its own (check-process.ts): read the new statistics (`ANALYZE sqlite_schema` reloads them; a
+   * connection reads them only with its schema) and truncate the WAL, which now has little to copy.
+   */
+  afterUpkeepApart(): void {
+    this.#db.exec('ANALYZE sqlite_schema');
     this.#db.pragma('wal_checkpoint(TRUNCATE)');
   }
 

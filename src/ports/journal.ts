@@ -115,6 +115,8 @@ export interface Journal {
   localByInode(root: RootId, inode: number): LocalEntry | undefined;
   /** The entries directly below a path ('' for the top level of the root), in path order. */
   localChildren(root: RootId, path: RelPath | ''): readonly LocalEntry[];
+  /** The same children in keyset pages (a few milliseconds each): work in slices pauses between two. Optional. */
+  localChildrenPages?(root: RootId, path: RelPath | ''): Iterable<readonly LocalEntry[]>;
   /** How many entries are below a path ('' for the whole root), counting at most `limit`. */
   countLocalUnder(root: RootId, path: RelPath | '', limit: number): number;
 
@@ -125,6 +127,8 @@ export interface Journal {
   syncedByInode(root: RootId, inode: number): SyncedEntry | undefined;
   syncedUnder(root: RootId, path: RelPath | ''): Iterable<SyncedEntry>;
   syncedChildren(root: RootId, path: RelPath | ''): readonly SyncedEntry[];
+  /** The same children in keyset pages, as localChildrenPages. Optional. */
+  syncedChildrenPages?(root: RootId, path: RelPath | ''): Iterable<readonly SyncedEntry[]>;
   countSyncedUnder(root: RootId, path: RelPath | '', limit: number): number;
   putSynced(root: RootId, entry: SyncedEntry): void;
   deleteSynced(root: RootId, path: RelPath): void;
@@ -192,13 +196,19 @@ export interface Journal {
   maintain?(): void;
 
   /**
-   * The same upkeep with its integrity check in a process of its own (journal/check-process.ts), so that the caller's
-   * event loop stays free while the whole file is read; `beforeUpkeep` is awaited between the check and the
+   * The same upkeep with its integrity check, `PRAGMA optimize` and most of the checkpoint in a process of its own
+   * (journal/check-process.ts), so that the caller's event loop stays free while the whole file is read; `beforeUpkeep` is awaited between the check and the
    * checkpoint (the daemon waits there for the running pass). Rejects with the fatal SyncError `journal_damaged`
    * when the check finds damage, with another error when it could not run (the next maintenance tries again), or
    * when `signal` stopped it. `repeat` runs the check that many times (a test's knob).
    */
-  maintainOffThread?(opts?: { readonly signal?: AbortSignal; readonly repeat?: number; readonly beforeUpkeep?: () => Promise<void> }): Promise<{ readonly checkMs: number; readonly upkeepMs: number }>;
+  maintainOffThread?(opts?: {
+    readonly signal?: AbortSignal;
+    readonly repeat?: number;
+    /** The check's time limit (check-process.ts CHECK_TIMEOUT_MS by default): past it, rejects; the next maintenance checks again. */
+    readonly timeoutMs?: number;
+    readonly beforeUpkeep?: () => Promise<void>;
+  }): Promise<{ readonly checkMs: number; readonly upkeepMs: number }>;
 
   close(): void;
 }

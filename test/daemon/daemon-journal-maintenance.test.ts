@@ -7,7 +7,7 @@
  * The maintenance schedule runs every second here, and BOXSYNC_JOURNAL_CHECK_REPEAT makes one check last (the
  * pragma run again and again on a small journal): no figure here is a time.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { DaemonStatus, ScheduleStatus } from '../../src/daemon/control/control-protocol.js';
@@ -53,6 +53,15 @@ async function maintaining(run: DaemonRun): Promise<DaemonStatus> {
   });
 }
 
+/** SIGTERM, then how the daemon ended (a bounded wait). */
+async function terminated(run: DaemonRun): Promise<Awaited<DaemonRun['exited']>> {
+  run.child.kill('SIGTERM');
+  return waitFor(() => (run.child.exitCode !== null || run.child.signalCode !== null ? run.exited : null), {
+    timeoutMs: 60_000,
+    what: 'the daemon to exit after SIGTERM',
+  });
+}
+
 describe('journal maintenance beside a running daemon', () => {
   it('status answers and a change made on Box is synced while the integrity check runs in its own process', async () => {
     const fx = await fixture('fx-live');
@@ -86,14 +95,32 @@ describe('journal maintenance beside a running daemon', () => {
     const run = await h.start(LONG_CHECK);
     onTestFinished(async () => void (await h.stop(run)));
     await maintaining(run);
-    run.child.kill('SIGTERM');
-    const exit = await waitFor(() => (run.child.exitCode !== null || run.child.signalCode !== null ? run.exited : null), {
-      timeoutMs: 60_000,
-      what: 'the daemon to exit after SIGTERM',
-    });
+    const exit = await terminated(run);
     expect(exit).toEqual({ code: DAEMON_EXIT.stopped, signal: null });
     expect(run.output()).toContain('journalMaintenance stopped');
     expect(run.output()).not.toContain('integrity check passed');
+  }, 600_000);
+
+  it('SIGTERM during the integrity check at start-up (before the daemon answers) ends it with its normal exit code, the journal untouched', async () => {
+    const fx = await fixture('fx-term-open');
+    // No clean mark: the start's open checks the journal (in its own process, made long here).
+    rmSync(`${fx.journalFile}.clean`);
+    const run = h.launch(LONG_CHECK);
+    onTestFinished(async () => void (await h.stop(run)));
+    await waitFor(
+      () => {
+        if (run.child.exitCode !== null) throw new Error(`daemon exited early (${run.child.exitCode}):\n${run.output()}`);
+        return run.output().includes('in a process of its own');
+      },
+      { timeoutMs: 120_000, intervalMs: 10, what: 'the start-up check to begin' },
+    );
+    const exit = await terminated(run);
+    expect(exit).toEqual({ code: DAEMON_EXIT.stopped, signal: null });
+    expect(run.output()).toContain('SIGTERM while starting: stopping');
+    expect(run.output()).toContain('boxsync daemon stopped (while starting)');
+    // The check was stopped, not failed: nothing set aside, and the next start checks it again (no clean mark).
+    expect(readdirSync(fx.stateDir).some((n) => n.includes('.corrupt-'))).toBe(false);
+    expect(existsSync(`${fx.journalFile}.clean`)).toBe(false);
   }, 600_000);
 
   it('a journal damaged after its clean close is found by the check in its own process: exit 1, and the next start sets it aside', async () => {

@@ -5,6 +5,7 @@
  * file set aside and a fresh journal), and a check can be stopped.
  */
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import BetterSqlite3 from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { asRootId } from '../../src/core/model.js';
@@ -93,6 +94,8 @@ describe('the journal check in its own process', () => {
     expect(res.rebuilt).toBe(true);
     if (!res.rebuilt) return;
     expect(res.reason).toMatch(/integrity check failed|damaged/);
+    // Acted on the process's answer: the open did not check the file again on this thread (that reason would not say so).
+    expect(res.reason).toContain('in its own process');
     expect(readFileSync(res.movedTo).equals(damaged)).toBe(true);
     expect(res.journal.countLocalUnder(R, '', 10)).toBe(0);
     res.journal.close();
@@ -109,6 +112,83 @@ describe('the journal check in its own process', () => {
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.error.code).toBe('ABORT_ERR');
     await waitFor(() => !checksRunning(), { timeoutMs: 60_000, what: 'the stopped check process to end' });
+  });
+
+  it('a check past its time limit is stopped: CHECK_TIMEOUT, said clearly, and its process ends', async () => {
+    filled();
+    // A million rounds: far past the limit however fast the machine.
+    const r = await quickCheckInProcess(dbPath, { repeat: 1_000_000, timeoutMs: 300 });
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.error.code).toBe('CHECK_TIMEOUT');
+      expect(r.error.message).toMatch(/did not finish within 0\.3 s/);
+    }
+    await waitFor(() => !checksRunning(), { timeoutMs: 60_000, what: 'the timed-out check process to end' });
+  });
+
+  it('openJournalCheckedApart: a due check past its limit opens the journal as it is, says so, and leaves the check due', async () => {
+    filled();
+    rmSync(`${dbPath}.clean`);
+    const before = readFileSync(dbPath);
+    const res = await openJournalCheckedApart(dbPath, { repeat: 1_000_000, checkTimeoutMs: 300 });
+    expect(res.rebuilt).toBe(false);
+    if (res.rebuilt) return;
+    expect(res.checkUnfinished).toMatch(/did not finish within 0\.3 s.*used as it is.*checked again at the next start/);
+    expect(res.journal.countLocalUnder(R, '', 10_000)).toBe(3000);
+    res.journal.close();
+    // Nothing set aside, and no clean mark: the close does not claim a check that did not finish.
+    expect(readFileSync(dbPath).length).toBe(before.length);
+    expect(existsSync(`${dbPath}.clean`)).toBe(false);
+    await waitFor(() => !checksRunning(), { timeoutMs: 60_000, what: 'the timed-out check process to end' });
+  });
+
+  it('openJournalCheckedApart: stopped by its signal, it rejects and opens nothing (no check on this thread, nothing set aside)', async () => {
+    filled();
+    rmSync(`${dbPath}.clean`);
+    const stop = new AbortController();
+    const opening = openJournalCheckedApart(dbPath, { repeat: 1_000_000, signal: stop.signal });
+    await waitFor(() => checksRunning(), { timeoutMs: 60_000, what: 'the check process to start' });
+    stop.abort();
+    const caught = await opening.then(() => null, (e: unknown) => e);
+    expect((caught as { code?: string } | null)?.code).toBe('ABORT_ERR');
+    expect(existsSync(dbPath)).toBe(true);
+    expect(existsSync(`${dbPath}-wal`)).toBe(false);
+    await waitFor(() => !checksRunning(), { timeoutMs: 60_000, what: 'the stopped check process to end' });
+  });
+
+  it('maintainOffThread past its limit rejects with a plain error (not journal_damaged) and runs no upkeep', async () => {
+    filled();
+    const { journal } = openJournal(dbPath);
+    let upkeepAsked = 0;
+    const caught = await journal.maintainOffThread!({ repeat: 1_000_000, timeoutMs: 300, beforeUpkeep: async () => void (upkeepAsked += 1) }).then(() => null, (e: unknown) => e);
+    expect(isSyncError(caught)).toBe(false);
+    expect((caught as Error).message).toMatch(/did not finish within 0\.3 s.*next maintenance checks it again/);
+    expect(upkeepAsked).toBe(0);
+    // Once its process is gone, this connection is the last one: its close removes the WAL.
+    await waitFor(() => !checksRunning(), { timeoutMs: 60_000, what: 'the timed-out check process to end' });
+    journal.close();
+    // Not damage: the journal closes clean (the check at its open still counts).
+    expect(existsSync(`${dbPath}.clean`)).toBe(true);
+  });
+
+  it('maintainOffThread: the statistics are written by the check process, read by the open connection, and the WAL is truncated', async () => {
+    filled();
+    const { journal } = openJournal(dbPath);
+    journal.transaction(() => {
+      for (let i = 0; i < 500; i++) journal.putLocal(R, localFile(`more/file-${i}.txt`, { inode: 10_000 + i }));
+    });
+    expect(statSync(`${dbPath}-wal`).size).toBeGreaterThan(0);
+    await journal.maintainOffThread!();
+    expect(statSync(`${dbPath}-wal`).size).toBe(0);
+    const reader = new BetterSqlite3(dbPath, { readonly: true });
+    try {
+      const stats = reader.prepare(`SELECT tbl FROM sqlite_stat1 WHERE tbl = 'local_entries'`).all();
+      expect(stats.length).toBeGreaterThan(0);
+    } finally {
+      reader.close();
+    }
+    expect(journal.countLocalUnder(R, '', 10_000)).toBe(3500);
+    journal.close();
   });
 
   it('a missing file: the check answers with an error (never throws)', async () => {

@@ -180,7 +180,7 @@ describe('the first write of a run', () => {
       'remoteChildrenPaged', 'remoteChildNamed', 'countRemoteBelow', 'getLocal', 'localUnder', 'localByInode', 'localChildren',
       'countLocalUnder', 'getSynced', 'syncedByRemoteId', 'syncedByInode', 'syncedUnder', 'syncedChildren', 'countSyncedUnder',
       'countSynced', 'countSyncedSteps', 'getCursor', 'isTrashed', 'getMeta', 'getFailure', 'failures', 'failuresOfRemoteId', 'operations',
-      'lastOperation', 'unsyncedPaths', 'syncedRoots',
+      'lastOperation', 'unsyncedPaths', 'syncedRoots', 'afterUpkeepApart', 'localChildrenPages', 'syncedChildrenPages',
     ];
     const unknown = Object.getOwnPropertyNames(SqliteJournal.prototype).filter((m) => !(m in writes) && !notWrites.includes(m));
     expect(unknown).toEqual([]);

@@ -3,9 +3,11 @@
  * bounded subtree counts on each tree, and the base row of a local entry by inode. Real SQLite file.
  */
 import { describe, expect, it } from 'vitest';
-import { asRelPath as p, asRemoteId as rid, asRootId } from '../../src/core/model.js';
+import { asRelPath as p, asRemoteId as rid, asRootId, type SyncRoot } from '../../src/core/model.js';
 import type { Journal } from '../../src/ports/journal.js';
 import { journalForEachTest } from './each-test-journal.js';
+import { caseTwins, caseTwinsSteps } from '../../src/engine/windows.js';
+import { runWhole } from '../../src/core/slices.js';
 import { localFile, localFolder, remoteItem, synced } from './entries.js';
 
 const root = asRootId('r');
@@ -31,6 +33,53 @@ describe('journal reads for planning windows', () => {
     j.putSynced(root, synced('a/x.txt', '11'));
     j.putSynced(root, synced('a/sub/deep.txt', '12'));
     expect(j.syncedChildren(root, p('a')).map((e) => e.path)).toEqual(['a/x.txt']);
+  });
+
+  it('reads the direct children in keyset pages too: the same rows in the same order, a page at a time', () => {
+    // 2,500 children of `big` (names that sort around '/': '-' and '.' come before it), each of a tenth with a
+    // subtree, and a sibling folder sharing the prefix.
+    j.transaction(() => {
+      j.putLocal(root, localFolder('big', 1));
+      for (let i = 0; i < 2500; i++) {
+        const name = i % 3 === 0 ? `c${i}-x` : i % 3 === 1 ? `c${i}.txt` : `c${i}`;
+        if (i % 10 === 0) {
+          j.putLocal(root, localFolder(`big/${name}`, 10 + i));
+          j.putLocal(root, localFile(`big/${name}/inner.txt`, { inode: 100_000 + i }));
+        } else j.putLocal(root, localFile(`big/${name}`, { inode: 10 + i }));
+        j.putSynced(root, synced(`big/${name}`, `s${i}`));
+      }
+      j.putLocal(root, localFile('big-sibling/f', { inode: 5 }));
+    });
+    const pages = [...j.localChildrenPages!(root, p('big'))];
+    expect(pages.map((page) => page.length)).toEqual([1000, 1000, 500]);
+    expect(pages.flat().map((e) => e.path)).toEqual(j.localChildren(root, p('big')).map((e) => e.path));
+    expect([...j.syncedChildrenPages!(root, p('big'))].flat().map((e) => e.path)).toEqual(j.syncedChildren(root, p('big')).map((e) => e.path));
+    // The top level: one row (big-sibling has no row of its own, only one below it).
+    expect([...j.localChildrenPages!(root, '')].flat().map((e) => e.path)).toEqual(['big']);
+    expect([...j.localChildrenPages!(root, p('nothing-here'))]).toEqual([]);
+  });
+
+  it("a path's case twins among 2,500 siblings are found with a pause between two pages of each tree's children", () => {
+    const sr = { id: root, localPath: '/nowhere', remoteId: rid('0') } as SyncRoot;
+    j.transaction(() => {
+      j.putRemote(remoteItem('d', '0', 'big', { kind: 'folder' }));
+      for (let i = 0; i < 2500; i++) {
+        j.putLocal(root, localFile(`big/f${i}.txt`, { inode: 10 + i }));
+        j.putSynced(root, synced(`big/f${i}.txt`, `s${i}`));
+        j.putRemote(remoteItem(`r${i}`, 'd', `f${i}.txt`));
+      }
+      j.putLocal(root, localFile('big/README.md', { inode: 5 }));
+      j.putSynced(root, synced('big/Readme.md', 's-readme'));
+      j.putRemote(remoteItem('r-readme', 'd', 'readme.MD'));
+    });
+    const steps = caseTwinsSteps(j, sr, p('big/readme.md'));
+    let pauses = 0;
+    let r = steps.next();
+    for (; !r.done; r = steps.next()) pauses += 1;
+    // Three pages of local rows, three of synced rows, and a pause every 64 remote rows.
+    expect(pauses).toBeGreaterThanOrEqual(6 + Math.floor(2502 / 64));
+    expect([...r.value].sort()).toEqual(['big/README.md', 'big/Readme.md', 'big/readme.MD']);
+    expect(caseTwins(j, sr, p('big/readme.md'))).toEqual(runWhole(caseTwinsSteps(j, sr, p('big/readme.md'))));
   });
 
   it('counts the rows below a path, never more than the limit asked for', () => {

@@ -13,6 +13,7 @@ import type { BoxActions } from '../../remote/box/index.js';
 import type { LocalFs } from '../../ports/local-fs.js';
 import type { TrashPlaces } from '../../local/local-trash-entries.js';
 import { compose, type ComposeOptions } from '../compose.js';
+import { checkRepeat } from './maintenance-jobs.js';
 import type { Bandwidth } from '../../remote/box/bandwidth.js';
 
 export interface DaemonParts {
@@ -46,7 +47,15 @@ export interface DaemonParts {
  * `streamType`: the event stream the daemon is set to read (its long poll may fall back: Engine.useStream);
  * `freeSpace`: asked when a deselected folder is freed (true: removed, not moved to the local trash).
  */
-export type ComposeDaemonParts = (config: Config, logger: Logger, events: EngineEvents, streamType: StreamType, freeSpace?: () => boolean) => Promise<DaemonParts>;
+export type ComposeDaemonParts = (
+  config: Config,
+  logger: Logger,
+  events: EngineEvents,
+  streamType: StreamType,
+  freeSpace?: () => boolean,
+  /** Aborted by SIGTERM during the daemon's start: the journal's open check stops, the composition rejects. */
+  signal?: AbortSignal,
+) => Promise<DaemonParts>;
 
 /**
  * The daemon's journal page cache: SQLite's own default (2,000 KiB) instead of better-sqlite3's 16,000. What a pass
@@ -61,8 +70,9 @@ export type DaemonComposeOverrides = Pick<ComposeOptions, 'bandwidthBytesPerSec'
 
 /** The production parts: the composition root's engine and adapters, with the command line's overrides. */
 export function composeDaemonParts(overrides: DaemonComposeOverrides = {}): ComposeDaemonParts {
-  return async (config, logger, events, streamType, freeSpace) => {
-    const c = await compose({ ...overrides, config, logger, events, streamType, liveChanges: true, journalCacheKiB: DAEMON_JOURNAL_CACHE_KIB, journalCheckApart: true, ...(freeSpace ? { freeSpace } : {}) });
+  return async (config, logger, events, streamType, freeSpace, signal) => {
+    const journalCheckApart = { repeat: checkRepeat(), ...(signal ? { signal } : {}) };
+    const c = await compose({ ...overrides, config, logger, events, streamType, liveChanges: true, journalCacheKiB: DAEMON_JOURNAL_CACHE_KIB, journalCheckApart, ...(freeSpace ? { freeSpace } : {}) });
     if (c.journalRebuilt) logger.warn(`the journal was rebuilt (${c.journalRebuilt}); the first pass scans and lists everything`);
     return {
       engine: c.engine,

@@ -90,7 +90,12 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
       return { url: ui.loginUrl() };
     }
     if (!session) throw new Error('the daemon is still starting or reloading; ask again in a moment');
-    if (req.verb === 'status') return session.status({ pid: process.pid, startedAtMs, stopping, eventLoop: loop.status() });
+    if (req.verb === 'status') {
+      await session.statusReady();
+      // The session may have been swapped (a reload) meanwhile: the one running now answers.
+      if (!session) throw new Error('the daemon is reloading; ask again in a moment');
+      return session.status({ pid: process.pid, startedAtMs, stopping, eventLoop: loop.status() });
+    }
     if (req.verb === 'selective') return inTurn(() => selective.run(req));
     return session.handle(req);
   };
@@ -105,15 +110,54 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
   // A fatal error of the running session ends the process; set once the exit path below exists.
   let earlyFatal: string | null = null;
   let onFatal: (message: string) => void = (message) => void (earlyFatal ??= message);
+  // Aborted by the stop (SIGTERM, SIGINT, a fatal error): a session still starting (the first, or one a reload
+  // starts) stops its journal check at once instead of the stop waiting for it.
+  const starting = new AbortController();
   const hooks = {
+    startSignal: starting.signal,
     onFatal: (message: string): void => onFatal(message),
     onNotice: selective.onNotice,
     freeSpace: selective.freeSpace,
     onActivity: { status: (): void => ui?.statusChanged(), operation: (op: Parameters<UiServer['operation']>[0]): void => ui?.operation(op) },
   };
+  // SIGTERM or SIGINT while the session starts (its journal check runs for seconds at a million rows, in a process
+  // of its own): the start is stopped (the check's process killed), what did start is closed, exit 0 as after any
+  // SIGTERM. Without these handlers node's default ended the process by the signal itself.
+  const stopWhileStarting = (signal: NodeJS.Signals): void => {
+    if (stopping) {
+      lock.release();
+      process.exit(DAEMON_EXIT.stopped);
+    }
+    stopping = true;
+    log.info(`${signal} while starting: stopping`);
+    starting.abort();
+    setTimeout(() => {
+      log.warn('stop bound passed while starting; exiting now, the next start resumes from the journal');
+      lock.release();
+      process.exit(DAEMON_EXIT.stopped);
+    }, settings.shutdownTimeoutMs + 900).unref();
+  };
+  process.on('SIGTERM', stopWhileStarting);
+  process.on('SIGINT', stopWhileStarting);
+  const stoppedWhileStarting = async (): Promise<number> => {
+    await session?.close(settings.shutdownTimeoutMs);
+    await control.close();
+    lock.release();
+    log.info('boxsync daemon stopped (while starting)');
+    // As after a stop below: nothing left running keeps the process past systemd's TimeoutStopSec.
+    setTimeout(() => process.exit(), 2_000).unref();
+    return DAEMON_EXIT.stopped;
+  };
+  // Kept until the running daemon's own handlers take over (below, in the same synchronous run).
+  const startHandlersOff = (): void => {
+    process.off('SIGTERM', stopWhileStarting);
+    process.off('SIGINT', stopWhileStarting);
+  };
   try {
     session = await DaemonSession.start(config, settings, opts.compose, rootLogger, hooks);
   } catch (e) {
+    startHandlersOff();
+    if (stopping) return stoppedWhileStarting();
     const message = e instanceof Error ? e.message : String(e);
     log.fatal({ err: e }, `cannot start syncing: ${message}`);
     recordLastExit(config.stateDir, { atMs: Date.now(), code: DAEMON_EXIT.cannotStart, reason: `could not start syncing: ${message}` });
@@ -122,6 +166,12 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
     return DAEMON_EXIT.cannotStart;
   }
   ui = await startDaemonUi(settings.ui, { stateDir: config.stateDir, log: rootLogger.child({ component: 'ui' }), control: handler, roots: () => (session?.config ?? config).folders.map((f) => f.localPath) });
+  if (stopping) {
+    // The signal came after the journal check, while the rest started (not at an abortable point): all is closed.
+    startHandlersOff();
+    await ui?.close();
+    return stoppedWhileStarting();
+  }
   log.info({ socket: config.socketPath, roots: config.folders.map((f) => f.localPath), stream: settings.streamType, watcher: settings.watcher }, 'boxsync daemon started');
   opts.onReady?.({ socketPath: config.socketPath, config });
 
@@ -144,6 +194,7 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
         process.exit(exitCode);
       }
       stopping = true;
+      starting.abort();
       log.info(`${signal}: stopping (transfers finish or checkpoint within ${settings.shutdownTimeoutMs / 1000} s)`);
       // Whatever the daemon is doing (a request that ignores its abort, a stuck file system call), the process
       // ends shortly after the bound: the journal is crash-safe, and the next start resumes from it.
@@ -221,6 +272,7 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<number> {
         log.error({ err: e }, `SIGHUP: reloading failed and the previous configuration could not be restarted (${e instanceof Error ? e.message : String(e)}); stop and start the daemon`);
       });
     };
+    startHandlersOff();
     process.on('SIGTERM', onTerm);
     process.on('SIGINT', onInt);
     process.on('SIGHUP', onHup);

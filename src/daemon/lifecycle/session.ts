@@ -54,6 +54,8 @@ export interface DaemonSessionHooks {
   readonly onNotice?: NonNullable<EngineEvents['onNotice']>;
   readonly freeSpace?: () => boolean;
   readonly onActivity?: SessionActivity;
+  /** Aborted by SIGTERM while the session starts (the journal's open check): the start rejects at once. */
+  readonly startSignal?: AbortSignal;
 }
 
 export class DaemonSession {
@@ -118,7 +120,7 @@ export class DaemonSession {
       if (isSyncError(e) && e.disposition === 'fatal') fatal(e.message);
     };
     // The engine reads the stream the long poll settles on: remote-side's prepare() tells it, before the first pass.
-    const parts = await compose(config, rootLogger, events, settings.streamType, hooks.freeSpace);
+    const parts = await compose(config, rootLogger, events, settings.streamType, hooks.freeSpace, hooks.startSignal);
     const reclaimer = new IdleReclaimer({
       gc: obtainGc(),
       // The idle journal check allocates as it reads: collect once it is over (its end calls idle() again).
@@ -234,6 +236,11 @@ export class DaemonSession {
     remote.start();
     schedules.start();
     return session;
+  }
+
+  /** Before status(): its in-sync counts made in slices (the event loop stays free), not in one call. */
+  statusReady(): Promise<void> {
+    return this.parts.engine.statusReady?.() ?? Promise.resolve();
   }
 
   status(base: { pid: number; startedAtMs: number; stopping: boolean; eventLoop: EventLoopStatus }): DaemonStatus {
