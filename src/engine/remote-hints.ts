@@ -8,8 +8,8 @@
 import PQueue from 'p-queue';
 import { isSyncError } from '../core/errors.js';
 import { escapeText } from '../core/escape.js';
-import type { RemoteEntry, RemoteId, SyncRoot } from '../core/model.js';
-import type { Journal } from '../ports/journal.js';
+import type { RelPath, RemoteEntry, RemoteId, SyncRoot } from '../core/model.js';
+import type { FailureRecord, Journal } from '../ports/journal.js';
 import type { RemoteHint, StreamType } from '../ports/remote-changes.js';
 import type { RejectedItem, RemoteStore } from '../ports/remote-store.js';
 import type { RemoteObserverDeps } from './remote-observer-deps.js';
@@ -247,16 +247,37 @@ export function onlyOwnEchoes(journal: Journal, roots: readonly SyncRoot[], hint
   });
 }
 
-/** A changed item gets a fresh chance: parked ('skip') failures at its old or new path are cleared. */
+/**
+ * A changed item gets a fresh chance: parked ('skip') failures at its old or new path, and its rejected ones, are
+ * cleared. The failures that can be cleared are read in one query first: with none (the usual case) a burst of 100
+ * hinted items costs no lookup per item (it cost about 6 per item: the edits run of issue 29 point 7).
+ */
 function clearParkedFailures(journal: Journal, roots: readonly SyncRoot[], ids: readonly RemoteId[]): void {
   const ours = new Set(roots.map((r) => r.id));
+  const parked = journal.parkedFailures(REJECTED_CODE).filter((f) => ours.has(f.root));
+  if (parked.length === 0) return;
+  const key = (root: string, path: string): string => `${root}\u0000${path}`;
+  const byPath = new Map(parked.map((f) => [key(f.root, f.path), f] as const));
+  const clear = (root: SyncRoot['id'], path: RelPath): void => {
+    if (!byPath.delete(key(root, path))) return;
+    journal.clearFailure(root, path);
+  };
+  const skipAt = (root: SyncRoot['id'], path: RelPath): void => {
+    if (byPath.get(key(root, path))?.disposition === 'skip') clear(root, path);
+  };
+  const rejected = new Map<RemoteId, FailureRecord[]>();
+  for (const f of parked) {
+    const rid = f.remoteId;
+    if (rid !== null && rid !== undefined && f.code === REJECTED_CODE) rejected.set(rid, [...(rejected.get(rid) ?? []), f]);
+  }
   for (const id of ids) {
-    for (const f of journal.failuresOfRemoteId(id)) if (f.code === REJECTED_CODE && ours.has(f.root)) journal.clearFailure(f.root, f.path);
+    for (const f of rejected.get(id) ?? []) clear(f.root, f.path);
     const at = locateRemote(journal, roots, id);
-    if (at && at.path !== '' && journal.getFailure(at.root.id, at.path)?.disposition === 'skip') journal.clearFailure(at.root.id, at.path);
+    if (at && at.path !== '') skipAt(at.root.id, at.path);
     for (const root of roots) {
       const s = journal.syncedByRemoteId(root.id, id);
-      if (s && journal.getFailure(root.id, s.path)?.disposition === 'skip') journal.clearFailure(root.id, s.path);
+      if (s) skipAt(root.id, s.path);
     }
+    if (byPath.size === 0) return;
   }
 }
