@@ -1,7 +1,8 @@
 /**
  * The heap policy of one `sync --once` (issue 29 point 7; heap-flags.ts sets the flags). A run over a journal that is
- * already there (not a first mirror) runs with V8's defaults: a short pass of edits, or none, is mostly the walk and
- * the journal's rows, whose garbage the small heap's frequent full collections cost a fifth of the run's CPU. Once
+ * already there (not a first mirror), of up to RELAX_MAX_JOURNAL_BYTES, runs with V8's defaults: a short pass of
+ * edits, or none, is mostly the walk and the journal's rows, whose garbage the small heap's frequent full
+ * collections cost a fifth of the run's CPU. Once
  * the pass plans big transfers (BIG_PASS_OPS operations or BIG_PASS_BYTES queued or in flight, as the engine's status
  * shows them after planning), the small heap's flags are set again for the rest of the run: a first mirror resumed,
  * or many new files on Box, keeps the resident set of a first mirror (issue 29 point 5). A first mirror (no journal
@@ -16,9 +17,16 @@ export const BIG_PASS_OPS = 1_000;
 /** Bytes queued or in flight that make a pass big. */
 export const BIG_PASS_BYTES = 256 * 1024 * 1024;
 
+/**
+ * The biggest journal a run relaxes over: about 200,000 files (62 MB at 100,000, 624 MB at a million). Relaxed, the
+ * old generation may grow to several times what is live, and what is live grows with the tree: a no-change run at a
+ * million files keeps the small heap (issue 29 point 6: under 400 MB).
+ */
+export const RELAX_MAX_JOURNAL_BYTES = 128 * 1024 * 1024;
+
 /** Does a run over this journal (its size in bytes; null: none yet) start with V8's defaults? */
 export function relaxedAtStart(journalBytes: number | null): boolean {
-  return journalBytes !== null && journalBytes > 0;
+  return journalBytes !== null && journalBytes > 0 && journalBytes <= RELAX_MAX_JOURNAL_BYTES;
 }
 
 /** Does this status show a big pass (the small heap's flags wanted again)? */

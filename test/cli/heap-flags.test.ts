@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { heapFlagsWanted } from '../../src/cli/heap-flags.js';
 import type { MemoryReport } from '../../src/cli/memory-report.js';
-import { BIG_PASS_BYTES, BIG_PASS_OPS, bigPass, relaxedAtStart } from '../../src/cli/run-heap.js';
+import { BIG_PASS_BYTES, BIG_PASS_OPS, bigPass, RELAX_MAX_JOURNAL_BYTES, relaxedAtStart } from '../../src/cli/run-heap.js';
 import { asRelPath, asRemoteId, asRootId } from '../../src/core/model.js';
 import type { RootStatus } from '../../src/engine/types.js';
 import { explain, startSyncEnv, type SyncEnv } from './sync-harness.js';
@@ -136,10 +136,13 @@ function rootStatus(ops: number, bytes: number, inFlight: readonly (readonly [nu
 }
 
 describe('the heap policy of a sync --once (run-heap.ts)', () => {
-  it("relaxes over a journal already there, not on a first mirror; a pass is big from BIG_PASS_OPS operations or BIG_PASS_BYTES, queued or in flight, over every root", () => {
+  it("relaxes over a journal already there of up to RELAX_MAX_JOURNAL_BYTES, not on a first mirror; a pass is big from BIG_PASS_OPS operations or BIG_PASS_BYTES, queued or in flight, over every root", () => {
     expect(relaxedAtStart(null)).toBe(false);
     expect(relaxedAtStart(0)).toBe(false);
     expect(relaxedAtStart(4096)).toBe(true);
+    expect(relaxedAtStart(RELAX_MAX_JOURNAL_BYTES)).toBe(true);
+    // A million files' journal (624 MB) keeps the small heap.
+    expect(relaxedAtStart(RELAX_MAX_JOURNAL_BYTES + 1)).toBe(false);
     // 100 + 100 edits: small.
     expect(bigPass({ roots: [rootStatus(200, 200 * 2048)] })).toBe(false);
     expect(bigPass({ roots: [rootStatus(BIG_PASS_OPS - 1, 0)] })).toBe(false);
