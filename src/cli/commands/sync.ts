@@ -165,7 +165,7 @@ export async function runSyncOnce(opts: SyncOnceOptions = {}): Promise<ExitCode>
     composition = await compose({
       config,
       logger,
-      events: { onStatus: (s) => (heapWatch(s), reporter.onStatus(s)), onOperation: reporter.onOperation, onNotice: reporter.onNotice },
+      events: { onStatus: reporter.onStatus, onPlanned: heapWatch, onOperation: reporter.onOperation, onNotice: reporter.onNotice },
       bandwidthBytesPerSec: opts.bandwidthBytesPerSec,
       freeSpace: opts.freeSpace === true,
       journalCacheKiB,
