@@ -32,6 +32,14 @@ async function allEvents(e: Env): Promise<{ event_type: string; source: { id: st
 
 const text = (e: Env, name: string): Promise<string> => readFile(join(e.mirror, name), 'utf8');
 
+/** A Box folder holding a.txt ("v1"), mirrored by a first sync. */
+async function mirroredFile(): Promise<{ e: Env; a: { id: string } }> {
+  env = await startSyncEnv();
+  const a = env.web.uploadFile(env.remoteRootId, 'a.txt', 'v1');
+  await env.syncOk();
+  return { e: env, a };
+}
+
 describe("sync --once: Box events' sources", () => {
   it('edits on Box sync without a GET of each edited file; a source without content_modified_at is fetched', async () => {
     env = await startSyncEnv();
@@ -57,10 +65,7 @@ describe("sync --once: Box events' sources", () => {
   });
 
   it('a late event of an older version, sent again after a newer one synced, is fetched and never rolls the file back', async () => {
-    env = await startSyncEnv();
-    const e = env;
-    const a = e.web.uploadFile(e.remoteRootId, 'a.txt', 'v1');
-    await e.syncOk();
+    const { e, a } = await mirroredFile();
     e.web.uploadVersion(a.id, 'v2');
     await e.syncOk();
     expect(await text(e, 'a.txt')).toBe('v2');
@@ -91,10 +96,7 @@ describe("sync --once: Box events' sources", () => {
   });
 
   it('two versions whose events come reordered and repeated in one batch: the newer one is synced', async () => {
-    env = await startSyncEnv();
-    const e = env;
-    const a = e.web.uploadFile(e.remoteRootId, 'a.txt', 'v1');
-    await e.syncOk();
+    const { e, a } = await mirroredFile();
     e.web.uploadVersion(a.id, 'v2');
     e.web.uploadVersion(a.id, 'v3');
     e.srv.control.setEventChaos({ duplicate: true, reorder: true });
