@@ -291,6 +291,9 @@ async function reconcileScope(
     }
 
     status.setPhase('transferring');
+    // The plan, and each new folder's follow-ups, announced as they start (the CLI's heap policy: cli/run-heap.ts).
+    const announce = (ops: readonly Operation[]): void => ctx.events.onPlanned?.({ root: rc.root.id, ops: ops.length, bytes: ops.reduce((n, op) => n + transferOf(ctx, rc.root.id, op).totalBytes, 0) });
+    announce(work);
     // Each outcome is committed as soon as its operation ends (with those that ended meanwhile: commit-batch.ts),
     // so progress survives a crash mid-batch.
     running = work.length;
@@ -322,6 +325,7 @@ async function reconcileScope(
           const next = followUps({ journal, root: rc.root, isIgnored: rc.isIgnored, nowMs: ctx.clock.now(), scope, folder: opPath(op), skip: (o) => failedThisRun.has(signature(o)) });
           work.push(...next);
           running += next.length;
+          if (next.length > 0) announce(next);
           await Promise.all(next.map(runOp));
         }
       };

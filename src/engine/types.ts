@@ -181,6 +181,11 @@ export interface EngineEvents {
   /** Something the user is told once (a change of scope: a path now excluded, included again; names escaped). */
   /** `kind` names the notices a daemon also shows as a desktop notification ('new-folder-skipped'). */
   onNotice?: (n: { root: RootId | null; text: string; kind?: 'new-folder-skipped' }) => void;
+  /**
+   * A pass's plan for a root, as its operations start: how many, and the bytes its transfers move (the CLI's heap
+   * policy: cli/run-heap.ts).
+   */
+  onPlanned?: (p: { root: RootId; ops: number; bytes: number }) => void;
   /** A safety guard that stops a root this run (its id names the root: guard-id.ts), once per guard raised. */
   onGuard?: (g: { id: string; message: string }) => void;
 }

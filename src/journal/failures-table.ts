@@ -41,6 +41,7 @@ export class FailuresTable {
   readonly #all: Statement<[], FailureRow>;
   readonly #ofRoot: Statement<[string], FailureRow>;
   readonly #ofRemoteId: Statement<[string], FailureRow>;
+  readonly #parked: Statement<[string], FailureRow>;
 
   constructor(db: Database) {
     // A failure recorded again for the same item keeps the time its run of failures began (first_failed_at_ms).
@@ -56,6 +57,7 @@ export class FailuresTable {
     this.#all = db.prepare(`SELECT ${COLS} FROM failures ORDER BY root, path`);
     this.#ofRoot = db.prepare(`SELECT ${COLS} FROM failures WHERE root = ? ORDER BY path`);
     this.#ofRemoteId = db.prepare(`SELECT ${COLS} FROM failures WHERE remote_id = ? ORDER BY root, path`);
+    this.#parked = db.prepare(`SELECT ${COLS} FROM failures WHERE disposition = 'skip' OR code = ? ORDER BY root, path`);
   }
 
   /**
@@ -89,6 +91,11 @@ export class FailuresTable {
 
   ofRemoteId(id: RemoteId): readonly FailureRecord[] {
     return this.#ofRemoteId.all(id).map(fromRow);
+  }
+
+  /** The 'skip' failures and those of `code`: what a changed item may clear (engine/remote-hints.ts). */
+  parked(code: string): readonly FailureRecord[] {
+    return this.#parked.all(code).map(fromRow);
   }
 
   list(root?: RootId): readonly FailureRecord[] {

@@ -235,6 +235,9 @@ export class SqliteJournal implements Journal {
   failuresOfRemoteId(id: RemoteId): readonly FailureRecord[] {
     return this.#failures.ofRemoteId(id);
   }
+  parkedFailures(code: string): readonly FailureRecord[] {
+    return this.#failures.parked(code);
+  }
   recordOperation(op: Omit<OperationRecord, 'seq'>): void {
     this.#writes.before();
     this.#operations.record(op);

@@ -153,6 +153,8 @@ export interface Journal {
   failures(root?: RootId): readonly FailureRecord[];
   /** The failures recorded with this Box id (FailureRecord.remoteId), in every root. */
   failuresOfRemoteId(id: RemoteId): readonly FailureRecord[];
+  /** The failures that wait for their item to change ('skip') and those of this code, in every root (one query). */
+  parkedFailures(code: string): readonly FailureRecord[];
 
   // the operation history (bounded; newest first), for `boxsync history` and `boxsync info`
   recordOperation(op: Omit<OperationRecord, 'seq'>): void;

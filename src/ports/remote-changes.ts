@@ -13,7 +13,7 @@
  * Stream positions are strings (they can exceed 2^53) and are stored by the caller in the journal in the
  * same transaction as the observations they led to.
  */
-import type { RemoteId } from '../core/model.js';
+import type { RemoteEntry, RemoteId } from '../core/model.js';
 
 export type StreamType = 'changes' | 'sync' | 'all';
 
@@ -37,6 +37,13 @@ export interface RemoteHint {
    */
   readonly etag: string | null;
   readonly name: string | null;
+  /**
+   * The file as the event's source shows it, when the source is a whole active file (every field a GET of it asks
+   * for), validated as a listing's entry is. The engine may take it instead of fetching the item only when its
+   * sequence_id is newer than the journal's (engine/remote-hints.ts trustedSources): an older or repeated event
+   * never rolls an item back.
+   */
+  readonly item?: RemoteEntry;
 }
 
 export interface ChangeBatch {

@@ -3,6 +3,8 @@
  * the flag, and, in a real child process that loads the CLI's first module and then starts a file worker thread
  * (Node resets some V8 flags when it starts one), that the old generation grows far less while a loop allocates
  * and keeps some of it, and the young generation not at all, than in the same process with BOXSYNC_V8_HEAP=default.
+ * The heap policy of a `sync --once` (src/cli/run-heap.ts; issue 29 point 7): its decision, the flags relaxed and
+ * set again in a real process, and in the real CLI a first mirror, a run of edits and a run of 1,000 downloads.
  */
 import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
@@ -11,6 +13,9 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { heapFlagsWanted } from '../../src/cli/heap-flags.js';
+import type { MemoryReport } from '../../src/cli/memory-report.js';
+import { BIG_PASS_BYTES, BIG_PASS_OPS, bigPass, RELAX_MAX_JOURNAL_BYTES, relaxedAtStart } from '../../src/cli/run-heap.js';
+import { explain, startSyncEnv, type SyncEnv } from './sync-harness.js';
 import { repoRoot } from '../support/cli.js';
 import { makeTempDir } from '../support/tmp.js';
 
@@ -37,12 +42,13 @@ afterEach(async () => {
 const tsxLoader = pathToFileURL(createRequire(join(repoRoot, 'package.json')).resolve('tsx')).href;
 
 /** Run the probe in a child node: the old and young generations' largest committed MiB during the churn, and whether a thread ran the job. */
-async function probe(dir: string, name: string, env: NodeJS.ProcessEnv): Promise<{ oldSpaceMiB: number; newSpaceAtStartMiB: number; newSpaceMiB: number; threaded: boolean }> {
+async function probe(dir: string, name: string, env: NodeJS.ProcessEnv, after = ''): Promise<{ oldSpaceMiB: number; newSpaceAtStartMiB: number; newSpaceMiB: number; threaded: boolean }> {
   const script = join(dir, `${name}.mjs`);
   const src = (p: string): string => JSON.stringify(pathToFileURL(join(repoRoot, 'src', p)).href);
   await writeFile(
     script,
     `await import(${src('cli/heap-tuning.ts')});
+${after}
 const { getHeapSpaceStatistics } = await import('node:v8');
 const { FileWorkerPool } = await import(${src('local/file-workers.ts')});
 const pool = new FileWorkerPool({ size: 1 });
@@ -97,4 +103,64 @@ describe('the CLI heap flags in a real process', () => {
     expect(plain.newSpaceMiB).toBeGreaterThanOrEqual(8);
     expect(plain.newSpaceMiB).toBeGreaterThan(plain.newSpaceAtStartMiB);
   }, 120_000);
+
+  it("relaxed (a short sync --once, run-heap.ts) lets both grow as V8's defaults do; tightened again, the flags hold as set at start, after a worker thread started too", async () => {
+    const tmp = await makeTempDir('boxsync-heap-relax-');
+    cleanup.push(tmp.cleanup);
+    const flags = JSON.stringify(pathToFileURL(join(repoRoot, 'src', 'cli', 'heap-flags.ts')).href);
+    const relaxed = await probe(tmp.dir, 'relaxed', {}, `(await import(${flags})).relaxHeapFlags();`);
+    const tightened = await probe(tmp.dir, 'tightened', {}, `const h = await import(${flags}); h.relaxHeapFlags(); h.tightenHeapFlags();`);
+    expect(relaxed.threaded && tightened.threaded).toBe(true);
+    expect(relaxed.newSpaceMiB).toBeGreaterThanOrEqual(8);
+    expect(tightened.newSpaceMiB).toBeGreaterThan(0);
+    expect(tightened.newSpaceMiB).toBeLessThanOrEqual(4);
+    expect(tightened.oldSpaceMiB).toBeGreaterThan(0);
+    expect(tightened.oldSpaceMiB).toBeLessThan(relaxed.oldSpaceMiB * 0.6);
+  }, 120_000);
+});
+
+describe('the heap policy of a sync --once (run-heap.ts)', () => {
+  it("relaxes over a journal already there of up to RELAX_MAX_JOURNAL_BYTES, not on a first mirror; a run is big from BIG_PASS_OPS operations or BIG_PASS_BYTES planned", () => {
+    expect(relaxedAtStart(null)).toBe(false);
+    expect(relaxedAtStart(0)).toBe(false);
+    expect(relaxedAtStart(4096)).toBe(true);
+    expect(relaxedAtStart(RELAX_MAX_JOURNAL_BYTES)).toBe(true);
+    // A million files' journal (624 MB) keeps the small heap.
+    expect(relaxedAtStart(RELAX_MAX_JOURNAL_BYTES + 1)).toBe(false);
+    // 100 + 100 edits: small.
+    expect(bigPass({ ops: 200, bytes: 200 * 2048 })).toBe(false);
+    expect(bigPass({ ops: BIG_PASS_OPS - 1, bytes: BIG_PASS_BYTES - 1 })).toBe(false);
+    expect(bigPass({ ops: BIG_PASS_OPS, bytes: 0 })).toBe(true);
+    expect(bigPass({ ops: 1, bytes: BIG_PASS_BYTES })).toBe(true);
+  });
+});
+
+let syncEnv: Awaited<ReturnType<typeof startSyncEnv>> | null = null;
+afterEach(async () => {
+  await syncEnv?.close();
+  syncEnv = null;
+});
+
+/** A `sync --once` at debug level: it must converge; the V8 flags in force at its end (memory-report.ts). */
+async function flagsAtEnd(e: SyncEnv): Promise<readonly string[]> {
+  const r = await e.sync([], { env: { BOXSYNC_LOG_LEVEL: 'debug' }, timeoutMs: 240_000 });
+  expect(r.code, explain(r)).toBe(0);
+  const line = r.stderr.split('\n').find((l) => l.includes('"msg":"memory tuning"'));
+  expect(line, explain(r)).toBeDefined();
+  return (JSON.parse(line!) as MemoryReport).v8Flags;
+}
+
+describe('the heap policy in the real CLI', () => {
+  it('a first mirror keeps the small heap; a run of a few edits over its journal runs with V8 defaults; a run that plans 1,000 downloads sets the small heap again', async () => {
+    syncEnv = await startSyncEnv();
+    const e = syncEnv;
+    const small = ['--optimize-for-size', '--semi-space-growth-factor=1'];
+    const a = e.web.uploadFile(e.remoteRootId, 'a.txt', 'a');
+    expect(await flagsAtEnd(e)).toEqual(small);
+    e.web.uploadVersion(a.id, 'a2');
+    expect(await flagsAtEnd(e)).toEqual([]);
+    const big = e.web.createFolder(e.remoteRootId, 'big');
+    for (let i = 0; i < BIG_PASS_OPS; i++) e.web.uploadFile(big.id, `f${i}.txt`, String(i));
+    expect(await flagsAtEnd(e)).toEqual(small);
+  }, 600_000);
 });

@@ -21,6 +21,7 @@ import type { RunSummary } from '../../engine/types.js';
 import { configAndLock, type ExitCode } from './config-and-lock.js';
 import { memoryReport } from '../memory-report.js';
 import { runJournalCacheKiB } from '../../journal/cache-size.js';
+import { runHeapPolicy } from '../run-heap.js';
 
 export { configAndLock, type ExitCode } from './config-and-lock.js';
 
@@ -143,6 +144,8 @@ export async function runSyncOnce(opts: SyncOnceOptions = {}): Promise<ExitCode>
   const opened = await configAndLock(opts.configPath, env, say);
   if (opened === null) return 2;
   const { config, lock } = opened;
+  // V8's defaults over a journal already there, the small heap again once the pass plans big transfers (run-heap.ts).
+  const heapWatch = runHeapPolicy(join(config.stateDir, 'journal.db'));
   const confirm = await confirmedGuards(config, opts);
   if (typeof confirm === 'string') {
     say(confirm);
@@ -162,7 +165,7 @@ export async function runSyncOnce(opts: SyncOnceOptions = {}): Promise<ExitCode>
     composition = await compose({
       config,
       logger,
-      events: { onStatus: reporter.onStatus, onOperation: reporter.onOperation, onNotice: reporter.onNotice },
+      events: { onStatus: reporter.onStatus, onPlanned: heapWatch, onOperation: reporter.onOperation, onNotice: reporter.onNotice },
       bandwidthBytesPerSec: opts.bandwidthBytesPerSec,
       freeSpace: opts.freeSpace === true,
       journalCacheKiB,

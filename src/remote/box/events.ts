@@ -16,7 +16,7 @@
  *   come back at once without news, and a 'changed' that held nothing new (the caller asks again from the same
  *   position, after its pass read the stream) back off exponentially.
  */
-import { asRemoteId } from '../../core/model.js';
+import { asRemoteId, type RemoteEntry } from '../../core/model.js';
 import { isSyncError } from '../../core/errors.js';
 import type { Logger } from '../../logger.js';
 import type { ChangeBatch, FetchOptions, RemoteChanges, RemoteHint, StreamType } from '../../ports/remote-changes.js';
@@ -272,7 +272,8 @@ export class BoxChanges implements RemoteChanges {
       const parentId = parent && (typeof parent.id === 'string' || typeof parent.id === 'number') && /^[0-9A-Za-z_-]{1,64}$/.test(String(parent.id)) ? String(parent.id) : null;
       return this.hintFrom(eventType, { id: c.id, kind: c.kind, parentId, sequenceId: '', etag: '', name: '', status: 'active' });
     }
-    return this.hintFrom(eventType, c.entry);
+    const hint = this.hintFrom(eventType, c.entry);
+    return wholeFile(source, c.entry) ? { ...hint, item: c.entry } : hint;
   }
 
   private hintFrom(
@@ -292,6 +293,19 @@ export class BoxChanges implements RemoteChanges {
       name: e.name === '' ? null : e.name,
     };
   }
+}
+
+/** The fields of a file a GET of it reads (decode.ts ITEM_FIELDS), each of which the source must carry to stand for that GET. */
+const WHOLE_FILE_FIELDS = ['etag', 'sequence_id', 'name', 'sha1', 'size', 'content_modified_at', 'parent', 'file_version', 'item_status'] as const;
+
+/**
+ * Is this validated source a whole active file: every field a GET asks for present (none left to a fallback, e.g.
+ * a missing content_modified_at read as modified_at), with a sequence_id, an etag, a SHA-1 and a version?
+ */
+function wholeFile(source: unknown, e: RemoteEntry): boolean {
+  if (e.kind !== 'file' || e.status !== 'active' || e.sequenceId === '' || e.etag === '' || e.sha1 === null || e.versionId === null || e.parentId === null) return false;
+  const raw = source as Record<string, unknown>;
+  return WHOLE_FILE_FIELDS.every((f) => raw[f] !== undefined && raw[f] !== null) && typeof raw.content_modified_at === 'string' && typeof raw.size === 'number';
 }
 
 /** Two events of one item in one batch: the newer decides the change, and a sync-state event is not forgotten. */
