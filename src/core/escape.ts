@@ -19,8 +19,13 @@ function hex(code: number): string {
   return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u{${code.toString(16)}}`;
 }
 
+/** Any character escapeText changes: a backslash, C0, DEL, C1, the bidi controls and line separators above. */
+const NEEDS_ESCAPE = /[\\\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
 /** Escape control characters (C0, DEL, C1), bidi overrides and line separators; backslashes are doubled so the escape is unambiguous. */
 export function escapeText(text: string): string {
+  // Most text needs no escape: returned as it is, without building a copy a character at a time.
+  if (!NEEDS_ESCAPE.test(text)) return text;
   let out = '';
   for (const ch of text) {
     const code = ch.codePointAt(0)!;

@@ -41,21 +41,6 @@ export interface SyncedRow {
   readonly url: string | null;
 }
 
-export const remoteFromRow = (r: RemoteRow): RemoteEntry => ({
-  id: asRemoteId(r.id),
-  kind: r.kind,
-  parentId: r.parent_id === null ? null : asRemoteId(r.parent_id),
-  name: r.name,
-  etag: r.etag,
-  sequenceId: r.sequence_id,
-  sha1: r.sha1,
-  sizeBytes: r.size_bytes,
-  modifiedAtMs: r.modified_at_ms,
-  versionId: r.version_id,
-  url: r.url,
-  status: r.status,
-});
-
 export const remoteToRow = (e: RemoteEntry): RemoteRow => ({
   id: e.id,
   kind: e.kind,

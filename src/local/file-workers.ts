@@ -93,7 +93,7 @@ const DEFAULT_JOB_TIMEOUT_MS = 10 * 60_000;
  * the tests). Open, write and close are synchronous (the thread is there to wait for them); the fsync goes through
  * libuv's pool so one thread keeps several files' fsyncs in flight, as the main thread did.
  */
-const WORKER_CODE = `
+export const WORKER_CODE = `
 const fs = require('node:fs');
 const zlib = require('node:zlib');
 const { createHash } = require('node:crypto');
@@ -101,7 +101,16 @@ const { parentPort } = require('node:worker_threads');
 ${COMMIT_CODE}
 ${DURABLE_CODE}
 ${WORKER_GC_CODE}
-const reply = (m, fd, more) => parentPort.postMessage({ id: m.id, fd, ...more });
+// The answers of one turn go back in one message (an array), as the jobs came (FileWorkerPool.#post).
+let answers = [];
+const sendAnswers = () => {
+  const a = answers;
+  answers = [];
+  parentPort.postMessage(a.length === 1 ? a[0] : a);
+};
+const reply = (m, fd, more) => {
+  if (answers.push({ id: m.id, fd, ...more }) === 1) setImmediate(sendAnswers);
+};
 const fail = (m, fd, e) => reply(m, fd, { error: { message: String(e && e.message), code: e && e.code } });
 let scratch = Buffer.alloc(0);
 // The bytes of an archive entry, checked, or the reason they cannot be used (a stored entry's are in scratch
@@ -170,6 +179,10 @@ function put(m, d, more) {
   });
 }
 parentPort.on('message', (m) => {
+  if (Array.isArray(m)) for (const job of m) onJob(job);
+  else onJob(m);
+});
+function onJob(m) {
   if (m.op === 'exit') process.exit(m.code);
   if (m.op === 'put') return put(m, m.data, {});
   if (m.op === 'unzip') {
@@ -184,7 +197,7 @@ parentPort.on('message', (m) => {
   } catch (e) {
     fail(m, m.fd, e);
   }
-});
+}
 parentPort.postMessage({ ready: true });
 `;
 
@@ -199,6 +212,8 @@ interface Slot {
   readonly worker: Worker;
   online: boolean;
   readonly pending: Map<number, Pending>;
+  /** The jobs of this turn not yet posted: one message for them all (#post). */
+  outbox: unknown[];
 }
 
 /** A step a worker thread took on temp files (FileWorkerPoolOptions.onTrace). */
@@ -285,12 +300,41 @@ export class FileWorkerPool {
         this.#whenIdle();
       };
       slot.pending.set(id, { job, resolve: settled(resolve), reject: settled(reject), timer });
-      this.opts.beforePost?.(job, (m) => slot.worker.postMessage(m));
+      this.opts.beforePost?.(job, (m) => {
+        this.#post(slot);
+        slot.worker.postMessage(m);
+      });
       // A put job's bytes are moved to a thread that said it is ready (no copy; `data` is empty here afterwards), and
       // copied to one still starting: a job held by a thread that never started runs here with them (#fail).
       const moved = slot.online ? movable(job) : undefined;
-      slot.worker.postMessage({ ...job, id }, moved === undefined ? [] : [moved]);
+      if (moved !== undefined) {
+        // Moved as it is posted (after the jobs gathered before it, so the thread sees them in order).
+        this.#post(slot);
+        slot.worker.postMessage({ ...job, id }, [moved]);
+      }
+      // Any other job is posted at the end of this turn with the other jobs of the turn: one message (an array) for
+      // many small files taken from a zip archive.
+      else if (slot.outbox.push({ ...job, id }) === 1) setImmediate(() => this.#post(slot));
     });
+  }
+
+  /** Posts the jobs `slot` gathered (a single job as itself, several as an array). */
+  #post(slot: Slot): void {
+    if (slot.outbox.length === 0) return;
+    const jobs = slot.outbox as { id: number }[];
+    slot.outbox = [];
+    try {
+      slot.worker.postMessage(jobs.length === 1 ? jobs[0] : jobs);
+    } catch (e) {
+      // A job that cannot be sent fails as run() failed when it posted each job itself.
+      for (const { id } of jobs) {
+        const p = slot.pending.get(id);
+        if (p === undefined) continue;
+        slot.pending.delete(id);
+        clearTimeout(p.timer);
+        p.reject(e);
+      }
+    }
   }
 
   /**
@@ -347,8 +391,9 @@ export class FileWorkerPool {
       return undefined;
     }
     worker.unref();
-    const slot: Slot = { worker, online: false, pending: new Map() };
-    worker.on('message', (m: FileJobResult & { id: number; ready?: true; trace?: WorkerTrace; error?: { message: string; code?: string } }) => {
+    const slot: Slot = { worker, online: false, pending: new Map(), outbox: [] };
+    type Answer = FileJobResult & { id: number; ready?: true; trace?: WorkerTrace; error?: { message: string; code?: string } };
+    const answer = (m: Answer): void => {
       // Its code ran to the end: from now on a job it holds may have started.
       if (m.ready === true) return void (slot.online = true);
       if (m.trace !== undefined) return this.opts.onTrace?.(m.trace);
@@ -358,7 +403,9 @@ export class FileWorkerPool {
       clearTimeout(p.timer);
       if (m.error === undefined) p.resolve(m);
       else p.reject(new FileJobError(m.error.message, m.error.code, m.fd));
-    });
+    };
+    // The answers of one turn of the thread come as an array.
+    worker.on('message', (m: Answer | Answer[]) => (Array.isArray(m) ? m.forEach(answer) : answer(m)));
     const ended = (why: string): void => {
       const at = this.#slots.indexOf(slot);
       if (at < 0) return;
@@ -383,6 +430,7 @@ export class FileWorkerPool {
    * did not run to the end, so none of them started), by running them here.
    */
   #fail(slot: Slot, why: string): void {
+    slot.outbox = [];
     for (const p of slot.pending.values()) {
       clearTimeout(p.timer);
       if (slot.online || this.#closed) p.reject(stopped(p.job, why));

@@ -87,6 +87,7 @@ export class DiskLocalFs implements LocalFs {
   constructor(opts: LocalFsOptions) {
     if (!opts.rootPath.startsWith('/')) throw new Error(`the sync root must be an absolute path, got "${opts.rootPath}"`);
     this.rootPath = opts.rootPath.length > 1 ? opts.rootPath.replace(/\/+$/, '') : opts.rootPath;
+    this.#absPrefix = join(this.rootPath, '_').slice(0, -1);
     this.#rawFs = opts.fs;
     this.#fileWorkers = opts.fileWorkers;
     // Off until statfs says the root is on a local disk (a call or two before that goes through the pool).
@@ -99,9 +100,13 @@ export class DiskLocalFs implements LocalFs {
     this.#temps = new TempNames(opts.tempKey);
   }
 
+  /** join(rootPath, NAME) without NAME: what abs() puts before a checked path. */
+  readonly #absPrefix: string;
+
   abs(path: RelPath): string {
     assertRelPath(path);
-    return join(this.rootPath, path);
+    // A checked path has no empty, "." or ".." segment: the root's joined prefix and the path are what join() gives.
+    return `${this.#absPrefix}${path}`;
   }
 
   /** statfs of the root; the gate follows a changed answer (a file system mounted over the root since). */
@@ -180,7 +185,8 @@ export class DiskLocalFs implements LocalFs {
   }
 
   tempPathFor(path: RelPath): string {
-    return join(dirname(this.abs(path)), this.#temps.next());
+    const target = this.abs(path);
+    return `${target.slice(0, target.lastIndexOf('/') + 1)}${this.#temps.next()}`;
   }
 
   async openTemp(path: RelPath, opts: { readonly expectedBytes?: number; readonly commit?: TempCommit } = {}): Promise<TempFile> {
@@ -517,8 +523,11 @@ export function createLocalFs(opts: LocalFsOptions): LocalFs {
   return new DiskLocalFs(opts);
 }
 
+/** An empty segment ("//"), a "." or ".." segment. */
+const BAD_SEGMENT = /\/\/|(?:^|\/)\.\.?(?:\/|$)/;
+
 function assertRelPath(path: string): void {
-  if (path === '' || path.startsWith('/') || path.endsWith('/') || path.split('/').some((s) => s === '' || s === '.' || s === '..') || path.includes('\0')) {
+  if (path === '' || path.startsWith('/') || path.endsWith('/') || BAD_SEGMENT.test(path) || path.includes('\0')) {
     throw new SyncError({
       code: 'invalid_path',
       disposition: 'skip',

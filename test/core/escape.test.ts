@@ -10,6 +10,24 @@ describe('escapeText', () => {
     expect(escapeText('evil\u202Etxt.exe')).toBe('evil\\u{202e}txt.exe');
     expect(escapeText('a\\b')).toBe('a\\\\b');
   });
+
+  it('returns text that needs no escape as it is, and escapes every character the slow path escapes (all of the BMP, and astral characters and lone surrogates)', () => {
+    // The reference: the character-by-character rule, for every code point on its own and beside plain text.
+    const escapes = (code: number): boolean => code === 0x5c || code < 0x20 || code === 0x7f || (code >= 0x80 && code < 0xa0) || [0x2028, 0x2029, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069].includes(code);
+    let escaped = 0;
+    for (let code = 0; code <= 0xffff; code++) {
+      const ch = String.fromCharCode(code);
+      const out = escapeText(`a${ch}b`);
+      if (escapes(code)) {
+        escaped += 1;
+        expect(out, `U+${code.toString(16)}`).not.toBe(`a${ch}b`);
+      } else expect(out, `U+${code.toString(16)}`).toBe(`a${ch}b`);
+    }
+    expect(escaped).toBe(1 + 32 + 1 + 32 + 13);
+    expect(escapeText('\u{1F600} \u{10FFFF}')).toBe('\u{1F600} \u{10FFFF}');
+    const plain = 'dir-1/file-2.bin';
+    expect(escapeText(plain)).toBe(plain);
+  });
 });
 
 describe('redactSecrets', () => {

@@ -41,3 +41,19 @@ describe('remoteChildrenPaged', () => {
     expect([...j.remoteChildrenPaged(rid('9'))]).toEqual([]);
   });
 });
+
+describe('remote rows read back', () => {
+  it('every read gives the entry as it was put, with exactly its fields (the row is read as the entry itself)', () => {
+    const file = remoteItem('12', '10', 'a.txt', { sha1: 'cd'.repeat(20), sizeBytes: 3, versionId: 'v9', etag: '4', sequenceId: '5', modifiedAtMs: 1_700_000_000_123 });
+    const link = remoteItem('13', '10', 'b.url', { kind: 'weblink', url: 'https://example.com/x', sha1: null, versionId: null, status: 'trashed' });
+    const folder = remoteItem('10', '0', 'docs', { kind: 'folder', sha1: null });
+    for (const e of [file, link, folder]) j.putRemote(e);
+    for (const e of [file, link]) {
+      expect(j.getRemote(e.id)).toStrictEqual(e);
+      expect(j.remoteChildNamed(rid('10'), e.name)).toStrictEqual(e);
+    }
+    expect(j.getRemote(rid('10'))).toStrictEqual(folder);
+    expect(j.remoteChildren(rid('10'))).toStrictEqual([file, link]);
+    expect([...j.remoteChildrenPaged(rid('10'))]).toStrictEqual([file, link]);
+  });
+});

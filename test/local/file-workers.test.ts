@@ -13,7 +13,7 @@ import { deflateRawSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isSyncError } from '../../src/core/errors.js';
 import { asRelPath } from '../../src/core/model.js';
-import { FileWorkerPool, MAX_DEATHS, type FileJob } from '../../src/local/file-workers.js';
+import { FileWorkerPool, MAX_DEATHS, WORKER_CODE, type FileJob } from '../../src/local/file-workers.js';
 import { createLocalFs } from '../../src/local/local-fs.js';
 import { createLocalTrash } from '../../src/local/local-trash.js';
 import { FLUSH_BYTES } from '../../src/local/worker-temp-file.js';
@@ -149,6 +149,42 @@ describe('file worker threads', () => {
       await r.file.syncAndClose();
       await fs.discardTemp(r.file.path);
     }
+  });
+
+  it('the jobs of one turn reach the thread in one message and its answers of one turn come back in one; each job ends as it would alone', async () => {
+    // The worker's own code, with each answer tagged by how many messages the thread had received and sent by then.
+    const counted = `
+const __wt = require('node:worker_threads');
+let __in = 0;
+let __out = 0;
+__wt.parentPort.on('message', () => { __in += 1; });
+const __post = __wt.parentPort.postMessage.bind(__wt.parentPort);
+__wt.parentPort.postMessage = (m) => {
+  __out += 1;
+  const tag = (a) => (a && a.id !== undefined ? { ...a, messagesIn: __in, messagesOut: __out } : a);
+  __post(Array.isArray(m) ? m.map(tag) : tag(m));
+};
+${WORKER_CODE}`;
+    const { dir, pool } = await setup({ size: 1, workerCode: counted });
+    const archive = join(dir, 'a.zip');
+    const data = Buffer.from('one entry, many files\n'.repeat(50));
+    const at = await zipOf(archive, 'x.txt', data);
+    const job = (name: string, sha: string): FileJob => ({ op: 'unzip', path: join(dir, name), fd: null, archive, offset: at.offset, compressedSize: at.compressedSize, method: 8, size: data.length, sha1: sha });
+    const good = Array.from({ length: 20 }, (_, i) => pool.run(job(`good-${i}`, sha1(data))));
+    const bad = Array.from({ length: 20 }, (_, i) => pool.run(job(`bad-${i}`, sha1(Buffer.from('other')))));
+    type Tagged = { messagesIn: number; messagesOut: number; unusable?: string; sha1?: string; fd: number | null };
+    const goodAnswers = (await Promise.all(good)) as unknown as Tagged[];
+    const badAnswers = (await Promise.all(bad)) as unknown as Tagged[];
+    // All 40 jobs came in one message; the 20 refused entries (answered at once) went back in one message.
+    for (const a of [...goodAnswers, ...badAnswers]) expect(a.messagesIn).toBe(1);
+    expect(new Set(badAnswers.map((a) => a.messagesOut)).size).toBe(1);
+    for (const a of badAnswers) expect(a.unusable).toMatch(/SHA-1/);
+    for (const [i, a] of goodAnswers.entries()) {
+      expect(a.sha1).toBe(sha1(data));
+      expect((await readFile(join(dir, `good-${i}`))).equals(data)).toBe(true);
+    }
+    // A refused entry wrote nothing.
+    expect((await readdir(dir)).filter((n) => n.startsWith('bad-'))).toEqual([]);
   });
 
   it('a put job moves bytes that own their whole ArrayBuffer to a ready thread: the sender sees none of them after', async () => {

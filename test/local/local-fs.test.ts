@@ -238,3 +238,24 @@ describe('names Box would take for one (issue 10: never make a case clash)', () 
     expect((await readdir(root)).sort()).toEqual(['a.MD', 'other.txt', 'sub.md']);
   });
 });
+
+describe('abs: a path inside the root', () => {
+  it('gives what join() gives for a valid path, for a root given with extra slashes too, and refuses every path that is not one', () => {
+    const roots = [root, `${root}/`, `${root}//`, root.replace(/\//g, '//'), '/'];
+    const good = ['a', 'a/b', '.hidden', '...', 'a..b', 'a/.b/..c', 'x y/z', 'é/履歴'];
+    for (const r of roots) {
+      const fs = createLocalFs({ rootPath: r, fs: nodeFs, trash: createLocalTrash({ mode: 'state', stateDir: join(tmp.dir, 'state'), fs: nodeFs }) });
+      for (const g of good) expect(fs.abs(p(g)), `${r} + ${g}`).toBe(join(r, g));
+      for (const g of good) expect(fs.tempPathFor(p(g)).startsWith(join(r, g, '..') === '/' ? '/' : `${join(r, g, '..')}/`)).toBe(true);
+    }
+    for (const bad of ['', '/a', 'a/', 'a//b', '.', '..', './a', 'a/.', 'a/./b', '../a', 'a/..', 'a/../b', 'a\0b']) {
+      let err: unknown;
+      try {
+        local.abs(bad as ReturnType<typeof p>);
+      } catch (e) {
+        err = e;
+      }
+      expect(isSyncError(err) && err.code === 'invalid_path', JSON.stringify(bad)).toBe(true);
+    }
+  });
+});

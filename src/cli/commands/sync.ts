@@ -22,6 +22,7 @@ import { configAndLock, type ExitCode } from './config-and-lock.js';
 import { memoryReport } from '../memory-report.js';
 import { runJournalCacheKiB } from '../../journal/cache-size.js';
 import { runHeapPolicy } from '../run-heap.js';
+import { gatherLines } from '../gathered-lines.js';
 
 export { configAndLock, type ExitCode } from './config-and-lock.js';
 
@@ -133,10 +134,30 @@ export function register(program: Command): void {
 }
 
 export async function runSyncOnce(opts: SyncOnceOptions = {}): Promise<ExitCode> {
+  const tty = opts.tty ?? Boolean(process.stderr.isTTY);
+  if (tty) return syncOnce({ ...opts, tty });
+  // Without a terminal: a line per operation on stderr, gathered into one write a turn (gathered-lines.ts); stdout
+  // (the summary) is written after what stderr gathered before it.
+  const gathered = gatherLines(opts.err ?? process.stderr);
+  const out = opts.out ?? process.stdout;
+  const outAfterErr = {
+    write: (...a: Parameters<NodeJS.WritableStream['write']>): boolean => {
+      gathered.flush();
+      return out.write(...(a as [string]));
+    },
+  } as unknown as NodeJS.WritableStream;
+  try {
+    return await syncOnce({ ...opts, tty, err: gathered.stream, out: outAfterErr });
+  } finally {
+    gathered.close();
+  }
+}
+
+async function syncOnce(opts: SyncOnceOptions & { readonly tty: boolean }): Promise<ExitCode> {
   const env = opts.env ?? process.env;
   const out = opts.out ?? process.stdout;
+  const tty = opts.tty;
   const err = opts.err ?? process.stderr;
-  const tty = opts.tty ?? Boolean(process.stderr.isTTY);
   // Messages here carry Box's and the disk's words (an error naming a path): escaped as they are printed.
   const say = (line: string): void => void err.write(`boxsync: ${safeText(line, 4000)}\n`);
 

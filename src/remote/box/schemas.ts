@@ -64,6 +64,34 @@ export const itemSchema = z
   })
   .loose();
 
+type WireItem = z.infer<typeof itemSchema>;
+
+const ID_TEXT = /^[0-9A-Za-z_-]{1,64}$/;
+const SHA1_TEXT = /^([0-9a-fA-F]{40})?$/;
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isId = (v: unknown): boolean => (typeof v === 'string' ? ID_TEXT.test(v) : typeof v === 'number' && Number.isSafeInteger(v) && v >= 0);
+const isText = (v: unknown, max: number): boolean => v === undefined || v === null || (typeof v === 'string' && v.length <= max);
+const isSha1 = (v: unknown): boolean => v === undefined || v === null || (typeof v === 'string' && SHA1_TEXT.test(v));
+
+/**
+ * The item as itemSchema would give it, for the items that need none of its transforms (all of Box's ordinary
+ * answers), without its per-field work; undefined for anything else, which itemSchema then decides (with its
+ * message). Each test accepts only what the schema's field accepts unchanged (test/remote/box/schemas.test.ts
+ * checks the two against each other on random items).
+ */
+export function plainItem(raw: unknown): WireItem | undefined {
+  if (!isObject(raw)) return undefined;
+  const { type, id, etag, sequence_id: seq, name, sha1, size, parent, file_version: version } = raw;
+  if (typeof type !== 'string' || type.length > 64 || !isId(id)) return undefined;
+  if (!((etag === undefined || etag === null || (typeof etag === 'string' ? etag.length <= 256 : typeof etag === 'number' && Number.isFinite(etag))) && (seq === undefined || seq === null || (typeof seq === 'string' ? seq.length <= 256 : typeof seq === 'number' && Number.isFinite(seq))))) return undefined;
+  if ((name !== undefined && (typeof name !== 'string' || name.length > 4096)) || (sha1 !== undefined && !isSha1(sha1))) return undefined;
+  if (!(size === undefined || size === null || (typeof size === 'number' && Number.isSafeInteger(size) && size >= 0))) return undefined;
+  if (!isText(raw.modified_at, 64) || !isText(raw.content_modified_at, 64) || !isText(raw.item_status, 32) || !isText(raw.url, 8192)) return undefined;
+  if (parent !== undefined && parent !== null && !(isObject(parent) && isId(parent.id))) return undefined;
+  if (version !== undefined && version !== null && !(isObject(version) && isId(version.id) && (version.sha1 === undefined || isSha1(version.sha1)))) return undefined;
+  return raw as WireItem;
+}
+
 export type CheckedItem =
   | { readonly ok: true; readonly entry: RemoteEntry }
   /** `unknownType`: an item of a type boxsync does not sync (not an error: skipped silently). */
@@ -95,25 +123,29 @@ function pathOf(issue: z.core.$ZodIssue): string {
  * row of the remote tree); `listedIn` is the folder whose listing held it (its parent when `parent` is omitted).
  */
 export function checkItem(raw: unknown, opts: { requireName: boolean; listedIn?: string }): CheckedItem {
-  const rawObj = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : null;
-  const rawId = rawObj && (typeof rawObj.id === 'string' || typeof rawObj.id === 'number') ? String(rawObj.id) : null;
-  const rawName = rawObj && typeof rawObj.name === 'string' ? escapeText(rawObj.name) : null;
-  const rawKind = rawObj && typeof rawObj.type === 'string' ? kindOfWire(rawObj.type) : null;
-  const bad = (field: string, reason: string, id: string | null = rawId): CheckedItem => ({
-    ok: false,
-    unknownType: false,
-    id: id !== null && /^[0-9A-Za-z_-]{1,64}$/.test(id) ? id : null,
-    name: rawName,
-    kind: rawKind,
-    field,
-    reason,
-  });
-  const parsed = itemSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    return bad(pathOf(issue), issue.message);
+  // What a problem names is read from the raw item only when there is one (most items have none).
+  const bad = (field: string, reason: string): CheckedItem => {
+    const rawObj = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : null;
+    const rawId = rawObj && (typeof rawObj.id === 'string' || typeof rawObj.id === 'number') ? String(rawObj.id) : null;
+    return {
+      ok: false,
+      unknownType: false,
+      id: rawId !== null && /^[0-9A-Za-z_-]{1,64}$/.test(rawId) ? rawId : null,
+      name: rawObj && typeof rawObj.name === 'string' ? escapeText(rawObj.name) : null,
+      kind: rawObj && typeof rawObj.type === 'string' ? kindOfWire(rawObj.type) : null,
+      field,
+      reason,
+    };
+  };
+  let w = plainItem(raw);
+  if (w === undefined) {
+    const parsed = itemSchema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      return bad(pathOf(issue), issue.message);
+    }
+    w = parsed.data;
   }
-  const w = parsed.data;
   const kind = kindOfWire(w.type);
   if (kind === null) return { ok: false, unknownType: true };
   const id = String(w.id);
