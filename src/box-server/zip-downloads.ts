@@ -19,6 +19,7 @@
 import { randomBytes } from 'node:crypto';
 import { extname } from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import zlib from 'node:zlib';
 import { BoxError } from './box-error.js';
 import { cutAfter } from './download.js';
 import type { ServerCore } from './core.js';
@@ -205,6 +206,20 @@ function streamingFor(core: ServerCore, userId: string): number {
 
 /** Blobs up to this size go into the archive read whole and deflated in one call; bigger ones are streamed. */
 const ZIP_WHOLE_MAX_BYTES = 64 * 1024;
+/**
+ * Blobs above ZIP_WHOLE_MAX_BYTES and up to this size are read whole and looked at first: bytes that do not compress
+ * (a sample of their start deflates to more than 97 % of its size: photos, video, archives, random data) go in
+ * stored, as Info-ZIP stores them; the rest are streamed through deflate. Box does not document how it compresses
+ * entries; a reader takes both methods (the client's reader, the SDKs, unzip).
+ */
+export const ZIP_STORE_CHECK_MAX_BYTES = 1024 * 1024;
+const STORE_SAMPLE_BYTES = 16 * 1024;
+
+/** Whether deflate would leave these bytes at more than 97 % of their size (judged on a sample of their start). */
+export function incompressible(data: Buffer): boolean {
+  const sample = data.subarray(0, STORE_SAMPLE_BYTES);
+  return zlib.deflateRawSync(sample, { level: 1 }).length > sample.length * 0.97;
+}
 
 /**
  * The archive's entries, made as the writer reaches each one (so a file trashed meanwhile is skipped, and counted),
@@ -246,8 +261,12 @@ function* archiveParts(core: ServerCore, rec: ZipRec): Generator<ZipPart> {
     const mtimeMs = item.contentModifiedAtMs;
     if (v.sizeBytes === 0) yield { kind: 'bytes', path, mtimeMs, data: Buffer.alloc(0), onWritten: written };
     else if (v.sizeBytes <= ZIP_WHOLE_MAX_BYTES) yield { kind: 'bytes', path, mtimeMs, data: store.blobs.readAllSync(v.blobId), onWritten: written };
-    // Opened only when the archive reaches this entry: one open blob at a time, whatever the file count.
-    else yield { kind: 'stream', path, mtimeMs, size: v.sizeBytes, open: () => store.blobs.read(v.blobId, 0, v.sizeBytes - 1), onWritten: written };
+    else {
+      const whole = v.sizeBytes <= ZIP_STORE_CHECK_MAX_BYTES ? store.blobs.readAllSync(v.blobId) : null;
+      if (whole !== null && incompressible(whole)) yield { kind: 'bytes', path, mtimeMs, data: whole, store: true, onWritten: written };
+      // Opened only when the archive reaches this entry: one open blob at a time, whatever the file count.
+      else yield { kind: 'stream', path, mtimeMs, size: v.sizeBytes, open: () => store.blobs.read(v.blobId, 0, v.sizeBytes - 1), onWritten: written };
+    }
   }
 }
 

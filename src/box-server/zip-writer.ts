@@ -6,6 +6,8 @@
  * - a file with content: local header (version 20, flags UTF-8 name | data descriptor, method 8 = deflate, CRC and
  *   sizes 0), its deflated bytes, a data descriptor with its signature (ZIP64 sizes when the entry needs them);
  * - an empty file: local header with method 0 (stored), flags UTF-8 name, CRC and sizes 0, no descriptor;
+ * - a file whose bytes do not compress (given with `store`): local header with method 0, flags UTF-8 name, its CRC and
+ *   sizes, its bytes as they are, no descriptor (what Info-ZIP writes for such a file);
  * - a folder `name/`: the same as an empty file;
  * - then the central directory (version made by 3.63 = Unix, version needed 20, or 45 with a ZIP64 extended field
  *   holding both sizes and the header offset when a size or the offset passes 0xfffffffe; an Info-ZIP "UT" field
@@ -25,7 +27,7 @@ import zlib from 'node:zlib';
 /** One entry of the archive: a folder, a file whose bytes are at hand, or a file streamed from `open()`. */
 export type ZipPart =
   | { readonly kind: 'folder'; readonly path: string; readonly mtimeMs: number }
-  | { readonly kind: 'bytes'; readonly path: string; readonly mtimeMs: number; readonly data: Buffer; readonly onWritten?: () => void }
+  | { readonly kind: 'bytes'; readonly path: string; readonly mtimeMs: number; readonly data: Buffer; readonly store?: boolean; readonly onWritten?: () => void }
   | { readonly kind: 'stream'; readonly path: string; readonly mtimeMs: number; readonly size: number; readonly open: () => Readable; readonly onWritten?: () => void };
 
 /** Bytes of small entries gathered before they go out as one chunk. */
@@ -210,7 +212,7 @@ export class ZipStream extends Readable {
       const name = zipEntryName(part.path, folder);
       const { date, time } = this.dos(part.mtimeMs);
       const unixSeconds = Math.max(-0x80000000, Math.min(0x7fffffff, Math.floor(part.mtimeMs / 1000)));
-      const stored = part.kind === 'folder' || (part.kind === 'bytes' && part.data.length === 0);
+      const stored = part.kind === 'folder' || (part.kind === 'bytes' && (part.data.length === 0 || part.store === true));
       const flags = stored ? FLAG_UTF8 : FLAG_UTF8 | FLAG_DESCRIPTOR;
       const method = stored ? 0 : 8;
       const rec = { name, folder, method, flags, dosTime: time, dosDate: date, unixSeconds, offset: this.offset };
@@ -220,6 +222,24 @@ export class ZipStream extends Readable {
         this.pushBatch();
         this.stream(part, rec);
         return;
+      }
+      if (stored && part.kind === 'bytes' && part.data.length > 0) {
+        // Bytes that do not compress, as they are: CRC and sizes in the local header, no descriptor.
+        const data = part.data;
+        const entry: CentralRec = { ...rec, crc: crc32(data), compressed: data.length, size: data.length };
+        this.room(LOCAL_HEADER + name.length);
+        this.localHeader(rec, entry);
+        if (data.length > ZIP_BATCH_BYTES / 4) {
+          this.pushBatch();
+          this.push(data);
+        } else {
+          this.room(data.length);
+          this.used += data.copy(this.buf, this.used);
+        }
+        this.offset += data.length;
+        this.central.push(entry);
+        part.onWritten?.();
+        continue;
       }
       if (stored) {
         this.room(LOCAL_HEADER + name.length);
@@ -252,8 +272,8 @@ export class ZipStream extends Readable {
     return this.dosLast;
   }
 
-  /** A local header into the batch buffer (room made): CRC and sizes 0, as they follow in the descriptor or are 0. */
-  private localHeader(e: Omit<CentralRec, 'crc' | 'compressed' | 'size'>): void {
+  /** A local header into the batch buffer (room made): CRC and sizes 0 (they follow in the descriptor or are 0), or `known`'s. */
+  private localHeader(e: Omit<CentralRec, 'crc' | 'compressed' | 'size'>, known?: CentralRec): void {
     const h = this.buf;
     const at = this.used;
     h.writeUInt32LE(0x04034b50, at);
@@ -263,6 +283,11 @@ export class ZipStream extends Readable {
     h.writeUInt16LE(e.dosTime, at + 10);
     h.writeUInt16LE(e.dosDate, at + 12);
     h.fill(0, at + 14, at + 26);
+    if (known) {
+      h.writeUInt32LE(known.crc, at + 14);
+      h.writeUInt32LE(known.compressed, at + 18);
+      h.writeUInt32LE(known.size, at + 22);
+    }
     h.writeUInt16LE(e.name.length, at + 26);
     h.writeUInt16LE(0, at + 28);
     e.name.copy(h, at + LOCAL_HEADER);

@@ -5,6 +5,7 @@
  * refusals (root folder, no items, over 10,000 files, more than 5 archives streaming at once per user); the test
  * faults (drop, corrupt, rename; a refused name cuts the archive).
  */
+import { randomBytes } from 'node:crypto';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
@@ -17,6 +18,8 @@ interface ZipFileEntry {
   readonly name: string;
   readonly data: Buffer;
   readonly mtime: Date;
+  /** 0 stored, 8 deflated (folders: 0). */
+  readonly method: number;
 }
 
 /** Every entry of a zip archive held in memory, with its bytes. */
@@ -29,7 +32,7 @@ function readZip(buf: Buffer): Promise<ZipFileEntry[]> {
       zip.on('end', () => resolve(out));
       zip.on('entry', (entry: yauzl.Entry) => {
         if (entry.fileName.endsWith('/')) {
-          out.push({ name: entry.fileName, data: Buffer.alloc(0), mtime: entry.getLastModDate() });
+          out.push({ name: entry.fileName, data: Buffer.alloc(0), mtime: entry.getLastModDate(), method: entry.compressionMethod });
           zip.readEntry();
           return;
         }
@@ -39,7 +42,7 @@ function readZip(buf: Buffer): Promise<ZipFileEntry[]> {
           stream.on('data', (c: Buffer) => chunks.push(c));
           stream.on('error', reject);
           stream.on('end', () => {
-            out.push({ name: entry.fileName, data: Buffer.concat(chunks), mtime: entry.getLastModDate() });
+            out.push({ name: entry.fileName, data: Buffer.concat(chunks), mtime: entry.getLastModDate(), method: entry.compressionMethod });
             zip.readEntry();
           });
         });
@@ -99,6 +102,29 @@ describe('box-server zip downloads', () => {
 
     // The content URL works once.
     expect((await fetchBytes(String(z['download_url']))).status).toBe(404);
+  });
+
+  it('stores a file whose bytes do not compress and deflates the others, small or big; every byte reads back', async () => {
+    const web = h.srv.control.as('1');
+    const top = web.createFolder('0', 'zip-methods');
+    const random = randomBytes(300 * 1024);
+    const text = Buffer.from('a line of text, again and again\n'.repeat(10_000)); // about 320 KB
+    const bigRandom = randomBytes(1024 * 1024 + 1); // above the size looked at: streamed through deflate
+    web.uploadFile(top.id, 'photo.jpg', random);
+    web.uploadFile(top.id, 'notes.txt', text);
+    web.uploadFile(top.id, 'small.txt', 'small\n');
+    web.uploadFile(top.id, 'video.mp4', bigRandom);
+    const api = boxHttp(h.srv);
+    const created = obj((await api.post('/zip_downloads', { body: { items: [{ type: 'folder', id: top.id }] } })).json);
+    const entries = new Map((await readZip((await fetchBytes(String(created['download_url']))).body)).map((e) => [e.name, e]));
+    expect(entries.get('zip-methods/photo.jpg')).toMatchObject({ method: 0 });
+    expect(entries.get('zip-methods/notes.txt')).toMatchObject({ method: 8 });
+    expect(entries.get('zip-methods/small.txt')).toMatchObject({ method: 8 });
+    expect(entries.get('zip-methods/video.mp4')).toMatchObject({ method: 8 });
+    expect(entries.get('zip-methods/photo.jpg')!.data.equals(random)).toBe(true);
+    expect(entries.get('zip-methods/notes.txt')!.data.equals(text)).toBe(true);
+    expect(entries.get('zip-methods/video.mp4')!.data.equals(bigRandom)).toBe(true);
+    expect(obj((await api.get(String(created['status_url']))).json)).toMatchObject({ total_file_count: 4, downloaded_file_count: 4, state: 'succeeded' });
   });
 
   it('renames top-level items whose names clash, and lists both in name_conflicts', async () => {

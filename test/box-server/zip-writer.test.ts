@@ -2,7 +2,8 @@
  * box-server's zip writer (src/box-server/zip-writer.ts): byte for byte the archive yazl wrote for the same entries
  * (so every reader that took box-server's archives before takes these), read back by the client's reader
  * (src/remote/box/zip-reader.ts, yauzl), `unzip -t` and Python's zipfile where the machine has them; ZIP64 records
- * from 65,535 entries on; a big entry streamed; a short blob, a refused name and a reader going away.
+ * from 65,535 entries on; a big entry streamed; entries that do not compress stored (method 0, sizes in the local
+ * header); a short blob, a refused name and a reader going away.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type yauzl from 'yauzl';
 import yazl from 'yazl';
 import { ZIP_BATCH_BYTES, ZipStream, crc32Js, zipEntryName, type ZipPart } from '../../src/box-server/zip-writer.js';
+import { incompressible } from '../../src/box-server/zip-downloads.js';
 import { openArchive } from '../../src/remote/box/zip-reader.js';
 import { makeTempDir } from '../support/tmp.js';
 
@@ -270,5 +272,52 @@ describe('box-server zip writer', () => {
     await new Promise<void>((resolve) => (source.destroyed ? resolve() : source.once('close', () => resolve())));
     expect(source.destroyed).toBe(true);
     expect(made).toBe(1);
+  });
+
+  it('stores what does not compress (method 0, CRC and sizes in the local header): every reader takes it, amid deflated entries', async () => {
+    tmp = await makeTempDir('zip-writer-');
+    const random = noise(300 * 1024, 21);
+    const text = Buffer.from('a line that compresses well\n'.repeat(8000));
+    // What zip-downloads.ts decides for such blobs: random bytes do not compress, text does.
+    expect(incompressible(random)).toBe(true);
+    expect(incompressible(noise(70 * 1024, 5))).toBe(true);
+    expect(incompressible(text)).toBe(false);
+    expect(incompressible(Buffer.concat([Buffer.alloc(20 * 1024), random]))).toBe(false);
+    const list: Array<{ path: string; data: Buffer; store: boolean }> = [
+      { path: 'a/small-random.bin', data: noise(5000, 7), store: true }, // copied into the batch
+      { path: 'a/text.txt', data: Buffer.from('deflated between stored ones\n'.repeat(50)), store: false },
+      { path: 'a/big-random.bin', data: random, store: true }, // pushed as it is
+      { path: 'a/one.bin', data: Buffer.from([7]), store: true },
+      { path: 'a/last.txt', data: text, store: false },
+    ];
+    let written = 0;
+    const parts = list.map((e): ZipPart => ({ kind: 'bytes', path: e.path, mtimeMs: t0, data: e.data, store: e.store, onWritten: () => (written += 1) }));
+    const archive = await collect(new ZipStream(parts[Symbol.iterator]()));
+    expect(written).toBe(list.length);
+    // The stored entry's local header holds its CRC and sizes, with no descriptor flag; its bytes follow as they are.
+    const at = archive.indexOf(Buffer.from('a/big-random.bin')) - 30;
+    expect(archive.readUInt32LE(at)).toBe(0x04034b50);
+    expect(archive.readUInt16LE(at + 6) & 8).toBe(0);
+    expect(archive.readUInt16LE(at + 8)).toBe(0);
+    expect(archive.readUInt32LE(at + 14)).toBe(crc32Js(random));
+    expect(archive.readUInt32LE(at + 18)).toBe(random.length);
+    expect(archive.readUInt32LE(at + 22)).toBe(random.length);
+    expect(archive.subarray(at + 30 + 16, at + 30 + 16 + random.length).equals(random)).toBe(true);
+
+    const path = join(tmp.dir, 'stored.zip');
+    await writeFile(path, archive);
+    const entries = await entriesOf(await openArchive(path));
+    expect(entries.map((e) => [e.name, e.method])).toEqual(list.map((e) => [e.path, e.store ? 0 : 8]));
+    for (const [i, e] of entries.entries()) expect(e.data.equals(list[i]!.data), e.name).toBe(true);
+    if (hasUnzip) {
+      const { stdout } = await execFileAsync('unzip', ['-t', path]);
+      expect(stdout).toContain('No errors detected');
+    }
+    if (await hasPython()) {
+      const { stdout } = await execFileAsync('python3', ['-c', pyCheck, path]);
+      const r = JSON.parse(stdout) as { bad: string | null; count: number; first: Array<[string, number, number]> };
+      expect(r.bad).toBeNull();
+      expect(r.first.map((f) => f[2])).toEqual(list.map((e) => (e.store ? 0 : 8)));
+    }
   });
 });
