@@ -114,6 +114,10 @@ describe('box-server zip downloads', () => {
     web.uploadFile(top.id, 'notes.txt', text);
     web.uploadFile(top.id, 'small.txt', 'small\n');
     web.uploadFile(top.id, 'video.mp4', bigRandom);
+    const smallRandom = randomBytes(20 * 1024); // read whole, looked at, stored
+    const tinyRandom = randomBytes(300); // under the size looked at: deflated as every tiny file
+    web.uploadFile(top.id, 'key.bin', smallRandom);
+    web.uploadFile(top.id, 'tiny.bin', tinyRandom);
     const api = boxHttp(h.srv);
     const created = obj((await api.post('/zip_downloads', { body: { items: [{ type: 'folder', id: top.id }] } })).json);
     const entries = new Map((await readZip((await fetchBytes(String(created['download_url']))).body)).map((e) => [e.name, e]));
@@ -121,10 +125,14 @@ describe('box-server zip downloads', () => {
     expect(entries.get('zip-methods/notes.txt')).toMatchObject({ method: 8 });
     expect(entries.get('zip-methods/small.txt')).toMatchObject({ method: 8 });
     expect(entries.get('zip-methods/video.mp4')).toMatchObject({ method: 8 });
+    expect(entries.get('zip-methods/key.bin')).toMatchObject({ method: 0 });
+    expect(entries.get('zip-methods/tiny.bin')).toMatchObject({ method: 8 });
+    expect(entries.get('zip-methods/key.bin')!.data.equals(smallRandom)).toBe(true);
+    expect(entries.get('zip-methods/tiny.bin')!.data.equals(tinyRandom)).toBe(true);
     expect(entries.get('zip-methods/photo.jpg')!.data.equals(random)).toBe(true);
     expect(entries.get('zip-methods/notes.txt')!.data.equals(text)).toBe(true);
     expect(entries.get('zip-methods/video.mp4')!.data.equals(bigRandom)).toBe(true);
-    expect(obj((await api.get(String(created['status_url']))).json)).toMatchObject({ total_file_count: 4, downloaded_file_count: 4, state: 'succeeded' });
+    expect(obj((await api.get(String(created['status_url']))).json)).toMatchObject({ total_file_count: 6, downloaded_file_count: 6, state: 'succeeded' });
   });
 
   it('renames top-level items whose names clash, and lists both in name_conflicts', async () => {
