@@ -2,7 +2,8 @@
  * Issue 29 point 7 through the real CLI against box-server: the first root's check and whole scan run while Box's
  * events are read (engine.ts scansEarly). With the events' GET held back, the edits of both sides still sync, an
  * edit made on disk while the GET is held is synced (by the next run, if this run's scan was over), the root check
- * still refuses a root that lists empty, the scan is over (a leftover temp file removed) before Box answers, and an events read that fails ends the run cleanly once the scan is done.
+ * still refuses a root that lists empty, the scan is over (a leftover temp file removed) before Box answers, and
+ * an events read that fails ends the run cleanly once the scan is done.
  */
 import { rm, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
