@@ -16,7 +16,7 @@ import type { RelPath, RemoteId, RootId, SyncRoot } from '../core/model.js';
 import type { LocalFs } from '../ports/local-fs.js';
 import type { RemoteHint, StreamType } from '../ports/remote-changes.js';
 import { toSyncError } from './executor.js';
-import { scanLocal, type IsIgnored } from './observe-local.js';
+import { scanLocal, type IsIgnored, type ScanResult } from './observe-local.js';
 import { checkLocalRoot } from './root-guard.js';
 import { hintedScope, SETTLE_GONE_MS } from './hinted-scope.js';
 import { HintLedger, type TakenHints } from './scope/hint-ledger.js';
@@ -292,6 +292,10 @@ class SyncEngine implements Engine {
       this.tracker.setPhase('listing');
       const extraIds = this.hints.takeRemote(taken);
       const hintedPass = this.hints.beginPass() && opts.fullRescan !== true;
+      // The first root's check and whole scan run while Box's events are read (scansEarly).
+      const first = this.deps.roots[0];
+      const early = first !== undefined && this.scansEarly(first) ? this.scanWhole(this.rootContext(first), signal) : undefined;
+      // Settled before this pass goes on or throws: the scan never writes to a journal being closed.
       const observed = await observeRemote(
         { journal, remote: this.deps.remote, changes: this.deps.changes, roots: this.deps.roots, streamType: this.streamType, logger },
         {
@@ -303,7 +307,7 @@ class SyncEngine implements Engine {
           stopAtShortPage: hintedPass,
           ...(this.startPosition === null ? {} : { since: this.startPosition }),
         },
-      );
+      ).finally(() => early?.catch(() => undefined));
       // The events since that earlier position are read by the live sync before the first window (syncHintsNow).
       if (this.startPosition !== null && observed.full) this.hints.hintRemote([]);
       this.startPosition = null;
@@ -315,7 +319,9 @@ class SyncEngine implements Engine {
       for (const root of this.deps.roots) {
         if (observed.refusals.some((r) => r.root === root.id) || this.pausedRootIds.has(root.id)) continue;
         const rc = this.rootContext(root);
-        const ready = await this.ensureLocalRoot(rc, refusals, !(hintedPass && !observed.full && this.scanned.has(root.id)));
+        const earlier = root === first ? await early : undefined;
+        if (earlier !== undefined) refusals.push(...earlier.refusals);
+        const ready = earlier !== undefined ? earlier.ready : await this.ensureLocalRoot(rc, refusals, !(hintedPass && !observed.full && this.scanned.has(root.id)));
         if (ready === false) continue;
         // A new root accepted: its local rows and merge base are gone, so the whole root is planned again.
         if (ready === 'accepted') clean.delete(root.id);
@@ -328,11 +334,7 @@ class SyncEngine implements Engine {
           scope = await this.hintedScope(rc, [...hinted, ...rechecked], observed.touchedIds, signal);
         } else {
           const limit = this.deps.options.windowEntries ?? DEFAULT_WINDOW_ENTRIES;
-          const scanned = await scanLocal({ journal, root, fs: rc.fs, isIgnored: rc.isIgnored, nowMs: () => clock.now() }, undefined, signal, limit).catch(async (e: unknown) => {
-            // A root that cannot be listed is parked (and listed); the other roots go on.
-            if (!signal.aborted && (await parkUnreadableRoot({ journal, root: root.id, fs: rc.fs, nowMs: () => clock.now() }, toSyncError(e)))) return null;
-            throw e;
-          });
+          const scanned = earlier !== undefined ? earlier.scanned : await this.scanLocalRoot(rc, signal);
           if (scanned === null) continue;
           const rechecked = await recheckParks({ journal, root, fs: rc.fs }, { mode: 'all', nowMs: clock.now() });
           this.scanned.add(root.id);
@@ -490,6 +492,35 @@ class SyncEngine implements Engine {
   private notice(root: RootId | null, text: string, kind?: 'new-folder-skipped'): void {
     this.deps.logger.info({ root }, text);
     this.events.onNotice?.({ root, text, ...(kind === undefined ? {} : { kind }) });
+  }
+
+  /**
+   * Whether this pass's check and whole scan of a root can run while Box's events are read (issue 29 point 7: the
+   * events' round trips and the walk overlap): the pass scans it whole whatever the events say (not yet scanned by
+   * this process), and the journal already knows its Box folder (not a first mirror: a root the remote side refuses
+   * is then one listed again, and its scan is only an observation of the disk: rows, nothing planned). Neither
+   * reads what the other writes (local rows and their parks; remote rows), and each commits in transactions of its
+   * own. The root's check still runs before its scan, as in the pass (ensureLocalRoot).
+   */
+  private scansEarly(root: SyncRoot): boolean {
+    return !this.pausedRootIds.has(root.id) && !this.scanned.has(root.id) && this.deps.journal.getRemote(root.remoteId) !== undefined;
+  }
+
+  /** ensureLocalRoot (on a full pass) then scanLocalRoot, for a root whose scan starts early (scansEarly). */
+  private async scanWhole(rc: RootContext, signal: AbortSignal): Promise<{ ready: boolean | 'accepted'; refusals: { id: string; message: string }[]; scanned: ScanResult | null }> {
+    const refusals: { id: string; message: string }[] = [];
+    const ready = await this.ensureLocalRoot(rc, refusals, true);
+    return { ready, refusals, scanned: ready === false ? null : await this.scanLocalRoot(rc, signal) };
+  }
+
+  /** The whole root scanned; null when it cannot be listed: parked (and listed), and the other roots go on. */
+  private scanLocalRoot(rc: RootContext, signal: AbortSignal): Promise<ScanResult | null> {
+    const { journal, clock } = this.deps;
+    const limit = this.deps.options.windowEntries ?? DEFAULT_WINDOW_ENTRIES;
+    return scanLocal({ journal, root: rc.root, fs: rc.fs, isIgnored: rc.isIgnored, nowMs: () => clock.now() }, undefined, signal, limit).catch(async (e: unknown) => {
+      if (!signal.aborted && (await parkUnreadableRoot({ journal, root: rc.root.id, fs: rc.fs, nowMs: () => clock.now() }, toSyncError(e)))) return null;
+      throw e;
+    });
   }
 
   /**
