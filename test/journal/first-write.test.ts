@@ -179,7 +179,7 @@ describe('the first write of a run', () => {
       'constructor', 'transaction', 'transactionEach', 'maintain', 'beforeNextWrite', 'close', 'getRemote', 'remoteChildren',
       'remoteChildrenPaged', 'remoteChildNamed', 'countRemoteBelow', 'getLocal', 'localUnder', 'localByInode', 'localChildren',
       'countLocalUnder', 'getSynced', 'syncedByRemoteId', 'syncedByInode', 'syncedUnder', 'syncedChildren', 'countSyncedUnder',
-      'countSynced', 'countSyncedSteps', 'getCursor', 'isTrashed', 'getMeta', 'getFailure', 'failures', 'failuresOfRemoteId', 'operations',
+      'countSynced', 'countSyncedSteps', 'getCursor', 'isTrashed', 'getMeta', 'getFailure', 'failures', 'failuresOfRemoteId', 'parkedFailures', 'operations',
       'lastOperation', 'unsyncedPaths', 'syncedRoots', 'afterUpkeepApart', 'localChildrenPages', 'syncedChildrenPages',
     ];
     const unknown = Object.getOwnPropertyNames(SqliteJournal.prototype).filter((m) => !(m in writes) && !notWrites.includes(m));
