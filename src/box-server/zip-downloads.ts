@@ -276,13 +276,13 @@ function* archiveParts(core: ServerCore, rec: ZipRec): Generator<ZipPart> {
     }
     const mtimeMs = item.contentModifiedAtMs;
     if (v.sizeBytes === 0) yield { kind: 'bytes', path, mtimeMs, data: Buffer.alloc(0), onWritten: written };
+    // Opened only when the archive reaches this entry: one open blob at a time, whatever the file count.
+    else if (v.sizeBytes > ZIP_WHOLE_MAX_BYTES) yield { kind: 'stream', path, mtimeMs, size: v.sizeBytes, open: () => store.blobs.read(v.blobId, 0, v.sizeBytes - 1), onWritten: written };
     else {
-      const whole = v.sizeBytes <= ZIP_WHOLE_MAX_BYTES ? store.blobs.readAllSync(v.blobId) : null;
-      if (whole !== null && whole.length >= STORE_CHECK_MIN_BYTES && incompressible(whole)) yield { kind: 'bytes', path, mtimeMs, data: whole, store: true, onWritten: written };
-      else if (whole !== null && whole.length <= DEFLATE_WHOLE_MAX_BYTES) yield { kind: 'bytes', path, mtimeMs, data: whole, onWritten: written };
-      else if (whole !== null) yield { kind: 'stream', path, mtimeMs, size: whole.length, open: () => Readable.from([whole], { objectMode: false }), onWritten: written };
-      // Opened only when the archive reaches this entry: one open blob at a time, whatever the file count.
-      else yield { kind: 'stream', path, mtimeMs, size: v.sizeBytes, open: () => store.blobs.read(v.blobId, 0, v.sizeBytes - 1), onWritten: written };
+      const whole = store.blobs.readAllSync(v.blobId);
+      if (whole.length >= STORE_CHECK_MIN_BYTES && incompressible(whole)) yield { kind: 'bytes', path, mtimeMs, data: whole, store: true, onWritten: written };
+      else if (whole.length <= DEFLATE_WHOLE_MAX_BYTES) yield { kind: 'bytes', path, mtimeMs, data: whole, onWritten: written };
+      else yield { kind: 'stream', path, mtimeMs, size: whole.length, open: () => Readable.from([whole], { objectMode: false }), onWritten: written };
     }
   }
 }
