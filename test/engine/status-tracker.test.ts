@@ -150,6 +150,42 @@ describe('status tracker: in-sync counts', () => {
     expect(counts).toBe(2);
   });
 
+  it('countsReady before the first pass (starting): the query reads the count made in slices, and no count is made again', async () => {
+    add(0, 5);
+    let wholeCounts = 0;
+    let stepsStarted = 0;
+    const slow = Object.create(j) as Journal;
+    slow.countSynced = (r) => {
+      wholeCounts += 1;
+      return j.countSynced(r);
+    };
+    slow.countSyncedSteps = function* (r) {
+      stepsStarted += 1;
+      for (const until = performance.now() + SLICE_MS + 5; performance.now() < until; );
+      yield;
+      return yield* j.countSyncedSteps!(r);
+    };
+    const queue = new TransferQueue({ concurrency: 1, clock: systemClock });
+    const t = new StatusTracker({ journal: slow, roots: [root], clock: { now: () => nowMs, sleep: systemClock.sleep }, queue: () => queue });
+    expect(t.report(false).phase).toBe('starting');
+    await t.countsReady();
+    // One count, in slices (only passes write the merge base: no pass has run), read by the query as it is.
+    expect(stepsStarted).toBe(1);
+    expect(t.report().roots[0]!.inSync.files).toBe(5);
+    expect(wholeCounts).toBe(0);
+    await t.countsReady();
+    expect(t.report().roots[0]!.inSync.files).toBe(5);
+    expect(stepsStarted).toBe(1);
+    // The first pass's end counts afresh.
+    add(5, 1);
+    t.setPhase('scanning');
+    t.setPhase('idle');
+    await t.countsReady();
+    expect(stepsStarted).toBe(2);
+    expect(t.report().roots[0]!.inSync.files).toBe(6);
+    expect(wholeCounts).toBe(0);
+  });
+
   it('countsReady: the exact count a status query takes between passes is made in slices, and made again when a pass ended meanwhile', async () => {
     add(0, 3);
     let wholeCounts = 0;
