@@ -18,7 +18,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { extname } from 'node:path';
-import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { BoxError } from './box-error.js';
 import { cutAfter } from './download.js';
@@ -204,38 +203,11 @@ function streamingFor(core: ServerCore, userId: string): number {
   return n;
 }
 
-/** Blobs up to this size go into the archive read whole; bigger ones are streamed through deflate. */
+/**
+ * Blobs up to this size go into the archive read whole (the writer then decides how: stored when they do not
+ * compress, deflated in one call or as a stream); bigger ones are streamed from the store and deflated.
+ */
 const ZIP_WHOLE_MAX_BYTES = 1024 * 1024;
-/**
- * A blob read whole of at least this size is looked at first: bytes that do not compress (`incompressible`: photos,
- * video, archives, encrypted or random data) go in stored, as Info-ZIP stores them; the rest are deflated, up to
- * 64 KiB in one call and above that streamed. Box does not document how it compresses entries; a reader takes both
- * methods (the client's reader, the SDKs, unzip).
- */
-const STORE_CHECK_MIN_BYTES = 512;
-/** Blobs read whole up to this size are deflated in one call; bigger ones that compress are streamed. */
-const DEFLATE_WHOLE_MAX_BYTES = 64 * 1024;
-const STORE_SAMPLE_BYTES = 4 * 1024;
-
-/**
- * Whether deflate would hardly shrink these bytes, judged as btrfs's compression heuristic judges: the Shannon
- * entropy of the bytes of a sample of their start (up to 4 KiB) of at least 7.5 bits a byte (random bytes: about
- * 7.6 at 512 bytes, 7.95 at 4 KiB; English text about 4.5). One pass over the sample and no zlib context: a level-1
- * deflate of the sample per file cost box-server more than the deflate it saved. A wrong guess costs compression
- * only, never bytes: both methods carry the same content.
- */
-export function incompressible(data: Buffer): boolean {
-  const n = Math.min(data.length, STORE_SAMPLE_BYTES);
-  if (n === 0) return false;
-  const counts = new Uint32Array(256);
-  for (let i = 0; i < n; i++) counts[data[i]!]! += 1;
-  let bits = 0;
-  for (let b = 0; b < 256; b++) {
-    const c = counts[b]!;
-    if (c !== 0) bits -= c * Math.log2(c / n);
-  }
-  return bits / n >= 7.5;
-}
 
 /**
  * The archive's entries, made as the writer reaches each one (so a file trashed meanwhile is skipped, and counted),
@@ -278,12 +250,7 @@ function* archiveParts(core: ServerCore, rec: ZipRec): Generator<ZipPart> {
     if (v.sizeBytes === 0) yield { kind: 'bytes', path, mtimeMs, data: Buffer.alloc(0), onWritten: written };
     // Opened only when the archive reaches this entry: one open blob at a time, whatever the file count.
     else if (v.sizeBytes > ZIP_WHOLE_MAX_BYTES) yield { kind: 'stream', path, mtimeMs, size: v.sizeBytes, open: () => store.blobs.read(v.blobId, 0, v.sizeBytes - 1), onWritten: written };
-    else {
-      const whole = store.blobs.readAllSync(v.blobId);
-      if (whole.length >= STORE_CHECK_MIN_BYTES && incompressible(whole)) yield { kind: 'bytes', path, mtimeMs, data: whole, store: true, onWritten: written };
-      else if (whole.length <= DEFLATE_WHOLE_MAX_BYTES) yield { kind: 'bytes', path, mtimeMs, data: whole, onWritten: written };
-      else yield { kind: 'stream', path, mtimeMs, size: whole.length, open: () => Readable.from([whole], { objectMode: false }), onWritten: written };
-    }
+    else yield { kind: 'bytes', path, mtimeMs, data: store.blobs.readAllSync(v.blobId), onWritten: written };
   }
 }
 

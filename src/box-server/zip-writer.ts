@@ -6,8 +6,9 @@
  * - a file with content: local header (version 20, flags UTF-8 name | data descriptor, method 8 = deflate, CRC and
  *   sizes 0), its deflated bytes, a data descriptor with its signature (ZIP64 sizes when the entry needs them);
  * - an empty file: local header with method 0 (stored), flags UTF-8 name, CRC and sizes 0, no descriptor;
- * - a file whose bytes do not compress (given with `store`): local header with method 0, flags UTF-8 name, its CRC and
- *   sizes, its bytes as they are, no descriptor (what Info-ZIP writes for such a file);
+ * - a file handed over whole whose bytes do not compress (`incompressible`, from 512 bytes on): local header with
+ *   method 0, flags UTF-8 name, its CRC and sizes, its bytes as they are, no descriptor (what Info-ZIP writes for
+ *   such a file, and what yazl's `addBuffer` with `compress: false` writes); a streamed file is always deflated;
  * - a folder `name/`: the same as an empty file;
  * - then the central directory (version made by 3.63 = Unix, version needed 20, or 45 with a ZIP64 extended field
  *   holding both sizes and the header offset when a size or the offset passes 0xfffffffe; an Info-ZIP "UT" field
@@ -15,9 +16,10 @@
  *   ZIP64 end record and locator from 65,535 entries on or when the directory's size or offset needs them.
  * Times are DOS times in local time, clamped to 1980-2107, as yazl wrote them.
  *
- * Small entries (bytes handed over whole) are deflated with one `deflateRawSync` each, with a window no bigger than
- * the entry needs (the same output as level 6 with a 32 KiB window, at a fraction of the set-up), and many of them
- * go out in one chunk; an entry given as a stream is deflated as a stream, with backpressure. The archive is a
+ * Small entries (bytes handed over whole, up to 64 KiB) are deflated with one `deflateRawSync` each, with a window
+ * no bigger than the entry needs (the same output as level 6 with a 32 KiB window, at a fraction of the set-up), and
+ * many of them go out in one chunk; a bigger one, or an entry given as a stream, is deflated as a stream, with
+ * backpressure (the same bytes). The store-or-deflate decision is the writer's alone (`storedAsIs`). The archive is a
  * Readable: it makes the next chunk only when read, so a reader that stops reading holds it, and destroying it
  * stops it (and the entry stream it reads).
  */
@@ -27,7 +29,7 @@ import zlib from 'node:zlib';
 /** One entry of the archive: a folder, a file whose bytes are at hand, or a file streamed from `open()`. */
 export type ZipPart =
   | { readonly kind: 'folder'; readonly path: string; readonly mtimeMs: number }
-  | { readonly kind: 'bytes'; readonly path: string; readonly mtimeMs: number; readonly data: Buffer; readonly store?: boolean; readonly onWritten?: () => void }
+  | { readonly kind: 'bytes'; readonly path: string; readonly mtimeMs: number; readonly data: Buffer; readonly onWritten?: () => void }
   | { readonly kind: 'stream'; readonly path: string; readonly mtimeMs: number; readonly size: number; readonly open: () => Readable; readonly onWritten?: () => void };
 
 /** Bytes of small entries gathered before they go out as one chunk. */
@@ -124,6 +126,51 @@ function deflateSmall(data: Buffer): Buffer {
   return zlib.deflateRawSync(data, { level: 6, windowBits, chunkSize: Math.max(64, data.length + 64) });
 }
 
+/**
+ * Bytes entries of at least this size are looked at for whether they compress; smaller ones are deflated (a tiny
+ * entry's sample says little, and deflating it costs next to nothing).
+ */
+const STORE_CHECK_MIN_BYTES = 512;
+const STORE_SAMPLE_BYTES = 4 * 1024;
+/** Bytes entries up to this size are deflated in one call; bigger ones go through a deflate stream (no long call). */
+const DEFLATE_WHOLE_MAX_BYTES = 64 * 1024;
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * Whether deflate would hardly shrink these bytes, judged as btrfs's compression heuristic judges: the Shannon
+ * entropy of the bytes of a sample of their start (up to 4 KiB) of at least 7.5 bits a byte (random bytes: about
+ * 7.6 at 512 bytes, 7.95 at 4 KiB; English text about 4.5). One pass over the sample and no zlib context: a level-1
+ * deflate of the sample per file cost box-server more than the deflate it saved. A wrong guess costs compression
+ * only, never bytes: both methods carry the same content.
+ */
+export function incompressible(data: Buffer): boolean {
+  const n = Math.min(data.length, STORE_SAMPLE_BYTES);
+  if (n === 0) return false;
+  const counts = new Uint32Array(256);
+  for (let i = 0; i < n; i++) counts[data[i]!]! += 1;
+  let bits = 0;
+  for (let b = 0; b < 256; b++) {
+    const c = counts[b]!;
+    if (c !== 0) bits -= c * Math.log2(c / n);
+  }
+  return bits / n >= 7.5;
+}
+
+/**
+ * The writer's one store-or-deflate decision for bytes at hand: empty ones and those that do not compress go in as
+ * they are (method 0), the rest deflated. Folders are stored too; a streamed entry (its bytes not at hand to look
+ * at) is always deflated.
+ */
+function storedAsIs(data: Buffer): boolean {
+  return data.length === 0 || (data.length >= STORE_CHECK_MIN_BYTES && incompressible(data));
+}
+
+/** A bytes entry too big for one deflate call, as a streamed one. */
+function streamOf(part: Extract<ZipPart, { kind: 'bytes' }>): Extract<ZipPart, { kind: 'stream' }> {
+  const data = part.data;
+  return { kind: 'stream', path: part.path, mtimeMs: part.mtimeMs, size: data.length, open: () => Readable.from([data], { objectMode: false }), onWritten: part.onWritten };
+}
+
 /** Counts and checksums what passes (the streamed entry's uncompressed side). */
 class CrcCounter extends Transform {
   crc = 0;
@@ -212,41 +259,34 @@ export class ZipStream extends Readable {
       const name = zipEntryName(part.path, folder);
       const { date, time } = this.dos(part.mtimeMs);
       const unixSeconds = Math.max(-0x80000000, Math.min(0x7fffffff, Math.floor(part.mtimeMs / 1000)));
-      const stored = part.kind === 'folder' || (part.kind === 'bytes' && (part.data.length === 0 || part.store === true));
+      const stored = part.kind === 'folder' || (part.kind === 'bytes' && storedAsIs(part.data));
       const flags = stored ? FLAG_UTF8 : FLAG_UTF8 | FLAG_DESCRIPTOR;
       const method = stored ? 0 : 8;
       const rec = { name, folder, method, flags, dosTime: time, dosDate: date, unixSeconds, offset: this.offset };
-      if (part.kind === 'stream') {
-        this.room(LOCAL_HEADER + name.length);
-        this.localHeader(rec);
-        this.pushBatch();
-        this.stream(part, rec);
-        return;
-      }
-      if (stored && part.kind === 'bytes' && part.data.length > 0) {
-        // Bytes that do not compress, as they are: CRC and sizes in the local header, no descriptor.
-        const data = part.data;
+      if (stored) {
+        // As it is (folders and empty files: nothing): CRC and sizes in the local header, no descriptor.
+        const data = part.kind === 'folder' ? EMPTY : part.data;
         const entry: CentralRec = { ...rec, crc: crc32(data), compressed: data.length, size: data.length };
         this.room(LOCAL_HEADER + name.length);
         this.localHeader(rec, entry);
         if (data.length > ZIP_BATCH_BYTES / 4) {
           this.pushBatch();
           this.push(data);
-        } else {
+        } else if (data.length > 0) {
           this.room(data.length);
           this.used += data.copy(this.buf, this.used);
         }
         this.offset += data.length;
         this.central.push(entry);
-        part.onWritten?.();
+        if (!folder) part.onWritten?.();
         continue;
       }
-      if (stored) {
+      if (part.kind === 'stream' || part.data.length > DEFLATE_WHOLE_MAX_BYTES) {
         this.room(LOCAL_HEADER + name.length);
         this.localHeader(rec);
-        this.central.push({ ...rec, crc: 0, compressed: 0, size: 0 });
-        if (part.kind === 'bytes') part.onWritten?.();
-        continue;
+        this.pushBatch();
+        this.stream(part.kind === 'stream' ? part : streamOf(part), rec);
+        return;
       }
       const crc = crc32(part.data);
       const deflated = deflateSmall(part.data);

@@ -21,9 +21,9 @@ const MAX_CONFLICTS_SHOWN = 200;
  * million). Reports sent to listeners during a pass (progress every 250 ms, each window's phases) reuse the last
  * count while it is younger than 1 s or 20 times what counting took, so counting costs at most about 5 % of the
  * time; the end of a pass counts afresh. So does a status query between passes, unless the count was taken since
- * the last pass ended (only passes write the merge base: it is exact until the next one; an idle daemon at a
- * million files asked every 100 ms counted 0.3 s of every 6 s, seconds on a loaded machine, with nothing else
- * answered meanwhile); during a pass it reuses a recent count too: a client asking every 200 ms while the daemon's
+ * the last pass ended (only passes write the merge base: it is exact until the next one, and before the first; an
+ * idle daemon at a million files asked every 100 ms counted 0.3 s of every 6 s, seconds on a loaded machine, with
+ * nothing else answered meanwhile); during a pass it reuses a recent count too: a client asking every 200 ms while the daemon's
  * first pass ran over 200,000 files cost that pass 12 % of its CPU in counts (issue 29 point 6).
  */
 const PASS_PHASES: ReadonlySet<Phase> = new Set<Phase>(['scanning', 'listing', 'planning', 'transferring']);
@@ -43,7 +43,7 @@ export class StatusTracker {
   /** The roots whose in-sync count is running in slices, each with its end. */
   private readonly slicedCounts = new Map<RootId, Promise<void>>();
   private lastSuccessMs: number | undefined;
-  /** Passes ended (the phase went idle or error from another): a count taken since the last one is exact while idle. */
+  /** Passes ended (the phase went idle or error from another): a count taken since the last one is exact out of a pass. */
   private passEnds = 0;
 
   constructor(
@@ -173,7 +173,8 @@ export class StatusTracker {
   private countDue(root: RootId, fresh: boolean): boolean {
     const last = this.counted.get(root);
     if (last === undefined) return true;
-    if (last.passEnds === this.passEnds && (this.phaseNow === 'idle' || this.phaseNow === 'error')) return false;
+    // Out of a pass (between two, or before the first), a count taken since the last pass ended is exact.
+    if (last.passEnds === this.passEnds && !PASS_PHASES.has(this.phaseNow)) return false;
     return fresh || this.deps.clock.now() - last.atMs >= Math.max(COUNT_MIN_AGE_MS, COUNT_COST_FACTOR * this.countCostMs);
   }
 

@@ -143,12 +143,8 @@ function openChecked(path: string, cacheKiB: number | undefined, skip: OpenJourn
   const seen = takeDamageMark(path);
   if (seen !== undefined) throw new UnusableJournalError(`damage was seen while it was in use (${seen})`);
   // Taken away before the file is opened: from here on, only a clean close marks it clean again.
-  const nowMs = Date.now();
   const mark = takeCleanMark(path);
-  const notDue = skip === undefined ? checkNotDue(path, mark, nowMs) : undefined;
-  const checkNow = skip === undefined && notDue === undefined;
-  // The time of the last check that counts: now (checked here), the mark's (not due), or the caller's.
-  const lastCheckMs = checkNow ? nowMs : notDue !== undefined ? notDue.checkedAtMs : skip!.lastCheckedAtMs;
+  const { checkNow, lastCheckMs } = checkAtOpen(path, mark, skip, Date.now());
   let db: Database | undefined;
   try {
     db = new BetterSqlite3(path);
@@ -164,6 +160,22 @@ function openChecked(path: string, cacheKiB: number | undefined, skip: OpenJourn
     db?.close();
     throw e;
   }
+}
+
+/**
+ * The open's three ways into the check, and the time of the last check that counts once the file is open (written
+ * into the clean mark at close; undefined: none, so the next open checks): `skip` (openJournalCheckedApart checked,
+ * or tried): no check here, the caller's time; not due (the clean mark): no check, the mark's time; due: a check now.
+ */
+function checkAtOpen(
+  path: string,
+  mark: CleanMark | undefined,
+  skip: OpenJournalOptions['skipCheck'],
+  nowMs: number,
+): { readonly checkNow: boolean; readonly lastCheckMs: number | undefined } {
+  if (skip !== undefined) return { checkNow: false, lastCheckMs: skip.lastCheckedAtMs };
+  const notDue = checkNotDue(path, mark, nowMs);
+  return notDue === undefined ? { checkNow: true, lastCheckMs: nowMs } : { checkNow: false, lastCheckMs: notDue.checkedAtMs };
 }
 
 /**

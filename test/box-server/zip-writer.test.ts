@@ -15,8 +15,7 @@ import zlib from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import type yauzl from 'yauzl';
 import yazl from 'yazl';
-import { ZIP_BATCH_BYTES, ZipStream, crc32Js, zipEntryName, type ZipPart } from '../../src/box-server/zip-writer.js';
-import { incompressible } from '../../src/box-server/zip-downloads.js';
+import { ZIP_BATCH_BYTES, ZipStream, crc32Js, incompressible, zipEntryName, type ZipPart } from '../../src/box-server/zip-writer.js';
 import { openArchive } from '../../src/remote/box/zip-reader.js';
 import { makeTempDir } from '../support/tmp.js';
 
@@ -75,13 +74,17 @@ function partsOf(list: readonly Spec[], streamed: (s: Spec) => boolean): ZipPart
   });
 }
 
-/** The archive zip-downloads.ts made with yazl before: folders, empty files stored, the rest streamed and deflated. */
-async function yazlArchive(list: readonly Spec[]): Promise<Buffer> {
+/**
+ * The archive zip-downloads.ts made with yazl before: folders and empty files stored, the rest streamed and deflated;
+ * `stored` picks the files that go in as they are (yazl's `addBuffer` with `compress: false`: CRC and sizes in the
+ * local header, no descriptor).
+ */
+async function yazlArchive(list: readonly Spec[], stored: (data: Buffer) => boolean): Promise<Buffer> {
   const zip = new yazl.ZipFile();
   for (const s of list) {
     const mtime = new Date(s.mtimeMs);
     if (s.data === null) zip.addEmptyDirectory(s.path, { mtime });
-    else if (s.data.length === 0) zip.addBuffer(Buffer.alloc(0), s.path, { mtime, compress: false });
+    else if (s.data.length === 0 || stored(s.data)) zip.addBuffer(s.data, s.path, { mtime, compress: false });
     else {
       const data = s.data;
       zip.addReadStreamLazy(s.path, { mtime, size: data.length, compress: true }, (cb) => cb(null, Readable.from([data])));
@@ -148,9 +151,13 @@ print(json.dumps({"bad": bad, "count": len(z.infolist()), "first": [[i.filename,
 
 describe('box-server zip writer', () => {
   it('writes, byte for byte, the archive yazl wrote for the same entries, whole or streamed', async () => {
-    const before = await yazlArchive(specs);
-    expect((await collect(new ZipStream(partsOf(specs, () => false)[Symbol.iterator]()))).equals(before)).toBe(true);
-    expect((await collect(new ZipStream(partsOf(specs, () => true)[Symbol.iterator]()))).equals(before)).toBe(true);
+    // Handed over whole, the 60,000 random bytes of noise.bin go in stored (the writer's decision); the rest deflated.
+    expect(specs.filter((s) => s.data !== null && s.data.length > 0 && incompressible(s.data)).map((s) => s.path)).toEqual(['top/sub/noise.bin']);
+    const whole = await yazlArchive(specs, incompressible);
+    expect((await collect(new ZipStream(partsOf(specs, () => false)[Symbol.iterator]()))).equals(whole)).toBe(true);
+    // Streamed, every file with content is deflated: yazl's own archive for these entries.
+    const streamed = await yazlArchive(specs, () => false);
+    expect((await collect(new ZipStream(partsOf(specs, () => true)[Symbol.iterator]()))).equals(streamed)).toBe(true);
   });
 
   it('is read back by the client reader, unzip -t and Python zipfile, with a big entry streamed', async () => {
@@ -173,7 +180,8 @@ describe('box-server zip writer', () => {
     for (const [i, e] of entries.entries()) {
       const s = list[i]!;
       expect(e.data.equals(s.data ?? Buffer.alloc(0)), s.path).toBe(true);
-      expect(e.method).toBe(s.data === null || s.data.length === 0 ? 0 : 8);
+      // Stored: folders, empty files, and the random bytes handed over whole (noise.bin); the streamed big.bin deflated.
+      expect(e.method, s.path).toBe(s.data === null || s.data.length === 0 || s.path === 'top/sub/noise.bin' ? 0 : 8);
     }
     // DOS time: 2-second resolution, read back in local time as written.
     expect(Math.abs(entries[2]!.mtime.getTime() - list[2]!.mtimeMs)).toBeLessThanOrEqual(2000);
@@ -278,20 +286,22 @@ describe('box-server zip writer', () => {
     tmp = await makeTempDir('zip-writer-');
     const random = noise(300 * 1024, 21);
     const text = Buffer.from('a line that compresses well\n'.repeat(8000));
-    // What zip-downloads.ts decides for such blobs: random bytes do not compress, text does.
+    // The writer's judge: random bytes do not compress, text does, and only the sample at the start is looked at.
     expect(incompressible(random)).toBe(true);
     expect(incompressible(noise(70 * 1024, 5))).toBe(true);
     expect(incompressible(text)).toBe(false);
     expect(incompressible(Buffer.concat([Buffer.alloc(20 * 1024), random]))).toBe(false);
+    // Every entry is handed over whole, with no word on its method: the writer decides.
     const list: Array<{ path: string; data: Buffer; store: boolean }> = [
       { path: 'a/small-random.bin', data: noise(5000, 7), store: true }, // copied into the batch
       { path: 'a/text.txt', data: Buffer.from('deflated between stored ones\n'.repeat(50)), store: false },
       { path: 'a/big-random.bin', data: random, store: true }, // pushed as it is
-      { path: 'a/one.bin', data: Buffer.from([7]), store: true },
-      { path: 'a/last.txt', data: text, store: false },
+      { path: 'a/tiny-random.bin', data: noise(511, 9), store: false }, // under the size looked at: deflated
+      { path: 'a/one.bin', data: Buffer.from([7]), store: false },
+      { path: 'a/last.txt', data: text, store: false }, // over 64 KiB: through a deflate stream
     ];
     let written = 0;
-    const parts = list.map((e): ZipPart => ({ kind: 'bytes', path: e.path, mtimeMs: t0, data: e.data, store: e.store, onWritten: () => (written += 1) }));
+    const parts = list.map((e): ZipPart => ({ kind: 'bytes', path: e.path, mtimeMs: t0, data: e.data, onWritten: () => (written += 1) }));
     const archive = await collect(new ZipStream(parts[Symbol.iterator]()));
     expect(written).toBe(list.length);
     // The stored entry's local header holds its CRC and sizes, with no descriptor flag; its bytes follow as they are.

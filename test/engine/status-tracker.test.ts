@@ -150,64 +150,86 @@ describe('status tracker: in-sync counts', () => {
     expect(counts).toBe(2);
   });
 
-  it('countsReady: the exact count a status query takes between passes is made in slices, and made again when a pass ended meanwhile', async () => {
-    add(0, 3);
-    let wholeCounts = 0;
-    let stepsStarted = 0;
-    let duringFirst: (() => void) | null = null;
+  /**
+   * A tracker on the real journal whose count takes more than a slice before its first pause (a big journal on a
+   * loaded machine): `n` counts the counts made in one call and the sliced ones started; `pause.run` runs once, at
+   * the first pause of a sliced count.
+   */
+  function slowTracker(): { t: StatusTracker; n: { whole: number; steps: number }; pause: { run: (() => void) | null } } {
+    const n = { whole: 0, steps: 0 };
+    const pause: { run: (() => void) | null } = { run: null };
     const slow = Object.create(j) as Journal;
     slow.countSynced = (r) => {
-      wholeCounts += 1;
+      n.whole += 1;
       return j.countSynced(r);
     };
-    // The real count, made to take more than a slice before its first pause (a big journal on a loaded machine).
     slow.countSyncedSteps = function* (r) {
-      stepsStarted += 1;
+      n.steps += 1;
       for (const until = performance.now() + SLICE_MS + 5; performance.now() < until; );
       yield;
-      const hook = duringFirst;
-      duringFirst = null;
+      const hook = pause.run;
+      pause.run = null;
       hook?.();
       return yield* j.countSyncedSteps!(r);
     };
     const queue = new TransferQueue({ concurrency: 1, clock: systemClock });
-    const t = new StatusTracker({ journal: slow, roots: [root], clock: { now: () => nowMs, sleep: systemClock.sleep }, queue: () => queue });
+    return { t: new StatusTracker({ journal: slow, roots: [root], clock: { now: () => nowMs, sleep: systemClock.sleep }, queue: () => queue }), n, pause };
+  }
+
+  it('countsReady before the first pass (starting): the query reads the count made in slices, and no count is made again', async () => {
+    add(0, 5);
+    const { t, n } = slowTracker();
+    expect(t.report(false).phase).toBe('starting');
+    await t.countsReady();
+    // One count, in slices (only passes write the merge base: no pass has run), read by the query as it is.
+    expect(n.steps).toBe(1);
+    expect(t.report().roots[0]!.inSync.files).toBe(5);
+    expect(n.whole).toBe(0);
+    // Ready already: no count made again before a pass ends (the next test: a pass's end counts afresh).
+    await t.countsReady();
+    expect(t.report().roots[0]!.inSync.files).toBe(5);
+    expect(n.steps + n.whole).toBe(1);
+  });
+
+  it('countsReady: the exact count a status query takes between passes is made in slices, and made again when a pass ended meanwhile', async () => {
+    add(0, 3);
+    const { t, n, pause } = slowTracker();
     t.setPhase('scanning');
     t.setPhase('idle');
     // A pass writes and ends while the first count is paused between two slices: that count is not kept.
-    duringFirst = () => {
+    pause.run = () => {
       t.setPhase('scanning');
       add(3, 4);
       t.setPhase('idle');
     };
     const ready = t.countsReady();
     // The first slice ran at once and paused: the rest runs in later turns of the event loop.
-    expect(stepsStarted).toBe(1);
+    expect(n.steps).toBe(1);
     await ready;
-    expect(stepsStarted).toBe(2);
+    expect(n.steps).toBe(2);
     expect(t.report().roots[0]!.inSync.files).toBe(7);
     // The query read the count made in slices: no count in one call.
-    expect(wholeCounts).toBe(0);
+    expect(n.whole).toBe(0);
     // Ready already: no count made again until the next pass ends.
     await t.countsReady();
-    expect(stepsStarted).toBe(2);
+    expect(n.steps).toBe(2);
     add(7, 1);
     t.setPhase('scanning');
     t.setPhase('idle');
     await t.countsReady();
-    expect(stepsStarted).toBe(3);
+    expect(n.steps).toBe(3);
     expect(t.report().roots[0]!.inSync.files).toBe(8);
-    expect(wholeCounts).toBe(0);
+    expect(n.whole).toBe(0);
     // During a pass, with a count to show, a query does not wait for a due count: it starts in slices, the query is
     // answered with the last one at once, and the next query after it ended has the new one.
     t.setPhase('transferring');
     add(8, 2);
     nowMs += 1_100;
     await t.countsReady();
-    expect(stepsStarted).toBe(3);
+    expect(n.steps).toBe(3);
     expect(t.report().roots[0]!.inSync.files).toBe(8);
-    expect(stepsStarted).toBe(4);
+    expect(n.steps).toBe(4);
     await waitFor(() => t.report().roots[0]!.inSync.files === 10, { what: 'the sliced count of the pass to end' });
-    expect(wholeCounts).toBe(0);
+    expect(n.whole).toBe(0);
   });
 });

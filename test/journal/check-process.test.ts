@@ -4,7 +4,7 @@
  * synchronous check does and handle it the same way (a fatal journal_damaged error and no clean mark; at open, the
  * file set aside and a fresh journal), and a check can be stopped.
  */
-import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -83,6 +83,23 @@ describe('the journal check in its own process', () => {
     const mark = JSON.parse(readFileSync(`${dbPath}.clean`, 'utf8')) as { checkedAtMs: number; sizeBytes: number };
     expect(Date.now() - mark.checkedAtMs).toBeLessThan(60_000);
     expect(mark.sizeBytes).toBe(statSync(dbPath).size);
+  });
+
+  it('openJournalCheckedApart: a check not due (a clean mark of an hour ago, the file unchanged) runs nowhere, and the mark keeps its time', async () => {
+    filled();
+    const mark = JSON.parse(readFileSync(`${dbPath}.clean`, 'utf8')) as { checkedAtMs: number; sizeBytes: number; mtimeMs: number };
+    const hourAgo = Date.now() - 60 * 60 * 1000;
+    writeFileSync(`${dbPath}.clean`, JSON.stringify({ ...mark, checkedAtMs: hourAgo }));
+    // A check, were it run, would not finish in its time: the open would say so and leave no mark.
+    const res = await openJournalCheckedApart(dbPath, { repeat: 1_000_000, checkTimeoutMs: 300 });
+    expect(res.rebuilt).toBe(false);
+    if (res.rebuilt) return;
+    expect(res.checkUnfinished).toBeUndefined();
+    expect(checksRunning()).toBe(false);
+    expect(res.journal.countLocalUnder(R, '', 10_000)).toBe(3000);
+    res.journal.close();
+    // No check since the mark's: the close carries its time over (a check here or apart would have written now).
+    expect((JSON.parse(readFileSync(`${dbPath}.clean`, 'utf8')) as { checkedAtMs: number }).checkedAtMs).toBe(hourAgo);
   });
 
   it('openJournalCheckedApart: a damaged file whose check is due is set aside and a fresh journal opened, as openJournal does', async () => {
