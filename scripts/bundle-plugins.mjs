@@ -1,4 +1,4 @@
-// esbuild plugins of scripts/bundle-cli.mjs (a module of their own so that a test can bundle with them).
+// esbuild options and plugins of scripts/bundle-cli.mjs (a module of their own so that a test can bundle with them).
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -15,3 +15,24 @@ export const lazyHttp2Wrapper = {
     build.onResolve({ filter: /^http2-wrapper$/ }, () => ({ path: join(here, 'http2-wrapper-lazy.cjs') }));
   },
 };
+
+/**
+ * esbuild's options for the one-script CommonJS bundle of the CLI (scripts/bundle-cli.mjs says why each is so):
+ * `entry` (dist/cli/script-main.js; a test may give src/cli/script-main.ts) bundled into `outfile`.
+ */
+export function cliScriptOptions(entry, outfile) {
+  return {
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: ['better-sqlite3', 'pino', 'pino-pretty', 'thread-stream', 'esbuild', 'tsx'],
+    define: { 'import.meta.url': '__boxsyncImportMetaUrl' },
+    banner: { js: 'var __boxsyncImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+    supported: { 'dynamic-import': false },
+    logLevel: 'warning',
+    plugins: [lazyHttp2Wrapper],
+  };
+}
