@@ -29,7 +29,7 @@ interface Run {
 
 describe('the code cache of `boxsync sync` (a build)', () => {
   let tmp: { dir: string; cleanup: () => Promise<void> };
-  let env: SyncEnv;
+  let env: SyncEnv & { readonly remoteRootId: string };
   const root = (): string => join(tmp.dir, 'pkg');
   const script = (): string => join(root(), 'dist', 'cli-script', 'main.cjs');
 
