@@ -1,11 +1,12 @@
 // Runs the CommonJS bundle of `boxsync sync` (dist/cli-script/main.cjs, scripts/bundle-cli.mjs) as one V8 script
-// with a code cache: the bytecode V8 compiled in an earlier run, so that a run does not spend its first ~0.1-0.2 s
-// compiling the CLI on the main thread. Node 20 has no compile cache of its own (Node 22's module.enableCompileCache),
+// with a code cache: the bytecode V8 compiled in an earlier run, so that a run does not spend its start compiling
+// the CLI on the main thread (README, Performance, has the figures). Node 20 has no compile cache of its own (Node 22's module.enableCompileCache),
 // so this does what Node's CommonJS loader and v8-compile-cache do: the bundle is wrapped in a function, compiled
 // with `new vm.Script(source, { cachedData })`, and after the run `script.createCachedData()` (which then holds the
 // functions the run compiled too) is written for the next one. A run that used the cache writes it again when it
-// compiled a quarter more code than the run that made it (V8's bytecode in the heap, read for free): a cache made by
-// a short run (a config error) gives way to one of a whole sync, and the runs after that write nothing.
+// exits 0 and the run that made the cache did not: a cache made by a run that stopped early (a config error, the
+// state dir locked), which compiled little of the engine, gives way to one of a whole sync; the runs after that
+// write nothing.
 //
 // Safety (README, Performance; docs/internals.md):
 // - The cache file is named by the SHA-256 of the bundle's bytes, Node's version and the CPU architecture: a cache
@@ -24,7 +25,6 @@ import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, wr
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
-import { getHeapCodeStatistics } from 'node:v8';
 import vm from 'node:vm';
 
 // The bundle runs inside this function, as a CommonJS module does in Node (strict, as the ES modules it was made
@@ -33,10 +33,8 @@ const HEAD = '(function (exports, require, module, __filename, __dirname) {"use 
 const TAIL = '\n})';
 const MAGIC = Buffer.from('boxsync-v8-cache-1\n');
 const SHA = 32;
-// After the checksum: the bytecode in the heap when the cache was made (a double), then V8's data.
-const BYTECODE = 8;
-/** A run that used the cache writes it again when it ends with this much more bytecode than the run that made it. */
-const REFRESH_GROWTH = 1.25;
+// After the checksum: one byte, 1 when the run that made the cache exited 0; then V8's data.
+const WHOLE = 1;
 const NAME = /^sync-[0-9a-f]{32}\.v8(?:\.[0-9a-f]+\.tmp)?$/;
 
 /** Where the code cache lives for this environment ($XDG_CACHE_HOME when absolute, as the XDG spec asks). */
@@ -53,28 +51,23 @@ function ownedByUs(path, wantDir) {
   return mine && (wantDir ? st.isDirectory() : st.isFile()) && (st.mode & 0o022) === 0;
 }
 
-/** A cache file's V8 data and the bytecode size it was made at, or null (and why) when it is not whole and undamaged. */
+/** A cache file's V8 data and whether a run that exited 0 made it, or null (and why) when it is not whole and undamaged. */
 function readCache(file) {
   if (!ownedByUs(file, false)) return { data: null, why: 'none' };
   const bytes = readFileSync(file);
   const head = MAGIC.length + SHA;
-  if (bytes.length <= head + BYTECODE || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return { data: null, why: 'not a cache file' };
+  if (bytes.length <= head + WHOLE || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return { data: null, why: 'not a cache file' };
   const body = bytes.subarray(head);
   if (!createHash('sha256').update(body).digest().equals(bytes.subarray(MAGIC.length, head))) return { data: null, why: 'damaged (checksum)' };
-  return { data: body.subarray(BYTECODE), bytecode: body.readDoubleLE(0), why: '' };
+  return { data: body.subarray(WHOLE), whole: body[0] === 1, why: '' };
 }
 
-/** Bytes of bytecode (and its metadata) in this isolate's heap now. */
-const bytecodeNow = () => getHeapCodeStatistics().bytecode_and_metadata_size;
-
-function writeCache(dir, file, data, bytecode) {
+function writeCache(dir, file, data, whole) {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   if (!ownedByUs(dir, true)) throw new Error(`${dir} is not this user's own folder, or others may write to it`);
   const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
   try {
-    const size = Buffer.alloc(BYTECODE);
-    size.writeDoubleLE(bytecode);
-    const body = Buffer.concat([size, data]);
+    const body = Buffer.concat([Buffer.of(whole ? 1 : 0), data]);
     writeFileSync(tmp, Buffer.concat([MAGIC, createHash('sha256').update(body).digest(), body]), { mode: 0o600, flag: 'wx' });
     renameSync(tmp, file);
   } catch (e) {
@@ -119,12 +112,12 @@ export async function runCachedScript(file, env = process.env) {
   script.runInThisContext().call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
   await module.exports.done;
   if (off || cacheFile === null) return;
-  const bytecode = bytecodeNow();
-  if (used && bytecode < cached.bytecode * REFRESH_GROWTH) return;
+  const whole = (process.exitCode ?? 0) === 0;
+  if (used && (cached.whole || !whole)) return;
   try {
     // V8 stamps the cache with its flags, which the run changed (src/cli/start-flags.ts).
     module.exports.restoreStartFlags?.();
-    writeCache(dir, cacheFile, script.createCachedData(), bytecode);
+    writeCache(dir, cacheFile, script.createCachedData(), whole);
     report(`written ${cacheFile}`);
   } catch (e) {
     report(`not written: ${e.code ?? e.message}`);

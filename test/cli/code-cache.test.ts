@@ -34,9 +34,9 @@ describe('the code cache of `boxsync sync` (a build)', () => {
   const script = (): string => join(root(), 'dist', 'cli-script', 'main.cjs');
 
   /** `boxsync sync --once` through the package's bin/boxsync.js, with XDG_CACHE_HOME = `cacheHome`. */
-  const sync = (cacheHome: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<Run> =>
+  const sync = (cacheHome: string, extraEnv: NodeJS.ProcessEnv = {}, configFile = env.configFile): Promise<Run> =>
     new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [join(root(), 'bin', 'boxsync.js'), 'sync', '--once', '--config', env.configFile], {
+      const child = spawn(process.execPath, [join(root(), 'bin', 'boxsync.js'), 'sync', '--once', '--config', configFile], {
         cwd: tmp.dir,
         env: { ...process.env, BOXSYNC_FROM_SOURCE: '', BOXSYNC_LOG_LEVEL: 'warn', BOXSYNC_CODE_CACHE_REPORT: '1', XDG_CACHE_HOME: cacheHome, ...extraEnv },
         stdio: ['ignore', 'ignore', 'pipe'],
@@ -102,6 +102,21 @@ describe('the code cache of `boxsync sync` (a build)', () => {
     expect(await cacheFiles(home)).toEqual([file]);
   });
 
+  it('a cache made by a run that stopped early is made again by the next run that exits 0, and only by that one', async () => {
+    const home = join(tmp.dir, 'cache-f');
+    const early = await sync(home, {}, join(tmp.dir, 'no-such-config.json'));
+    expect(early.code).toBe(2);
+    expect(early.cache).toEqual(['none; compiled', expect.stringMatching(/^written /)]);
+    const [file] = await cacheFiles(home);
+    const path = join(cacheDir(home), file!);
+    const whole = await sync(home);
+    expect(whole.code, whole.stderr).toBe(0);
+    expect(whole.cache).toEqual([`used ${path}`, `written ${path}`]);
+    expect((await sync(home)).cache).toEqual([`used ${path}`]);
+    // A run that stops early again leaves the whole run's cache as it is.
+    expect((await sync(home, {}, join(tmp.dir, 'no-such-config.json'))).cache).toEqual([`used ${path}`]);
+  });
+
   it('a cache file that is garbage, damaged or refused by V8 is not used, and is replaced', async () => {
     const home = join(tmp.dir, 'cache-b');
     expect((await sync(home)).code).toBe(0);
@@ -127,7 +142,7 @@ describe('the code cache of `boxsync sync` (a build)', () => {
     // A whole file with a right checksum whose data V8 does not take (not V8's format): V8 says no.
     const { createHash } = await import('node:crypto');
     const head = good.subarray(0, good.indexOf(0x0a) + 1);
-    const body = Buffer.concat([good.subarray(head.length + 32, head.length + 40), Buffer.alloc(4096, 7)]);
+    const body = Buffer.concat([good.subarray(head.length + 32, head.length + 33), Buffer.alloc(4096, 7)]);
     await writeFile(path, Buffer.concat([head, createHash('sha256').update(body).digest(), body]), { mode: 0o600 });
     const refused = await sync(home);
     expect(refused.code, refused.stderr).toBe(0);
