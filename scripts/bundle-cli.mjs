@@ -17,7 +17,7 @@ import { build } from 'esbuild';
 import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cliScriptOptions } from './bundle-plugins.mjs';
+import { asciiOnly, cliScriptOptions } from './bundle-plugins.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = join(root, 'dist', 'cli-script');
@@ -28,4 +28,6 @@ for (const dir of [outdir, join(root, 'dist', 'cli-bundle')]) rmSync(dir, { recu
 // was (a script has none); import() of node's own modules and of the external ones becomes require(), which a
 // vm.Script has (import() would need a hook); http2-wrapper (and node:http2) loaded on first use, not when got loads.
 await build(cliScriptOptions(join(root, 'dist', 'cli', 'script-main.js'), join(outdir, 'main.cjs')));
+// ASCII only, so that bin/code-cache.js reads it into a one-byte string (scripts/bundle-plugins.mjs).
+asciiOnly(join(outdir, 'main.cjs'));
 process.stdout.write(`CLI bundled for \`boxsync sync\`: ${join(outdir, 'main.cjs')}\n`);

@@ -2,7 +2,7 @@
  * `node --import tsx test/bench/startup-runs.ts FILES FOLDERS BYTES RUNS`: the fixed cost of a `boxsync sync --once`
  * (issue 29 point 4 at small sizes), as medians. Seeds box-server (in this process) once with the tree of
  * profile-mirror.ts, then RUNS times: a first mirror into an empty folder and a fresh state dir, then a no-change run
- * of the same pair; each timed (wall) and, through /usr/bin/time, its user + system CPU. Variants run interleaved
+ * of the same pair; each timed (wall) and, through /usr/bin/time, its user + system CPU and peak RSS. Variants run interleaved
  * within each round (A, B, A, B ...), so that load from other processes falls on all of them alike:
  * STARTUP_VARIANTS is a JSON list of { "name", "entry" (a CLI entry, default bin/boxsync.js), "env" (added to the
  * CLI's environment), "config" (merged into the config) }, e.g. '[{"name":"cache off","env":{"BOXSYNC_CODE_CACHE":"off"}},{"name":"cache on"}]'.
@@ -38,6 +38,8 @@ const { srv, rootId } = await seedTree({ files, folders, bytes, name: 'Startup',
 interface Sample {
   readonly wall: number;
   readonly cpu: number;
+  /** Peak RSS, MiB (NaN without /usr/bin/time). */
+  readonly rss: number;
 }
 const samples = new Map<string, Sample[]>();
 const add = (key: string, s: Sample): void => void samples.set(key, [...(samples.get(key) ?? []), s]);
@@ -46,14 +48,14 @@ async function timed(args: readonly string[], env: NodeJS.ProcessEnv, timeOut: s
   const t0 = performance.now();
   const code = await new Promise<number | null>((resolve) => {
     const wrap = (process.env.STARTUP_WRAP ?? '').split(' ').filter(Boolean);
-    const cmd = [...(timeBin ? [timeBin, '-o', timeOut, '-f', '%U %S'] : []), ...wrap, process.execPath, ...args];
+    const cmd = [...(timeBin ? [timeBin, '-o', timeOut, '-f', '%U %S %M'] : []), ...wrap, process.execPath, ...args];
     const child = spawn(cmd[0]!, cmd.slice(1), { stdio: ['ignore', 'ignore', 'inherit'], env });
     child.on('close', resolve);
   });
   const wall = (performance.now() - t0) / 1000;
   if (code !== 0) throw new Error(`sync exited ${code}`);
-  const [user, sys] = timeBin ? (await readFile(timeOut, 'utf8')).trim().split('\n').at(-1)!.split(' ').map(Number) : [NaN, NaN];
-  return { wall, cpu: user! + sys! };
+  const [user, sys, rssKb] = timeBin ? (await readFile(timeOut, 'utf8')).trim().split('\n').at(-1)!.split(' ').map(Number) : [NaN, NaN, NaN];
+  return { wall, cpu: user! + sys!, rss: rssKb! / 1024 };
 }
 
 for (let round = 0; round < runs; round++) {
@@ -75,7 +77,7 @@ const median = (xs: number[]): number => {
 };
 console.log(`${files} files / ${folders} folders / ${bytes} bytes, ${runs} rounds`);
 for (const [key, xs] of samples) {
-  console.log(`${key.padEnd(40)} wall median ${median(xs.map((x) => x.wall)).toFixed(3)} s (min ${Math.min(...xs.map((x) => x.wall)).toFixed(3)}), CPU median ${median(xs.map((x) => x.cpu)).toFixed(3)} s (min ${Math.min(...xs.map((x) => x.cpu)).toFixed(3)})`);
+  console.log(`${key.padEnd(40)} wall median ${median(xs.map((x) => x.wall)).toFixed(3)} s (min ${Math.min(...xs.map((x) => x.wall)).toFixed(3)}), CPU median ${median(xs.map((x) => x.cpu)).toFixed(3)} s (min ${Math.min(...xs.map((x) => x.cpu)).toFixed(3)}), peak RSS median ${median(xs.map((x) => x.rss)).toFixed(0)} MiB`);
 }
 await srv.close();
 await tmp.cleanup();

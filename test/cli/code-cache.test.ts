@@ -18,7 +18,7 @@ import { repoRoot } from '../support/cli.js';
 import { makeTempDir } from '../support/tmp.js';
 import { listTree, startSyncEnv, type SyncEnv } from './sync-harness.js';
 // @ts-expect-error: a plain JavaScript build script without types
-import { cliScriptOptions } from '../../scripts/bundle-plugins.mjs';
+import { asciiOnly, cliScriptOptions } from '../../scripts/bundle-plugins.mjs';
 
 interface Run {
   readonly code: number | null;
@@ -73,6 +73,7 @@ describe('the code cache of `boxsync sync` (a build)', () => {
     const old = new Date(Date.now() - 3600_000);
     await utimes(join(root(), 'dist', 'cli', 'main.js'), old, old);
     await build(cliScriptOptions(join(repoRoot, 'src', 'cli', 'script-main.ts'), script()));
+    asciiOnly(script());
     env = await startSyncEnv();
     const docs = env.web.createFolder(env.remoteRootId, 'docs');
     for (let i = 0; i < 5; i++) env.web.uploadFile(docs.id, `f${i}.txt`, `file ${i}\n`);
