@@ -28,10 +28,6 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import vm from 'node:vm';
 
-// The bundle runs inside this function, as a CommonJS module does in Node (strict, as the ES modules it was made
-// from).
-const HEAD = '(function (exports, require, module, __filename, __dirname) {"use strict";';
-const TAIL = '\n})';
 const MAGIC = Buffer.from('boxsync-v8-cache-1\n');
 const SHA = 32;
 // After the checksum: one byte, 1 when the run that made the cache exited 0; then V8's data.
@@ -85,15 +81,17 @@ function writeCache(dir, file, data, whole) {
  * Runs the bundle `file` (its exports' `done` is the run) and resolves when the run is over, after writing the code
  * cache when there was none to use.
  */
-export async function runCachedScript(file, env = process.env) {
-  const report = env.BOXSYNC_CODE_CACHE_REPORT === '1' ? (line) => process.stderr.write(`boxsync: code cache: ${line}\n`) : () => undefined;
-  const off = env.BOXSYNC_CODE_CACHE === 'off';
+/**
+ * The bundle `file` compiled, with the cache when there is a good one; nothing of the file or the cache is held
+ * once compiled (V8 keeps the source it needs).
+ */
+function compile(file, env, report) {
   const bytes = readFileSync(file);
-  const key = createHash('sha256').update(bytes).update(`\0${process.version}\0${process.arch}\0${HEAD}`).digest('hex').slice(0, 32);
+  const key = createHash('sha256').update(bytes).update(`\0${process.version}\0${process.arch}`).digest('hex').slice(0, 32);
   let dir = null;
   let cacheFile = null;
   let cached = { data: null, why: 'off' };
-  if (!off) {
+  if (env.BOXSYNC_CODE_CACHE !== 'off') {
     try {
       dir = codeCacheDir(env);
       cacheFile = join(dir, `sync-${key}.v8`);
@@ -102,20 +100,27 @@ export async function runCachedScript(file, env = process.env) {
       cached = { data: null, why: `unreadable (${e.code ?? e.message})` };
     }
   }
-  // The build writes it in ASCII (scripts/bundle-cli.mjs): a one-byte string, half the memory of UTF-16.
-  const script = new vm.Script(HEAD + bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8') + TAIL, {
-    filename: file,
-    columnOffset: -HEAD.length,
-    ...(cached.data ? { cachedData: cached.data } : {}),
-  });
+  // The build writes it in ASCII (scripts/bundle-plugins.mjs asciiOnly): a one-byte string, half the memory of UTF-16.
+  // Line 1 is the wrapper's (the banner): line numbers in stack traces are esbuild's.
+  const script = new vm.Script(bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8'), { filename: file, lineOffset: -1, ...(cached.data ? { cachedData: cached.data } : {}) });
   const used = cached.data !== null && !script.cachedDataRejected;
   report(used ? `used ${cacheFile}` : cached.data !== null ? 'rejected by V8; compiled' : `${cached.why}; compiled`);
+  return { script, used, madeWhole: cached.whole === true, dir, cacheFile };
+}
+
+/**
+ * Runs the bundle `file` (a function expression, called as a CommonJS module's wrapper; its exports' `done` is the
+ * run) and resolves when the run is over, after writing the code cache when there was none to use.
+ */
+export async function runCachedScript(file, env = process.env) {
+  const report = env.BOXSYNC_CODE_CACHE_REPORT === '1' ? (line) => process.stderr.write(`boxsync: code cache: ${line}\n`) : () => undefined;
+  const { script, used, madeWhole, dir, cacheFile } = compile(file, env, report);
   const module = { exports: {} };
   script.runInThisContext().call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
   await module.exports.done;
-  if (off || cacheFile === null) return;
+  if (cacheFile === null) return;
   const whole = (process.exitCode ?? 0) === 0;
-  if (used && (cached.whole || !whole)) return;
+  if (used && (madeWhole || !whole)) return;
   try {
     // V8 stamps the cache with its flags, which the run changed (src/cli/start-flags.ts).
     module.exports.restoreStartFlags?.();

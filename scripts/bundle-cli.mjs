@@ -11,8 +11,8 @@
 // dist/cli-script/ is as deep as dist/cli/, so that a path taken from import.meta.url there (the version's
 // ../../package.json, the native addons' ../../build/Release) still resolves; the commands that read files beside
 // their own module (service, the daemon's web page) run from dist/cli/main.js as before, so the bundle is for `sync`
-// only. The script also runs on its own (`node dist/cli-script/main.cjs sync --once`, compiled each time: the bench
-// tools' entries).
+// only. The script is one function expression (a module wrapper, as Node's CommonJS loader makes): run it through
+// bin/boxsync.js.
 import { build } from 'esbuild';
 import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -23,10 +23,11 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = join(root, 'dist', 'cli-script');
 // The ES-module bundle of earlier builds (dist/cli-bundle/), if any, goes too: nothing runs it any more.
 for (const dir of [outdir, join(root, 'dist', 'cli-bundle')]) rmSync(dir, { recursive: true, force: true });
-// The options (scripts/bundle-plugins.mjs, shared with the tests): a CommonJS script; better-sqlite3, pino, its
-// transports, esbuild and tsx left outside; import.meta.url of the modules is the script's own URL, as the ES modules'
-// was (a script has none); import() of node's own modules and of the external ones becomes require(), which a
-// vm.Script has (import() would need a hook); http2-wrapper (and node:http2) loaded on first use, not when got loads.
+// The options (scripts/bundle-plugins.mjs, shared with the tests): a CommonJS script inside a wrapper function;
+// better-sqlite3, pino, its transports, esbuild and tsx left outside; import.meta.url of the modules is the script's
+// own URL, as the ES modules' was (a script has none); import() of node's own modules and of the external ones
+// becomes require(), which a vm.Script has (import() would need a hook); http2-wrapper (and node:http2) loaded on
+// first use, not when got loads.
 await build(cliScriptOptions(join(root, 'dist', 'cli', 'script-main.js'), join(outdir, 'main.cjs')));
 // ASCII only, so that bin/code-cache.js reads it into a one-byte string (scripts/bundle-plugins.mjs).
 asciiOnly(join(outdir, 'main.cjs'));

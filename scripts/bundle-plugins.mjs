@@ -31,7 +31,10 @@ export function cliScriptOptions(entry, outfile) {
     target: 'node20',
     external: ['better-sqlite3', 'pino', 'pino-pretty', 'thread-stream', 'esbuild', 'tsx'],
     define: { 'import.meta.url': '__boxsyncImportMetaUrl' },
-    banner: { js: 'var __boxsyncImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+    // The script is one function expression, which bin/code-cache.js compiles and calls as Node's CommonJS loader
+    // calls a module's wrapper (strict, as the ES modules it is made from); its modules' import.meta.url is its own.
+    banner: { js: '(function (exports, require, module, __filename, __dirname) {"use strict"; var __boxsyncImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+    footer: { js: '})' },
     supported: { 'dynamic-import': false },
     logLevel: 'warning',
     plugins: [lazyHttp2Wrapper],

@@ -33,8 +33,8 @@ describe('bin/boxsync.js over a build', () => {
     await copyFile(join(repoRoot, 'bin', 'code-cache.js'), join(tmp.dir, 'bin', 'code-cache.js'));
     await writeFile(join(tmp.dir, 'package.json'), '{"type":"module"}');
     await writeFile(join(tmp.dir, 'dist', 'cli', 'main.js'), "process.stdout.write('main ' + process.argv.slice(2).join(' '));\n");
-    // A script as the bundle is (its run handed back as `done`).
-    await writeFile(bundle(), "exports.done = Promise.resolve(process.stdout.write('bundle ' + process.argv.slice(2).join(' ')));\n");
+    // A script as the bundle is: a module wrapper function, its run handed back as `done`.
+    await writeFile(bundle(), "(function (exports) {\nexports.done = Promise.resolve(process.stdout.write('bundle ' + process.argv.slice(2).join(' ')));\n})");
   });
   afterAll(async () => tmp?.cleanup());
 
