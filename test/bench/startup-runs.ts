@@ -5,7 +5,7 @@
  * of the same pair; each timed (wall) and, through /usr/bin/time, its user + system CPU and peak RSS. Variants run interleaved
  * within each round (A, B, A, B ...), so that load from other processes falls on all of them alike:
  * STARTUP_VARIANTS is a JSON list of { "name", "entry" (a CLI entry, default bin/boxsync.js), "env" (added to the
- * CLI's environment), "config" (merged into the config) }, e.g. '[{"name":"cache off","env":{"BOXSYNC_CODE_CACHE":"off"}},{"name":"cache on"}]'.
+ * CLI's environment), "nodeArgs" (node flags), "config" (merged into the config) }, e.g. '[{"name":"cache off","env":{"BOXSYNC_CODE_CACHE":"off"}},{"name":"cache on"}]'.
  * Each variant gets its own XDG_CACHE_HOME (kept across its runs) unless its env names one. STARTUP_WRAP: a command
  * put before node (e.g. 'strace -f -o /tmp/s.txt').
  */
@@ -22,6 +22,8 @@ interface Variant {
   readonly name: string;
   readonly entry?: string;
   readonly env?: Record<string, string>;
+  /** node flags before the entry. */
+  readonly nodeArgs?: string[];
   /** Merged into the config's top level (e.g. {"http":{"zipMinFiles":40}}). */
   readonly config?: Record<string, unknown>;
 }
@@ -66,7 +68,7 @@ for (let round = 0; round < runs; round++) {
     await mkdir(dir, { recursive: true });
     await writeBoxConfig(configFile, { srv, token: 'START', remoteId: rootId, localPath: join(dir, 'mirror'), stateDir: join(dir, 'state'), socketPath: join(dir, 'c.sock'), extra: { rateLimit: undefined, ...v.config } });
     const env = { BOXSYNC_LOG_LEVEL: 'warn', ...process.env, XDG_CACHE_HOME: join(tmp.dir, `cache-v${vi}`), ...v.env };
-    const args = [v.entry ?? join(repoRoot, 'bin', 'boxsync.js'), 'sync', '--once', '--config', configFile];
+    const args = [...(v.nodeArgs ?? []), v.entry ?? join(repoRoot, 'bin', 'boxsync.js'), 'sync', '--once', '--config', configFile];
     add(`${v.name}: first mirror`, await timed(args, env, join(dir, 'time.txt')));
     add(`${v.name}: no-change run`, await timed(args, env, join(dir, 'time.txt')));
   }
