@@ -29,7 +29,9 @@ export function cliScriptOptions(entry, outfile) {
     platform: 'node',
     format: 'cjs',
     target: 'node20',
-    external: ['better-sqlite3', 'pino', 'pino-pretty', 'thread-stream', 'esbuild', 'tsx'],
+    // pino is inside: `sync` logs to a stream of its own (commands/sync.ts cliLogger), never through a transport,
+    // whose worker files (thread-stream's) are found beside their own module, so thread-stream stays outside.
+    external: ['better-sqlite3', 'pino-pretty', 'thread-stream', 'esbuild', 'tsx'],
     define: { 'import.meta.url': '__boxsyncImportMetaUrl' },
     // The script is one function expression, which bin/code-cache.js compiles and calls as Node's CommonJS loader
     // calls a module's wrapper (strict, as the ES modules it is made from); its modules' import.meta.url is its own.
