@@ -28,7 +28,7 @@ for (const dir of [outdir, join(root, 'dist', 'cli-bundle')]) rmSync(dir, { recu
 // better-sqlite3, pino's transports, esbuild and tsx left outside; import.meta.url of the modules is the script's
 // own URL, as the ES modules' was (a script has none); import() of node's own modules and of the external ones
 // becomes require(), which a vm.Script has (import() would need a hook); http2-wrapper (and node:http2) loaded on
-// first use, not when got loads.
+// first use, not when got loads, and so are got's two Intl.ListFormat objects (ICU's start).
 await build(cliScriptOptions(join(root, 'dist', 'cli', 'script-main.js'), join(outdir, 'main.cjs')));
 // ASCII only, so that bin/code-cache.js reads it into a one-byte string (scripts/bundle-plugins.mjs).
 asciiOnly(join(outdir, 'main.cjs'));

@@ -18,6 +18,27 @@ export const lazyHttp2Wrapper = {
 };
 
 /**
+ * got's @sindresorhus/is makes two Intl.ListFormat objects when it loads, for the messages of its failed assertions,
+ * which boxsync never shows: the first Intl object of a process starts ICU (about 8 ms of CPU), and a `sync` run
+ * makes no other. This makes each on its first use, with the same arguments. The two lines are replaced only as
+ * they are written (a version that writes them otherwise is bundled as it is). test/cli/bundle-lazy.test.ts.
+ */
+export const lazyListFormat = {
+  name: 'lazy-list-format',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]@sindresorhus[\\/]is[\\/]distribution[\\/]index\.js$/ }, (args) => {
+      const text = readFileSync(args.path, 'utf8');
+      let replaced = 0;
+      const contents = text.replace(/^const (andFormatter|orFormatter) = new Intl\.ListFormat\(('en', \{ style: 'long', type: '(?:conjunction|disjunction)' \})\);$/gm, (_, name, options) => {
+        replaced++;
+        return `let ${name}Made; const ${name} = { format: (list) => (${name}Made ??= new Intl.ListFormat(${options})).format(list) };`;
+      });
+      return replaced === 2 ? { contents, loader: 'js' } : undefined;
+    });
+  },
+};
+
+/**
  * esbuild's options for the one-script CommonJS bundle of the CLI (scripts/bundle-cli.mjs says why each is so):
  * `entry` (dist/cli/script-main.js; a test may give src/cli/script-main.ts) bundled into `outfile`.
  */
@@ -39,7 +60,7 @@ export function cliScriptOptions(entry, outfile) {
     footer: { js: '})' },
     supported: { 'dynamic-import': false },
     logLevel: 'warning',
-    plugins: [lazyHttp2Wrapper],
+    plugins: [lazyHttp2Wrapper, lazyListFormat],
   };
 }
 
