@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { dirname, join, resolve } from 'node:path';
+import { daemonExecStart } from '../service/service-unit.js';
 import { fileURLToPath } from 'node:url';
 
 /** `boxsync service install|uninstall`: the systemd user unit. */
@@ -13,7 +14,7 @@ export function register(program: Command): void {
     .action(async (opts: { systemctl: boolean; config?: string }) => {
       const { installService } = await import('../service/service-install.js');
       const configFile = opts.config === undefined ? undefined : resolve(opts.config);
-      process.exitCode = await installService({ env: process.env, execStart: await execStart(configFile), configFile, noSystemctl: !opts.systemctl, out: print });
+      process.exitCode = await installService({ env: process.env, execStart: execStart(configFile), configFile, noSystemctl: !opts.systemctl, out: print });
     });
   service
     .command('uninstall')
@@ -29,13 +30,8 @@ function print(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
-/**
- * This node and this checkout's bin/boxsync.js, so the unit runs the boxsync that installed it. The unit's module is
- * loaded here, not with the command list: it loads the daemon's settings (zod schemas), which `boxsync sync` has no
- * use for.
- */
-async function execStart(configFile: string | undefined): Promise<string> {
-  const { daemonExecStart } = await import('../service/service-unit.js');
+/** This node and this checkout's bin/boxsync.js, so the unit runs the boxsync that installed it. */
+function execStart(configFile: string | undefined): string {
   const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
   return daemonExecStart([process.execPath, join(root, 'bin', 'boxsync.js')], configFile);
 }
