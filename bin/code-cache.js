@@ -1,9 +1,10 @@
 // Runs the CommonJS bundle of `boxsync sync` (dist/cli-script/main.cjs, scripts/bundle-cli.mjs) as one V8 script
 // with a code cache: the bytecode V8 compiled in an earlier run, so that a run does not spend its start compiling
-// the CLI on the main thread (README, Performance, has the figures). Node 20 has no compile cache of its own (Node 22's module.enableCompileCache),
-// so this does what Node's CommonJS loader and v8-compile-cache do: the bundle is wrapped in a function, compiled
-// with `new vm.Script(source, { cachedData })`, and after the run `script.createCachedData()` (which then holds the
-// functions the run compiled too) is written for the next one. A run that used the cache writes it again when it
+// the CLI on the main thread (README, Performance, has the figures). Node 20 has no compile cache of its own (Node
+// 22's module.enableCompileCache), so this does what Node's CommonJS loader and v8-compile-cache do: the bundle (a
+// module wrapper function, as the build writes it) is compiled with `new vm.Script(source, { cachedData })` and
+// called, and after the run `script.createCachedData()` (which then holds the functions the run compiled too) is
+// written for the next one. A run that used the cache writes it again when it
 // exits 0 and the run that made the cache did not: a cache made by a run that stopped early (a config error, the
 // state dir locked), which compiled little of the engine, gives way to one of a whole sync; the runs after that
 // write nothing.
@@ -16,7 +17,8 @@
 //   that the bundle is compiled as without a cache, and a fresh cache is written after the run.
 // - It holds compiled code only (V8's bytecode of the bundle's functions), never data of the run: no token, no path.
 // - $XDG_CACHE_HOME/boxsync/code-cache (else ~/.cache/boxsync/code-cache), created 0700, files 0600, written to a
-//   temp name and renamed. Used only when the folder is this user's and writable by no one else. Any error
+//   temp name and renamed. Used only when the folder is this user's and writable by no one else, and a file of at
+//   most MAX_BYTES. Any error
 //   there (read-only home, no home) leaves the run as it is: nothing is written, nothing fails.
 // - BOXSYNC_CODE_CACHE=off: compiled as without a cache, nothing read or written. BOXSYNC_CODE_CACHE_REPORT=1: one
 //   line on stderr says what happened (tests: test/cli/code-cache.test.ts).
@@ -33,6 +35,8 @@ const SHA = 32;
 // After the checksum: one byte, 1 when the run that made the cache exited 0; then V8's data.
 const WHOLE = 1;
 const NAME = /^sync-[0-9a-f]{32}\.v8(?:\.[0-9a-f]+\.tmp)?$/;
+/** A cache file bigger than this is not read (the CLI's is 1-2 MB). */
+const MAX_BYTES = 64 * 1024 * 1024;
 
 /** Where the code cache lives for this environment ($XDG_CACHE_HOME when absolute, as the XDG spec asks). */
 export function codeCacheDir(env) {
@@ -51,6 +55,7 @@ function ownedByUs(path, wantDir) {
 /** A cache file's V8 data and whether a run that exited 0 made it, or null (and why) when it is not whole and undamaged. */
 function readCache(file) {
   if (!ownedByUs(file, false)) return { data: null, why: 'none' };
+  if (lstatSync(file).size > MAX_BYTES) return { data: null, why: 'too big' };
   const bytes = readFileSync(file);
   const head = MAGIC.length + SHA;
   if (bytes.length <= head + WHOLE || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return { data: null, why: 'not a cache file' };
@@ -77,10 +82,6 @@ function writeCache(dir, file, data, whole) {
   }
 }
 
-/**
- * Runs the bundle `file` (its exports' `done` is the run) and resolves when the run is over, after writing the code
- * cache when there was none to use.
- */
 /**
  * The bundle `file` compiled, with the cache when there is a good one; nothing of the file or the cache is held
  * once compiled (V8 keeps the source it needs).

@@ -1,8 +1,8 @@
 /**
  * `boxsync sync` from a build runs the one-script bundle with a V8 code cache (bin/code-cache.js): the second run
- * uses what the first one wrote; a cache file that is garbage, damaged, or made for another bundle is never handed
- * to V8 as this bundle's code and is replaced; a cache dir that cannot be written, or that others may write to,
- * leaves the run as it was. What happened is read from BOXSYNC_CODE_CACHE_REPORT=1's line, never from timing.
+ * uses what the first one wrote; a cache file that is garbage, damaged, too big, or made for another bundle is never
+ * handed to V8 as this bundle's code and is replaced; a cache dir that cannot be written, or that others may write
+ * to, leaves the run as it was. What happened is read from BOXSYNC_CODE_CACHE_REPORT=1's line, never from timing.
  *
  * The build is made here, in a temp root laid out as a package (bin/, dist/cli-script/main.cjs, package.json, and
  * node_modules and build/ linked to this checkout's): the bundle is made from the sources with the options of
@@ -10,7 +10,7 @@
  * Real child processes, a real box-server, real files.
  */
 import { spawn } from 'node:child_process';
-import { appendFile, chmod, copyFile, mkdir, readdir, readFile, stat, symlink, utimes, writeFile } from 'node:fs/promises';
+import { appendFile, chmod, copyFile, mkdir, readdir, readFile, stat, symlink, truncate, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -118,7 +118,7 @@ describe('the code cache of `boxsync sync` (a build)', () => {
     expect((await sync(home, {}, join(tmp.dir, 'no-such-config.json'))).cache).toEqual([`used ${path}`]);
   });
 
-  it('a cache file that is garbage, damaged or refused by V8 is not used, and is replaced', async () => {
+  it('a cache file that is garbage, too big, damaged or refused by V8 is not used, and is replaced', async () => {
     const home = join(tmp.dir, 'cache-b');
     expect((await sync(home)).code).toBe(0);
     const [file] = await cacheFiles(home);
@@ -130,6 +130,13 @@ describe('the code cache of `boxsync sync` (a build)', () => {
     expect(garbage.code, garbage.stderr).toBe(0);
     expect(garbage.cache).toEqual(['not a cache file; compiled', `written ${path}`]);
     expect((await sync(home)).cache).toEqual([`used ${path}`]);
+
+    // Bigger than any cache (a sparse file): not read at all.
+    await truncate(path, 65 * 1024 * 1024);
+    const big = await sync(home);
+    expect(big.code, big.stderr).toBe(0);
+    expect(big.cache).toEqual(['too big; compiled', `written ${path}`]);
+    expect((await stat(path)).size).toBeLessThan(16 * 1024 * 1024);
 
     // One byte of V8's data changed: the file's checksum no longer matches.
     const damaged = Buffer.from(good);
