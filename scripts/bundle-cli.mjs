@@ -1,8 +1,8 @@
 // Part of `npm run build`: bundles the compiled CLI (dist/cli/script-main.js and the modules it imports, ours and the
 // pure-JavaScript dependencies) into one CommonJS script, dist/cli-script/main.cjs, which bin/boxsync.js runs for
 // `boxsync sync` with a V8 code cache (bin/code-cache.js). Node 20 has no compile cache of its own: a `sync --once`
-// spent about 0.3 s of its CPU loading 340 modules one by one, and bundled, still 0.1-0.2 s compiling them on the
-// main thread; with the code cache of an earlier run it compiles little (README, Performance). One script, not ES
+// spent about 0.3 s of its CPU loading 340 modules one by one, and bundled, still compiled them on the main
+// thread each run: with the code cache of an earlier run a run takes about 0.06 s less CPU (README, Performance). One script, not ES
 // modules: V8 can cache a script's code (vm.Script), and Node 20 has no such hook for ES modules; a script has no
 // top-level await, hence script-main.ts, which hands the run back as `done`. Every dynamic import() of a bundled
 // module becomes a lazy init of its code inside the script, so that a module a command does not use is compiled but
