@@ -22,13 +22,18 @@ if (process.platform === 'linux' && mallocTuningWanted(env)) {
   }
 }
 const compiled = join(root, 'dist', 'cli', 'main.js');
-// `boxsync sync` runs the build's bundle of the same code (scripts/bundle-cli.mjs: about 0.3 s less CPU per run than
-// loading 340 modules one by one), unless it is older than dist/cli/main.js (a build left half done).
-const bundle = join(root, 'dist', 'cli-bundle', 'main.js');
+// `boxsync sync` runs the build's one-script bundle of the same code (scripts/bundle-cli.mjs) with a V8 code cache
+// (./code-cache.js: compiled code of an earlier run, so that a run compiles little), unless the bundle is older
+// than dist/cli/main.js (a build left half done).
+const script = join(root, 'dist', 'cli-script', 'main.cjs');
 const isSync = process.argv.slice(2).find((a) => !a.startsWith('-')) === 'sync';
 if (existsSync(compiled) && !process.env.BOXSYNC_FROM_SOURCE) {
-  const fresh = isSync && existsSync(bundle) && statSync(bundle).mtimeMs >= statSync(compiled).mtimeMs;
-  await import(pathToFileURL(fresh ? bundle : compiled).href);
+  if (isSync && existsSync(script) && statSync(script).mtimeMs >= statSync(compiled).mtimeMs) {
+    const { runCachedScript } = await import('./code-cache.js');
+    await runCachedScript(script);
+  } else {
+    await import(pathToFileURL(compiled).href);
+  }
 } else {
   let register;
   try {

@@ -1,37 +1,35 @@
-// Part of `npm run build`: bundles the compiled CLI (dist/cli/main.js and the modules it imports, ours and the
-// pure-JavaScript dependencies) into dist/cli-bundle/: main.js, and one chunk per group of modules that a command
-// loads lazily (esbuild's splitting), so that `boxsync sync` loads about 50 files instead of 340. bin/boxsync.js runs
-// it for `boxsync sync`. Node 20 has no compile cache for ES modules: a `sync --once` spent about 0.3 s of its CPU
-// loading modules one by one; bundled, a run after 100 + 100 edits on 100,000 files took 0.35 s less CPU (README,
-// Performance). Left outside: better-sqlite3 (a native addon) and pino with its transports (pino starts worker
-// threads from its own files). dist/cli-bundle/ is as deep as dist/cli/, so that a path taken from import.meta.url
-// there (the version's ../../package.json) still resolves; the commands that read files beside their own module
-// (service, the daemon's web page) run from dist/cli/main.js as before, so the bundle is for `sync` only.
+// Part of `npm run build`: bundles the compiled CLI (dist/cli/script-main.js and the modules it imports, ours and the
+// pure-JavaScript dependencies) into one CommonJS script, dist/cli-script/main.cjs, which bin/boxsync.js runs for
+// `boxsync sync` with a V8 code cache (bin/code-cache.js). Node 20 has no compile cache of its own: a `sync --once`
+// spent about 0.3 s of its CPU loading 340 modules one by one, and bundled, still compiled them on the main
+// thread each run: with the code cache of an earlier run a run takes about 0.06 s less CPU (README, Performance). One script, not ES
+// modules: V8 can cache a script's code (vm.Script), and Node 20 has no such hook for ES modules; a script has no
+// top-level await, hence script-main.ts, which hands the run back as `done`. Every dynamic import() of a bundled
+// module becomes a lazy init of its code inside the script, so that a module a command does not use is compiled but
+// never run (and with the code cache, not even compiled). Left outside: better-sqlite3 (a native addon), pino's
+// transports (pino-pretty and thread-stream, whose worker threads start from their own files; `sync` uses none),
+// esbuild and tsx (development only). pino itself is inside: loaded from node_modules it cost 13-15 ms of CPU a run.
+// dist/cli-script/ is as deep as dist/cli/, so that a path taken from import.meta.url there (the version's
+// ../../package.json, the native addons' ../../build/Release) still resolves; the commands that read files beside
+// their own module (service, the daemon's web page) run from dist/cli/main.js as before, so the bundle is for `sync`
+// only. The script is one function expression (a module wrapper, as Node's CommonJS loader makes): run it through
+// bin/boxsync.js.
 import { build } from 'esbuild';
 import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { lazyHttp2Wrapper } from './bundle-plugins.mjs';
+import { asciiOnly, cliScriptOptions } from './bundle-plugins.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const outdir = join(root, 'dist', 'cli-bundle');
-// Chunks are named by their content: those of an earlier build would stay beside the new ones.
-rmSync(outdir, { recursive: true, force: true });
-await build({
-  entryPoints: [join(root, 'dist', 'cli', 'main.js')],
-  outdir,
-  entryNames: '[name]',
-  chunkNames: 'chunk-[hash]',
-  bundle: true,
-  splitting: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  external: ['better-sqlite3', 'pino', 'pino-pretty', 'thread-stream'],
-  // The CommonJS dependencies inside call require(); an ES module has none of its own.
-  banner: { js: "import { createRequire as __boxsyncRequire } from 'node:module'; const require = __boxsyncRequire(import.meta.url);" },
-  logLevel: 'warning',
-  // http2-wrapper (and node:http2) loaded on first use, not when got loads (scripts/bundle-plugins.mjs).
-  plugins: [lazyHttp2Wrapper],
-});
-process.stdout.write(`CLI bundled for \`boxsync sync\`: ${join(outdir, 'main.js')} and its chunks\n`);
+const outdir = join(root, 'dist', 'cli-script');
+// The ES-module bundle of earlier builds (dist/cli-bundle/), if any, goes too: nothing runs it any more.
+for (const dir of [outdir, join(root, 'dist', 'cli-bundle')]) rmSync(dir, { recursive: true, force: true });
+// The options (scripts/bundle-plugins.mjs, shared with the tests): a CommonJS script inside a wrapper function;
+// better-sqlite3, pino's transports, esbuild and tsx left outside; import.meta.url of the modules is the script's
+// own URL, as the ES modules' was (a script has none); import() of node's own modules and of the external ones
+// becomes require(), which a vm.Script has (import() would need a hook); http2-wrapper (and node:http2) loaded on
+// first use, not when got loads, and so are got's two Intl.ListFormat objects (ICU's start).
+await build(cliScriptOptions(join(root, 'dist', 'cli', 'script-main.js'), join(outdir, 'main.cjs')));
+// ASCII only, so that bin/code-cache.js reads it into a one-byte string (scripts/bundle-plugins.mjs).
+asciiOnly(join(outdir, 'main.cjs'));
+process.stdout.write(`CLI bundled for \`boxsync sync\`: ${join(outdir, 'main.cjs')}\n`);

@@ -1,4 +1,5 @@
-// esbuild plugins of scripts/bundle-cli.mjs (a module of their own so that a test can bundle with them).
+// esbuild options and plugins of scripts/bundle-cli.mjs (a module of their own so that a test can bundle with them).
+import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -15,3 +16,60 @@ export const lazyHttp2Wrapper = {
     build.onResolve({ filter: /^http2-wrapper$/ }, () => ({ path: join(here, 'http2-wrapper-lazy.cjs') }));
   },
 };
+
+/**
+ * got's @sindresorhus/is makes two Intl.ListFormat objects when it loads, for the messages of its failed assertions,
+ * which boxsync never shows: the first Intl object of a process starts ICU (about 8 ms of CPU), and a `sync` run
+ * makes no other. This makes each on its first use, with the same arguments. The two lines are replaced only as
+ * they are written (a version that writes them otherwise is bundled as it is). test/cli/bundle-lazy.test.ts.
+ */
+export const lazyListFormat = {
+  name: 'lazy-list-format',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]@sindresorhus[\\/]is[\\/]distribution[\\/]index\.js$/ }, (args) => {
+      const text = readFileSync(args.path, 'utf8');
+      let replaced = 0;
+      const contents = text.replace(/^const (andFormatter|orFormatter) = new Intl\.ListFormat\(('en', \{ style: 'long', type: '(?:conjunction|disjunction)' \})\);$/gm, (_, name, options) => {
+        replaced++;
+        return `let ${name}Made; const ${name} = { format: (list) => (${name}Made ??= new Intl.ListFormat(${options})).format(list) };`;
+      });
+      return replaced === 2 ? { contents, loader: 'js' } : undefined;
+    });
+  },
+};
+
+/**
+ * esbuild's options for the one-script CommonJS bundle of the CLI (scripts/bundle-cli.mjs says why each is so):
+ * `entry` (dist/cli/script-main.js; a test may give src/cli/script-main.ts) bundled into `outfile`.
+ */
+export function cliScriptOptions(entry, outfile) {
+  return {
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    // pino is inside: `sync` logs to a stream of its own (commands/sync.ts cliLogger), never through a transport,
+    // whose worker files (thread-stream's) are found beside their own module, so thread-stream stays outside.
+    external: ['better-sqlite3', 'pino-pretty', 'thread-stream', 'esbuild', 'tsx'],
+    define: { 'import.meta.url': '__boxsyncImportMetaUrl' },
+    // The script is one function expression, which bin/code-cache.js compiles and calls as Node's CommonJS loader
+    // calls a module's wrapper (strict, as the ES modules it is made from); its modules' import.meta.url is its own.
+    banner: { js: '(function (exports, require, module, __filename, __dirname) {"use strict"; var __boxsyncImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+    footer: { js: '})' },
+    supported: { 'dynamic-import': false },
+    logLevel: 'warning',
+    plugins: [lazyHttp2Wrapper, lazyListFormat],
+  };
+}
+
+/**
+ * Rewrites the bundle `file` in ASCII, so that bin/code-cache.js reads it into a one-byte string (3.5 MB, where UTF-16
+ * takes 7): esbuild escapes what is not ASCII in strings, regular expressions and names, but copies comments as they
+ * are. Each character left (in a comment) becomes the same \uXXXX escape esbuild writes elsewhere, which means the
+ * same character wherever it stands.
+ */
+export function asciiOnly(file) {
+  writeFileSync(file, readFileSync(file, 'utf8').replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+}

@@ -5,7 +5,7 @@
  * one exports) and call loadNativeAddon.
  *
  * - The file: build/Release/<file> beside the package (this module's ../../: src/local/ from the sources,
- *   dist/local/ or dist/cli-bundle/ when built; all as deep), or the path in the addon's environment variable
+ *   dist/local/ or dist/cli-script/ when built; all as deep), or the path in the addon's environment variable
  *   (BOXSYNC_*_ADDON: a packager's own build; tests point it at a missing file). The value `off` turns it off.
  * - Never throws: a missing file, a broken build, a wrong file, another platform is an answer with the reason, and
  *   the caller falls back to its JavaScript way.

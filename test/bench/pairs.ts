@@ -1,6 +1,6 @@
 /**
  * `node --max-old-space-size=8192 --import tsx test/bench/pairs.ts FILES ROUNDS CLI_A CLI_B`: two builds of the CLI
- * (a compiled main.js or a bundle each, e.g. dist/cli-bundle/main.js of two trees) measured in interleaved pairs on
+ * (a compiled main.js or a build's bin/boxsync.js each, e.g. of two trees) measured in interleaved pairs on
  * one synced fixture of FILES files (journal-fixture.ts): each round makes 100 + 100 edits (edits.ts) before each
  * `sync --once` of A and of B, then runs a no-change `sync --once` of each, the order of A and B swapped every round.
  * Each run prints its exit code, wall seconds, CPU seconds (/usr/bin/time), the CPU seconds of its main thread and

@@ -3,9 +3,9 @@
  * 7): builds the synced fixture of FILES files once (journal-fixture.ts), then for ROUNDS rounds runs every ENTRY in
  * turn (the order reversed every other round, so load drift hits each alike): a no-change `sync --once`, then 100
  * files changed on Box and 100 in the mirror (edits.ts) and a timed `sync --once` that syncs them. Each run a child
- * `node ENTRY sync --once` under `/usr/bin/time -v` (wall, CPU seconds, peak RSS). An ENTRY is a script that imports
- * a build's `dist/cli-bundle/main.js` (another tree's build, or the same with V8 flags set by
- * `v8.setFlagsFromString` first, or an environment variable set). Prints each run, then each entry's medians. With
+ * `node ENTRY sync --once` under `/usr/bin/time -v` (wall, CPU seconds, peak RSS). An ENTRY is a build's
+ * `bin/boxsync.js` (which runs `dist/cli-script/main.cjs` with its code cache), or a script that imports one (another
+ * tree's build, or the same with V8 flags set by `v8.setFlagsFromString` first, or an environment variable set). Prints each run, then each entry's medians. With
  * PROFILE=1 the edit runs are under `--cpu-prof` (profiles in /tmp/boxsync-variants-prof).
  */
 import { mkdir } from 'node:fs/promises';

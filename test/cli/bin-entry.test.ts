@@ -1,8 +1,9 @@
 /**
- * bin/boxsync.js picks what a build runs: `boxsync sync` the bundle (scripts/bundle-cli.mjs), every other
- * command dist/cli/main.js, and `sync` too when the bundle is missing or older than main.js (a build left half
- * done). Run on a copy of bin/boxsync.js (and bin/malloc-rule.js, which it imports) in a temp root whose dist/
- * holds two stand-ins that say which one ran.
+ * bin/boxsync.js picks what a build runs: `boxsync sync` the one-script bundle (scripts/bundle-cli.mjs) through the
+ * code cache's loader (bin/code-cache.js; test/cli/code-cache.test.ts), every other command dist/cli/main.js, and
+ * `sync` too when the bundle is missing or older than main.js (a build left half done). Run on a copy of
+ * bin/boxsync.js (and bin/malloc-rule.js and bin/code-cache.js, which it imports) in a temp root whose dist/ holds
+ * two stand-ins that say which one ran.
  */
 import { spawnSync } from 'node:child_process';
 import { copyFile, mkdir, utimes, writeFile } from 'node:fs/promises';
@@ -14,9 +15,9 @@ import { makeTempDir } from '../support/tmp.js';
 describe('bin/boxsync.js over a build', () => {
   let tmp: { dir: string; cleanup: () => Promise<void> };
   const bin = (): string => join(tmp.dir, 'bin', 'boxsync.js');
-  const bundle = (): string => join(tmp.dir, 'dist', 'cli-bundle', 'main.js');
+  const bundle = (): string => join(tmp.dir, 'dist', 'cli-script', 'main.cjs');
   const ran = (...args: string[]): string => {
-    const r = spawnSync(process.execPath, [bin(), ...args], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, BOXSYNC_FROM_SOURCE: '' } });
+    const r = spawnSync(process.execPath, [bin(), ...args], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, BOXSYNC_FROM_SOURCE: '', XDG_CACHE_HOME: join(tmp.dir, 'cache') } });
     expect(r.status, r.stderr).toBe(0);
     return r.stdout.trim();
   };
@@ -25,13 +26,15 @@ describe('bin/boxsync.js over a build', () => {
     tmp = await makeTempDir('boxsync-bin-');
     await mkdir(join(tmp.dir, 'bin'));
     await mkdir(join(tmp.dir, 'dist', 'cli'), { recursive: true });
-    await mkdir(join(tmp.dir, 'dist', 'cli-bundle'));
+    await mkdir(join(tmp.dir, 'dist', 'cli-script'));
     await copyFile(join(repoRoot, 'bin', 'boxsync.js'), bin());
     // What it imports before anything else (the malloc tuning rule).
     await copyFile(join(repoRoot, 'bin', 'malloc-rule.js'), join(tmp.dir, 'bin', 'malloc-rule.js'));
+    await copyFile(join(repoRoot, 'bin', 'code-cache.js'), join(tmp.dir, 'bin', 'code-cache.js'));
     await writeFile(join(tmp.dir, 'package.json'), '{"type":"module"}');
     await writeFile(join(tmp.dir, 'dist', 'cli', 'main.js'), "process.stdout.write('main ' + process.argv.slice(2).join(' '));\n");
-    await writeFile(bundle(), "process.stdout.write('bundle ' + process.argv.slice(2).join(' '));\n");
+    // A script as the bundle is: a module wrapper function, its run handed back as `done`.
+    await writeFile(bundle(), "(function (exports) {\nexports.done = Promise.resolve(process.stdout.write('bundle ' + process.argv.slice(2).join(' ')));\n})");
   });
   afterAll(async () => tmp?.cleanup());
 

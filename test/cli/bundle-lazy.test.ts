@@ -2,17 +2,19 @@
  * The CLI bundle's stand-in for http2-wrapper (scripts/bundle-plugins.mjs, scripts/http2-wrapper-lazy.cjs): got
  * loads that module, and node:http2 with it, when it loads, though boxsync never sets got's `http2` option. Bundled
  * with the stand-in, neither is loaded until got reads `auto` or `globalAgent`, and then the real ones are there.
- * Real esbuild, the real got and http2-wrapper, a real child process.
+ * And got's @sindresorhus/is, whose two Intl.ListFormat objects (ICU's start, about 8 ms) are made on first use
+ * (lazyListFormat), with the same messages as the module's own.
+ * Real esbuild, the real got, http2-wrapper and @sindresorhus/is, real child processes.
  */
 import { spawnSync } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/cli.js';
 import { makeTempDir } from '../support/tmp.js';
 // @ts-expect-error: a plain JavaScript build script without types
-import { lazyHttp2Wrapper } from '../../scripts/bundle-plugins.mjs';
+import { lazyHttp2Wrapper, lazyListFormat } from '../../scripts/bundle-plugins.mjs';
 
 let tmp: { dir: string; cleanup: () => Promise<void> };
 beforeEach(async () => (tmp = await makeTempDir('boxsync-bundle-lazy-')));
@@ -42,5 +44,32 @@ describe('the CLI bundle', () => {
     const r = spawnSync(process.execPath, [join(tmp.dir, 'out.mjs')], { encoding: 'utf8', timeout: 60_000 });
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ atStart: false, afterGot: false, afterUse: true, auto: 'function', agent: 'function', got: 'function' });
+  });
+
+  it("makes @sindresorhus/is's list formatters on first use, and its messages are the module's own", async () => {
+    const code = `
+import { assert } from '@sindresorhus/is';
+const message = (f) => { try { f(); return 'no error'; } catch (e) { return e.message; } };
+process.stdout.write(JSON.stringify([message(() => assert.any([(v) => typeof v === 'string', Array.isArray], 1, 2)), message(() => assert.all(Number.isInteger, 1, 'x', true))]));
+`;
+    const entry = join(repoRoot, 'test', 'cli', `.bundle-list-entry-${process.pid}.mjs`);
+    await writeFile(entry, code);
+    try {
+      await build({ entryPoints: [entry], outfile: join(tmp.dir, 'list.cjs'), bundle: true, platform: 'node', format: 'cjs', target: 'node20', plugins: [lazyListFormat], logLevel: 'silent' });
+      const bundled = spawnSync(process.execPath, [join(tmp.dir, 'list.cjs')], { encoding: 'utf8', timeout: 60_000 });
+      const direct = spawnSync(process.execPath, [entry], { encoding: 'utf8', timeout: 60_000, cwd: repoRoot });
+      expect(bundled.status, bundled.stderr).toBe(0);
+      expect(direct.status, direct.stderr).toBe(0);
+      const messages = JSON.parse(bundled.stdout) as string[];
+      expect(messages).toEqual(JSON.parse(direct.stdout));
+      expect(messages[0]).toMatch(/ or /);
+      expect(messages[1]).toMatch(/ and /);
+    } finally {
+      await import('node:fs/promises').then((fs) => fs.rm(entry, { force: true }));
+    }
+    // Both made on first use: no ListFormat is made as the module loads.
+    const text = await readFile(join(tmp.dir, 'list.cjs'), 'utf8');
+    expect(text.match(/(?:and|or)FormatterMade \?\?= new Intl\.ListFormat/g)).toHaveLength(2);
+    expect(text.match(/new Intl\.ListFormat/g)).toHaveLength(2);
   });
 });

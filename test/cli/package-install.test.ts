@@ -38,12 +38,13 @@ describe('the packed package, installed from its tarball', () => {
     expect(installed.code, installed.stderr).toBe(0);
     const pkg = join(prefix, 'lib', 'node_modules', 'boxsync');
     await cp(join(repoRoot, 'node_modules', 'better-sqlite3', 'build'), join(pkg, 'node_modules', 'better-sqlite3', 'build'), { recursive: true });
-    env = { PATH: `${join(prefix, 'bin')}:${process.env.PATH ?? ''}`, BOXSYNC_FROM_SOURCE: '' };
+    // XDG_CACHE_HOME: `sync`'s code cache (bin/code-cache.js) in the temp dir, not in this user's home.
+    env = { PATH: `${join(prefix, 'bin')}:${process.env.PATH ?? ''}`, BOXSYNC_FROM_SOURCE: '', XDG_CACHE_HOME: join(tmp.dir, 'cache') };
   }, 600_000);
   afterAll(async () => tmp?.cleanup());
 
   it('ships the build, the docs, the unit and the licence, and no tests, CI or TypeScript sources', () => {
-    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'bin/boxsync.js', 'dist/cli/main.js', 'dist/cli-bundle/main.js', 'dist/box-server/index.js', 'systemd/boxsync.service', 'config/config.example.json', 'package.json', 'dist/boxsync.1', 'dist/ui/app.js', 'dist/ui/app.css']));
+    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'bin/boxsync.js', 'dist/cli/main.js', 'dist/cli-script/main.cjs', 'bin/code-cache.js', 'dist/box-server/index.js', 'systemd/boxsync.service', 'config/config.example.json', 'package.json', 'dist/boxsync.1', 'dist/ui/app.js', 'dist/ui/app.css']));
     expect(files.filter((f) => /^(test|\.ci|src|bench)\//.test(f) || f.endsWith('.ts'))).toEqual([]);
   });
 
@@ -66,7 +67,7 @@ describe('the packed package, installed from its tarball', () => {
     expect(help.stdout).toMatch(/Usage: boxsync/);
     expect(help.stdout).toMatch(/\bdaemon\b/);
     expect(help.stdout).toMatch(/\bstatus\b/);
-    // `sync` runs the bundle (bin/boxsync.js), with pino and better-sqlite3 from the installed package.
+    // `sync` runs the bundle (bin/boxsync.js, bin/code-cache.js), with pino and better-sqlite3 from the installed package.
     const syncHelp = run('boxsync', ['sync', '--help'], { env, cwd: tmp.dir });
     expect(syncHelp.code, syncHelp.stderr).toBe(0);
     expect(syncHelp.stdout).toMatch(/Usage: boxsync sync/);
