@@ -71,6 +71,8 @@ export type FileJob = (
       readonly connectTimeoutMs: number;
       /** The download's deadline, from when the thread starts the job. */
       readonly deadlineInMs: number;
+      /** false: the bytes are not hashed (no `sha1` in the answer). */
+      readonly hash?: boolean;
     }
   | { readonly op: 'close'; readonly path: string; readonly fd: number }
 ) & {

@@ -11,13 +11,17 @@
  * read from byte 0 (the file truncated first). It stops, and says why, on: a body over `limit` bytes (the announced
  * total or the bytes sent), the download's deadline passed, no byte for `stallMs` (or no connection in
  * `connectTimeoutMs`), a cancel (the run's signal), a broken connection, a failed write. Its answer is how many
- * bytes the file now holds, all hashed and written (`written`), and with a whole body their SHA-1.
+ * bytes the file now holds, all hashed and written (`written`), and with a whole body their SHA-1. A job with
+ * `hash: false` (a zip download's scratch archive: writeUrlToFile) writes the bytes without hashing them.
  */
 
 import type { UrlFillResult } from '../ports/local-fs.js';
 
 /** The answer of a `fetch` job (FileJobResult.fetched): the port's UrlFillResult, `write` failures included. */
 export type FetchOutcome = UrlFillResult;
+
+/** A thread's scavenge comes after this many bytes received (peak RSS; README, Performance). */
+export const GC_EVERY_BYTES = 8 * 1024 * 1024;
 
 /** Progress is posted every this many bytes. */
 export const FETCH_PROGRESS_BYTES = 4 * 1024 * 1024;
@@ -28,6 +32,15 @@ export const FETCH_PROGRESS_BYTES = 4 * 1024 * 1024;
  */
 export const FETCH_CODE = `
 const fetching = new Map();
+// The thread's young generation is small and a body's Buffers are external memory: V8 would let dead ones pile up
+// to its external limit (64 MiB) before it collects them. A scavenge every GC_EVERY_BYTES received frees them.
+let scavenge = null;
+try {
+  require('node:v8').setFlagsFromString('--expose-gc');
+  const gc = require('node:vm').runInNewContext('gc');
+  if (typeof gc === 'function') scavenge = () => gc({ type: 'minor' });
+} catch {}
+let sinceScavenge = 0;
 const timedOutErr = (what) => Object.assign(new Error("Timeout awaiting '" + what + "'"), { code: 'ETIMEDOUT' });
 // The temp file's fd is open for writing only: its first n bytes are read through a descriptor of their own.
 function hashPrefix(path, n, h) {
@@ -59,6 +72,7 @@ function cancelFetch(id) {
   if (stop !== undefined) stop();
 }
 function fetchJob(m) {
+  const hashing = m.hash !== false;
   let hash = createHash('sha1');
   let at = m.position;
   let status = 0;
@@ -74,12 +88,12 @@ function fetchJob(m) {
     const out = { status, written: at, total };
     if (restarted) out.restarted = true;
     if (failed !== undefined) out.failed = failed;
-    else if (status === 200 || status === 206) out.sha1 = hash.digest('hex');
+    else if ((status === 200 || status === 206) && hashing) out.sha1 = hash.digest('hex');
     reply(m, m.fd, { fetched: out });
   };
   const why = (kind, e) => ({ kind, message: String((e && e.message) || e), ...(e && typeof e.code === 'string' ? { code: e.code } : {}) });
   try {
-    hashPrefix(m.path, at, hash);
+    if (hashing) hashPrefix(m.path, at, hash);
   } catch (e) {
     return end(why('write', e));
   }
@@ -147,7 +161,7 @@ function fetchJob(m) {
         res.destroy();
         return end({ kind: 'slow', message: 'too slow (' + at + ' bytes by its deadline)' });
       }
-      hash.update(chunk);
+      if (hashing) hash.update(chunk);
       try {
         for (let done = 0; done < chunk.length; ) {
           const n = fs.writeSync(m.fd, chunk, done, chunk.length - done, at + done);
@@ -159,6 +173,11 @@ function fetchJob(m) {
         return end(why('write', e));
       }
       at += chunk.length;
+      sinceScavenge += chunk.length;
+      if (scavenge !== null && sinceScavenge >= ${GC_EVERY_BYTES}) {
+        sinceScavenge = 0;
+        scavenge();
+      }
       if (at - told >= ${FETCH_PROGRESS_BYTES}) {
         told = at;
         parentPort.postMessage({ progress: m.id, done: at });

@@ -66,6 +66,12 @@ export interface UrlFill {
   readonly onProgress?: ((doneBytes: number) => void) | undefined;
 }
 
+/**
+ * The body of a GET of `url` (no token) written into a new file at `path` (created, mode 0600) off the main thread,
+ * not hashed (a zip download's scratch archive); null when no thread can (nothing created). `position` is 0.
+ */
+export type WriteUrlToFile = (fill: UrlFill & { readonly path: string }) => Promise<UrlFillResult | null>;
+
 /** What a UrlFill did. */
 export interface UrlFillResult {
   /** The answer's status; 0: none came. Only 200 and 206 are read (anything else: nothing written). */
