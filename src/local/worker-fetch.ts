@@ -129,17 +129,18 @@ function fetchJob(m) {
     answered = true;
     clearTimeout(connectTimer);
     status = res.statusCode || 0;
+    // end() before destroy(): destroying the answer emits 'aborted' at once, which would end it as a cut body.
     if (status !== 200 && status !== 206) {
-      res.destroy();
-      return end();
+      end();
+      return res.destroy();
     }
     if (status === 200 && at > 0) {
       // The host ignored Range: the file is read again from byte 0.
       try {
         fs.ftruncateSync(m.fd, 0);
       } catch (e) {
-        res.destroy();
-        return end(why('write', e));
+        end(why('write', e));
+        return res.destroy();
       }
       hash = createHash('sha1');
       at = 0;
@@ -147,19 +148,19 @@ function fetchJob(m) {
     }
     total = announcedTotal(res.headers, at);
     if (m.limit !== null && total > m.limit) {
-      res.destroy();
-      return end({ kind: 'oversize', message: 'the download answer announces ' + total + ' bytes' });
+      end({ kind: 'oversize', message: 'the download answer announces ' + total + ' bytes' });
+      return res.destroy();
     }
     let told = at;
     res.on('data', (chunk) => {
       if (over) return;
       if (m.limit !== null && at + chunk.length > m.limit) {
-        res.destroy();
-        return end({ kind: 'oversize', message: 'the server sent more than ' + m.limit + ' bytes' });
+        end({ kind: 'oversize', message: 'the server sent more than ' + m.limit + ' bytes' });
+        return res.destroy();
       }
       if (Date.now() > deadline) {
-        res.destroy();
-        return end({ kind: 'slow', message: 'too slow (' + at + ' bytes by its deadline)' });
+        end({ kind: 'slow', message: 'too slow (' + at + ' bytes by its deadline)' });
+        return res.destroy();
       }
       if (hashing) hash.update(chunk);
       try {
@@ -169,8 +170,8 @@ function fetchJob(m) {
           done += n;
         }
       } catch (e) {
-        res.destroy();
-        return end(why('write', e));
+        end(why('write', e));
+        return res.destroy();
       }
       at += chunk.length;
       sinceScavenge += chunk.length;
