@@ -9,7 +9,8 @@
  * the body of the pre-signed URL there (local/worker-fetch.ts): the API call and its 302 stay here, the thread reads,
  * hashes and writes the bytes, and the same bounds apply (the listed size, the deadline, the stall timeout, the
  * run's signal). A body cut mid-way is resumed the same way (the thread hashes the bytes already written again).
- * Anything else the thread cannot do (the URL needs the proxy, a bandwidth cap is set, also one set while it reads,
+ * Anything else the thread cannot do (the URL needs the proxy, a bandwidth cap is set, also one set while it reads:
+ * looked for every CAP_CHECK_MS,
  * the host answers neither 200 nor 206, no connection) goes this thread's way from there, from byte 0 when bytes were
  * already written.
  */
@@ -41,6 +42,8 @@ export interface DownloadDeps {
 }
 
 const DEFAULT_DEADLINE = { baseMs: 5 * 60_000, minBytesPerSec: 64 * 1024 };
+/** How often a body read on a worker thread looks for a bandwidth cap set meanwhile (which this thread applies). */
+const CAP_CHECK_MS = 250;
 
 /** The `box-download` child of each adapter's logger, made once (a child per download was pino work per file). */
 const downloadLogs = new WeakMap<Logger, Logger>();
@@ -80,8 +83,10 @@ export async function download(deps: DownloadDeps, req: DownloadRequest): Promis
       if (fill !== undefined) {
         const step = await withRetries(deps, req, deadline, () => locate(deps, req, written, ctx));
         const direct = 'location' in step ? deps.http.directGet(step.location) : undefined;
-        // A cap set while the thread reads (the daemon's `bwlimit`) stops it at its next progress: this thread's way then.
+        // A cap set while the thread reads (the daemon's `bwlimit`) stops it within CAP_CHECK_MS: this thread's way then.
         const capSet = new AbortController();
+        const capCheck = setInterval(() => capped() && capSet.abort(), CAP_CHECK_MS);
+        capCheck.unref();
         const got =
           'location' in step && direct !== undefined
             ? await fill({
@@ -93,12 +98,9 @@ export async function download(deps: DownloadDeps, req: DownloadRequest): Promis
                 connectTimeoutMs: direct.connectTimeoutMs,
                 deadlineInMs: deadline - deps.http.clock.now(),
                 signal: req.signal === undefined ? capSet.signal : AbortSignal.any([req.signal, capSet.signal]),
-                onProgress: (done) => {
-                  if (capped()) capSet.abort();
-                  req.onProgress?.({ doneBytes: done, totalBytes: limit ?? totalBytes });
-                },
-              })
-            : null;
+                onProgress: (done) => req.onProgress?.({ doneBytes: done, totalBytes: limit ?? totalBytes }),
+              }).finally(() => clearInterval(capCheck))
+            : (clearInterval(capCheck), null);
         if (got !== null) written = got.written;
         const next = got === null ? 'here' : afterFill(got, req, log, resumes, deps.maxResumes ?? downloadResumeRetry.retries);
         if (next === 'done') {

@@ -151,6 +151,28 @@ describe('a big download read on a file worker thread (TempFile.fillFromUrl)', (
     expect(dlRequests(t0).map((r) => r.status)).toEqual([503, 200]);
   });
 
+  it('a bandwidth cap set while the thread reads (the daemon\'s bwlimit) stops it: the main thread reads the file again under the cap', async () => {
+    const body = randomBytes(MiB);
+    const f = upload('capped.bin', body);
+    const { path, file, writes, fills } = await workerFile();
+    // A body that trickles: the thread is still reading it when the cap comes.
+    server.control.failNext({ method: 'GET', path: /^\/dl\//, stream: { announceBytes: body.length, sendBytes: body.length, chunkBytes: 4096, everyMs: 20 } });
+    const capped = adapterFor(server);
+    try {
+      const done = capped.store.download({ id: asRemoteId(f.id), destFile: file, expectSha1: f.sha1, expectSizeBytes: body.length });
+      await waitFor(() => fills.length === 1, { timeoutMs: 20_000, what: 'the thread\'s read' });
+      capped.bandwidth.setRate(4 * MiB);
+      // The stream fault's bytes are not the file's: only the main thread's read, from byte 0, brings the right ones.
+      expect(await done).toEqual({ sha1: sha1(body), sizeBytes: body.length });
+      expect(sha1(await readFile(path))).toBe(sha1(body));
+      expect(fills).toEqual([0]);
+      expect(writes.reduce((a, b) => a + b, 0)).toBe(body.length);
+    } finally {
+      server.control.clearFaults();
+      await capped.close();
+    }
+  });
+
   it('the run\'s signal ends the thread\'s read: the download ends as cancelled', async () => {
     const body = randomBytes(2 * MiB);
     const f = upload('cancel.bin', body);
