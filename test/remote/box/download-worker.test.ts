@@ -173,6 +173,25 @@ describe('a big download read on a file worker thread (TempFile.fillFromUrl)', (
     }
   });
 
+  it('a pool whose thread cannot start leaves the body to the main thread, which reads it all', async () => {
+    const body = randomBytes(MiB);
+    const f = upload('nothread.bin', body);
+    const broken = new FileWorkerPool({ size: 1, workerCode: 'throw new Error("this thread cannot start")' });
+    try {
+      const path = join(tmp.dir, `dl-${++n}`);
+      const real = await openTempFile(nodeFs, new QuickGate(true, 0.5), path, path, broken);
+      let written = 0;
+      const file: TempFile = { path, write: (b) => ((written += b.length), real.write(b)), truncate: () => real.truncate(), syncAndClose: () => real.syncAndClose(), close: () => real.close(), freeBytes: () => real.freeBytes(), fillFromUrl: (x) => real.fillFromUrl!(x) };
+      const res = await adapter.store.download({ id: asRemoteId(f.id), destFile: file, expectSha1: f.sha1, expectSizeBytes: body.length });
+      expect(res).toEqual({ sha1: sha1(body), sizeBytes: body.length });
+      expect(sha1(await readFile(path))).toBe(sha1(body));
+      expect(written).toBe(body.length);
+      expect(broken.threaded).toBe(false);
+    } finally {
+      await broken.close();
+    }
+  });
+
   it('the run\'s signal ends the thread\'s read: the download ends as cancelled', async () => {
     const body = randomBytes(2 * MiB);
     const f = upload('cancel.bin', body);
