@@ -10,9 +10,8 @@
  * hashes and writes the bytes, and the same bounds apply (the listed size, the deadline, the stall timeout, the
  * run's signal). A body cut mid-way is resumed the same way (the thread hashes the bytes already written again).
  * Anything else the thread cannot do (the URL needs the proxy, a bandwidth cap is set, also one set while it reads:
- * looked for every CAP_CHECK_MS,
- * the host answers neither 200 nor 206, no connection) goes this thread's way from there, from byte 0 when bytes were
- * already written.
+ * looked for every CAP_CHECK_MS; the host answers neither 200 nor 206; no connection) goes this thread's way from
+ * there, from byte 0 when bytes were already written.
  */
 import { createHash, type Hash } from 'node:crypto';
 import type { Readable } from 'node:stream';
