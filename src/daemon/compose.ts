@@ -26,6 +26,7 @@ import { writeSelection } from '../config/edit-selection.js';
 import { escapeText } from '../core/escape.js';
 import { createLocalFs } from '../local/local-fs.js';
 import { FileWorkerPool } from '../local/file-workers.js';
+import { writeUrlToFile } from '../local/url-to-file.js';
 import { loadTempKey } from '../local/temp-name.js';
 import { createLocalTrash, type LocalTrash } from '../local/local-trash.js';
 import type { TrashPlaces } from '../local/local-trash-entries.js';
@@ -119,6 +120,7 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
   const opened = apart ? await openJournalCheckedApart(journalFile, { ...journalOpts, ...(apart === true ? {} : apart) }) : openJournal(journalFile, journalOpts);
   const journal = opened.journal;
   try {
+    const fileWorkers = config.http.fileWorkers === 0 ? undefined : new FileWorkerPool({ ...(config.http.fileWorkers === 'auto' ? {} : { size: config.http.fileWorkers }), logger: logger.child({ component: 'file-workers' }) });
     const box = createBoxAdapter({
       apiUrl: config.remote.apiUrl,
       uploadUrl: config.remote.uploadUrl,
@@ -134,7 +136,7 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
       downloadDeadline: { baseMs: config.http.downloadDeadlineSec * 1000, minBytesPerSec: config.http.downloadMinRateKiBps * 1024 },
       bandwidthBytesPerSec: opts.bandwidthBytesPerSec !== undefined ? opts.bandwidthBytesPerSec : config.http.bwlimitKiBps === null ? null : config.http.bwlimitKiBps * 1024,
       uploadSessions: journal.uploadSessions,
-      ...(config.http.zipMinFiles === 0 ? {} : { zipDownloads: { scratchDir: join(config.stateDir, 'zip'), minFiles: config.http.zipMinFiles } }),
+      ...(config.http.zipMinFiles === 0 ? {} : { zipDownloads: { scratchDir: join(config.stateDir, 'zip'), minFiles: config.http.zipMinFiles, ...(fileWorkers === undefined ? {} : { writeUrlTo: writeUrlToFile(fileWorkers) }) } }),
       // The root logger: each part of the Box client names its own component (one `component` key per line).
       logger,
       clock,
@@ -163,7 +165,6 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
     // One trash per state dir, shared by all roots; the daemon purges it on the localTrashPurge schedule.
     const localTrash = createLocalTrash({ mode: config.localTrash.mode, stateDir: config.stateDir, fs: nodeFs, logger: logger.child({ component: 'local-trash' }) });
     const localFsByRoot = new Map<RootId, LocalFs>();
-    const fileWorkers = config.http.fileWorkers === 0 ? undefined : new FileWorkerPool({ ...(config.http.fileWorkers === 'auto' ? {} : { size: config.http.fileWorkers }), logger: logger.child({ component: 'file-workers' }) });
     // Temp files of this state dir carry a tag made with this key (local/temp-name.ts): only they are cleaned up.
     const tempKey = loadTempKey(config.stateDir, { create: opts.readOnlyStateDir !== true });
     const localFsFor = (root: SyncRoot): LocalFs => {

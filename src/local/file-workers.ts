@@ -32,6 +32,7 @@ import type { ReplaceGuard } from './worker-replace.js';
 import { DURABLE_CODE } from './worker-durable.js';
 import { syncfsAddonPath } from './syncfs-native.js';
 import { WORKER_GC_CODE } from './worker-gc.js';
+import { FETCH_CODE, type FetchOutcome } from './worker-fetch.js';
 
 /**
  * The commit into place of a new file, done by the job that wrote its temp file (worker-commit.ts). The temp file is
@@ -56,6 +57,23 @@ export type FileJob = (
   | { readonly op: 'put'; readonly path: string; readonly fd: number | null; readonly position: number; readonly data: Uint8Array; readonly sync: boolean; readonly close: boolean; readonly commit?: CommitJob }
   | { readonly op: 'unzip'; readonly path: string; readonly fd: number | null; readonly archive: string; readonly offset: number; readonly compressedSize: number; readonly method: number; readonly size: number; readonly sha1: string; readonly commit?: CommitJob }
   | { readonly op: 'truncate'; readonly path: string; readonly fd: number }
+  /** fetch (worker-fetch.ts): the body of a GET of `url` into `fd` from `position` (the bytes before it hashed again). */
+  | {
+      readonly op: 'fetch';
+      readonly path: string;
+      readonly fd: number;
+      readonly position: number;
+      readonly url: string;
+      readonly headers: Readonly<Record<string, string>>;
+      /** Most bytes the file may hold; null: no bound. */
+      readonly limit: number | null;
+      readonly stallMs: number;
+      readonly connectTimeoutMs: number;
+      /** The download's deadline, from when the thread starts the job. */
+      readonly deadlineInMs: number;
+      /** false: the bytes are not hashed (no `sha1` in the answer). */
+      readonly hash?: boolean;
+    }
   | { readonly op: 'close'; readonly path: string; readonly fd: number }
 ) & {
   /** The file it is for, as error messages name it (default: the temp path). */
@@ -71,6 +89,18 @@ export interface FileJobResult {
   readonly unusable?: string;
   /** A job with `commit`: what became of it (worker-commit.ts CommitOutcome). */
   readonly committed?: CommitOutcome;
+  /** `fetch`: what the thread read and wrote (none: no thread could run it). */
+  readonly fetched?: FetchOutcome;
+}
+
+/** What a caller of FileWorkerPool.run may add to a job. */
+export interface RunOptions {
+  /** `fetch`: ends the job early (its answer says `aborted`). */
+  readonly signal?: AbortSignal | undefined;
+  /** `fetch`: the bytes the file holds so far, every few MiB. */
+  readonly onProgress?: ((doneBytes: number) => void) | undefined;
+  /** This job's own bound instead of the pool's `jobTimeoutMs` (a big download's deadline is longer). */
+  readonly timeoutMs?: number | undefined;
 }
 
 /** An errno error from a worker, rebuilt with the fields classifyFsError reads, and the fd it had. */
@@ -101,6 +131,7 @@ const { parentPort } = require('node:worker_threads');
 ${COMMIT_CODE}
 ${DURABLE_CODE}
 ${WORKER_GC_CODE}
+${FETCH_CODE}
 // The answers of one turn go back in one message (an array), as the jobs came (FileWorkerPool.#post).
 let answers = [];
 const sendAnswers = () => {
@@ -185,6 +216,8 @@ parentPort.on('message', (m) => {
 function onJob(m) {
   if (m.op === 'exit') process.exit(m.code);
   if (m.op === 'put') return put(m, m.data, {});
+  if (m.op === 'fetch') return fetchJob(m);
+  if (m.op === 'cancel') return cancelFetch(m.target);
   if (m.op === 'unzip') {
     const d = entryBytes(m);
     if (typeof d === 'string') return reply(m, m.fd, { unusable: d });
@@ -206,6 +239,7 @@ interface Pending {
   readonly resolve: (r: FileJobResult) => void;
   readonly reject: (e: unknown) => void;
   readonly timer: NodeJS.Timeout;
+  readonly onProgress?: ((doneBytes: number) => void) | undefined;
 }
 
 interface Slot {
@@ -280,26 +314,37 @@ export class FileWorkerPool {
     if (this.#slot() !== undefined) this.#whenIdle();
   }
 
-  run(job: FileJob): Promise<FileJobResult> {
+  run(job: FileJob, opts: RunOptions = {}): Promise<FileJobResult> {
     if (this.#closed) return Promise.reject(stopped(job, 'boxsync is stopping'));
     if (this.#off) return runHere(job);
     clearTimeout(this.#idleTimer);
     const slot = this.#slot();
     if (slot === undefined) return runHere(job);
     const id = ++this.#ids;
+    const timeoutMs = opts.timeoutMs ?? this.#timeoutMs;
     return new Promise<FileJobResult>((resolve, reject) => {
+      const cancel = (): void => {
+        this.#post(slot);
+        slot.worker.postMessage({ op: 'cancel', target: id });
+      };
       const timer = setTimeout(() => {
         slot.pending.delete(id);
-        reject(stopped(job, `its worker thread gave no answer in ${Math.round(this.#timeoutMs / 1000)} s`));
+        opts.signal?.removeEventListener('abort', cancel);
+        reject(stopped(job, `its worker thread gave no answer in ${Math.round(timeoutMs / 1000)} s`));
         void slot.worker.terminate();
         this.#whenIdle();
-      }, this.#timeoutMs);
+      }, timeoutMs);
       timer.unref();
       const settled = <A extends unknown[]>(f: (...a: A) => void) => (...a: A): void => {
+        opts.signal?.removeEventListener('abort', cancel);
         f(...a);
         this.#whenIdle();
       };
-      slot.pending.set(id, { job, resolve: settled(resolve), reject: settled(reject), timer });
+      slot.pending.set(id, { job, resolve: settled(resolve), reject: settled(reject), timer, onProgress: opts.onProgress });
+      if (opts.signal !== undefined) {
+        if (opts.signal.aborted) queueMicrotask(cancel);
+        else opts.signal.addEventListener('abort', cancel, { once: true });
+      }
       this.opts.beforePost?.(job, (m) => {
         this.#post(slot);
         slot.worker.postMessage(m);
@@ -392,11 +437,12 @@ export class FileWorkerPool {
     }
     worker.unref();
     const slot: Slot = { worker, online: false, pending: new Map(), outbox: [] };
-    type Answer = FileJobResult & { id: number; ready?: true; trace?: WorkerTrace; error?: { message: string; code?: string } };
+    type Answer = FileJobResult & { id: number; ready?: true; trace?: WorkerTrace; progress?: number; done?: number; error?: { message: string; code?: string } };
     const answer = (m: Answer): void => {
       // Its code ran to the end: from now on a job it holds may have started.
       if (m.ready === true) return void (slot.online = true);
       if (m.trace !== undefined) return this.opts.onTrace?.(m.trace);
+      if (m.progress !== undefined) return slot.pending.get(m.progress)?.onProgress?.(m.done ?? 0);
       const p = slot.pending.get(m.id);
       if (p === undefined) return;
       slot.pending.delete(m.id);
@@ -476,6 +522,8 @@ async function runHere(job: FileJob): Promise<FileJobResult> {
     new Promise<R>((resolve, reject) => f((e, r) => (e ? reject(e) : resolve(r))));
   // An archive entry is read on the main thread by its caller's own path (zip-prefetch.ts streams it).
   if (job.op === 'unzip') return { fd: job.fd, unusable: 'no worker thread' };
+  // A body to fetch is read on the main thread by its caller (download.ts), which sees no `fetched`.
+  if (job.op === 'fetch') return { fd: job.fd };
   // A new file that a worker thread was to check and commit: its folders are checked here before the temp file is
   // created (LocalFs.openTemp left that to the job); the main thread puts it in place (LocalFs.commitTemp).
   if (job.op === 'put' && job.commit !== undefined && job.fd === null && (await firstBadAncestor(nodeFs, job.commit.root, asRelPath(job.commit.rel))) !== undefined) {

@@ -198,14 +198,16 @@ export class DiskLocalFs implements LocalFs {
       }
     };
     const temp = this.tempPathFor(path);
-    const here = (): Promise<TempFile> => openTempFile(this.#fs, this.#gate, temp, path);
+    const here = (workers?: FileWorkerPool): Promise<TempFile> => openTempFile(this.#fs, this.#gate, temp, path, workers);
     // A download bigger than a worker job is written here from its first byte (its temp file on disk while it
     // runs, as before the workers); a small one, and one of unknown size, goes to the workers.
     const small = opts.expectedBytes === undefined || opts.expectedBytes <= FLUSH_BYTES;
     const c = opts.commit;
     if (this.#fileWorkers?.threaded !== true || !small || c === undefined || c.guard.state === 'folder' || c.sha1 === null) {
       await inside();
-      return this.#fileWorkers?.threaded === true && small ? new WorkerTempFile(temp, path, this.#fileWorkers, this.#rawFs, here) : here();
+      if (this.#fileWorkers?.threaded !== true) return here();
+      // A big one's body can be read by a worker thread too (worker-fetch.ts, TempFile.fillFromUrl).
+      return small ? new WorkerTempFile(temp, path, this.#fileWorkers, this.#rawFs, () => here()) : here(this.#fileWorkers);
     }
     // A new file whose SHA-1 Box listed is put in place by the worker thread that writes it (worker-commit.ts), and
     // so is one that replaces the file there (worker-replace.ts). That job checks the folders on the way itself

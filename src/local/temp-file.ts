@@ -8,7 +8,8 @@
  */
 import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { TempFile } from '../ports/local-fs.js';
+import type { TempFile, UrlFill, UrlFillResult } from '../ports/local-fs.js';
+import type { FileWorkerPool } from './file-workers.js';
 import { classifyFsError } from './fs-errors.js';
 import type { FsModule } from './fs-module.js';
 import { quickCall, type QuickGate } from './quick-fs.js';
@@ -28,6 +29,8 @@ function failed(e: unknown, what: string, path: string): Error {
 
 /** The four things a temp file does with its open handle: a raw fd through the gate, or a FileHandle. */
 interface Handle {
+  /** The raw fd (a FileHandle has none here: fillFromUrl needs one). */
+  readonly fd?: number;
   /** Write `length` bytes of `chunk` from `offset` at `position`; how many were written (write(2) may take fewer). */
   write(chunk: Buffer, offset: number, length: number, position: number): Promise<number>;
   truncate(): Promise<void>;
@@ -38,6 +41,7 @@ interface Handle {
 /** A raw fd: open, write, truncate and close through the gate, fsync always in the pool (it waits for the disk). */
 function fdHandle(fd: number, calls: FdCalls, gate: QuickGate): Handle {
   return {
+    fd,
     write: (chunk, offset, length, position) =>
       quickCall<[number, Buffer, number, number, number], number>(gate, calls.write as never, calls.writeSync as never, fd, chunk, offset, length, position),
     truncate: () => quickCall<[number, number], void>(gate, calls.ftruncate as never, calls.ftruncateSync as never, fd, 0),
@@ -56,20 +60,25 @@ function fileHandle(handle: FileHandle): Handle {
   };
 }
 
-/** Create and open the temp file at `path` (absolute) for the file at `label` (what error messages name). */
-export async function openTempFile(fs: FsModule, gate: QuickGate, path: string, label: string): Promise<TempFile> {
+/**
+ * Create and open the temp file at `path` (absolute) for the file at `label` (what error messages name). With
+ * `workers` (threaded, node:fs itself), a body fetched from a URL can be written by a worker thread (fillFromUrl).
+ */
+export async function openTempFile(fs: FsModule, gate: QuickGate, path: string, label: string, workers?: FileWorkerPool): Promise<TempFile> {
   const calls = fdCalls(fs);
   try {
     if (calls === undefined) return new HandleTempFile(path, label, fileHandle(await fs.promises.open(path, 'wx', 0o666)), fs);
     const fd = await quickCall<[string, string, number], number>(gate, calls.open as never, calls.openSync as never, path, 'wx', 0o666);
-    return new HandleTempFile(path, label, fdHandle(fd, calls, gate), fs);
+    const file = new HandleTempFile(path, label, fdHandle(fd, calls, gate), fs);
+    return workers === undefined ? file : new FetchingTempFile(file, fd, workers);
   } catch (e) {
     throw failed(e, 'creating the temp file for', label);
   }
 }
 
 class HandleTempFile implements TempFile {
-  #position = 0;
+  /** Where the next write goes (fillFromUrl moves it to the end of what the worker wrote). */
+  position = 0;
   #closed = false;
 
   constructor(
@@ -90,11 +99,11 @@ class HandleTempFile implements TempFile {
       // write(2) may take fewer bytes than asked (a signal, a quota): the rest is written after them. A write that
       // takes none of a non-empty rest would repeat for ever: it is an error instead.
       for (let done = 0; done < chunk.length; ) {
-        const n = await this.handle.write(chunk, done, chunk.length - done, this.#position + done);
+        const n = await this.handle.write(chunk, done, chunk.length - done, this.position + done);
         if (!(n > 0)) throw Object.assign(new Error(`write made no progress (${String(n)} of ${chunk.length - done} bytes)`), { code: 'EIO' });
         done += n;
       }
-      this.#position += chunk.length;
+      this.position += chunk.length;
     } catch (e) {
       throw failed(e, 'writing the download of', this.label);
     }
@@ -103,7 +112,7 @@ class HandleTempFile implements TempFile {
   async truncate(): Promise<void> {
     try {
       await this.handle.truncate();
-      this.#position = 0;
+      this.position = 0;
     } catch (e) {
       throw failed(e, 'emptying the download of', this.label);
     }
@@ -128,5 +137,56 @@ class HandleTempFile implements TempFile {
     if (this.#closed) return;
     this.#closed = true;
     await this.handle.close().catch(() => undefined);
+  }
+}
+
+/**
+ * A temp file open on the main thread whose body may also be fetched into it by a file worker thread
+ * (worker-fetch.ts): the same file, the same fd, so a download can go on either way (download.ts).
+ */
+class FetchingTempFile implements TempFile {
+  constructor(
+    readonly file: HandleTempFile,
+    readonly fd: number,
+    readonly workers: FileWorkerPool,
+  ) {}
+
+  get path(): string {
+    return this.file.path;
+  }
+
+  write(chunk: Buffer): Promise<void> {
+    return this.file.write(chunk);
+  }
+
+  truncate(): Promise<void> {
+    return this.file.truncate();
+  }
+
+  syncAndClose(): Promise<void> {
+    return this.file.syncAndClose();
+  }
+
+  close(): Promise<void> {
+    return this.file.close();
+  }
+
+  freeBytes(): Promise<number> {
+    return this.file.freeBytes();
+  }
+
+  async fillFromUrl(f: UrlFill): Promise<UrlFillResult | null> {
+    if (!this.workers.threaded) return null;
+    const { url, headers, position, limit, stallMs, connectTimeoutMs, deadlineInMs } = f;
+    // The pool's own bound on a job comes after the download's deadline and one stall more.
+    const r = await this.workers.run(
+      { op: 'fetch', path: this.path, label: this.file.label, fd: this.fd, url, headers, position, limit, stallMs, connectTimeoutMs, deadlineInMs },
+      { signal: f.signal, onProgress: f.onProgress, timeoutMs: deadlineInMs + stallMs + connectTimeoutMs },
+    );
+    const got = r.fetched;
+    if (got === undefined) return null;
+    this.file.position = got.written;
+    if (got.failed?.kind === 'write') throw failed(Object.assign(new Error(got.failed.message), { code: got.failed.code }), 'writing the download of', this.file.label);
+    return got;
   }
 }

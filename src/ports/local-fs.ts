@@ -37,6 +37,55 @@ export interface TempFile {
    * failure to write the temp file rejects as syncAndClose() would.
    */
   fillFromArchive?(entry: ArchiveEntry): Promise<{ readonly sha1: string; readonly sizeBytes: number } | { readonly unusable: string }>;
+  /**
+   * Present when a big temp file can be written off the main thread (config `http.fileWorkers`): the body of a GET
+   * of a pre-signed URL (no token) read, hashed and written into it on a worker thread (local/worker-fetch.ts).
+   * Resolves with what happened (a body cut, too big or too slow says so in `failed`; the file then holds `written`
+   * checked bytes), or null when no thread can run it (nothing written). A failure to write the file rejects as
+   * write() would. The caller fsyncs and closes it (syncAndClose) as after its own writes.
+   */
+  fillFromUrl?(fill: UrlFill): Promise<UrlFillResult | null>;
+}
+
+/** A GET whose body fills a temp file on a worker thread (TempFile.fillFromUrl). */
+export interface UrlFill {
+  readonly url: string;
+  /** Sent as they are (a Range from `position`, the user agent); never a token. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Bytes already in the file (an earlier attempt's): read back and hashed first, then the body is written after them. */
+  readonly position: number;
+  /** Most bytes the file may hold (the size Box listed); null: no bound. */
+  readonly limit: number | null;
+  /** No byte for this long is a stall; no connection for `connectTimeoutMs` is one too. */
+  readonly stallMs: number;
+  readonly connectTimeoutMs: number;
+  /** The download's deadline, from now. */
+  readonly deadlineInMs: number;
+  readonly signal?: AbortSignal | undefined;
+  /** The bytes the file holds so far, every few MiB. */
+  readonly onProgress?: ((doneBytes: number) => void) | undefined;
+}
+
+/**
+ * The body of a GET of `url` (no token) written into a new file at `path` (created, mode 0600) off the main thread,
+ * not hashed (a zip download's scratch archive); null when no thread can (nothing created). `position` is 0.
+ */
+export type WriteUrlToFile = (fill: UrlFill & { readonly path: string }) => Promise<UrlFillResult | null>;
+
+/** What a UrlFill did. */
+export interface UrlFillResult {
+  /** The answer's status; 0: none came. Only 200 and 206 are read (anything else: nothing written). */
+  readonly status: number;
+  /** Bytes in the file now, from byte 0: each hashed and written. */
+  readonly written: number;
+  /** The total the answer announced (Content-Range's, or the offset plus Content-Length); 0: not said. */
+  readonly total: number;
+  /** The body was read to its end: the SHA-1 of the file's `written` bytes. */
+  readonly sha1?: string;
+  /** The host ignored the Range request: the file was emptied and read again from byte 0. */
+  readonly restarted?: boolean;
+  /** Why it stopped before the body's end (`write` never comes here: fillFromUrl rejects with the disk's error). */
+  readonly failed?: { readonly kind: 'open' | 'body' | 'oversize' | 'slow' | 'aborted' | 'write'; readonly message: string; readonly code?: string };
 }
 
 /** How a temp file will be committed (LocalFs.openTemp): the guard and mtime commitTemp gets, the SHA-1 Box listed. */

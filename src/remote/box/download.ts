@@ -4,13 +4,21 @@
  * written to the caller's temp file (DownloadRequest.destFile) while the SHA-1 is computed; a connection broken
  * mid-body resumes with a Range request from the bytes already written (the hash continues, nothing is read
  * twice). The result is verified against the expected SHA-1.
+ *
+ * A temp file that a file worker thread can fill (TempFile.fillFromUrl: a big file, config `http.fileWorkers`) gets
+ * the body of the pre-signed URL there (local/worker-fetch.ts): the API call and its 302 stay here, the thread reads,
+ * hashes and writes the bytes, and the same bounds apply (the listed size, the deadline, the stall timeout, the
+ * run's signal). A body cut mid-way is resumed the same way (the thread hashes the bytes already written again).
+ * Anything else the thread cannot do (the URL needs the proxy, a bandwidth cap is set, also one set while it reads:
+ * looked for every CAP_CHECK_MS; the host answers neither 200 nor 206; no connection) goes this thread's way from
+ * there, from byte 0 when bytes were already written.
  */
 import { createHash, type Hash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { isSyncError, type SyncError } from '../../core/errors.js';
 import { downloadNotReadyRetry, downloadOpenRetry, downloadResumeRetry, nominalDelayMs } from '../../core/retry.js';
 import type { Logger } from '../../logger.js';
-import type { TempFile } from '../../ports/local-fs.js';
+import type { TempFile, UrlFillResult } from '../../ports/local-fs.js';
 import type { DownloadRequest, DownloadResult } from '../../ports/remote-store.js';
 import type { Bandwidth } from './bandwidth.js';
 import type { FreeSpace } from './free-space.js';
@@ -33,6 +41,8 @@ export interface DownloadDeps {
 }
 
 const DEFAULT_DEADLINE = { baseMs: 5 * 60_000, minBytesPerSec: 64 * 1024 };
+/** How often a body read on a worker thread looks for a bandwidth cap set meanwhile (which this thread applies). */
+const CAP_CHECK_MS = 250;
 
 /** The `box-download` child of each adapter's logger, made once (a child per download was pino work per file). */
 const downloadLogs = new WeakMap<Logger, Logger>();
@@ -53,6 +63,11 @@ export async function download(deps: DownloadDeps, req: DownloadRequest): Promis
   let written = 0;
   let totalBytes = 0;
   let resumes = 0;
+  // The worker thread's way (fillFromUrl), while it applies (no bandwidth cap: the cap's bucket is this thread's);
+  // its SHA-1 once it read the whole body.
+  const capped = (): boolean => (deps.bandwidth?.bytesPerSec ?? null) !== null;
+  let fill = !capped() && out.fillFromUrl !== undefined ? out.fillFromUrl.bind(out) : undefined;
+  let fillSha1: string | undefined;
   const d = deps.deadline ?? DEFAULT_DEADLINE;
   // Under a bandwidth cap below the deadline's minimum rate, the deadline allows for the cap instead.
   const minRate = Math.min(d.minBytesPerSec, deps.bandwidth?.bytesPerSec ?? Infinity);
@@ -63,7 +78,51 @@ export async function download(deps: DownloadDeps, req: DownloadRequest): Promis
     if (limit !== undefined) await deps.freeSpace.admit(req.id, out.path, limit, () => out.freeBytes());
     const bounds: Bounds = { limit, deadline, now: () => deps.http.clock.now(), id: req.id, bandwidth: deps.bandwidth, signal: req.signal };
     for (;;) {
-      const res = await withRetries(deps, req, deadline, () => openBody(deps, req, written, ctx));
+      let res: BoxStreamResponse;
+      if (fill !== undefined) {
+        const step = await withRetries(deps, req, deadline, () => locate(deps, req, written, ctx));
+        const direct = 'location' in step ? deps.http.directGet(step.location) : undefined;
+        // A cap set while the thread reads (the daemon's `bwlimit`) stops it within CAP_CHECK_MS: this thread's way then.
+        const capSet = new AbortController();
+        const capCheck = setInterval(() => capped() && capSet.abort(), CAP_CHECK_MS);
+        capCheck.unref();
+        const got =
+          'location' in step && direct !== undefined
+            ? await fill({
+                url: step.location,
+                headers: written > 0 ? { ...direct.headers, range: `bytes=${written}-` } : direct.headers,
+                position: written,
+                limit: limit ?? null,
+                stallMs: direct.stallMs,
+                connectTimeoutMs: direct.connectTimeoutMs,
+                deadlineInMs: deadline - deps.http.clock.now(),
+                signal: req.signal === undefined ? capSet.signal : AbortSignal.any([req.signal, capSet.signal]),
+                onProgress: (done) => req.onProgress?.({ doneBytes: done, totalBytes: limit ?? totalBytes }),
+              }).finally(() => clearInterval(capCheck))
+            : (clearInterval(capCheck), null);
+        if (got !== null) written = got.written;
+        const next = got === null ? 'here' : afterFill(got, req, log, resumes, deps.maxResumes ?? downloadResumeRetry.retries);
+        if (next === 'done') {
+          totalBytes = got!.total;
+          fillSha1 = got!.sha1;
+          req.onProgress?.({ doneBytes: written, totalBytes: Math.max(totalBytes, written) });
+          break;
+        }
+        if (next === 'resume') {
+          resumes += 1;
+          continue;
+        }
+        // This thread's way from here (the API's own body, the proxy, a status or failure it classifies and retries).
+        fill = undefined;
+        if (written > 0) {
+          // The bytes the thread wrote were hashed there: they are read again from byte 0.
+          if (!('location' in step)) step.discard();
+          await out.truncate();
+          written = 0;
+          continue;
+        }
+        res = 'location' in step ? await withRetries(deps, req, deadline, () => openBody(deps, req, written, ctx)) : step;
+      } else res = await withRetries(deps, req, deadline, () => openBody(deps, req, written, ctx));
       if (written > 0 && res.status === 200) {
         // The host ignored Range: start over from byte 0.
         log.info({ id: req.id }, 'download host ignored Range; restarting from the beginning');
@@ -103,7 +162,7 @@ export async function download(deps: DownloadDeps, req: DownloadRequest): Promis
     throw e;
   }
   await out.syncAndClose();
-  const sha1 = hash.digest('hex');
+  const sha1 = fillSha1 ?? hash.digest('hex');
   if (req.expectSha1 !== null && req.expectSha1.toLowerCase() !== sha1) {
     throw remoteError('checksum_mismatch', `downloaded file ${req.id} has SHA-1 ${sha1}, expected ${req.expectSha1.toLowerCase()}`, {
       details: { id: req.id, expected: req.expectSha1.toLowerCase(), actual: sha1, sizeBytes: written },
@@ -156,6 +215,25 @@ async function openBody(deps: DownloadDeps, req: DownloadRequest, offset: number
       ctx.location = undefined;
     }
   }
+  const direct = await askApi(deps, req, range, signal, ctx);
+  if (direct !== undefined) return direct;
+  return deps.http.stream({ url: ctx.location!, auth: false, headers: range, accept: [200, 206], ...signal });
+}
+
+/**
+ * Where the bytes from `offset` are, for a worker thread to read them (fillFromUrl): the remembered pre-signed URL,
+ * a new one from the API's 302, or the API's own answer when it sends the bytes itself.
+ */
+async function locate(deps: DownloadDeps, req: DownloadRequest, offset: number, ctx: OpenContext): Promise<{ readonly location: string } | BoxStreamResponse> {
+  if (ctx.location === undefined) {
+    const direct = await askApi(deps, req, offset > 0 ? { range: `bytes=${offset}-` } : {}, req.signal === undefined ? {} : { signal: req.signal }, ctx);
+    if (direct !== undefined) return direct;
+  }
+  return { location: ctx.location! };
+}
+
+/** The API's answer for the file's bytes: a 200/206 with them, or undefined with ctx.location set from its 302. */
+async function askApi(deps: DownloadDeps, req: DownloadRequest, range: Record<string, string>, signal: { signal?: AbortSignal }, ctx: OpenContext): Promise<BoxStreamResponse | undefined> {
   const url = `${deps.apiUrl}/files/${encodeURIComponent(req.id)}/content${req.versionId === undefined ? '' : `?version=${encodeURIComponent(req.versionId)}`}`;
   for (let notReady = 0; ; notReady++) {
     const res = await deps.http.stream({ url, headers: range, accept: [200, 206, 202, 302, 303, 307], ...signal });
@@ -176,8 +254,31 @@ async function openBody(deps: DownloadDeps, req: DownloadRequest, offset: number
     const loc = res.headers.location;
     if (!loc) throw remoteError('server_error', `GET /files/${req.id}/content: redirect without a Location`);
     ctx.location = new URL(loc, url).toString();
-    return deps.http.stream({ url: ctx.location, auth: false, headers: range, accept: [200, 206], ...signal });
+    return undefined;
   }
+}
+
+/**
+ * What a worker thread's read of the body (fillFromUrl) leaves to do: `done` (the whole body, hashed), `resume`
+ * (cut mid-body: again from `written`, within the resumes allowed), `here` (this thread's way: a status or failure
+ * it classifies and retries as before). A body too big, too slow or cancelled ends the download as here.
+ */
+function afterFill(got: UrlFillResult, req: DownloadRequest, log: Logger, resumes: number, maxResumes: number): 'done' | 'resume' | 'here' {
+  if (req.signal?.aborted === true) throw remoteError('aborted', `download of file ${req.id} was cancelled`);
+  // Stopped for a bandwidth cap set meanwhile: this thread's way, which paces it.
+  if (got.failed?.kind === 'aborted') return 'here';
+  if (got.restarted === true) log.info({ id: req.id }, 'download host ignored Range; restarting from the beginning');
+  const failed = got.failed;
+  if (failed?.kind === 'oversize') throw oversize(req.id, failed.message, req.expectSizeBytes ?? got.written);
+  if (failed?.kind === 'slow') throw remoteError('network', `download of file ${req.id} is too slow (${got.written} bytes by its deadline); stopped`, { details: { id: req.id } });
+  if (failed === undefined && got.status !== 200 && got.status !== 206) return 'here';
+  if (failed?.kind === 'open') return 'here';
+  if (failed === undefined && !(got.total > 0 && got.written < got.total)) return 'done';
+  // Cut mid-body (or ended before the announced total): resumed from the bytes written, as here.
+  const why = failed?.message ?? `body ended after ${got.written} of ${got.total} bytes`;
+  if (resumes >= maxResumes) throw remoteError('network', `download of file ${req.id} broke ${resumes + 1} times (last at byte ${got.written})`, { cause: new Error(why) });
+  log.info({ id: req.id, atByte: got.written, resumes: resumes + 1 }, 'download broke mid-body; resuming with Range');
+  return 'resume';
 }
 
 function contentTotal(headers: Record<string, string | string[] | undefined>, offset: number): number {

@@ -197,6 +197,17 @@ export class BoxHttp {
     return { ...res, discard: () => discardBody(res.body) };
   }
 
+  /**
+   * How a file worker thread may GET `url` itself (a pre-signed download URL: no token, download.ts with
+   * TempFile.fillFromUrl): the headers and timeouts a streamed GET here would use. Undefined when this process must
+   * send it (a proxy's agent serves the URL), or once closing.
+   */
+  directGet(url: string): { readonly headers: Readonly<Record<string, string>>; readonly stallMs: number; readonly connectTimeoutMs: number } | undefined {
+    if (this.closing.signal.aborted) return undefined;
+    if (this.o.agentsFor?.(new URL(url)) !== undefined) return undefined;
+    return { headers: { 'user-agent': USER_AGENT }, stallMs: this.o.stallTimeoutMs ?? DEFAULT_STALL_MS, connectTimeoutMs: CONNECT_TIMEOUT_MS };
+  }
+
   private async exchange<B>(
     req: BoxRequest,
     transientRetries: boolean,

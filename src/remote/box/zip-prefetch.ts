@@ -11,7 +11,8 @@
  * writes it through the same temp file, SHA-1 and size checks as a single download, so the local side (guards,
  * commit, mtime) is the same code. A temp file written by a worker thread (TempFile.fillFromArchive, config
  * `http.fileWorkers`) takes the entry from the scratch archive itself, with the same size and SHA-1 checks, so the
- * main thread neither reads, inflates, hashes nor writes it. Whatever goes wrong falls back to the file's own download, silently for the
+ * main thread neither reads, inflates, hashes nor writes it; with `writeUrlTo` (the same workers) the archive's body is
+ * written to the scratch file there too, with the same bound on its size. Whatever goes wrong falls back to the file's own download, silently for the
  * user but logged: a refused zip (an enterprise policy: 403), an archive cut mid-stream, a missing entry, an
  * entry whose bytes do not match the listing, a name the archive does not hold.
  */
@@ -25,7 +26,7 @@ import type yauzl from 'yauzl';
 import { isSyncError } from '../../core/errors.js';
 import type { RemoteId } from '../../core/model.js';
 import type { Logger } from '../../logger.js';
-import type { ArchiveEntry } from '../../ports/local-fs.js';
+import type { ArchiveEntry, WriteUrlToFile } from '../../ports/local-fs.js';
 import type { DownloadRequest, DownloadResult, PrefetchFile, PrefetchHandle } from '../../ports/remote-store.js';
 import type { BoxHttp } from './http.js';
 import { openArchive } from './zip-reader.js';
@@ -39,6 +40,11 @@ export interface ZipPrefetchOptions {
   readonly maxFileBytes?: number;
   /** Most bytes of files in one archive (default 64 MiB). */
   readonly maxArchiveBytes?: number;
+  /**
+   * Writes an archive's body to its scratch file on a file worker thread (local/worker-fetch.ts), so its bytes never
+   * reach this thread (config `http.fileWorkers`); without it, or for a URL the proxy serves, they are streamed here.
+   */
+  readonly writeUrlTo?: WriteUrlToFile;
 }
 
 export interface ZipPrefetchDeps extends ZipPrefetchOptions {
@@ -278,6 +284,12 @@ class Archive {
     }
     const answer = parseZipAnswer(body, this.files);
     const url = new URL(answer.downloadUrl);
+    const cap = this.files.reduce((s, f) => s + f.sizeBytes, 0) * 2 + this.files.length * 1024 + 1024 * 1024;
+    const direct = this.deps.writeUrlTo === undefined ? undefined : http.directGet(url.href);
+    if (this.deps.writeUrlTo !== undefined && direct !== undefined) {
+      const written = await this.#writeOnThread(this.deps.writeUrlTo, url.href, direct, cap, signal);
+      if (written !== undefined) return written ? answer.names : null;
+    }
     const res = await http.stream({ url: url.href, auth: false, accept: [200], ...(signal ? { signal } : {}) });
     if (this.#closed) {
       // Released while Box answered (a window's lookahead that was not needed): nothing is written.
@@ -286,9 +298,7 @@ class Archive {
     }
     await this.deps.swept();
     await mkdir(this.deps.scratchDir, { recursive: true, mode: 0o700 });
-    const path = join(this.deps.scratchDir, `${randomBytes(8).toString('hex')}.zip`);
-    this.#path = path;
-    const cap = this.files.reduce((s, f) => s + f.sizeBytes, 0) * 2 + this.files.length * 1024 + 1024 * 1024;
+    const path = this.#newPath();
     let seen = 0;
     const bounded = new Transform({
       transform(chunk: Buffer, _enc, cb) {
@@ -305,6 +315,50 @@ class Archive {
     }
     if (this.#closed) return null;
     return answer.names;
+  }
+
+  /** A new scratch file's name (after the sweep), kept as this archive's. */
+  #newPath(): string {
+    const path = join(this.deps.scratchDir, `${randomBytes(8).toString('hex')}.zip`);
+    this.#path = path;
+    return path;
+  }
+
+  /**
+   * The archive's body written to its scratch file by a worker thread: true once whole, false when released
+   * meanwhile (nothing kept), undefined when no thread could (nothing written: this thread streams it). A body cut,
+   * too big or refused throws, as here.
+   */
+  async #writeOnThread(
+    writeUrlTo: WriteUrlToFile,
+    url: string,
+    direct: { readonly headers: Readonly<Record<string, string>>; readonly stallMs: number; readonly connectTimeoutMs: number },
+    cap: number,
+    signal: AbortSignal | undefined,
+  ): Promise<boolean | undefined> {
+    if (this.#closed) return false;
+    await this.deps.swept();
+    await mkdir(this.deps.scratchDir, { recursive: true, mode: 0o700 });
+    const path = this.#newPath();
+    let got;
+    try {
+      // The deadline of a download of its size (download.ts's default: 5 minutes, then 64 KiB a second).
+      got = await writeUrlTo({ url, headers: direct.headers, path, position: 0, limit: cap, stallMs: direct.stallMs, connectTimeoutMs: direct.connectTimeoutMs, deadlineInMs: 5 * 60_000 + Math.ceil(cap / 64), signal });
+    } finally {
+      // Released while the archive was written: close() found no file to remove yet, so it is removed here.
+      if (this.#closed) await rm(path, { force: true });
+    }
+    if (this.#closed) return false;
+    if (got === null) {
+      this.#path = undefined;
+      await rm(path, { force: true });
+      return undefined;
+    }
+    signal?.throwIfAborted();
+    if (got.failed !== undefined) throw new Error(`the zip archive's download failed (${got.failed.kind}: ${got.failed.message})`);
+    if (got.status !== 200) throw new Error(`the zip archive's download answered ${got.status}`);
+    if (got.total > 0 && got.written < got.total) throw new Error(`the zip archive's body ended after ${got.written} of ${got.total} bytes`);
+    return true;
   }
 
   async #readEntries(names: ReadonlyMap<string, RemoteId>): Promise<Map<RemoteId, yauzl.Entry>> {
