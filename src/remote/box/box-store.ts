@@ -20,6 +20,9 @@ import { uploadNew, uploadVersion, type UploadDeps } from './upload.js';
 import type { ZipPrefetcher } from './zip-prefetch.js';
 import { checkedAnswer, type AskedFor } from './answer-check.js';
 
+/** The SHA-1 of no bytes: what Box lists for an empty file. */
+const EMPTY_SHA1 = 'da39a3ee5e6b4b0d3255bfef95601890afd80709';
+
 export class BoxStore implements RemoteStore {
   constructor(
     private readonly tree: TreeReader,
@@ -47,6 +50,15 @@ export class BoxStore implements RemoteStore {
   }
 
   async download(req: DownloadRequest): Promise<DownloadResult> {
+    // A file Box lists as empty (size 0, the SHA-1 of no bytes) has nothing to fetch: its temp file, empty, is made
+    // durable as a download's would be, without an API call (one a file of Box's per-user budget) or a body. The
+    // result is the listing's, which a download would have had to match anyway.
+    if (req.versionId === undefined && req.expectSizeBytes === 0 && req.expectSha1 === EMPTY_SHA1) {
+      req.signal?.throwIfAborted();
+      await req.destFile.syncAndClose();
+      req.onProgress?.({ doneBytes: 0, totalBytes: 0 });
+      return { sha1: EMPTY_SHA1, sizeBytes: 0 };
+    }
     const fromZip = this.zip === undefined ? null : await this.zip.download(req);
     return fromZip ?? download(this.downloadDeps, req);
   }

@@ -140,6 +140,24 @@ describe('Box adapter: reading the tree and downloading', () => {
     expect(await readFile(join(tmp.dir, 'fits-4'), 'utf8')).toBe('it fits');
   });
 
+  it('makes a file Box lists as empty without a request, durable and empty; a listed size or SHA-1 of bytes still downloads', async () => {
+    const parent = folder('empty');
+    const empty = server.control.as('1').uploadFile(parent, 'empty.txt', '');
+    expect(empty.sha1).toBe(sha1(''));
+    const dest = join(tmp.dir, `empty-${++n}`);
+    server.control.clearRequests();
+    const res = await adapter.store.download({ id: asRemoteId(empty.id), destFile: await tempFileAt(dest), expectSha1: empty.sha1, expectSizeBytes: 0 });
+    expect(res).toEqual({ sha1: sha1(''), sizeBytes: 0 });
+    expect((await readFile(dest)).length).toBe(0);
+    expect(server.control.requests()).toEqual([]);
+    // Without the listed size, or with another SHA-1 or an older version, it is asked for as before.
+    const nonEmpty = server.control.as('1').uploadFile(parent, 'one.txt', 'x');
+    server.control.clearRequests();
+    await adapter.store.download({ id: asRemoteId(empty.id), destFile: await tempFileAt(join(tmp.dir, `empty-${++n}`)), expectSha1: empty.sha1 });
+    await adapter.store.download({ id: asRemoteId(nonEmpty.id), destFile: await tempFileAt(join(tmp.dir, `one-${++n}`)), expectSha1: nonEmpty.sha1, expectSizeBytes: 1 });
+    expect(server.control.requests().filter((r) => r.path.endsWith('/content')).map((r) => r.path)).toEqual([`/2.0/files/${empty.id}/content`, `/2.0/files/${nonEmpty.id}/content`]);
+  });
+
   it('waits through 202 + Retry-After before the file is ready', async () => {
     const f = server.control.as('1').uploadFile(folder('dl202'), 'r.bin', 'ready later');
     server.control.failNext({ method: 'GET', path: `/2.0/files/${f.id}/content`, status: 202, retryAfterSec: 1 });
