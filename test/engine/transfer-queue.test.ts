@@ -113,6 +113,34 @@ describe('TransferQueue', () => {
     await run;
   });
 
+  it('keeps progress within 100 ms of the latest sample in that sample: it ages out with it (the window holds at most 100 samples)', async () => {
+    const clock = new ManualClock();
+    const q = new TransferQueue({ concurrency: 1, clock });
+    let step!: (n: number) => void;
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const run = q.add(
+      task('z.bin', 'down', 10_000, async (onProgress) => {
+        step = (n) => onProgress({ doneBytes: n, totalBytes: 10_000 });
+        await gate;
+        return done;
+      }),
+    );
+    await waitFor(() => (step === undefined ? null : true), { what: 'the transfer to start' });
+    for (let i = 1; i <= 99; i++) {
+      step(i * 10);
+      clock.advance(1);
+    }
+    step(1000); // 99 ms after the first report: the same sample
+    clock.advance(1);
+    step(2000); // 100 ms after it: a new sample
+    expect(q.rateBytesPerSec()).toBe(2000); // 2,000 bytes over the 1 s floor
+    clock.advance(9901); // 10,001 ms after the first sample, 9,901 after the second
+    expect(q.rateBytesPerSec()).toBeCloseTo(1_000_000 / 9901, 6); // the first 1,000 bytes aged out together
+    release();
+    await run;
+  });
+
   it('returns a 429 as the item failure it is: the pacer in the Box adapter owns retries of rate limits', async () => {
     const clock = new ManualClock();
     const q = new TransferQueue({ concurrency: 1, clock });
