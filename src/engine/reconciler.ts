@@ -34,7 +34,8 @@ import { timeSlicer } from './time-slice.js';
 import { runSliced } from '../core/slices.js';
 import { caseTwinsOnTheWaySteps, DEFAULT_WINDOW_ENTRIES, fitsOneWindow, planWindows } from './windows.js';
 import { WindowPrefetch } from './window-prefetch.js';
-import { remoteAtPath, remoteFilesBelow } from './remote-tree.js';
+import { remoteAtPath, remoteFilesBelow, type RemoteChildren } from './remote-tree.js';
+import { holdsWhole, snapshotChildren } from './snapshot-rows.js';
 import { deferredPaths, recordOpFailure } from './failures.js';
 import { probedLocally } from '../core/park-class.js';
 import type { StatusTracker } from './status-tracker.js';
@@ -299,7 +300,7 @@ async function reconcileScope(
     running = work.length;
     // The adapter may bring many of this pass's downloads at once (Box: zip archives of small files): the plan's
     // own, and the files below the folders it creates here, which follow-ups download in this pass.
-    const announced = ctx.remote.prefetch === undefined ? [] : prefetchFiles(journal, rc, work);
+    const announced = ctx.remote.prefetch === undefined ? [] : prefetchFiles(journal, rc, work, scope, snapshot);
     const prefetched = ctx.remote.prefetch?.(announced, ctx.signal);
     // Their temp files' writers start while the requests run (LocalFs.warmUp).
     if (announced.length > 0 || work.some((op) => op.kind === 'download')) rc.fs.warmUp?.();
@@ -371,13 +372,16 @@ const PREFETCH_WALK_ROWS = 50_000;
  * The downloads a pass is about to run: its plan's, and the files below each folder it creates here (those come
  * down in the same pass as follow-ups, planned only once their folder exists). Ignored paths are left out.
  */
-function prefetchFiles(journal: Journal, rc: RootContext, work: readonly Operation[]): PrefetchFile[] {
+function prefetchFiles(journal: Journal, rc: RootContext, work: readonly Operation[], scope: SnapshotScope, snapshot: Snapshot): PrefetchFile[] {
   const out: PrefetchFile[] = [];
   let budget = PREFETCH_WALK_ROWS;
+  let held: RemoteChildren | undefined;
   for (const op of work) {
     if (op.kind === 'download') out.push({ id: op.remoteId, name: op.path.slice(op.path.lastIndexOf('/') + 1), sha1: op.expect.sha1, sizeBytes: op.expect.sizeBytes });
     if (op.kind !== 'create-local-folder' || budget <= 0) continue;
-    const below = remoteFilesBelow(journal, { id: op.remoteId, path: op.path }, rc.isIgnored, { maxRows: budget, maxFiles: budget });
+    // The snapshot's own rows where it holds the folder's subtree whole (snapshot-rows.ts), else the journal's.
+    const rows = holdsWhole(scope, op.path) ? (held ??= snapshotChildren(snapshot.remote)) : journal;
+    const below = remoteFilesBelow(rows, { id: op.remoteId, path: op.path }, rc.isIgnored, { maxRows: budget, maxFiles: budget });
     budget -= below.rows;
     for (const f of below.files) out.push(f);
   }

@@ -45,12 +45,15 @@ export function locateRemote(
   return null;
 }
 
+/** Where a walk reads a folder's children: the journal, or rows already read (engine/snapshot-rows.ts). */
+export type RemoteChildren = Pick<Journal, 'remoteChildrenPaged'>;
+
 /**
  * Breadth-first walk of the remote rows below a folder, yielding each entry with its path. `include` decides
  * whether an entry (and, for a folder, its subtree) is visited: ignored ones are not.
  */
 export function* walkRemote(
-  journal: Journal,
+  journal: RemoteChildren,
   startId: RemoteId,
   startPath: RelPath | '',
   include: (path: RelPath, entry: RemoteEntry) => boolean,
@@ -93,7 +96,7 @@ export function remoteAtPath(journal: Journal, root: SyncRoot, path: RelPath): R
  * ends too.
  */
 export function remoteFilesBelow(
-  journal: Journal,
+  journal: RemoteChildren,
   folder: { readonly id: RemoteId; readonly path: RelPath },
   isIgnored: (path: RelPath, isFolder: boolean) => boolean,
   limits: { readonly maxRows: number; readonly maxFiles: number },
