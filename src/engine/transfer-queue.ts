@@ -79,14 +79,12 @@ export class TransferQueue {
   }
 
   /** Run a task through the queue; resolves with its outcome (never rejects for an operation failure). */
-  async add(task: QueueTask): Promise<Outcome> {
+  add(task: QueueTask): Promise<Outcome> {
     this.bumpPending(task.root, 1, task.totalBytes);
-    try {
-      const lane = task.direction === 'down' && task.totalBytes < SMALL_FILE_BYTES ? this.smallDownLane : task.direction === null || task.totalBytes < SMALL_FILE_BYTES ? this.smallLane : this.largeLane;
-      return (await lane.add(() => this.runOne(task), { priority: priorityOf(task) })) as Outcome;
-    } finally {
-      this.bumpPending(task.root, -1, -task.totalBytes);
-    }
+    const lane = task.direction === 'down' && task.totalBytes < SMALL_FILE_BYTES ? this.smallDownLane : task.direction === null || task.totalBytes < SMALL_FILE_BYTES ? this.smallLane : this.largeLane;
+    // A plain promise chain rather than an async function: one frame and one promise fewer a task (a first mirror
+    // of 20,000 small files runs 20,400 tasks).
+    return (lane.add(() => this.runOne(task), { priority: priorityOf(task) }) as Promise<Outcome>).finally(() => this.bumpPending(task.root, -1, -task.totalBytes));
   }
 
   private async runOne(task: QueueTask): Promise<Outcome> {
@@ -116,8 +114,12 @@ export class TransferQueue {
   }
 
   private bumpPending(root: RootId, ops: number, bytes: number): void {
-    const cur = this.pending.get(root) ?? { ops: 0, bytes: 0 };
-    this.pending.set(root, { ops: cur.ops + ops, bytes: cur.bytes + bytes });
+    const cur = this.pending.get(root);
+    if (cur === undefined) this.pending.set(root, { ops, bytes });
+    else {
+      cur.ops += ops;
+      cur.bytes += bytes;
+    }
   }
 
   private trimSamples(): void {
