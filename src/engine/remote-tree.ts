@@ -89,6 +89,11 @@ export function remoteAtPath(journal: Journal, root: SyncRoot, path: RelPath): R
   return cur;
 }
 
+/** A file's download announcement (RemoteStore.prefetch). */
+export function prefetchFileOf(entry: RemoteEntry): PrefetchFile {
+  return { id: entry.id, name: entry.name, sha1: entry.sha1, sizeBytes: entry.sizeBytes };
+}
+
 /**
  * The files below a remote folder that `keep` takes, as download announcements (RemoteStore.prefetch), and how many
  * rows were walked. Ignored entries are left out, with their subtrees. Bounded: at most `maxRows` rows walked and
@@ -107,7 +112,7 @@ export function remoteFilesBelow(
   for (const { entry } of walkRemote(journal, folder.id, folder.path, (p, e) => !isIgnored(p, e.kind === 'folder'))) {
     if (rows >= limits.maxRows || files.length >= limits.maxFiles) break;
     rows += 1;
-    if (entry.kind === 'file' && keep(entry)) files.push({ id: entry.id, name: entry.name, sha1: entry.sha1, sizeBytes: entry.sizeBytes });
+    if (entry.kind === 'file' && keep(entry)) files.push(prefetchFileOf(entry));
   }
   return { files, rows };
 }

@@ -10,8 +10,9 @@
  * A prefetch announcement is a guess (the downloads themselves are planned from the trees), so rows a few
  * milliseconds old cost nothing but bytes when they are wrong.
  */
-import type { RelPath, RemoteEntry, RemoteId } from '../core/model.js';
+import type { RelPath, RemoteEntry, RemoteId, SyncRoot, SyncedEntry } from '../core/model.js';
 import { ancestorsOf } from '../core/paths.js';
+import type { Journal } from '../ports/journal.js';
 import type { RemoteChildren } from './remote-tree.js';
 import type { SnapshotScope } from './snapshot.js';
 
@@ -34,4 +35,20 @@ export function holdsWhole(scope: SnapshotScope, path: RelPath): boolean {
   if (scope.kind === 'full') return true;
   const bases = new Set(scope.localPaths);
   return bases.has(path) || ancestorsOf(path).some((a) => bases.has(a));
+}
+
+/**
+ * The base rows of those of `ids` that have one, by Box id: one statement a few hundred ids where the journal can
+ * (Journal.syncedByRemoteIds), else one lookup an id. A window's snapshot and its lookahead ask this of every remote
+ * row without a base row in sight; on a first mirror that was a lookup a file, each finding nothing.
+ */
+export function syncedByRemoteIds(journal: Pick<Journal, 'syncedByRemoteId' | 'syncedByRemoteIds'>, root: SyncRoot, ids: readonly RemoteId[]): ReadonlyMap<RemoteId, SyncedEntry> {
+  if (ids.length === 0) return new Map();
+  if (journal.syncedByRemoteIds !== undefined) return journal.syncedByRemoteIds(root.id, ids);
+  const out = new Map<RemoteId, SyncedEntry>();
+  for (const id of ids) {
+    const s = journal.syncedByRemoteId(root.id, id);
+    if (s !== undefined) out.set(id, s);
+  }
+  return out;
 }

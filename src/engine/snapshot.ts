@@ -24,6 +24,7 @@ import { ancestorsOf, basename, joinPath, parentOf } from '../core/paths.js';
 import { MAX_TREE_DEPTH } from '../core/path-limits.js';
 import { remotePathOf, walkRemote } from './remote-tree.js';
 import { caseTwinsOnTheWaySteps } from './windows.js';
+import { syncedByRemoteIds } from './snapshot-rows.js';
 
 export type SnapshotScope =
   | { readonly kind: 'full' }
@@ -286,11 +287,10 @@ function moveEnds(journal: Journal, root: SyncRoot, into: Trees): RelPath[] {
     const now = into.remote.has(s.remoteId) ? pathOf(s.remoteId) : null;
     if (now !== null && now !== '' && now !== s.path) out.push(now);
   }
-  for (const r of into.remote.values()) {
-    if (r.id === root.remoteId || syncedIds.has(r.id)) continue;
-    const was = journal.syncedByRemoteId(root.id, r.id);
-    if (was) out.push(was.path);
-  }
+  const unseen: RemoteId[] = [];
+  for (const r of into.remote.values()) if (r.id !== root.remoteId && !syncedIds.has(r.id)) unseen.push(r.id);
+  // One statement for a few hundred ids (snapshot-rows.ts); the order does not matter (the caller sorts).
+  for (const was of syncedByRemoteIds(journal, root, unseen).values()) out.push(was.path);
   return out;
 }
 

@@ -155,6 +155,9 @@ export class SqliteJournal implements Journal {
   syncedByRemoteId(root: RootId, id: RemoteId): SyncedEntry | undefined {
     return this.#synced.byRemoteId(root, id);
   }
+  syncedByRemoteIds(root: RootId, ids: readonly RemoteId[]): ReadonlyMap<RemoteId, SyncedEntry> {
+    return this.#synced.byRemoteIds(root, ids);
+  }
   syncedByInode(root: RootId, inode: number): SyncedEntry | undefined {
     return this.#synced.byInode(root, inode);
   }

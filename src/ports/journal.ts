@@ -123,6 +123,11 @@ export interface Journal {
   // synced tree (merge base, by path, indexed by remote id)
   getSynced(root: RootId, path: RelPath): SyncedEntry | undefined;
   syncedByRemoteId(root: RootId, id: RemoteId): SyncedEntry | undefined;
+  /**
+   * syncedByRemoteId for many ids at once: the rows of those that have one, by id (a window's snapshot asks for a
+   * few hundred, most of them without a row on a first mirror). Optional: without it, one lookup an id.
+   */
+  syncedByRemoteIds?(root: RootId, ids: readonly RemoteId[]): ReadonlyMap<RemoteId, SyncedEntry>;
   /** The base row of a local entry before a local move: the row with the same inode (the first by path). */
   syncedByInode(root: RootId, inode: number): SyncedEntry | undefined;
   syncedUnder(root: RootId, path: RelPath | ''): Iterable<SyncedEntry>;

@@ -6,7 +6,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { asRelPath as p, asRemoteId as rid, asRootId, type SyncRoot } from '../../src/core/model.js';
 import { remoteAtPath, remoteFilesBelow } from '../../src/engine/remote-tree.js';
 import { buildSnapshot } from '../../src/engine/snapshot.js';
-import { holdsWhole, snapshotChildren } from '../../src/engine/snapshot-rows.js';
+import { holdsWhole, snapshotChildren, syncedByRemoteIds } from '../../src/engine/snapshot-rows.js';
+import { synced } from '../journal/entries.js';
 import type { Journal } from '../../src/ports/journal.js';
 import { journalForEachTest } from '../journal/each-test-journal.js';
 import { remoteItem } from '../journal/entries.js';
@@ -91,5 +92,18 @@ describe('snapshotChildren: the announcement of a new folder’s files from the 
     const rows = snapshotChildren(snap(none, hinted).remote);
     expect(remoteFilesBelow(rows, { id: rid('3'), path: p('docs/deep') }, none, { maxRows: 100, maxFiles: 100 }).files.map((f) => f.id)).toEqual(['4']);
     expect(remoteFilesBelow(rows, { id: rid('2'), path: p('docs') }, none, { maxRows: 100, maxFiles: 100 }).files.map((f) => f.id)).toEqual(['4']);
+  });
+});
+
+describe('syncedByRemoteIds: the base rows of many Box ids', () => {
+  it('one statement where the journal has it, one lookup an id where it does not: the same rows either way', () => {
+    j.putSynced(root.id, synced('docs/b.txt', '5'));
+    j.putSynced(root.id, synced('moved-away.txt', '4'));
+    const ids = ['2', '3', '4', '5', '7'].map(rid);
+    const batched = syncedByRemoteIds(j, root, ids);
+    const oneByOne = syncedByRemoteIds({ syncedByRemoteId: (r, id) => j.syncedByRemoteId(r, id) }, root, ids);
+    expect([...batched.keys()].sort()).toEqual(['4', '5']);
+    expect(new Map(oneByOne)).toEqual(new Map(batched));
+    expect(batched.get(rid('4'))?.path).toBe('moved-away.txt');
   });
 });
