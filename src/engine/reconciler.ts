@@ -34,6 +34,7 @@ import { timeSlicer } from './time-slice.js';
 import { runSliced } from '../core/slices.js';
 import { caseTwinsOnTheWaySteps, DEFAULT_WINDOW_ENTRIES, fitsOneWindow, planWindows } from './windows.js';
 import { WindowPrefetch } from './window-prefetch.js';
+import { WindowRows } from './window-rows.js';
 import { remoteAtPath, remoteFilesBelow, type RemoteChildren } from './remote-tree.js';
 import { holdsWhole, snapshotChildren } from './snapshot-rows.js';
 import { deferredPaths, recordOpFailure } from './failures.js';
@@ -144,13 +145,15 @@ async function reconcileWindows(ctx: ReconcileContext, rc: RootContext, windowEn
   const held: { bases: RelPath[]; trash: readonly Operation[] }[] = [];
   const outcomes: RootOutcome[] = [];
   let windows = 0;
+  // Each remote folder read once a window, by the lookahead, the snapshots and the follow-ups (window-rows.ts).
+  const rows = new WindowRows(ctx.journal);
   const runWindow = async (bases: RelPath[], holdDeletes: boolean): Promise<ScopeOutcome> => {
     windows += 1;
     tally.windows += 1;
-    return reconcileScope(ctx, rc, { kind: 'hinted', localPaths: bases, remoteIds: [], closeMoves: true }, tally, state, { window: true, holdDeletes });
+    return reconcileScope(ctx, rc, { kind: 'hinted', localPaths: bases, remoteIds: [], closeMoves: true }, tally, state, { window: true, holdDeletes, rows });
   };
   // The next window's downloads are announced while this one runs (window-prefetch.ts): its archive is ready in time.
-  const ahead = new WindowPrefetch({ journal: ctx.journal, root: rc.root, isIgnored: rc.isIgnored, remote: ctx.remote, windowEntries, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+  const ahead = new WindowPrefetch({ journal: ctx.journal, root: rc.root, isIgnored: rc.isIgnored, remote: ctx.remote, windowEntries, remoteRows: rows, ...(ctx.signal ? { signal: ctx.signal } : {}) });
   try {
     let downloading = true;
     for (const bases of planWindows(ctx.journal, rc.root, rc.isIgnored, windowEntries)) {
@@ -160,9 +163,11 @@ async function reconcileWindows(ctx: ReconcileContext, rc: RootContext, windowEn
       if (tally.fatal) return 'fatal';
       const index = windows;
       const before = tally.ops.download ?? 0;
+      rows.startWindow(index);
       ahead.beforeWindow(index, downloading);
       const out = await runWindow(bases, true);
       ahead.afterWindow(index);
+      rows.endWindow(index);
       downloading = (tally.ops.download ?? 0) > before;
       if (isHeld(out)) held.push({ bases, trash: out.held });
       else if (out === 'fatal') return 'fatal';
@@ -170,6 +175,7 @@ async function reconcileWindows(ctx: ReconcileContext, rc: RootContext, windowEn
     }
   } finally {
     ahead.close();
+    rows.clear();
   }
   if (held.length > 0) {
     const trash = distinctTrash(held.flatMap((h) => h.trash));
@@ -245,7 +251,7 @@ async function reconcileScope(
   initialScope: SnapshotScope,
   tally: Tally,
   state: RunState,
-  mode: { readonly window: boolean; readonly holdDeletes?: boolean },
+  mode: { readonly window: boolean; readonly holdDeletes?: boolean; readonly rows?: WindowRows },
 ): Promise<ScopeOutcome> {
   const { journal, status } = ctx;
   const { failedThisRun } = state;
@@ -266,7 +272,7 @@ async function reconcileScope(
     ctx.signal?.throwIfAborted();
     status.setPhase('planning');
     const nowMs = ctx.clock.now();
-    const snapshot = await buildSnapshotSliced({ journal, root: rc.root, isIgnored: rc.isIgnored, nowMs, scope }, slice);
+    const snapshot = await buildSnapshotSliced({ journal, root: rc.root, isIgnored: rc.isIgnored, nowMs, scope, ...(mode.rows ? { remoteRows: mode.rows } : {}) }, slice);
     const planned = plan(snapshot, { nowMs });
     tally.passes += 1;
     const ops = planned.ops.filter((op) => !snapshot.deferred.has(opPath(op)) && !failedThisRun.has(signature(op)) && !skipBusy(ctx, op));
@@ -323,7 +329,7 @@ async function reconcileScope(
         if (final.status === 'failed') await handleFailure(ctx, rc, op, final.error, { tally, failedThisRun, replans: state.replans, found: state.foundByReplans });
         else if (createsFolder(op) && !ctx.signal?.aborted) {
           // What the new folder allows inside it runs in this pass too (follow-ups.ts): a deep new tree in one pass.
-          const next = followUps({ journal, root: rc.root, isIgnored: rc.isIgnored, nowMs: ctx.clock.now(), scope, folder: opPath(op), skip: (o) => failedThisRun.has(signature(o)) });
+          const next = followUps({ journal, root: rc.root, isIgnored: rc.isIgnored, nowMs: ctx.clock.now(), scope, folder: opPath(op), skip: (o) => failedThisRun.has(signature(o)), ...(mode.rows ? { remoteRows: mode.rows } : {}) });
           work.push(...next);
           running += next.length;
           if (next.length > 0) announce(next);

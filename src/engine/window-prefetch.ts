@@ -26,7 +26,7 @@ import type { RelPath, RemoteEntry, SyncRoot } from '../core/model.js';
 import type { Journal } from '../ports/journal.js';
 import type { PrefetchFile, PrefetchHandle, RemoteStore } from '../ports/remote-store.js';
 import type { IsIgnored } from './observe-local.js';
-import { prefetchFileOf, remoteAtPath, walkRemote } from './remote-tree.js';
+import { prefetchFileOf, remoteAtPath, walkRemote, type RemoteChildren } from './remote-tree.js';
 import { syncedByRemoteIds } from './snapshot-rows.js';
 import { planWindows } from './windows.js';
 
@@ -42,6 +42,8 @@ export interface WindowPrefetchDeps {
   readonly remote: Pick<RemoteStore, 'prefetch'>;
   readonly windowEntries: number;
   readonly signal?: AbortSignal;
+  /** Where remote folders are walked: the pass's rows (window-rows.ts), so the window after reads them once. */
+  readonly remoteRows?: RemoteChildren;
 }
 
 export class WindowPrefetch {
@@ -119,7 +121,7 @@ export class WindowPrefetch {
       const top = remoteAtPath(journal, root, base);
       if (top === undefined) continue;
       if (top.kind === 'folder') {
-        for (const { entry } of walkRemote(journal, top.id, base, (p, e) => !isIgnored(p, e.kind === 'folder'))) {
+        for (const { entry } of walkRemote(this.deps.remoteRows ?? journal, top.id, base, (p, e) => !isIgnored(p, e.kind === 'folder'))) {
           consider(entry);
           if (out.length >= LOOKAHEAD_FILES) break;
         }

@@ -97,6 +97,12 @@ export interface Journal {
   remoteChildNamed(parentId: RemoteId, name: string): RemoteEntry | undefined;
   /** How many rows are below a folder (recursively), counting at most `limit`: "is this subtree bigger than N?" */
   countRemoteBelow(id: RemoteId, limit: number): number;
+  /**
+   * A number that changes whenever the remote tree is written (putRemote, deleteRemote, deleteRemoteSubtree), so
+   * that rows read earlier are known to be the rows still there while it has not changed (engine/window-rows.ts).
+   * Optional: without it nothing is kept.
+   */
+  remoteGeneration?(): number;
   putRemote(entry: RemoteEntry): void;
   deleteRemote(id: RemoteId): void;
   /** Remove every remote row below a folder (recursively), e.g. before a fresh listing of it. */
