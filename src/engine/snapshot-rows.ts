@@ -14,7 +14,6 @@ import type { RelPath, RemoteEntry, RemoteId, SyncRoot, SyncedEntry } from '../c
 import { ancestorsOf } from '../core/paths.js';
 import type { Journal } from '../ports/journal.js';
 import type { RemoteChildren } from './remote-tree.js';
-import type { SnapshotScope } from './snapshot.js';
 
 /** The snapshot's remote rows as children lists by parent id, in the journal's order (name, then id). */
 export function snapshotChildren(remote: ReadonlyMap<RemoteId, RemoteEntry>): RemoteChildren {
@@ -31,7 +30,7 @@ export function snapshotChildren(remote: ReadonlyMap<RemoteId, RemoteEntry>): Re
 }
 
 /** Does a snapshot of this scope hold the whole remote subtree at `path` (see above)? */
-export function holdsWhole(scope: SnapshotScope, path: RelPath): boolean {
+export function holdsWhole(scope: { readonly kind: 'full' } | { readonly kind: 'hinted'; readonly localPaths: readonly RelPath[] }, path: RelPath): boolean {
   if (scope.kind === 'full') return true;
   const bases = new Set(scope.localPaths);
   return bases.has(path) || ancestorsOf(path).some((a) => bases.has(a));
