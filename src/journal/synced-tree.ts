@@ -34,8 +34,11 @@ export class SyncedTree extends PathTable<SyncedRow, SyncedEntry, SyncedTuple> {
     super(db, { table: 'synced_entries', cols: COLS, decode: syncedFromRow, decodeTuple: syncedFromTuple });
     this.#db = db;
     this.#byRemoteId = db.prepare(`SELECT ${COLS} FROM synced_entries WHERE root = ? AND remote_id = ?`);
-    // One statement for a page of ids (a JSON array), each looked up through the unique (root, remote_id) index.
-    this.#byRemoteIds = db.prepare(`SELECT ${COLS} FROM synced_entries WHERE root = ? AND remote_id IN (SELECT value FROM json_each(?))`);
+    // One statement for a page of ids (a JSON array), each looked up through the unique (root, remote_id) index: the
+    // CROSS JOIN keeps the ids as the outer loop (`remote_id IN (SELECT value FROM json_each(?))` was planned as a
+    // scan of the root's rows, 18 ms for 300 ids among 100,000 rows against 0.02 ms so).
+    const cols = COLS.split(', ').map((c) => `s.${c}`).join(', ');
+    this.#byRemoteIds = db.prepare(`SELECT ${cols} FROM json_each(?) AS j CROSS JOIN synced_entries AS s WHERE s.root = ? AND s.remote_id = j.value`);
     this.#byInode = db.prepare(byInodeSql('synced_entries', COLS));
     // OR REPLACE also drops the row the same Box item had at another path (unique (root, remote_id)).
     this.#put = db.prepare(
@@ -58,7 +61,7 @@ export class SyncedTree extends PathTable<SyncedRow, SyncedEntry, SyncedTuple> {
   byRemoteIds(root: RootId, ids: readonly RemoteId[]): Map<RemoteId, SyncedEntry> {
     const out = new Map<RemoteId, SyncedEntry>();
     for (let i = 0; i < ids.length; i += BY_REMOTE_IDS_PAGE) {
-      for (const r of this.#byRemoteIds.all(root, JSON.stringify(ids.slice(i, i + BY_REMOTE_IDS_PAGE)))) {
+      for (const r of this.#byRemoteIds.all(JSON.stringify(ids.slice(i, i + BY_REMOTE_IDS_PAGE)), root)) {
         const e = syncedFromRow(r);
         out.set(e.remoteId, e);
       }
