@@ -22,6 +22,7 @@ import { plan } from '../core/plan.js';
 import type { Journal } from '../ports/journal.js';
 import type { IsIgnored } from './observe-local.js';
 import { buildSnapshot, type SnapshotScope } from './snapshot.js';
+import type { RemoteChildren } from './remote-tree.js';
 
 /** The largest subtree (rows below the new folder, per side) planned at once when its folder is created. */
 export const FOLLOW_UP_MAX_ROWS = 10_000;
@@ -44,6 +45,8 @@ export interface FollowUpArgs {
   readonly folder: RelPath;
   /** Operations the pass must not run (failed once this run). */
   readonly skip: (op: Operation) => boolean;
+  /** Where the snapshot walks remote subtrees (a windowed pass's rows: window-rows.ts); the journal by default. */
+  readonly remoteRows?: RemoteChildren;
 }
 
 /** The creations that the folder just made allows inside it (strictly below it), planned from the journal now. */
@@ -53,9 +56,10 @@ export function followUps(a: FollowUpArgs): Operation[] {
   const limit = FOLLOW_UP_MAX_ROWS + 1;
   if (a.journal.countLocalUnder(a.root.id, a.folder, limit) > FOLLOW_UP_MAX_ROWS || a.journal.countRemoteBelow(remoteId, limit) > FOLLOW_UP_MAX_ROWS) return [];
   const unsettled = a.scope.kind === 'hinted' && a.scope.unsettled !== undefined ? { unsettled: a.scope.unsettled } : {};
+  const rows = a.remoteRows ? { remoteRows: a.remoteRows } : {};
   // closeMoves: an entry moved into the new folder is seen with its other end, so it is planned as a move (which
   // touches a path outside the folder and waits for the next pass), never uploaded or downloaded as a new item.
-  const snapshot = buildSnapshot({ journal: a.journal, root: a.root, isIgnored: a.isIgnored, nowMs: a.nowMs, scope: { kind: 'hinted', localPaths: [a.folder], remoteIds: [], closeMoves: true, ...unsettled } });
+  const snapshot = buildSnapshot({ journal: a.journal, root: a.root, isIgnored: a.isIgnored, nowMs: a.nowMs, scope: { kind: 'hinted', localPaths: [a.folder], remoteIds: [], closeMoves: true, ...unsettled }, ...rows });
   return creationsInside(plan(snapshot, { nowMs: a.nowMs }).ops, [a.folder]).filter((op) => !snapshot.deferred.has(opPath(op)) && !a.skip(op));
 }
 

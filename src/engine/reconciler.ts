@@ -34,7 +34,9 @@ import { timeSlicer } from './time-slice.js';
 import { runSliced } from '../core/slices.js';
 import { caseTwinsOnTheWaySteps, DEFAULT_WINDOW_ENTRIES, fitsOneWindow, planWindows } from './windows.js';
 import { WindowPrefetch } from './window-prefetch.js';
-import { remoteAtPath, remoteFilesBelow } from './remote-tree.js';
+import { WindowRows } from './window-rows.js';
+import { remoteAtPath, remoteFilesBelow, type RemoteChildren } from './remote-tree.js';
+import { holdsWhole, snapshotChildren } from './snapshot-rows.js';
 import { deferredPaths, recordOpFailure } from './failures.js';
 import { probedLocally } from '../core/park-class.js';
 import type { StatusTracker } from './status-tracker.js';
@@ -143,13 +145,15 @@ async function reconcileWindows(ctx: ReconcileContext, rc: RootContext, windowEn
   const held: { bases: RelPath[]; trash: readonly Operation[] }[] = [];
   const outcomes: RootOutcome[] = [];
   let windows = 0;
+  // Each remote folder read once a window, by the lookahead, the snapshots and the follow-ups (window-rows.ts).
+  const rows = new WindowRows(ctx.journal);
   const runWindow = async (bases: RelPath[], holdDeletes: boolean): Promise<ScopeOutcome> => {
     windows += 1;
     tally.windows += 1;
-    return reconcileScope(ctx, rc, { kind: 'hinted', localPaths: bases, remoteIds: [], closeMoves: true }, tally, state, { window: true, holdDeletes });
+    return reconcileScope(ctx, rc, { kind: 'hinted', localPaths: bases, remoteIds: [], closeMoves: true }, tally, state, { window: true, holdDeletes, rows });
   };
   // The next window's downloads are announced while this one runs (window-prefetch.ts): its archive is ready in time.
-  const ahead = new WindowPrefetch({ journal: ctx.journal, root: rc.root, isIgnored: rc.isIgnored, remote: ctx.remote, windowEntries, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+  const ahead = new WindowPrefetch({ journal: ctx.journal, root: rc.root, isIgnored: rc.isIgnored, remote: ctx.remote, windowEntries, remoteRows: rows, ...(ctx.signal ? { signal: ctx.signal } : {}) });
   try {
     let downloading = true;
     for (const bases of planWindows(ctx.journal, rc.root, rc.isIgnored, windowEntries)) {
@@ -159,9 +163,11 @@ async function reconcileWindows(ctx: ReconcileContext, rc: RootContext, windowEn
       if (tally.fatal) return 'fatal';
       const index = windows;
       const before = tally.ops.download ?? 0;
+      rows.startWindow(index);
       ahead.beforeWindow(index, downloading);
       const out = await runWindow(bases, true);
       ahead.afterWindow(index);
+      rows.endWindow(index);
       downloading = (tally.ops.download ?? 0) > before;
       if (isHeld(out)) held.push({ bases, trash: out.held });
       else if (out === 'fatal') return 'fatal';
@@ -169,6 +175,7 @@ async function reconcileWindows(ctx: ReconcileContext, rc: RootContext, windowEn
     }
   } finally {
     ahead.close();
+    rows.clear();
   }
   if (held.length > 0) {
     const trash = distinctTrash(held.flatMap((h) => h.trash));
@@ -244,7 +251,7 @@ async function reconcileScope(
   initialScope: SnapshotScope,
   tally: Tally,
   state: RunState,
-  mode: { readonly window: boolean; readonly holdDeletes?: boolean },
+  mode: { readonly window: boolean; readonly holdDeletes?: boolean; readonly rows?: WindowRows },
 ): Promise<ScopeOutcome> {
   const { journal, status } = ctx;
   const { failedThisRun } = state;
@@ -265,7 +272,7 @@ async function reconcileScope(
     ctx.signal?.throwIfAborted();
     status.setPhase('planning');
     const nowMs = ctx.clock.now();
-    const snapshot = await buildSnapshotSliced({ journal, root: rc.root, isIgnored: rc.isIgnored, nowMs, scope }, slice);
+    const snapshot = await buildSnapshotSliced({ journal, root: rc.root, isIgnored: rc.isIgnored, nowMs, scope, ...(mode.rows ? { remoteRows: mode.rows } : {}) }, slice);
     const planned = plan(snapshot, { nowMs });
     tally.passes += 1;
     const ops = planned.ops.filter((op) => !snapshot.deferred.has(opPath(op)) && !failedThisRun.has(signature(op)) && !skipBusy(ctx, op));
@@ -299,7 +306,7 @@ async function reconcileScope(
     running = work.length;
     // The adapter may bring many of this pass's downloads at once (Box: zip archives of small files): the plan's
     // own, and the files below the folders it creates here, which follow-ups download in this pass.
-    const announced = ctx.remote.prefetch === undefined ? [] : prefetchFiles(journal, rc, work);
+    const announced = ctx.remote.prefetch === undefined ? [] : prefetchFiles(journal, rc, work, scope, snapshot);
     const prefetched = ctx.remote.prefetch?.(announced, ctx.signal);
     // Their temp files' writers start while the requests run (LocalFs.warmUp).
     if (announced.length > 0 || work.some((op) => op.kind === 'download')) rc.fs.warmUp?.();
@@ -322,7 +329,7 @@ async function reconcileScope(
         if (final.status === 'failed') await handleFailure(ctx, rc, op, final.error, { tally, failedThisRun, replans: state.replans, found: state.foundByReplans });
         else if (createsFolder(op) && !ctx.signal?.aborted) {
           // What the new folder allows inside it runs in this pass too (follow-ups.ts): a deep new tree in one pass.
-          const next = followUps({ journal, root: rc.root, isIgnored: rc.isIgnored, nowMs: ctx.clock.now(), scope, folder: opPath(op), skip: (o) => failedThisRun.has(signature(o)) });
+          const next = followUps({ journal, root: rc.root, isIgnored: rc.isIgnored, nowMs: ctx.clock.now(), scope, folder: opPath(op), skip: (o) => failedThisRun.has(signature(o)), ...(mode.rows ? { remoteRows: mode.rows } : {}) });
           work.push(...next);
           running += next.length;
           if (next.length > 0) announce(next);
@@ -371,13 +378,16 @@ const PREFETCH_WALK_ROWS = 50_000;
  * The downloads a pass is about to run: its plan's, and the files below each folder it creates here (those come
  * down in the same pass as follow-ups, planned only once their folder exists). Ignored paths are left out.
  */
-function prefetchFiles(journal: Journal, rc: RootContext, work: readonly Operation[]): PrefetchFile[] {
+function prefetchFiles(journal: Journal, rc: RootContext, work: readonly Operation[], scope: SnapshotScope, snapshot: Snapshot): PrefetchFile[] {
   const out: PrefetchFile[] = [];
   let budget = PREFETCH_WALK_ROWS;
+  let held: RemoteChildren | undefined;
   for (const op of work) {
     if (op.kind === 'download') out.push({ id: op.remoteId, name: op.path.slice(op.path.lastIndexOf('/') + 1), sha1: op.expect.sha1, sizeBytes: op.expect.sizeBytes });
     if (op.kind !== 'create-local-folder' || budget <= 0) continue;
-    const below = remoteFilesBelow(journal, { id: op.remoteId, path: op.path }, rc.isIgnored, { maxRows: budget, maxFiles: budget });
+    // The snapshot's own rows where it holds the folder's subtree whole (snapshot-rows.ts), else the journal's.
+    const rows = holdsWhole(scope, op.path) ? (held ??= snapshotChildren(snapshot.remote)) : journal;
+    const below = remoteFilesBelow(rows, { id: op.remoteId, path: op.path }, rc.isIgnored, { maxRows: budget, maxFiles: budget });
     budget -= below.rows;
     for (const f of below.files) out.push(f);
   }

@@ -45,12 +45,15 @@ export function locateRemote(
   return null;
 }
 
+/** Where a walk reads a folder's children: the journal, or rows already read (engine/snapshot-rows.ts). */
+export type RemoteChildren = Pick<Journal, 'remoteChildrenPaged'>;
+
 /**
  * Breadth-first walk of the remote rows below a folder, yielding each entry with its path. `include` decides
  * whether an entry (and, for a folder, its subtree) is visited: ignored ones are not.
  */
 export function* walkRemote(
-  journal: Journal,
+  journal: RemoteChildren,
   startId: RemoteId,
   startPath: RelPath | '',
   include: (path: RelPath, entry: RemoteEntry) => boolean,
@@ -86,6 +89,11 @@ export function remoteAtPath(journal: Journal, root: SyncRoot, path: RelPath): R
   return cur;
 }
 
+/** A file's download announcement (RemoteStore.prefetch). */
+export function prefetchFileOf(entry: RemoteEntry): PrefetchFile {
+  return { id: entry.id, name: entry.name, sha1: entry.sha1, sizeBytes: entry.sizeBytes };
+}
+
 /**
  * The files below a remote folder that `keep` takes, as download announcements (RemoteStore.prefetch), and how many
  * rows were walked. Ignored entries are left out, with their subtrees. Bounded: at most `maxRows` rows walked and
@@ -93,7 +101,7 @@ export function remoteAtPath(journal: Journal, root: SyncRoot, path: RelPath): R
  * ends too.
  */
 export function remoteFilesBelow(
-  journal: Journal,
+  journal: RemoteChildren,
   folder: { readonly id: RemoteId; readonly path: RelPath },
   isIgnored: (path: RelPath, isFolder: boolean) => boolean,
   limits: { readonly maxRows: number; readonly maxFiles: number },
@@ -104,7 +112,7 @@ export function remoteFilesBelow(
   for (const { entry } of walkRemote(journal, folder.id, folder.path, (p, e) => !isIgnored(p, e.kind === 'folder'))) {
     if (rows >= limits.maxRows || files.length >= limits.maxFiles) break;
     rows += 1;
-    if (entry.kind === 'file' && keep(entry)) files.push({ id: entry.id, name: entry.name, sha1: entry.sha1, sizeBytes: entry.sizeBytes });
+    if (entry.kind === 'file' && keep(entry)) files.push(prefetchFileOf(entry));
   }
   return { files, rows };
 }

@@ -22,8 +22,9 @@ import { deferredPaths } from './failures.js';
 import type { IsIgnored } from './observe-local.js';
 import { ancestorsOf, basename, joinPath, parentOf } from '../core/paths.js';
 import { MAX_TREE_DEPTH } from '../core/path-limits.js';
-import { remotePathOf, walkRemote } from './remote-tree.js';
+import { remotePathOf, walkRemote, type RemoteChildren } from './remote-tree.js';
 import { caseTwinsOnTheWaySteps } from './windows.js';
+import { syncedByRemoteIds } from './snapshot-rows.js';
 
 export type SnapshotScope =
   | { readonly kind: 'full' }
@@ -45,6 +46,8 @@ export interface SnapshotArgs {
   readonly isIgnored: IsIgnored;
   readonly nowMs: number;
   readonly scope: SnapshotScope;
+  /** Where a hinted scope's remote subtrees are walked from: the journal, or a windowed pass's rows (window-rows.ts). */
+  readonly remoteRows?: RemoteChildren;
 }
 
 export type IgnoredAnywhere = (path: RelPath, isDir: boolean) => boolean;
@@ -132,7 +135,7 @@ function* snapshotSteps(args: SnapshotArgs): Generator<void, Snapshot, void> {
     // A window (closeMoves) also takes the far end of every move that starts or ends in it, and the far ends of
     // those, a bounded number of times: a chain longer than that is finished by the window that holds its other
     // end (the planner never deletes what it was not given).
-    const memo: AddMemo = { ancestorsTaken: new Set(), remoteAt: new Map() };
+    const memo: AddMemo = { ancestorsTaken: new Set(), remoteAt: new Map(), rows: args.remoteRows ?? journal };
     for (let i = 0; round.length > 0 && i < MAX_MOVE_ROUNDS; i++) {
       for (const base of round) {
         if (isIgnoredAnywhere(base, false)) continue;
@@ -208,6 +211,8 @@ export function topmost(paths: readonly RelPath[]): RelPath[] {
 interface AddMemo {
   readonly ancestorsTaken: Set<RelPath>;
   readonly remoteAt: Map<string, RemoteEntry | undefined>;
+  /** Where the remote subtrees are read (the journal, or the rows a windowed pass keeps: window-rows.ts). */
+  readonly rows: RemoteChildren;
 }
 
 function addPath(
@@ -252,7 +257,7 @@ function addPath(
     parentId = found.id;
   }
   if (found?.kind === 'folder') {
-    for (const { entry } of walkRemote(journal, found.id, base, (p, e) => !isIgnored(p, e.kind === 'folder'))) into.remote.set(entry.id, entry);
+    for (const { entry } of walkRemote(memo.rows, found.id, base, (p, e) => !isIgnored(p, e.kind === 'folder'))) into.remote.set(entry.id, entry);
   }
 }
 
@@ -286,11 +291,10 @@ function moveEnds(journal: Journal, root: SyncRoot, into: Trees): RelPath[] {
     const now = into.remote.has(s.remoteId) ? pathOf(s.remoteId) : null;
     if (now !== null && now !== '' && now !== s.path) out.push(now);
   }
-  for (const r of into.remote.values()) {
-    if (r.id === root.remoteId || syncedIds.has(r.id)) continue;
-    const was = journal.syncedByRemoteId(root.id, r.id);
-    if (was) out.push(was.path);
-  }
+  const unseen: RemoteId[] = [];
+  for (const r of into.remote.values()) if (r.id !== root.remoteId && !syncedIds.has(r.id)) unseen.push(r.id);
+  // One statement for a few hundred ids (snapshot-rows.ts); the order does not matter (the caller sorts).
+  for (const was of syncedByRemoteIds(journal, root, unseen).values()) out.push(was.path);
   return out;
 }
 

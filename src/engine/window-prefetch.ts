@@ -26,11 +26,14 @@ import type { RelPath, RemoteEntry, SyncRoot } from '../core/model.js';
 import type { Journal } from '../ports/journal.js';
 import type { PrefetchFile, PrefetchHandle, RemoteStore } from '../ports/remote-store.js';
 import type { IsIgnored } from './observe-local.js';
-import { remoteAtPath, remoteFilesBelow } from './remote-tree.js';
+import { prefetchFileOf, remoteAtPath, walkRemote, type RemoteChildren } from './remote-tree.js';
+import { syncedByRemoteIds } from './snapshot-rows.js';
 import { planWindows } from './windows.js';
 
 /** Most files announced for one window ahead (a window holds about DEFAULT_WINDOW_ENTRIES rows). */
 export const LOOKAHEAD_FILES = 10_000;
+/** Files whose base rows are looked up in one statement. */
+const CHECK_PAGE = 500;
 
 export interface WindowPrefetchDeps {
   readonly journal: Journal;
@@ -39,6 +42,8 @@ export interface WindowPrefetchDeps {
   readonly remote: Pick<RemoteStore, 'prefetch'>;
   readonly windowEntries: number;
   readonly signal?: AbortSignal;
+  /** Where remote folders are walked: the pass's rows (window-rows.ts), so the window after reads them once. */
+  readonly remoteRows?: RemoteChildren;
 }
 
 export class WindowPrefetch {
@@ -95,23 +100,34 @@ export class WindowPrefetch {
   /** The files below `bases` that Box holds and the journal does not hold as synced with the same content. */
   #files(bases: readonly RelPath[]): PrefetchFile[] {
     const { journal, root, isIgnored } = this.deps;
-    const changed = (e: RemoteEntry): boolean => {
-      if (e.sha1 === null) return false;
-      const synced = journal.syncedByRemoteId(root.id, e.id);
-      return synced === undefined || synced.sha1 !== e.sha1;
-    };
     const out: PrefetchFile[] = [];
+    // Files with a SHA-1, asked of the journal a page at a time (one statement each: snapshot-rows.ts), in walk order.
+    let page: RemoteEntry[] = [];
+    const flush = (): void => {
+      const synced = syncedByRemoteIds(journal, root, page.map((e) => e.id));
+      for (const e of page) {
+        if (out.length >= LOOKAHEAD_FILES) break;
+        if (synced.get(e.id)?.sha1 !== e.sha1) out.push(prefetchFileOf(e));
+      }
+      page = [];
+    };
+    const consider = (e: RemoteEntry): void => {
+      if (e.kind !== 'file' || e.sha1 === null) return;
+      page.push(e);
+      if (page.length >= CHECK_PAGE) flush();
+    };
     for (const base of bases) {
-      const room = LOOKAHEAD_FILES - out.length;
-      if (room <= 0) break;
+      if (out.length >= LOOKAHEAD_FILES) break;
       const top = remoteAtPath(journal, root, base);
       if (top === undefined) continue;
       if (top.kind === 'folder') {
-        for (const f of remoteFilesBelow(journal, { id: top.id, path: base }, isIgnored, { maxRows: Number.POSITIVE_INFINITY, maxFiles: room }, changed).files) out.push(f);
-      } else if (top.kind === 'file' && !isIgnored(base, false) && changed(top)) {
-        out.push({ id: top.id, name: top.name, sha1: top.sha1, sizeBytes: top.sizeBytes });
-      }
+        for (const { entry } of walkRemote(this.deps.remoteRows ?? journal, top.id, base, (p, e) => !isIgnored(p, e.kind === 'folder'))) {
+          consider(entry);
+          if (out.length >= LOOKAHEAD_FILES) break;
+        }
+      } else if (!isIgnored(base, false)) consider(top);
     }
+    flush();
     return out;
   }
 }

@@ -29,6 +29,9 @@ export class SqliteJournal implements Journal {
   readonly #unsynced: UnsyncedTable;
   readonly uploadSessions: UploadSessionStore;
 
+  /** Bumped by every write of the remote tree (Journal.remoteGeneration). */
+  #remoteGeneration = 0;
+
   /** The gate every write passes first (first-write.ts). */
   readonly #writes = new FirstWrite();
 
@@ -103,15 +106,21 @@ export class SqliteJournal implements Journal {
   }
   putRemote(entry: RemoteEntry): void {
     this.#writes.before();
+    this.#remoteGeneration += 1;
     this.#remote.put(entry);
   }
   deleteRemote(id: RemoteId): void {
     this.#writes.before();
+    this.#remoteGeneration += 1;
     this.#remote.delete(id);
   }
   deleteRemoteSubtree(id: RemoteId): void {
     this.#writes.before();
+    this.#remoteGeneration += 1;
     this.#remote.deleteSubtree(id);
+  }
+  remoteGeneration(): number {
+    return this.#remoteGeneration;
   }
 
   getLocal(root: RootId, path: RelPath): LocalEntry | undefined {
@@ -154,6 +163,9 @@ export class SqliteJournal implements Journal {
   }
   syncedByRemoteId(root: RootId, id: RemoteId): SyncedEntry | undefined {
     return this.#synced.byRemoteId(root, id);
+  }
+  syncedByRemoteIds(root: RootId, ids: readonly RemoteId[]): ReadonlyMap<RemoteId, SyncedEntry> {
+    return this.#synced.byRemoteIds(root, ids);
   }
   syncedByInode(root: RootId, inode: number): SyncedEntry | undefined {
     return this.#synced.byInode(root, inode);

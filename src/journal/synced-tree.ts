@@ -12,6 +12,9 @@ const COLS = 'path, remote_id, kind, etag, sha1, version_id, size_bytes, inode, 
 
 export const SYNCED_TREE_SQL = subtreeSql('synced_entries', COLS);
 
+/** Ids looked up by one statement of byRemoteIds. */
+const BY_REMOTE_IDS_PAGE = 500;
+
 interface CountRow {
   readonly files: number;
   readonly folders: number;
@@ -20,6 +23,7 @@ interface CountRow {
 
 export class SyncedTree extends PathTable<SyncedRow, SyncedEntry, SyncedTuple> {
   readonly #byRemoteId: Statement<[string, string], SyncedRow>;
+  readonly #byRemoteIds: Statement<[string, string], SyncedRow>;
   readonly #byInode: Statement<[string, number], SyncedRow>;
   readonly #put: Statement<[Record<string, unknown>]>;
   readonly #count: Statement<[string], CountRow>;
@@ -30,6 +34,11 @@ export class SyncedTree extends PathTable<SyncedRow, SyncedEntry, SyncedTuple> {
     super(db, { table: 'synced_entries', cols: COLS, decode: syncedFromRow, decodeTuple: syncedFromTuple });
     this.#db = db;
     this.#byRemoteId = db.prepare(`SELECT ${COLS} FROM synced_entries WHERE root = ? AND remote_id = ?`);
+    // One statement for a page of ids (a JSON array), each looked up through the unique (root, remote_id) index: the
+    // CROSS JOIN keeps the ids as the outer loop (`remote_id IN (SELECT value FROM json_each(?))` was planned as a
+    // scan of the root's rows, 18 ms for 300 ids among 100,000 rows against 0.02 ms so).
+    const cols = COLS.split(', ').map((c) => `s.${c}`).join(', ');
+    this.#byRemoteIds = db.prepare(`SELECT ${cols} FROM json_each(?) AS j CROSS JOIN synced_entries AS s WHERE s.root = ? AND s.remote_id = j.value`);
     this.#byInode = db.prepare(byInodeSql('synced_entries', COLS));
     // OR REPLACE also drops the row the same Box item had at another path (unique (root, remote_id)).
     this.#put = db.prepare(
@@ -46,6 +55,18 @@ export class SyncedTree extends PathTable<SyncedRow, SyncedEntry, SyncedTuple> {
   byRemoteId(root: RootId, id: RemoteId): SyncedEntry | undefined {
     const r = this.#byRemoteId.get(root, id);
     return r === undefined ? undefined : syncedFromRow(r);
+  }
+
+  /** The rows of those of `ids` that have one, by id: one statement per BY_REMOTE_IDS_PAGE ids. */
+  byRemoteIds(root: RootId, ids: readonly RemoteId[]): Map<RemoteId, SyncedEntry> {
+    const out = new Map<RemoteId, SyncedEntry>();
+    for (let i = 0; i < ids.length; i += BY_REMOTE_IDS_PAGE) {
+      for (const r of this.#byRemoteIds.all(JSON.stringify(ids.slice(i, i + BY_REMOTE_IDS_PAGE)), root)) {
+        const e = syncedFromRow(r);
+        out.set(e.remoteId, e);
+      }
+    }
+    return out;
   }
 
   byInode(root: RootId, inode: number): SyncedEntry | undefined {

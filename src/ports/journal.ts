@@ -97,6 +97,12 @@ export interface Journal {
   remoteChildNamed(parentId: RemoteId, name: string): RemoteEntry | undefined;
   /** How many rows are below a folder (recursively), counting at most `limit`: "is this subtree bigger than N?" */
   countRemoteBelow(id: RemoteId, limit: number): number;
+  /**
+   * A number that changes whenever the remote tree is written (putRemote, deleteRemote, deleteRemoteSubtree), so
+   * that rows read earlier are known to be the rows still there while it has not changed (engine/window-rows.ts).
+   * Optional: without it nothing is kept.
+   */
+  remoteGeneration?(): number;
   putRemote(entry: RemoteEntry): void;
   deleteRemote(id: RemoteId): void;
   /** Remove every remote row below a folder (recursively), e.g. before a fresh listing of it. */
@@ -123,6 +129,11 @@ export interface Journal {
   // synced tree (merge base, by path, indexed by remote id)
   getSynced(root: RootId, path: RelPath): SyncedEntry | undefined;
   syncedByRemoteId(root: RootId, id: RemoteId): SyncedEntry | undefined;
+  /**
+   * syncedByRemoteId for many ids at once: the rows of those that have one, by id (a window's snapshot asks for a
+   * few hundred, most of them without a row on a first mirror). Optional: without it, one lookup an id.
+   */
+  syncedByRemoteIds?(root: RootId, ids: readonly RemoteId[]): ReadonlyMap<RemoteId, SyncedEntry>;
   /** The base row of a local entry before a local move: the row with the same inode (the first by path). */
   syncedByInode(root: RootId, inode: number): SyncedEntry | undefined;
   syncedUnder(root: RootId, path: RelPath | ''): Iterable<SyncedEntry>;

@@ -5,6 +5,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { asRelPath as p, asRemoteId as rid, asRootId, type SyncRoot } from '../../src/core/model.js';
 import { remoteAtPath, remoteFilesBelow } from '../../src/engine/remote-tree.js';
+import { buildSnapshot } from '../../src/engine/snapshot.js';
+import { holdsWhole, snapshotChildren, syncedByRemoteIds } from '../../src/engine/snapshot-rows.js';
+import { synced } from '../journal/entries.js';
 import type { Journal } from '../../src/ports/journal.js';
 import { journalForEachTest } from '../journal/each-test-journal.js';
 import { remoteItem } from '../journal/entries.js';
@@ -58,5 +61,49 @@ describe('remoteFilesBelow', () => {
     const r = remoteFilesBelow(j, { id: rid('8'), path: p('x') }, none, { maxRows: Number.POSITIVE_INFINITY, maxFiles: 100 });
     expect(r.files.map((f) => f.id)).toEqual(['10']);
     expect(r.rows).toBe(2);
+  });
+});
+
+describe('snapshotChildren: the announcement of a new folder’s files from the rows a snapshot already read', () => {
+  const snap = (isIgnored: (path: string) => boolean, scope: Parameters<typeof buildSnapshot>[0]['scope'] = { kind: 'full' }) =>
+    buildSnapshot({ journal: j, root, isIgnored: (path) => isIgnored(path), nowMs: 0, scope });
+
+  it('walks to the same files, in the same order, as the journal does, ignored subtrees left out on both', () => {
+    j.putRemote(remoteItem('11', '2', 'B.txt', { sha1: 'e'.repeat(40), sizeBytes: 5 }));
+    j.putRemote(remoteItem('12', '2', 'a-first.txt', { sha1: 'f'.repeat(40), sizeBytes: 6 }));
+    for (const ignored of [none, (path: string) => path === 'docs/skip']) {
+      const fromJournal = remoteFilesBelow(j, { id: rid('2'), path: p('docs') }, ignored, { maxRows: 100, maxFiles: 100 });
+      const fromSnapshot = remoteFilesBelow(snapshotChildren(snap(ignored).remote), { id: rid('2'), path: p('docs') }, ignored, { maxRows: 100, maxFiles: 100 });
+      expect(fromSnapshot).toEqual(fromJournal);
+    }
+    expect(remoteFilesBelow(snapshotChildren(snap(none).remote), { id: rid('2'), path: p('docs') }, none, { maxRows: 100, maxFiles: 100 }).files.map((f) => f.id)).toEqual([
+      '11', '12', '5', '4', '7',
+    ]);
+  });
+
+  it('a hinted snapshot holds whole only the subtrees at and below its paths: the rest is read from the journal', () => {
+    const hinted = { kind: 'hinted', localPaths: [p('docs/deep')], remoteIds: [] } as const;
+    expect(holdsWhole(hinted, p('docs/deep'))).toBe(true);
+    expect(holdsWhole(hinted, p('docs/deep/more'))).toBe(true);
+    expect(holdsWhole(hinted, p('docs'))).toBe(false);
+    expect(holdsWhole(hinted, p('docsx'))).toBe(false);
+    expect(holdsWhole({ kind: 'full' }, p('docs'))).toBe(true);
+    // What holdsWhole answers true for, the snapshot has whole: docs/deep's file is there, docs' own b.txt is not.
+    const rows = snapshotChildren(snap(none, hinted).remote);
+    expect(remoteFilesBelow(rows, { id: rid('3'), path: p('docs/deep') }, none, { maxRows: 100, maxFiles: 100 }).files.map((f) => f.id)).toEqual(['4']);
+    expect(remoteFilesBelow(rows, { id: rid('2'), path: p('docs') }, none, { maxRows: 100, maxFiles: 100 }).files.map((f) => f.id)).toEqual(['4']);
+  });
+});
+
+describe('syncedByRemoteIds: the base rows of many Box ids', () => {
+  it('one statement where the journal has it, one lookup an id where it does not: the same rows either way', () => {
+    j.putSynced(root.id, synced('docs/b.txt', '5'));
+    j.putSynced(root.id, synced('moved-away.txt', '4'));
+    const ids = ['2', '3', '4', '5', '7'].map(rid);
+    const batched = syncedByRemoteIds(j, root, ids);
+    const oneByOne = syncedByRemoteIds({ syncedByRemoteId: (r, id) => j.syncedByRemoteId(r, id) }, root, ids);
+    expect([...batched.keys()].sort()).toEqual(['4', '5']);
+    expect(new Map(oneByOne)).toEqual(new Map(batched));
+    expect(batched.get(rid('4'))?.path).toBe('moved-away.txt');
   });
 });

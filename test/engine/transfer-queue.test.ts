@@ -84,21 +84,27 @@ describe('TransferQueue', () => {
     expect(q.inFlight(root)).toEqual([]);
   });
 
-  it('rates the bytes of the last 10 s: samples leave the rate as they age out', async () => {
+  /** One download of `total` bytes held open: its progress reported by `step`, its end by `release`. */
+  async function heldTransfer(total: number): Promise<{ clock: ManualClock; q: TransferQueue; step: (n: number) => void; release: () => Promise<void> }> {
     const clock = new ManualClock();
     const q = new TransferQueue({ concurrency: 1, clock });
-    let step!: (n: number) => void;
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
+    let step: ((n: number) => void) | undefined;
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
     const run = q.add(
-      task('y.bin', 'down', 1000, async (onProgress) => {
-        step = (n) => onProgress({ doneBytes: n, totalBytes: 1000 });
-        step(0);
+      task('y.bin', 'down', total, async (onProgress) => {
+        step = (n) => onProgress({ doneBytes: n, totalBytes: total });
         await gate;
         return done;
       }),
     );
     await waitFor(() => (step === undefined ? null : true), { what: 'the transfer to start' });
+    return { clock, q, step: (n) => step!(n), release: async () => (open(), void (await run)) };
+  }
+
+  it('rates the bytes of the last 10 s: samples leave the rate as they age out', async () => {
+    const { clock, q, step, release } = await heldTransfer(1000);
+    step(0);
     clock.advance(1000);
     step(400);
     expect(q.rateBytesPerSec()).toBe(400); // 400 bytes over the 1 s floor
@@ -109,8 +115,22 @@ describe('TransferQueue', () => {
     expect(q.rateBytesPerSec()).toBeCloseTo(600_000 / 9500, 6); // the first sample aged out
     clock.advance(1000);
     expect(q.rateBytesPerSec()).toBe(0);
-    release();
-    await run;
+    await release();
+  });
+
+  it('keeps progress within 100 ms of the latest sample in that sample: it ages out with it (the window holds at most 100 samples)', async () => {
+    const { clock, q, step, release } = await heldTransfer(10_000);
+    for (let i = 1; i <= 99; i++) {
+      step(i * 10);
+      clock.advance(1);
+    }
+    step(1000); // 99 ms after the first report: the same sample
+    clock.advance(1);
+    step(2000); // 100 ms after it: a new sample
+    expect(q.rateBytesPerSec()).toBe(2000); // 2,000 bytes over the 1 s floor
+    clock.advance(9901); // 10,001 ms after the first sample, 9,901 after the second
+    expect(q.rateBytesPerSec()).toBeCloseTo(1_000_000 / 9901, 6); // the first 1,000 bytes aged out together
+    await release();
   });
 
   it('returns a 429 as the item failure it is: the pacer in the Box adapter owns retries of rate limits', async () => {

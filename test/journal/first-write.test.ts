@@ -178,7 +178,7 @@ describe('the first write of a run', () => {
     const notWrites = [
       'constructor', 'transaction', 'transactionEach', 'maintain', 'beforeNextWrite', 'close', 'getRemote', 'remoteChildren',
       'remoteChildrenPaged', 'remoteChildNamed', 'countRemoteBelow', 'getLocal', 'localUnder', 'localByInode', 'localChildren',
-      'countLocalUnder', 'getSynced', 'syncedByRemoteId', 'syncedByInode', 'syncedUnder', 'syncedChildren', 'countSyncedUnder',
+      'countLocalUnder', 'getSynced', 'remoteGeneration', 'syncedByRemoteId', 'syncedByRemoteIds', 'syncedByInode', 'syncedUnder', 'syncedChildren', 'countSyncedUnder',
       'countSynced', 'countSyncedSteps', 'getCursor', 'isTrashed', 'getMeta', 'getFailure', 'failures', 'failuresOfRemoteId', 'parkedFailures', 'operations',
       'lastOperation', 'unsyncedPaths', 'syncedRoots', 'afterUpkeepApart', 'localChildrenPages', 'syncedChildrenPages',
     ];

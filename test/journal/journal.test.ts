@@ -125,6 +125,21 @@ describe('synced tree', () => {
     expect(j.syncedByRemoteId(R2, rid('f1'))?.path).toBe('old');
   });
 
+  it('finds the rows of many Box ids in one call, pages of ids past 500 included, the same rows as one lookup an id', () => {
+    j.transaction(() => {
+      for (let i = 0; i < 1200; i += 3) j.putSynced(R, synced(`f${i}`, `id${i}`, { sizeBytes: i }));
+      j.putSynced(R2, synced('other', 'id1'));
+    });
+    const ids = Array.from({ length: 1200 }, (_, i) => rid(`id${i}`));
+    const found = j.syncedByRemoteIds!(R, [...ids, rid('nowhere')]);
+    expect([...found.keys()].sort()).toEqual(ids.filter((_, i) => i % 3 === 0).sort());
+    for (const id of [rid('id0'), rid('id600'), rid('id1197')]) expect(found.get(id)).toEqual(j.syncedByRemoteId(R, id));
+    // Rows of another root are not this root's; an id given twice is found once; none asked, none found.
+    expect(found.has(rid('id1'))).toBe(false);
+    expect([...j.syncedByRemoteIds!(R2, [rid('id1'), rid('id1'), rid('id0')]).values()].map((s) => s.path)).toEqual(['other']);
+    expect(j.syncedByRemoteIds!(R, []).size).toBe(0);
+  });
+
   it('moves and deletes subtrees, and counts files, folders and bytes', () => {
     j.putSynced(R, synced('d', 'd1', { kind: 'folder', sizeBytes: 999 }));
     j.putSynced(R, synced('d/x', 'x1', { sizeBytes: 7 }));
