@@ -185,6 +185,12 @@ export const rawConfigSchema = z.strictObject({
        * one), 0 turns them off.
        */
       fileWorkers: z.union([z.literal('auto'), z.int().min(0).max(64)]).default('auto'),
+      /**
+       * A pass that plans fewer downloads than this, of at most 10 MiB in all, writes them on the main thread
+       * without starting the worker threads (a thread's start costs a small run more than it saves); 0: every pass
+       * that downloads starts them.
+       */
+      fileWorkersMinFiles: z.int().min(0).max(1_000_000).default(100),
     })
     .prefault({}),
   transferConcurrency: z.int().min(1).max(32).default(4),
