@@ -178,7 +178,7 @@ export const rawConfigSchema = z.strictObject({
        * Download many small files of a plan as Box zip archives (two API calls for up to 10,000 files) once at
        * least this many files of at most 1 MiB are to be downloaded; 0 turns zip downloads off.
        */
-      zipMinFiles: z.int().min(0).max(10_000).default(50),
+      zipMinFiles: z.int().min(0).max(10_000).default(40),
       /**
        * Worker threads that write download temp files (create, write, fsync, close) off the main thread
        * (src/local/file-workers.ts): "auto" sizes the pool to the machine (os.availableParallelism() - 1, at least

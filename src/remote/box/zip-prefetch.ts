@@ -56,7 +56,7 @@ export interface ZipPrefetchDeps extends ZipPrefetchOptions {
 
 /** Box: at most 10,000 files in one archive. */
 export const ZIP_MAX_FILES = 10_000;
-const DEFAULT_MIN_FILES = 50;
+const DEFAULT_MIN_FILES = 40;
 const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
 const DEFAULT_MAX_ARCHIVE_BYTES = 64 * 1024 * 1024;
 /**
