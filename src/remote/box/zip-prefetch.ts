@@ -34,7 +34,7 @@ import { openArchive } from './zip-reader.js';
 export interface ZipPrefetchOptions {
   /** Where archives are written while they are read (the state dir's `zip/`); removed when released. */
   readonly scratchDir: string;
-  /** Fewest small files that make an archive worth asking for (default 50). */
+  /** Fewest small files that make an archive worth asking for (default 40). */
   readonly minFiles?: number;
   /** Largest file taken into an archive (default 1 MiB). */
   readonly maxFileBytes?: number;
