@@ -178,13 +178,19 @@ export const rawConfigSchema = z.strictObject({
        * Download many small files of a plan as Box zip archives (two API calls for up to 10,000 files) once at
        * least this many files of at most 1 MiB are to be downloaded; 0 turns zip downloads off.
        */
-      zipMinFiles: z.int().min(0).max(10_000).default(50),
+      zipMinFiles: z.int().min(0).max(10_000).default(40),
       /**
        * Worker threads that write download temp files (create, write, fsync, close) off the main thread
        * (src/local/file-workers.ts): "auto" sizes the pool to the machine (os.availableParallelism() - 1, at least
        * one), 0 turns them off.
        */
       fileWorkers: z.union([z.literal('auto'), z.int().min(0).max(64)]).default('auto'),
+      /**
+       * A pass that plans fewer downloads than this, of at most 10 MiB in all, writes them on the main thread
+       * without starting the worker threads (a thread's start costs a small run more than it saves); 0: every pass
+       * that downloads starts them.
+       */
+      fileWorkersMinFiles: z.int().min(0).max(1_000_000).default(100),
     })
     .prefault({}),
   transferConcurrency: z.int().min(1).max(32).default(4),

@@ -120,7 +120,7 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
   const opened = apart ? await openJournalCheckedApart(journalFile, { ...journalOpts, ...(apart === true ? {} : apart) }) : openJournal(journalFile, journalOpts);
   const journal = opened.journal;
   try {
-    const fileWorkers = config.http.fileWorkers === 0 ? undefined : new FileWorkerPool({ ...(config.http.fileWorkers === 'auto' ? {} : { size: config.http.fileWorkers }), logger: logger.child({ component: 'file-workers' }) });
+    const fileWorkers = config.http.fileWorkers === 0 ? undefined : new FileWorkerPool({ ...(config.http.fileWorkers === 'auto' ? {} : { size: config.http.fileWorkers }), minFiles: config.http.fileWorkersMinFiles, logger: logger.child({ component: 'file-workers' }) });
     const box = createBoxAdapter({
       apiUrl: config.remote.apiUrl,
       uploadUrl: config.remote.uploadUrl,

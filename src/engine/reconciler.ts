@@ -309,7 +309,7 @@ async function reconcileScope(
     const announced = ctx.remote.prefetch === undefined ? [] : prefetchFiles(journal, rc, work, scope, snapshot);
     const prefetched = ctx.remote.prefetch?.(announced, ctx.signal);
     // Their temp files' writers start while the requests run (LocalFs.warmUp).
-    if (announced.length > 0 || work.some((op) => op.kind === 'download')) rc.fs.warmUp?.();
+    if (announced.length > 0 || work.some((op) => op.kind === 'download')) rc.fs.warmUp?.(announced);
     const inFlight = new InFlight();
     try {
       const runOp = async (op: Operation): Promise<void> => {

@@ -257,6 +257,25 @@ export interface WorkerTrace {
   readonly target?: string;
 }
 
+/** A pass's planned downloads (LocalFs.warmUp): how many files, and their bytes in all. */
+export interface PlannedDownloads {
+  readonly files: number;
+  readonly bytes: number;
+}
+
+/**
+ * A pass with fewer downloads than `minFiles` (config `http.fileWorkersMinFiles`, default SMALL_PASS_FILES) and at most
+ * SMALL_PASS_BYTES in all has them written on the main thread (README, Performance: "The fixed cost of a run"): a
+ * thread's start (about 0.05 s of CPU and 10 MiB) cost a first mirror of 50 small files more than its writes saved,
+ * while from about 100 files or 20 MB on the threads won (measured on loopback).
+ */
+export const SMALL_PASS_FILES = 100;
+export const SMALL_PASS_BYTES = 10 * 1024 * 1024;
+
+export function smallPass(p: PlannedDownloads, minFiles = SMALL_PASS_FILES): boolean {
+  return p.files < minFiles && p.bytes <= SMALL_PASS_BYTES;
+}
+
 export interface FileWorkerPoolOptions {
   /** Threads; default os.availableParallelism() - 1, at least 1. */
   readonly size?: number;
@@ -265,6 +284,8 @@ export interface FileWorkerPoolOptions {
   readonly jobTimeoutMs?: number;
   /** Threads with no job for this long are ended (a new job starts them again); default 5 s. */
   readonly idleMs?: number;
+  /** A pass planning fewer downloads (and at most SMALL_PASS_BYTES) starts no thread (smallPass); 0: every pass does. */
+  readonly minFiles?: number;
   /** Tests: called with a job and a way to post a message to the thread that gets it, before the job is posted. */
   readonly beforePost?: (job: FileJob, post: (message: unknown) => void) => void;
   /** Tests: the worker's code (one that cannot start, one that dies). */
@@ -283,6 +304,8 @@ export class FileWorkerPool {
   #deaths = 0;
   /** Threads are not used any more (one could not start, too many died, or the pool is closed). */
   #off = false;
+  /** The last pass that planned downloads was small (warmUp): new temp files are written here while no thread runs. */
+  #here = false;
   #closed = false;
   #idleTimer: NodeJS.Timeout | undefined;
 
@@ -294,9 +317,12 @@ export class FileWorkerPool {
     this.#timeoutMs = opts.jobTimeoutMs ?? DEFAULT_JOB_TIMEOUT_MS;
   }
 
-  /** Whether jobs still go to threads (false: they run on the main thread). */
+  /**
+   * Whether new temp files and bodies go to threads (false: they are written on the main thread). False too while
+   * no thread runs after a small pass's warmUp: starting one would cost that pass more than it saves.
+   */
   get threaded(): boolean {
-    return !this.#off;
+    return !this.#off && !(this.#here && this.#slots.length === 0);
   }
 
   /** Threads running now. */
@@ -307,10 +333,12 @@ export class FileWorkerPool {
   /**
    * Start the threads before the first job (LocalFs.warmUp: a pass planned downloads), so that a thread's start (a
    * few tens of milliseconds) runs while the downloads' requests do. Ended after `idleMs` like idle threads when no
-   * job comes.
+   * job comes. A small pass (`planned` within smallPass: a few small files) starts none: until the next pass that
+   * plans downloads, new temp files are written on the main thread unless threads still run (`threaded`).
    */
-  warmUp(): void {
-    if (this.#closed || this.#off || this.#slots.length >= this.size) return;
+  warmUp(planned?: PlannedDownloads): void {
+    this.#here = planned !== undefined && smallPass(planned, this.opts.minFiles);
+    if (this.#here || this.#closed || this.#off || this.#slots.length >= this.size) return;
     if (this.#slot() !== undefined) this.#whenIdle();
   }
 

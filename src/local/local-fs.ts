@@ -472,8 +472,9 @@ export class DiskLocalFs implements LocalFs {
     }
   }
 
-  warmUp(): void {
-    this.#fileWorkers?.warmUp();
+  warmUp(downloads?: readonly { readonly sizeBytes: number }[]): void {
+    // Unknown (none listed): the threads start, as for a big pass.
+    this.#fileWorkers?.warmUp(downloads === undefined || downloads.length === 0 ? undefined : { files: downloads.length, bytes: downloads.reduce((n, f) => n + f.sizeBytes, 0) });
   }
 
   async durable(): Promise<void> {

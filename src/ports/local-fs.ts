@@ -274,8 +274,10 @@ export interface LocalFs {
   durable(): Promise<void>;
   /**
    * Downloads are on their way (a pass planned some): start what writes their temp files (the file worker threads)
-   * now, so that its start runs while their requests do, not after the first one answered. Optional; changes nothing
-   * else.
+   * now, so that its start runs while their requests do, not after the first one answered. `downloads`: the pass's
+   * planned downloads (the files announced to RemoteStore.prefetch), by which a small pass's few files are written
+   * on the main thread instead (no thread started for them); none or empty: unknown, the threads start. Optional;
+   * changes nothing else.
    */
-  warmUp?(): void;
+  warmUp?(downloads?: readonly { readonly sizeBytes: number }[]): void;
 }

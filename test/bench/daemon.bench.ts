@@ -478,7 +478,7 @@ interface PairProbe {
  * before the downloads (no seeded file local yet), during the downloads with a zip archive held by the daemon (its
  * scratch file in <stateDir>/zip: the archive being fetched or its entries extracted) or with none (per-file
  * downloads, or planning between windows), or after the last seeded file was local while the pass had not ended.
- * Run with zip downloads on (the default, http.zipMinFiles 50) and off (zipMinFiles 0: every file downloaded alone);
+ * Run with zip downloads on (the default, http.zipMinFiles 40) and off (zipMinFiles 0: every file downloaded alone);
  * BENCH_PROBES_ZIP=1 or 0 runs one of them. BENCH_PROBES=0 skips the row; BENCH_PROBES_ONLY=1 runs it alone.
  */
 async function runProbes(dir: string, zip: boolean): Promise<void> {

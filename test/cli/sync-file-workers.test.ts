@@ -41,10 +41,11 @@ describe('file worker threads (http.fileWorkers)', () => {
     // Past the workers' 256 KiB: written by the main thread after all.
     env.web.uploadFile(env.remoteRootId, 'big.bin', Buffer.alloc(3 * 1024 * 1024 + 5, 'b'), { contentModifiedAt: '2020-02-02T02:02:02Z' });
 
+    // A pass this small would be written on the main thread (http.fileWorkersMinFiles): the threads are asked for.
     const runs = [
       { name: 'main', http: { fileWorkers: 0 } },
-      { name: 'workers', http: { fileWorkers: 'auto' } },
-      { name: 'workers-no-zip', http: { fileWorkers: 2, zipMinFiles: 0 } },
+      { name: 'workers', http: { fileWorkers: 'auto', fileWorkersMinFiles: 0 } },
+      { name: 'workers-no-zip', http: { fileWorkers: 2, zipMinFiles: 0, fileWorkersMinFiles: 0 } },
     ];
     const trees: Record<string, Awaited<ReturnType<typeof snapshot>>> = {};
     for (const r of runs) {
@@ -75,7 +76,7 @@ describe('file worker threads (http.fileWorkers)', () => {
       for (let i = 0; i < 40; i++) env.web.uploadFile(folder.id, `f${i}.txt`, content(d, i), { contentModifiedAt: `2022-0${1 + d}-1${i % 10}T10:00:00Z` });
     }
     // One download a file: each is written, fsynced, given its mtime and linked into place by a worker thread.
-    await env.writeConfig({ extra: { http: { fileWorkers: 1, zipMinFiles: 0 } } });
+    await env.writeConfig({ extra: { http: { fileWorkers: 1, zipMinFiles: 0, fileWorkersMinFiles: 0 } } });
     const child = spawnCli(['sync', '--once', '--config', env.configFile], { env: { BOXSYNC_LOG_LEVEL: 'warn' } });
     const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
     const count = async (): Promise<number> => (await listTree(env.mirror).catch(() => [] as string[])).filter((p) => p.endsWith('.txt')).length;

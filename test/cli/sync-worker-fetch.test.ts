@@ -13,6 +13,14 @@ import { waitFor } from '../support/wait.js';
 import { explain, listTree, startSyncEnv, type SyncEnv } from './sync-harness.js';
 
 let e: SyncEnv | undefined;
+
+/** An env whose one-file passes still use the threads (a pass this small is written on the main thread otherwise: http.fileWorkersMinFiles). */
+async function threadedEnv(): Promise<SyncEnv & { readonly remoteRootId: string }> {
+  const env = await startSyncEnv();
+  e = env;
+  await env.writeConfig({ extra: { http: { fileWorkersMinFiles: 0 } } });
+  return env;
+}
 afterEach(async () => {
   await e?.close();
   e = undefined;
@@ -23,7 +31,7 @@ const BIG = 600 * 1024;
 
 describe('a big download read by a file worker thread', () => {
   it('a body that never ends is cut at the listed size on the thread; nothing lands under the name', async () => {
-    const env = await startSyncEnv();
+    const env = await threadedEnv();
     e = env;
     env.web.uploadFile(env.remoteRootId, 'big.bin', randomBytes(BIG));
     env.srv.control.failNext({ method: 'GET', path: /^\/dl\//, count: 1000, stream: { sendBytes: 'forever', chunkBytes: 64 * 1024, everyMs: 1 } });
@@ -34,7 +42,7 @@ describe('a big download read by a file worker thread', () => {
   });
 
   it('SIGTERM while the thread reads ends the run with nothing under the final name; the next run brings the file', async () => {
-    const env = await startSyncEnv();
+    const env = await threadedEnv();
     e = env;
     const body = randomBytes(BIG);
     env.web.uploadFile(env.remoteRootId, 'big.bin', body);

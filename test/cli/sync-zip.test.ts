@@ -95,6 +95,23 @@ describe('zip downloads for many small files', () => {
     await expectMirrored(e);
   });
 
+  it('the default http.zipMinFiles (40): 40 small files and two empty ones come as an archive, 39 one by one', async () => {
+    for (const [small, zipped] of [[40, true], [39, false]] as const) {
+      const env = await startSyncEnv();
+      e = env;
+      for (let i = 0; i < small; i++) env.web.uploadFile(env.remoteRootId, `f${i}.txt`, `file ${i}\n`);
+      // Empty files need no download and are not counted towards the threshold (1 byte to 1 MiB).
+      for (const n of ['empty-a.txt', 'empty-b.txt']) env.web.uploadFile(env.remoteRootId, n, '');
+      env.srv.control.clearRequests();
+      await env.syncOk();
+      expect(requestsOf(env)).toEqual(zipped ? { zips: 1, archives: 1, single: 0 } : { zips: 0, archives: 0, single: small });
+      for (const i of [0, small - 1]) expect(await readText(join(env.mirror, `f${i}.txt`))).toBe(`file ${i}\n`);
+      expect(await readText(join(env.mirror, 'empty-b.txt'))).toBe('');
+      await env.close();
+      e = undefined;
+    }
+  });
+
   it('a refused zip (403, an enterprise policy) falls back to one download per file', async () => {
     e = await seeded();
     e.srv.control.failNext({ method: 'POST', path: /\/zip_downloads$/, status: 403, code: 'access_denied_insufficient_permissions', count: 10 });

@@ -13,7 +13,7 @@ import { deflateRawSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isSyncError } from '../../src/core/errors.js';
 import { asRelPath } from '../../src/core/model.js';
-import { FileWorkerPool, MAX_DEATHS, WORKER_CODE, type FileJob } from '../../src/local/file-workers.js';
+import { FileWorkerPool, MAX_DEATHS, SMALL_PASS_BYTES, SMALL_PASS_FILES, WORKER_CODE, type FileJob } from '../../src/local/file-workers.js';
 import { createLocalFs } from '../../src/local/local-fs.js';
 import { createLocalTrash } from '../../src/local/local-trash.js';
 import { FLUSH_BYTES } from '../../src/local/worker-temp-file.js';
@@ -339,6 +339,50 @@ parentPort.postMessage({ ready: true });
     fs.warmUp!();
     expect(pool.threads).toBe(2);
     await waitFor(() => pool.threads === 0, { timeoutMs: 10_000, what: 'the unused threads ended' });
+    expect(pool.threaded).toBe(true);
+  });
+
+  it('a small pass (warmUp with a few small files) starts no thread: its files are written on the main thread; a bigger or unknown one starts them', async () => {
+    const { root, fs, pool } = await setup({ size: 2, idleMs: 300 });
+    const small = Array.from({ length: SMALL_PASS_FILES - 1 }, () => ({ sizeBytes: 1000 }));
+    fs.warmUp!(small);
+    expect(pool.threads).toBe(0);
+    expect(pool.threaded).toBe(false);
+    // Written here: no thread's fill, and none started by the download.
+    const here = await fs.openTemp(asRelPath('probe.txt'), { expectedBytes: 5 });
+    expect(here.fillFromArchive).toBeUndefined();
+    await here.close();
+    await fs.discardTemp(here.path);
+    await download(fs, 'small.txt', [Buffer.from('small')]);
+    expect(await readFile(join(root, 'small.txt'), 'utf8')).toBe('small');
+    expect(pool.threads).toBe(0);
+    // One file more than a small pass, or more bytes: the threads start, and the next temp file is theirs.
+    fs.warmUp!([...small, { sizeBytes: 1 }]);
+    expect(pool.threads).toBe(2);
+    expect(pool.threaded).toBe(true);
+    const there = await fs.openTemp(asRelPath('probe.txt'), { expectedBytes: 5 });
+    expect(there.fillFromArchive).toBeTypeOf('function');
+    await there.close();
+    await fs.discardTemp(there.path);
+    // A small pass while they still run uses them; once they ended, its files are written here again.
+    fs.warmUp!([{ sizeBytes: 10 }]);
+    expect(pool.threaded).toBe(true);
+    await waitFor(() => pool.threads === 0, { timeoutMs: 10_000, what: 'the idle threads ended' });
+    expect(pool.threaded).toBe(false);
+    fs.warmUp!([{ sizeBytes: SMALL_PASS_BYTES + 1 }]);
+    expect(pool.threads).toBe(2);
+    await waitFor(() => pool.threads === 0, { timeoutMs: 10_000, what: 'the unused threads ended' });
+    // No list (an adapter that announces nothing): as before, the threads start.
+    fs.warmUp!();
+    expect(pool.threads).toBe(2);
+    fs.warmUp!([]);
+    expect(pool.threaded).toBe(true);
+  });
+
+  it('minFiles 0 (config http.fileWorkersMinFiles): a pass of one small file starts the threads', async () => {
+    const { fs, pool } = await setup({ size: 2, minFiles: 0 });
+    fs.warmUp!([{ sizeBytes: 1 }]);
+    expect(pool.threads).toBe(2);
     expect(pool.threaded).toBe(true);
   });
 

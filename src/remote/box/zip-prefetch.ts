@@ -34,7 +34,7 @@ import { openArchive } from './zip-reader.js';
 export interface ZipPrefetchOptions {
   /** Where archives are written while they are read (the state dir's `zip/`); removed when released. */
   readonly scratchDir: string;
-  /** Fewest small files that make an archive worth asking for (default 50). */
+  /** Fewest small files that make an archive worth asking for (default 40). */
   readonly minFiles?: number;
   /** Largest file taken into an archive (default 1 MiB). */
   readonly maxFileBytes?: number;
@@ -56,7 +56,7 @@ export interface ZipPrefetchDeps extends ZipPrefetchOptions {
 
 /** Box: at most 10,000 files in one archive. */
 export const ZIP_MAX_FILES = 10_000;
-const DEFAULT_MIN_FILES = 50;
+const DEFAULT_MIN_FILES = 40;
 const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
 const DEFAULT_MAX_ARCHIVE_BYTES = 64 * 1024 * 1024;
 /**

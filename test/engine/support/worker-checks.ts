@@ -10,7 +10,7 @@ import { expectConverged } from './harness.js';
 
 /** A Box harness whose downloads go through one file worker thread (closed after each test). */
 export const workerHarness = closedAfterEach(async (beforePost?: (job: FileJob) => void) => {
-  const pool = new FileWorkerPool({ size: 1, ...(beforePost ? { beforePost } : {}) });
+  const pool = new FileWorkerPool({ size: 1, minFiles: 0, ...(beforePost ? { beforePost } : {}) });
   const h = await makeBoxHarness({}, {}, pool);
   const close = h.close.bind(h);
   h.close = async () => {
