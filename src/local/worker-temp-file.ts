@@ -18,7 +18,7 @@
  */
 import { dirname } from 'node:path';
 import type { ArchiveEntry, TempFile } from '../ports/local-fs.js';
-import { FileJobError, type CommitJob, type FileWorkerPool } from './file-workers.js';
+import { FileJobError, type CommitJob, type FileJob, type FileWorkerPool } from './file-workers.js';
 import type { CommitOutcome } from './worker-commit.js';
 import { classifyFsError } from './fs-errors.js';
 import type { FsModule } from './fs-module.js';
@@ -94,10 +94,13 @@ export class WorkerTempFile implements TempFile {
 
   async fillFromArchive(entry: ArchiveEntry): Promise<{ readonly sha1: string; readonly sizeBytes: number } | { readonly unusable: string }> {
     if (this.#closed || this.#here !== undefined || this.#buffered > 0) return { unusable: 'the temp file is not new' };
-    const job = { path: this.path, fd: null, archive: entry.archivePath, offset: entry.localHeaderOffset, compressedSize: entry.compressedSize, method: entry.method };
+    const sha1 = entry.sha1.toLowerCase();
+    // One object, built whole (no spreads): this runs for every small file of a zip archive.
+    const commit = this.commit !== undefined && this.commit.sha1 === sha1 ? this.commit : undefined;
+    const job: FileJob = { op: 'unzip', path: this.path, fd: null, archive: entry.archivePath, offset: entry.localHeaderOffset, compressedSize: entry.compressedSize, method: entry.method, label: this.label, size: entry.sizeBytes, sha1, commit };
     let r;
     try {
-      r = await this.pool.run({ op: 'unzip', ...job, label: this.label, size: entry.sizeBytes, sha1: entry.sha1.toLowerCase(), ...this.#commitFor(entry.sha1.toLowerCase()) });
+      r = await this.pool.run(job);
     } catch (e) {
       // The caller closes it (and removes the temp name): the fd the job got to, if any, is kept for that.
       throw this.#failed(e, 'saving the download of');

@@ -171,15 +171,21 @@ export class ZipPrefetcher {
     const limit = req.expectSizeBytes ?? slot.file.sizeBytes;
     // A temp file written by a worker thread takes the entry from the archive itself (read, inflated, checked,
     // written, fsynced, closed there): the main thread only asks. Its own failure to write ends this download.
-    if (req.destFile.fillFromArchive !== undefined && slot.file.sha1 !== null) {
-      req.signal?.throwIfAborted();
-      const got = await req.destFile.fillFromArchive({ ...found.where, sizeBytes: limit, sha1: slot.file.sha1 });
-      if ('sha1' in got) {
-        req.onProgress?.({ doneBytes: got.sizeBytes, totalBytes: got.sizeBytes });
-        return got;
-      }
-      this.#log.debug({ id: req.id, why: got.unusable }, 'the worker thread could not use the archive entry; reading it here');
+    // The streamed path is a function of its own: this one, run for every small file, suspends with a small frame.
+    if (req.destFile.fillFromArchive === undefined || slot.file.sha1 === null) return this.#stream(req, found, limit);
+    req.signal?.throwIfAborted();
+    const w = found.where;
+    const got = await req.destFile.fillFromArchive({ archivePath: w.archivePath, localHeaderOffset: w.localHeaderOffset, compressedSize: w.compressedSize, method: w.method, sizeBytes: limit, sha1: slot.file.sha1 });
+    if ('sha1' in got) {
+      req.onProgress?.({ doneBytes: got.sizeBytes, totalBytes: got.sizeBytes });
+      return got;
     }
+    this.#log.debug({ id: req.id, why: got.unusable }, 'the worker thread could not use the archive entry; reading it here');
+    return this.#stream(req, found, limit);
+  }
+
+  /** The entry read, hashed and written here (no worker thread, or one that could not use it). */
+  async #stream(req: DownloadRequest, found: Found, limit: number): Promise<DownloadResult | null> {
     const hash = createHash('sha1');
     let written = 0;
     try {
