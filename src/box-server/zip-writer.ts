@@ -131,7 +131,7 @@ function deflateSmall(data: Buffer): Buffer {
  * stream's set-up (its 64 KiB hash table cleared) of about 10 us, which was a quarter of box-server's CPU in a
  * first mirror of 100,000 small files. Bigger ones are looked at for whether they compress.
  */
-export const STORE_BELOW_BYTES = 512;
+const STORE_BELOW_BYTES = 512;
 const STORE_SAMPLE_BYTES = 1024;
 /** Bytes entries up to this size are deflated in one call; bigger ones go through a deflate stream (no long call). */
 const DEFLATE_WHOLE_MAX_BYTES = 64 * 1024;
