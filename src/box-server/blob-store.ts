@@ -106,6 +106,11 @@ export class BlobStore {
     return createReadStream(this.blobPath(blobId), { start, end });
   }
 
+  /** The file holding the blob's bytes, or null for a blob kept in memory. */
+  filePath(blobId: string): string | null {
+    return this.memory.has(blobId) ? null : this.blobPath(blobId);
+  }
+
   /** Whole content, for small blobs only (test reads, and a zip archive's entries up to 64 KiB). */
   readAllSync(blobId: string): Buffer {
     return this.memory.get(blobId) ?? readFileSync(this.blobPath(blobId));

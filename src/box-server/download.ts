@@ -9,6 +9,7 @@ import { pipeline } from 'node:stream/promises';
 import { BoxError } from './box-error.js';
 import { param, sendEmpty, type Ctx } from './http-context.js';
 import type { VersionRec } from './state.js';
+import { sendFileRange } from './send-file.js';
 import type { Store } from './store.js';
 
 export const downloadUrlLifetimeMs = 15 * 60_000;
@@ -95,10 +96,12 @@ export async function serveDownload(ctx: Ctx): Promise<void> {
     ctx.res.end();
     return;
   }
-  const source = store.blobs.read(t.b, start, end);
   try {
-    if (ctx.midBodyReset) await pipeline(source, cutAfter(ctx, Math.floor(length / 2)), ctx.res);
-    else await pipeline(source, ctx.res);
+    const path = store.blobs.filePath(t.b);
+    if (ctx.midBodyReset) await pipeline(store.blobs.read(t.b, start, end), cutAfter(ctx, Math.floor(length / 2)), ctx.res);
+    else if (path === null) await pipeline(store.blobs.read(t.b, start, end), ctx.res);
+    // From a file: read into reused buffers (no allocation a chunk, see send-file.ts).
+    else await sendFileRange(path, start, end, ctx.res);
   } catch {
     // The client went away or the reset fault cut the body: nothing more to send.
   }

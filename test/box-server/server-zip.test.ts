@@ -104,7 +104,7 @@ describe('box-server zip downloads', () => {
     expect((await fetchBytes(String(z['download_url']))).status).toBe(404);
   });
 
-  it('stores a file whose bytes do not compress and deflates the others, small or big; every byte reads back', async () => {
+  it('stores a file under 512 bytes or whose bytes do not compress and deflates the others, small or big; every byte reads back', async () => {
     const web = h.srv.control.as('1');
     const top = web.createFolder('0', 'zip-methods');
     const random = randomBytes(300 * 1024);
@@ -112,10 +112,11 @@ describe('box-server zip downloads', () => {
     const bigRandom = randomBytes(1024 * 1024 + 1); // above the size looked at: streamed through deflate
     web.uploadFile(top.id, 'photo.jpg', random);
     web.uploadFile(top.id, 'notes.txt', text);
-    web.uploadFile(top.id, 'small.txt', 'small\n');
+    web.uploadFile(top.id, 'small.txt', 'small\n'); // under 512 bytes: stored
+    web.uploadFile(top.id, 'short.txt', 'short text '.repeat(60)); // 660 bytes of text: deflated
     web.uploadFile(top.id, 'video.mp4', bigRandom);
     const smallRandom = randomBytes(20 * 1024); // read whole, looked at, stored
-    const tinyRandom = randomBytes(300); // under the size looked at: deflated as every tiny file
+    const tinyRandom = randomBytes(300); // under 512 bytes: stored as every tiny file
     web.uploadFile(top.id, 'key.bin', smallRandom);
     web.uploadFile(top.id, 'tiny.bin', tinyRandom);
     const api = boxHttp(h.srv);
@@ -123,16 +124,17 @@ describe('box-server zip downloads', () => {
     const entries = new Map((await readZip((await fetchBytes(String(created['download_url']))).body)).map((e) => [e.name, e]));
     expect(entries.get('zip-methods/photo.jpg')).toMatchObject({ method: 0 });
     expect(entries.get('zip-methods/notes.txt')).toMatchObject({ method: 8 });
-    expect(entries.get('zip-methods/small.txt')).toMatchObject({ method: 8 });
+    expect(entries.get('zip-methods/small.txt')).toMatchObject({ method: 0 });
+    expect(entries.get('zip-methods/short.txt')).toMatchObject({ method: 8 });
     expect(entries.get('zip-methods/video.mp4')).toMatchObject({ method: 8 });
     expect(entries.get('zip-methods/key.bin')).toMatchObject({ method: 0 });
-    expect(entries.get('zip-methods/tiny.bin')).toMatchObject({ method: 8 });
+    expect(entries.get('zip-methods/tiny.bin')).toMatchObject({ method: 0 });
     expect(entries.get('zip-methods/key.bin')!.data.equals(smallRandom)).toBe(true);
     expect(entries.get('zip-methods/tiny.bin')!.data.equals(tinyRandom)).toBe(true);
     expect(entries.get('zip-methods/photo.jpg')!.data.equals(random)).toBe(true);
     expect(entries.get('zip-methods/notes.txt')!.data.equals(text)).toBe(true);
     expect(entries.get('zip-methods/video.mp4')!.data.equals(bigRandom)).toBe(true);
-    expect(obj((await api.get(String(created['status_url']))).json)).toMatchObject({ total_file_count: 6, downloaded_file_count: 6, state: 'succeeded' });
+    expect(obj((await api.get(String(created['status_url']))).json)).toMatchObject({ total_file_count: 7, downloaded_file_count: 7, state: 'succeeded' });
   });
 
   it('renames top-level items whose names clash, and lists both in name_conflicts', async () => {

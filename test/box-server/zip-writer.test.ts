@@ -15,7 +15,7 @@ import zlib from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import type yauzl from 'yauzl';
 import yazl from 'yazl';
-import { ZIP_BATCH_BYTES, ZipStream, crc32Js, incompressible, zipEntryName, type ZipPart } from '../../src/box-server/zip-writer.js';
+import { ZIP_BATCH_BYTES, ZipStream, crc32Js, incompressible, storedAsIs, zipEntryName, type ZipPart } from '../../src/box-server/zip-writer.js';
 import { openArchive } from '../../src/remote/box/zip-reader.js';
 import { makeTempDir } from '../support/tmp.js';
 
@@ -151,9 +151,10 @@ print(json.dumps({"bad": bad, "count": len(z.infolist()), "first": [[i.filename,
 
 describe('box-server zip writer', () => {
   it('writes, byte for byte, the archive yazl wrote for the same entries, whole or streamed', async () => {
-    // Handed over whole, the 60,000 random bytes of noise.bin go in stored (the writer's decision); the rest deflated.
-    expect(specs.filter((s) => s.data !== null && s.data.length > 0 && incompressible(s.data)).map((s) => s.path)).toEqual(['top/sub/noise.bin']);
-    const whole = await yazlArchive(specs, incompressible);
+    // Handed over whole, the files under 512 bytes and the 60,000 random bytes of noise.bin go in stored (the
+    // writer's decision); the rest deflated.
+    expect(specs.filter((s) => s.data !== null && s.data.length > 0 && storedAsIs(s.data)).map((s) => s.path)).toEqual(['top/one byte.txt', 'top/line.txt', 'top/sub/noise.bin']);
+    const whole = await yazlArchive(specs, storedAsIs);
     expect((await collect(new ZipStream(partsOf(specs, () => false)[Symbol.iterator]()))).equals(whole)).toBe(true);
     // Streamed, every file with content is deflated: yazl's own archive for these entries.
     const streamed = await yazlArchive(specs, () => false);
@@ -180,8 +181,9 @@ describe('box-server zip writer', () => {
     for (const [i, e] of entries.entries()) {
       const s = list[i]!;
       expect(e.data.equals(s.data ?? Buffer.alloc(0)), s.path).toBe(true);
-      // Stored: folders, empty files, and the random bytes handed over whole (noise.bin); the streamed big.bin deflated.
-      expect(e.method, s.path).toBe(s.data === null || s.data.length === 0 || s.path === 'top/sub/noise.bin' ? 0 : 8);
+      // Stored: folders, files under 512 bytes, and the random bytes handed over whole (noise.bin); the streamed
+      // big.bin deflated.
+      expect(e.method, s.path).toBe(s.data === null || (s.data !== big && storedAsIs(s.data)) ? 0 : 8);
     }
     // DOS time: 2-second resolution, read back in local time as written.
     expect(Math.abs(entries[2]!.mtime.getTime() - list[2]!.mtimeMs)).toBeLessThanOrEqual(2000);
@@ -195,7 +197,8 @@ describe('box-server zip writer', () => {
       const r = JSON.parse(stdout) as { bad: string | null; count: number; first: Array<[string, number, number]> };
       expect(r.bad).toBeNull();
       expect(r.count).toBe(list.length);
-      expect(r.first[1]).toEqual(['top/one byte.txt', 1, 8]);
+      expect(r.first[1]).toEqual(['top/one byte.txt', 1, 0]);
+      expect(r.first[4]).toEqual(['top/Übersicht – 日本語.md', 4200, 8]);
       expect(r.first[3]).toEqual(['top/empty.bin', 0, 0]);
     }
   });
@@ -296,8 +299,10 @@ describe('box-server zip writer', () => {
       { path: 'a/small-random.bin', data: noise(5000, 7), store: true }, // copied into the batch
       { path: 'a/text.txt', data: Buffer.from('deflated between stored ones\n'.repeat(50)), store: false },
       { path: 'a/big-random.bin', data: random, store: true }, // pushed as it is
-      { path: 'a/tiny-random.bin', data: noise(511, 9), store: false }, // under the size looked at: deflated
-      { path: 'a/one.bin', data: Buffer.from([7]), store: false },
+      { path: 'a/tiny-random.bin', data: noise(511, 9), store: true }, // under 512 bytes: stored, whatever the bytes
+      { path: 'a/one.bin', data: Buffer.from([7]), store: true },
+      { path: 'a/text-511.txt', data: Buffer.from('x'.repeat(511)), store: true },
+      { path: 'a/text-512.txt', data: Buffer.from('x'.repeat(512)), store: false }, // from 512 bytes on, text is deflated
       { path: 'a/last.txt', data: text, store: false }, // over 64 KiB: through a deflate stream
     ];
     let written = 0;
