@@ -34,11 +34,6 @@ export interface LocalObserverDeps {
   readonly isIgnored: IsIgnored;
   /** The engine's clock (parks are stamped with it); Date.now by default. */
   readonly nowMs?: () => number;
-  /**
-   * Offered between two keyset pages of a folder's rows while a scan reads them (default: a turn of the event loop
-   * once 20 ms passed, timeSlicer).
-   */
-  readonly slice?: () => Promise<void>;
 }
 
 function sameStat(a: LocalEntry, b: LocalEntry): boolean {
@@ -91,26 +86,12 @@ export async function scanLocal(deps: LocalObserverDeps, under?: RelPath, signal
   // eight). After a batch it holds the lookups of the window ahead, and those of entries the walk did not report
   // (gone meanwhile), which go when the map grows past STALE_LOOKUPS.
   const looked = new Map<RelPath, LocalEntry | undefined>();
-  // The walk observes one folder at a time: its rows come in range reads, not one lookup per file (a no-change
-  // pass over 100,000 files spent about a fifth of its time in those lookups). They are read before the walk
-  // observes the folder (beforeListing), in keyset pages with a turn of the event loop offered between two: a
-  // folder of 20,000 files read in one statement held the loop 17-61 ms (test/bench/journal-stalls.ts).
+  // The walk observes one folder at a time: its rows come in one range read, not one lookup per file (a
+  // no-change pass over 100,000 files spent about a fifth of its time in those lookups).
   let folder: { readonly path: RelPath | ''; readonly rows: ReadonlyMap<RelPath, LocalEntry> } | null = null;
-  const slice = deps.slice ?? timeSlicer();
-  const readFolder = async (dir: RelPath | ''): Promise<void> => {
-    const pages = folder?.path === dir ? undefined : journal.localChildrenPages?.(root.id, dir);
-    // Without pages (a journal that has none), rowsOf reads the folder in one statement when it is asked.
-    if (pages === undefined) return;
-    // A plain loop: building [path, entry] pairs for the Map constructor cost 0.18 s per 100,000 rows.
-    const rows = new Map<RelPath, LocalEntry>();
-    for (const page of pages) {
-      for (const e of page) rows.set(e.path, e);
-      await slice();
-    }
-    folder = { path: dir, rows };
-  };
   const rowsOf = (dir: RelPath | ''): ReadonlyMap<RelPath, LocalEntry> => {
     if (folder?.path !== dir) {
+      // A plain loop: building [path, entry] pairs for the Map constructor cost 0.18 s per 100,000 rows.
       const rows = new Map<RelPath, LocalEntry>();
       for (const e of journal.localChildren(root.id, dir)) rows.set(e.path, e);
       folder = { path: dir, rows };
@@ -146,14 +127,12 @@ export async function scanLocal(deps: LocalObserverDeps, under?: RelPath, signal
   const scan = fs.scan({
     isIgnored,
     known: (p) => {
-      // `under` itself is the one entry whose folder the walk does not list: looked up alone.
-      const row = p === under ? journal.getLocal(root.id, p) : rowsOf(parentOf(p)).get(p);
+      const row = rowsOf(parentOf(p)).get(p);
       looked.set(p, row);
       return row;
     },
     hash: true,
     onListed,
-    beforeListing: readFolder,
     onUnreadable: parks.onUnreadable,
     // A whole-root scan runs at the start of a pass with nothing in flight: partial downloads of a killed run go.
     removeTemps: under === undefined,

@@ -149,7 +149,6 @@ async function* walk(ctx: WalkContext): AsyncGenerator<readonly LocalEntry[]> {
   }
   while (stack.length > 0) {
     const dir = stack.pop() as RelPath | '';
-    await opts.beforeListing?.(dir);
     // The native reader's entries, or (without it, or for a folder it leaves to node:fs) the names to lstat here.
     const native = await observeFolderNative(ctx, dir);
     const names = native === undefined ? await listFolder(ctx, dir) : [];

@@ -184,12 +184,6 @@ export interface ScanOptions {
    * not be read: its contents are unknown, not gone. A folder gone since it was reported is called with none.
    */
   readonly onListed?: (dir: RelPath | '', entries: readonly LocalEntry[]) => void;
-  /**
-   * Awaited before the scan observes the entries of a folder it lists (the root or `under`, and every folder
-   * below), so that the caller may read what it knows of that folder in pieces, with turns of the event loop
-   * between them, before `known` is asked about its entries and `onListed` compares them.
-   */
-  readonly beforeListing?: (dir: RelPath | '') => Promise<void>;
 }
 
 export interface LocalFs {

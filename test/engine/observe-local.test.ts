@@ -51,58 +51,6 @@ describe('scanLocal', () => {
   });
 });
 
-describe('scanLocal: a big folder read in pages', () => {
-  it('reads a folder of 2,100 rows in keyset pages with a turn offered between two (never in one statement), and finds the same changes', async () => {
-    const { deps, dir } = await setup();
-    await mkdir(join(dir, 'big', 'sub'), { recursive: true });
-    await writeFile(join(dir, 'big', 'sub', 'x'), 'x');
-    const names = Array.from({ length: 2100 }, (_, i) => `big/f${String(i).padStart(4, '0')}`);
-    for (const n of names) await writeFile(join(dir, n), n);
-    await scanLocal(deps);
-    expect(rows(deps, 'big')).toHaveLength(2102);
-    // On every page (1,000 rows each): some files gone, some rewritten, some new; and a folder now a file.
-    const gone = names.filter((_, i) => i % 15 === 0);
-    const rewritten = names.filter((_, i) => i % 21 === 1);
-    const added = Array.from({ length: 40 }, (_, i) => `big/g${i * 50}`);
-    for (const n of gone) await rm(join(dir, n));
-    for (const n of rewritten) await writeFile(join(dir, n), `${n} again`);
-    for (const n of added) await writeFile(join(dir, n), n);
-    await rm(join(dir, 'big', 'sub'), { recursive: true });
-    await writeFile(join(dir, 'big', 'sub'), 'now a file');
-
-    const whole: string[] = [];
-    const pages = new Map<string, number>();
-    const paged = Object.create(deps.journal) as LocalObserverDeps['journal'];
-    paged.localChildren = (r, path) => {
-      whole.push(path);
-      return deps.journal.localChildren(r, path);
-    };
-    paged.localChildrenPages = function* (r, path) {
-      for (const page of deps.journal.localChildrenPages!(r, path)) {
-        pages.set(path, (pages.get(path) ?? 0) + 1);
-        yield page;
-      }
-    };
-    let turns = 0;
-    const result = await scanLocal({ ...deps, journal: paged, slice: async () => void (turns += 1) }, undefined, undefined, 10_000);
-    expect(whole).toEqual([]);
-    expect(pages.get('big')).toBe(3);
-    expect(turns).toBeGreaterThanOrEqual(3);
-    const expected = ['big', 'big/sub', ...names.filter((n) => !gone.includes(n)), ...added].sort();
-    expect(rows(deps, '').sort()).toEqual(expected);
-    expect([...(result.changed ?? [])].sort()).toEqual([...gone, ...rewritten.filter((n) => !gone.includes(n)), ...added, 'big/sub', 'big/sub/x'].sort());
-    expect(deps.journal.getLocal(deps.root.id, p('big/sub'))?.kind).toBe('file');
-
-    // A subtree scan looks `under` up alone: its parent's children (here the root's) are not read.
-    await rm(join(dir, names[1]!));
-    pages.clear();
-    const sub = await scanLocal({ ...deps, journal: paged }, p('big'), undefined, 10_000);
-    expect(sub.changed).toEqual([names[1]]);
-    expect(whole).toEqual([]);
-    expect([...pages.keys()]).toEqual(['big']);
-  });
-});
-
 describe('scanLocal: the sweep, folder by folder', () => {
   it('a folder replaced by a file of the same name: its row becomes the file, and the rows below it go', async () => {
     const { deps, dir } = await setup();
