@@ -41,6 +41,11 @@ export interface DownloadDeps {
 }
 
 const DEFAULT_DEADLINE = { baseMs: 5 * 60_000, minBytesPerSec: 64 * 1024 };
+
+/** How long a transfer of `bytes` may take: the deadline's base, plus the bytes at its slowest rate (or `minRate`). */
+export function transferDeadlineMs(bytes: number, d: { readonly baseMs: number; readonly minBytesPerSec: number } = DEFAULT_DEADLINE, minRate = d.minBytesPerSec): number {
+  return d.baseMs + Math.ceil((bytes / minRate) * 1000);
+}
 /** How often a body read on a worker thread looks for a bandwidth cap set meanwhile (which this thread applies). */
 const CAP_CHECK_MS = 250;
 
@@ -72,7 +77,7 @@ export async function download(deps: DownloadDeps, req: DownloadRequest): Promis
   // Under a bandwidth cap below the deadline's minimum rate, the deadline allows for the cap instead.
   const minRate = Math.min(d.minBytesPerSec, deps.bandwidth?.bytesPerSec ?? Infinity);
   // The whole transfer's deadline: the body's bytes, and the waits before them (202s, retries to open it).
-  const deadline = deps.http.clock.now() + d.baseMs + Math.ceil(((limit ?? 0) / minRate) * 1000);
+  const deadline = deps.http.clock.now() + transferDeadlineMs(limit ?? 0, d, minRate);
   const ctx: OpenContext = { location: undefined, failures: 0, deadline };
   try {
     if (limit !== undefined) await deps.freeSpace.admit(req.id, out.path, limit, () => out.freeBytes());

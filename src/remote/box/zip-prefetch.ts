@@ -29,6 +29,7 @@ import type { Logger } from '../../logger.js';
 import type { ArchiveEntry, WriteUrlToFile } from '../../ports/local-fs.js';
 import type { DownloadRequest, DownloadResult, PrefetchFile, PrefetchHandle } from '../../ports/remote-store.js';
 import type { BoxHttp } from './http.js';
+import { transferDeadlineMs } from './download.js';
 import { openArchive } from './zip-reader.js';
 
 export interface ZipPrefetchOptions {
@@ -348,8 +349,8 @@ class Archive {
     const path = this.#newPath();
     let got;
     try {
-      // The deadline of a download of its size (download.ts's default: 5 minutes, then 64 KiB a second).
-      got = await writeUrlTo({ url, headers: direct.headers, path, position: 0, limit: cap, stallMs: direct.stallMs, connectTimeoutMs: direct.connectTimeoutMs, deadlineInMs: 5 * 60_000 + Math.ceil(cap / 64), signal });
+      // The deadline of a download of its size (download.ts's: 5 minutes, then 64 KiB a second).
+      got = await writeUrlTo({ url, headers: direct.headers, path, position: 0, limit: cap, stallMs: direct.stallMs, connectTimeoutMs: direct.connectTimeoutMs, deadlineInMs: transferDeadlineMs(cap), signal });
     } finally {
       // Released while the archive was written: close() found no file to remove yet, so it is removed here.
       if (this.#closed) await rm(path, { force: true });
