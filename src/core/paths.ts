@@ -46,6 +46,13 @@ export function isAncestor(ancestor: RelPath | '', path: RelPath): boolean {
   return path.length > ancestor.length && path.startsWith(ancestor) && path.charCodeAt(ancestor.length) === 47;
 }
 
+/** `isAncestor` with the names compared as Box compares them (case and Unicode normalization folded). */
+export function isAncestorFolded(ancestor: RelPath, path: RelPath): boolean {
+  const a = foldKey(ancestor);
+  const p = foldKey(path);
+  return p.length > a.length && p.startsWith(a) && p.charCodeAt(a.length) === 47;
+}
+
 export function isAncestorOrSelf(ancestor: RelPath | '', path: RelPath): boolean {
   return ancestor === path || isAncestor(ancestor, path);
 }

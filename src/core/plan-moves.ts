@@ -12,7 +12,7 @@
 import type { LocalEntry } from './model.js';
 import type { ItemState } from './plan-index.js';
 import { checkBoxName } from './names.js';
-import { ancestorsOf, basename, foldKey, isAncestor, parentOf } from './paths.js';
+import { ancestorsOf, basename, foldKey, isAncestorFolded, parentOf } from './paths.js';
 import { baseRowHolder, candidate, localGuard, localParentExists, remoteParentId, utf8Bytes, type Candidate, type PlanContext } from './plan-context.js';
 import { conflictCopy, report } from './plan-ops.js';
 import { conflictPath, type PendingMove } from './plan-synced.js';
@@ -157,7 +157,7 @@ function resolveRemoteMove(ctx: PlanContext, m: PendingMove, vacated: Vacated): 
   const name = basename(m.to);
   const check = checkBoxName(name);
   if (!check.ok) return report(ctx, m.to, check.problem, `moved here to a name Box refuses: ${check.message}`);
-  if (it.remotePath !== null && isAncestor(it.remotePath, m.to)) return park(ctx, it, 'remote');
+  if (it.remotePath !== null && isAncestorFolded(it.remotePath, m.to)) return park(ctx, it, 'remote');
   const parentId = remoteParentId(ctx, m.to);
   if (parentId === null) return parentIsSelf(ctx, m, 'remote') ? park(ctx, it, 'remote') : null;
   const rowHolder = baseRowHolder(ctx, m.to, r.id);
@@ -190,8 +190,10 @@ function resolveLocalMove(ctx: PlanContext, m: PendingMove, vacated: Vacated): R
   const l = it.local!;
   const name = basename(m.to);
   if (utf8Bytes(name) > 255) return report(ctx, m.to, 'name-too-long', `renamed on Box to a name longer than the 255 bytes Linux allows; not moved here`);
-  // Into its own subtree (the Box layout nests it under something now inside it): step aside first.
-  if (isAncestor(l.path, m.to)) return park(ctx, it, 'local');
+  // Into its own subtree (the Box layout nests it under something now inside it), or under a new Box folder whose
+  // name differs from its own only in case (Box sees one name, so that folder waits for this one to leave): step
+  // aside first.
+  if (isAncestorFolded(l.path, m.to)) return park(ctx, it, 'local');
   if (!localParentExists(ctx, m.to)) return parentIsSelf(ctx, m, 'local') ? park(ctx, it, 'local') : null;
   const rowHolder = baseRowHolder(ctx, m.to, it.synced.remoteId);
   if (rowHolder !== undefined) return { blockedBy: rowHolder };

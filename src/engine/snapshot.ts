@@ -104,6 +104,8 @@ function* snapshotSteps(args: SnapshotArgs): Generator<void, Snapshot, void> {
   const remote = new Map<RemoteId, RemoteEntry>();
   const local = new Map<RelPath, LocalEntry>();
   const synced = new Map<RelPath, SyncedEntry>();
+  // A window's move ends past MAX_MOVE_ROUNDS: deferred below.
+  const cutOff: RelPath[] = [];
   const rootEntry = journal.getRemote(root.remoteId);
   if (rootEntry) remote.set(rootEntry.id, rootEntry);
 
@@ -134,7 +136,9 @@ function* snapshotSteps(args: SnapshotArgs): Generator<void, Snapshot, void> {
     let round = topmost([...bases].map(wholeFrom));
     // A window (closeMoves) also takes the far end of every move that starts or ends in it, and the far ends of
     // those, a bounded number of times: a chain longer than that is finished by the window that holds its other
-    // end (the planner never deletes what it was not given).
+    // end (the planner never deletes what it was not given). The far ends left over when the bound is reached are
+    // deferred in this snapshot: a move onto one of them would land on a name whose occupant the planner was not
+    // shown (the executor refuses it, and the window would fail it again on every pass).
     const memo: AddMemo = { ancestorsTaken: new Set(), remoteAt: new Map(), rows: args.remoteRows ?? journal };
     for (let i = 0; round.length > 0 && i < MAX_MOVE_ROUNDS; i++) {
       for (const base of round) {
@@ -151,6 +155,7 @@ function* snapshotSteps(args: SnapshotArgs): Generator<void, Snapshot, void> {
       for (const e of ends) twins.push(...(yield* caseTwinsOnTheWaySteps(journal, root, e)));
       round = notCovered([...ends, ...twins].map(wholeFrom), taken);
     }
+    if (args.scope.closeMoves === true) for (const p of round) cutOff.push(p);
   }
 
   const remoteTrashed = new Set<RemoteId>();
@@ -160,6 +165,7 @@ function* snapshotSteps(args: SnapshotArgs): Generator<void, Snapshot, void> {
   }
   const deferred = deferredPaths(journal, root.id, args.nowMs);
   if (args.scope.kind === 'hinted') for (const p of args.scope.unsettled ?? []) deferred.add(p);
+  for (const p of cutOff) deferred.add(p);
   return { root, remote, local, synced, remoteTrashed, deferred };
 }
 

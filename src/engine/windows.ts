@@ -5,7 +5,9 @@
  * A window is a list of base paths; the snapshot of a window holds each base's subtree on all three trees and
  * the chain of ancestors up to the root (the hinted-scope machinery of snapshot.ts), plus the other end of every
  * move that starts or ends in it (`closeMoves`), so that a move between windows is planned as a move (the Box id
- * is kept, nothing is transferred again) whichever window sees it first.
+ * is kept, nothing is transferred again) whichever window sees it first. The far ends are followed MAX_MOVE_ROUNDS
+ * deep; the ends left past that are deferred in that window (nothing is planned at or onto them), and the window
+ * that holds them plans the rest of the chain.
  *
  * The root is walked top-down through the journal, never loaded whole. A child of a folder becomes a base
  * (whole subtree) when its subtree holds at most `maxEntries` rows on every tree, or when it must be planned as

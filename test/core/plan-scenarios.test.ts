@@ -301,6 +301,36 @@ describe('planner: moves that wait on each other', () => {
     expectConverged(sim, { b: 'A', c: 'B' });
   });
 
+  it('a folder moved on Box under a new folder whose name differs from its own only in case -> parked here, then both in place', () => {
+    // Found by the property test (seed 580365793): Box sees "A" and "a" as one name, so the new Box folder "A" waits
+    // for the local "a" to leave, while "a" waited for "A/a" to exist. Nothing was planned and nothing reported.
+    const sim = new Sim().seed({ a: null, b: 'B' });
+    sim.remoteMkdir('A');
+    sim.remoteMkdir('A/a');
+    sim.remoteWrite('A/a/a', 'F');
+    sim.remoteMove('a', 'A/a/b');
+    const ops = plan(sim.snapshot(), { nowMs }).ops;
+    expect(ops.map(summary)).toEqual([`local-move a -> a (conflicted copy ${stamp})`]);
+    expect(ops[0]!.reason).toMatch(/moved aside .* to free its name for another move that waits on it/);
+    const all = converge(sim);
+    expect(kinds(all)).not.toContain('remote-move');
+    expect(kinds(all)).not.toContain('upload');
+    expectConverged(sim, { b: 'B', A: '/', 'A/a': '/', 'A/a/a': 'F', 'A/a/b': '/' });
+  });
+
+  it('the same here: a folder moved under a new local folder whose name differs from its own only in case -> parked on Box', () => {
+    const sim = new Sim().seed({ a: null, b: 'B' });
+    sim.localMkdir('A');
+    sim.localMkdir('A/a');
+    sim.localWrite('A/a/a', 'F');
+    sim.localMove('a', 'A/a/b');
+    const ops = plan(sim.snapshot(), { nowMs }).ops;
+    expect(ops.map(summary)).toEqual([`remote-move a -> a (conflicted copy ${stamp})`]);
+    const all = converge(sim);
+    expect(kinds(all)).not.toContain('download');
+    expectConverged(sim, { b: 'B', A: '/', 'A/a': '/', 'A/a/a': 'F', 'A/a/b': '/' });
+  });
+
   it('each side moved one folder into the other -> the Box layout wins', () => {
     const sim = new Sim().seed({ x: null, y: null, 'x/f': 'F', 'y/g': 'G' });
     sim.localMove('x', 'y/x');

@@ -151,4 +151,32 @@ describe('buildSnapshot', () => {
     // Not `local-trash b`. The move out of `b` is planned by the next pass, once `b` is back.
     expect(ops).toEqual(['remote-restore b']);
   });
+
+  // Found by the windowed planner property test (seed 583125438): a window follows a chain of moves MAX_MOVE_ROUNDS
+  // far ends deep. The move at the end of the chain went onto a name whose occupant the window was not shown.
+  it('window: a chain of Box moves longer than a window follows: its last far end is deferred, no move lands on an occupant not shown', async () => {
+    const journal = await seeded();
+    const names = ['n0', 'n1', 'n2', 'n3', 'n4', 'n5'];
+    journal.transaction(() => {
+      names.forEach((n, i) => {
+        journal.putRemote(remote(String(20 + i), '10', n));
+        journal.putLocal(root.id, local(n, 20 + i));
+        journal.putSynced(root.id, synced(n, String(20 + i), 20 + i));
+      });
+      // On Box each item took the next one's name; the last one went to the trash. Nothing changed here.
+      journal.deleteRemote(asRemoteId('25'));
+      journal.markTrashed(asRemoteId('25'), true);
+      for (let i = 4; i >= 0; i--) journal.putRemote(remote(String(20 + i), '10', names[i + 1]!));
+    });
+    const scope = { kind: 'hinted' as const, localPaths: [asRelPath('n1')], remoteIds: [], closeMoves: true };
+    const s = buildSnapshot({ journal, root, isIgnored: noIgnore, nowMs: 0, scope });
+    expect([...s.synced.keys()].sort()).toEqual(['n0', 'n1', 'n2', 'n3', 'n4']);
+    expect([...s.deferred]).toEqual(['n5']);
+    const ops = plan(s, { nowMs: 0 }).ops;
+    expect(ops.some((o) => 'to' in o && o.to === 'n5')).toBe(false);
+    // The window that holds n5 sees both its occupant and the move onto it.
+    const end = buildSnapshot({ journal, root, isIgnored: noIgnore, nowMs: 0, scope: { ...scope, localPaths: [asRelPath('n5')] } });
+    expect(end.deferred.has(asRelPath('n5'))).toBe(false);
+    expect(end.local.has(asRelPath('n5')) && end.synced.has(asRelPath('n4'))).toBe(true);
+  });
 });
