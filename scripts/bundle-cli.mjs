@@ -6,7 +6,9 @@
 // modules: V8 can cache a script's code (vm.Script), and Node 20 has no such hook for ES modules; a script has no
 // top-level await, hence script-main.ts, which hands the run back as `done`. Every dynamic import() of a bundled
 // module becomes a lazy init of its code inside the script, so that a module a command does not use is compiled but
-// never run (and with the code cache, not even compiled). Left outside: better-sqlite3 (a native addon), pino's
+// never run (and with the code cache, not even compiled). better-sqlite3's JavaScript is inside, its native addon
+// found by src/journal/sqlite-addon.ts (loading its dozen modules from node_modules cost a run 3-5 ms of CPU under
+// load). Left outside: `bindings` (better-sqlite3's way to find its addon, asked only when that found none), pino's
 // transports (pino-pretty and thread-stream, whose worker threads start from their own files; `sync` uses none),
 // esbuild and tsx (development only). pino itself is inside: loaded from node_modules it cost 13-15 ms of CPU a run.
 // dist/cli-script/ is as deep as dist/cli/, so that a path taken from import.meta.url there (the version's
@@ -25,7 +27,7 @@ const outdir = join(root, 'dist', 'cli-script');
 // The ES-module bundle of earlier builds (dist/cli-bundle/), if any, goes too: nothing runs it any more.
 for (const dir of [outdir, join(root, 'dist', 'cli-bundle')]) rmSync(dir, { recursive: true, force: true });
 // The options (scripts/bundle-plugins.mjs, shared with the tests): a CommonJS script inside a wrapper function;
-// better-sqlite3, pino's transports, esbuild and tsx left outside; import.meta.url of the modules is the script's
+// bindings, pino's transports, esbuild and tsx left outside; import.meta.url of the modules is the script's
 // own URL, as the ES modules' was (a script has none); import() of node's own modules and of the external ones
 // becomes require(), which a vm.Script has (import() would need a hook); http2-wrapper (and node:http2) loaded on
 // first use, not when got loads, and so are got's two Intl.ListFormat objects (ICU's start).

@@ -39,6 +39,52 @@ export const lazyListFormat = {
 };
 
 /**
+ * Four modules inside the bundle require a module at load that `sync` never uses (each cost a run 1-5 ms of CPU):
+ * commander's lib/command.js and node-cron node:child_process (for a command run as another executable, which
+ * boxsync has none of, and for node-cron's background tasks, which boxsync does not ask for), pino's lib/transport.js thread-stream (loaded from node_modules: pino's transports, which `sync` never
+ * starts) and sonic-boom's node:assert (one check of a file descriptor). Each is made a stand-in that requires the
+ * module on first use, with the same arguments. A line is replaced only as it is written (a version that writes it
+ * otherwise is bundled as it is). test/cli/bundle-lazy.test.ts.
+ */
+const LAZY_REQUIRES = [
+  {
+    file: /[\\/]commander[\\/]lib[\\/]command\.js$/,
+    line: "const childProcess = require('node:child_process');",
+    lazy: "let childProcessMade; const childProcess = { spawn: (...args) => (childProcessMade ??= require('node:child_process')).spawn(...args) };",
+  },
+  {
+    file: /[\\/]node-cron[\\/]dist[\\/]node-cron\.js$/,
+    line: "import { fork } from 'child_process';",
+    lazy: "let childProcessMade; const fork = (...args) => (childProcessMade ??= require('child_process')).fork(...args);",
+  },
+  {
+    file: /[\\/]pino[\\/]lib[\\/]transport\.js$/,
+    line: "const ThreadStream = require('thread-stream')",
+    lazy: "let ThreadStreamMade; const ThreadStream = function (...args) { return new (ThreadStreamMade ??= require('thread-stream'))(...args) }",
+  },
+  {
+    file: /[\\/]sonic-boom[\\/]index\.js$/,
+    line: "const assert = require('assert')",
+    lazy: "let assertMade; const assert = (...args) => (assertMade ??= require('assert'))(...args)",
+  },
+];
+
+export const lazyRequires = {
+  name: 'lazy-requires',
+  setup(build) {
+    for (const { file, line, lazy } of LAZY_REQUIRES) {
+      build.onLoad({ filter: file }, (args) => {
+        const lines = readFileSync(args.path, 'utf8').split('\n');
+        const at = lines.filter((l) => l === line).length === 1 ? lines.indexOf(line) : -1;
+        if (at < 0) return undefined;
+        lines[at] = lazy;
+        return { contents: lines.join('\n'), loader: 'js' };
+      });
+    }
+  },
+};
+
+/**
  * esbuild's options for the one-script CommonJS bundle of the CLI (scripts/bundle-cli.mjs says why each is so):
  * `entry` (dist/cli/script-main.js; a test may give src/cli/script-main.ts) bundled into `outfile`.
  */
@@ -52,7 +98,9 @@ export function cliScriptOptions(entry, outfile) {
     target: 'node20',
     // pino is inside: `sync` logs to a stream of its own (commands/sync.ts cliLogger), never through a transport,
     // whose worker files (thread-stream's) are found beside their own module, so thread-stream stays outside.
-    external: ['better-sqlite3', 'pino-pretty', 'thread-stream', 'esbuild', 'tsx'],
+    // better-sqlite3's JavaScript is inside (its native addon is found by src/journal/sqlite-addon.ts and loaded
+    // from its package, as before); `bindings`, which better-sqlite3 would ask only when that found none, stays out.
+    external: ['bindings', 'pino-pretty', 'thread-stream', 'esbuild', 'tsx'],
     define: { 'import.meta.url': '__boxsyncImportMetaUrl' },
     // The script is one function expression, which bin/code-cache.js compiles and calls as Node's CommonJS loader
     // calls a module's wrapper (strict, as the ES modules it is made from); its modules' import.meta.url is its own.
@@ -60,7 +108,7 @@ export function cliScriptOptions(entry, outfile) {
     footer: { js: '})' },
     supported: { 'dynamic-import': false },
     logLevel: 'warning',
-    plugins: [lazyHttp2Wrapper, lazyListFormat],
+    plugins: [lazyHttp2Wrapper, lazyListFormat, lazyRequires],
   };
 }
 

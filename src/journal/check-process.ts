@@ -11,7 +11,7 @@
  * too) waits for every worker thread to stop, so SIGTERM during the check waited for the whole pragma (measured:
  * 9 s on a loaded machine). A child process is killed at once (SIGKILL: it only reads).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 
 /** What the check found: `problems` empty when the file is sound; `error` when it could not run. */
@@ -91,6 +91,12 @@ function failure(message: string, code?: string): Error & { code?: string } {
   return e;
 }
 
+/**
+ * node:child_process, loaded by the first check: a `sync --once` that has no check to make (its journal was closed
+ * clean) does not load it and the modules it brings (node:dgram among them; 1-2 ms of CPU a run).
+ */
+const childProcess = (): typeof import('node:child_process') => createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
+
 /** Answers from the process's output; never rejects. */
 export function quickCheckInProcess(path: string, opts: CheckOptions = {}): Promise<CheckResult> {
   if (opts.signal?.aborted) return Promise.resolve({ ok: false, error: failure('the check was stopped before it started', 'ABORT_ERR') });
@@ -100,7 +106,7 @@ export function quickCheckInProcess(path: string, opts: CheckOptions = {}): Prom
   delete env.NODE_OPTIONS;
   let child: ChildProcess;
   try {
-    child = spawn(process.execPath, ['-e', CHILD_CODE, JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'pipe'], env });
+    child = childProcess().spawn(process.execPath, ['-e', CHILD_CODE, JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'pipe'], env });
   } catch (e) {
     return Promise.resolve({ ok: false, error: failure(`the check process could not start (${e instanceof Error ? e.message : String(e)})`) });
   }

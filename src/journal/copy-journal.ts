@@ -6,12 +6,13 @@
 import { existsSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { SyncError } from '../core/errors.js';
+import { withSqliteAddon } from './sqlite-addon.js';
 
 export async function copyJournal(from: string, to: string): Promise<boolean> {
   if (!existsSync(from)) return false;
   let db: BetterSqlite3.Database | undefined;
   try {
-    db = new BetterSqlite3(from, { readonly: true, fileMustExist: true });
+    db = new BetterSqlite3(from, withSqliteAddon({ readonly: true, fileMustExist: true }));
     await db.backup(to);
     return true;
   } catch (e) {

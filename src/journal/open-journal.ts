@@ -33,6 +33,7 @@ import { damageCode, journalDamaged, watchDamage } from './damage-watch.js';
 import { migrate, UnusableJournalError } from './migrations.js';
 import { SqliteJournal } from './sqlite-journal.js';
 import { journalNotes } from './notes.js';
+import { withSqliteAddon } from './sqlite-addon.js';
 
 export interface OpenJournalOptions {
   readonly logger?: Logger;
@@ -147,7 +148,7 @@ function openChecked(path: string, cacheKiB: number | undefined, skip: OpenJourn
   const { checkNow, lastCheckMs } = checkAtOpen(path, mark, skip, Date.now());
   let db: Database | undefined;
   try {
-    db = new BetterSqlite3(path);
+    db = new BetterSqlite3(path, withSqliteAddon({}));
     db.pragma('busy_timeout = 5000');
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');

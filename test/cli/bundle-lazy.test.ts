@@ -3,7 +3,8 @@
  * loads that module, and node:http2 with it, when it loads, though boxsync never sets got's `http2` option. Bundled
  * with the stand-in, neither is loaded until got reads `auto` or `globalAgent`, and then the real ones are there.
  * And got's @sindresorhus/is, whose two Intl.ListFormat objects (ICU's start, about 8 ms) are made on first use
- * (lazyListFormat), with the same messages as the module's own.
+ * (lazyListFormat), with the same messages as the module's own. And commander's and node-cron's node:child_process,
+ * pino's thread-stream and sonic-boom's node:assert, required on first use (lazyRequires).
  * Real esbuild, the real got, http2-wrapper and @sindresorhus/is, real child processes.
  */
 import { spawnSync } from 'node:child_process';
@@ -14,7 +15,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/cli.js';
 import { makeTempDir } from '../support/tmp.js';
 // @ts-expect-error: a plain JavaScript build script without types
-import { lazyHttp2Wrapper, lazyListFormat } from '../../scripts/bundle-plugins.mjs';
+import { lazyHttp2Wrapper, lazyListFormat, lazyRequires } from '../../scripts/bundle-plugins.mjs';
 
 let tmp: { dir: string; cleanup: () => Promise<void> };
 beforeEach(async () => (tmp = await makeTempDir('boxsync-bundle-lazy-')));
@@ -44,6 +45,55 @@ describe('the CLI bundle', () => {
     const r = spawnSync(process.execPath, [join(tmp.dir, 'out.mjs')], { encoding: 'utf8', timeout: 60_000 });
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ atStart: false, afterGot: false, afterUse: true, auto: 'function', agent: 'function', got: 'function' });
+  });
+
+  it("requires commander's and node-cron's node:child_process, pino's thread-stream and sonic-boom's node:assert on first use, and then the real ones", async () => {
+    const code = `
+import { Command } from 'commander';
+import cron from 'node-cron';
+import pino from 'pino';
+import SonicBoom from 'sonic-boom';
+const has = (m) => process.moduleLoadList.includes('NativeModule ' + m);
+const threadStream = () => Object.keys(require.cache).some((k) => k.includes('thread-stream'));
+const atLoad = { childProcess: has('child_process'), assert: has('assert'), threadStream: threadStream() };
+const program = new Command().name('x');
+const valid = cron.validate('*/5 * * * *');
+// sonic-boom's one check, through its stand-in: the real assert's error.
+const boom = new SonicBoom({ fd: 1, sync: true });
+boom.fd = 'x';
+let check;
+try { boom.destroy(); } catch (e) { check = [e.name, e.code, e.message]; }
+// A pino transport: a real thread-stream, made through its stand-in.
+const transport = pino.transport({ target: process.argv[3], options: { destination: process.argv[2] } });
+const stream = transport.constructor.name;
+transport.end();
+process.stdout.write(JSON.stringify({ atLoad, program: program.name(), valid, check, stream, threadStream: threadStream() }));
+`;
+    const entry = join(repoRoot, 'test', 'cli', `.bundle-requires-entry-${process.pid}.mjs`);
+    // Beside the entry, so that thread-stream (outside the bundle) is found in node_modules, as from dist/cli-script.
+    const out = join(repoRoot, 'test', 'cli', `.bundle-requires-out-${process.pid}.cjs`);
+    await writeFile(entry, code);
+    try {
+      await build({ entryPoints: [entry], outfile: out, bundle: true, platform: 'node', format: 'cjs', target: 'node20', external: ['thread-stream'], plugins: [lazyRequires], logLevel: 'silent', define: { 'import.meta.url': '__importMetaUrl' }, banner: { js: 'var __importMetaUrl = require("node:url").pathToFileURL(__filename).href;' } });
+      const text = await readFile(out, 'utf8');
+      // Each of the four lines was replaced (a version that writes one otherwise would be bundled as it is).
+      expect(text.match(/Made\d* \?\?= require\("(?:node:child_process|child_process|thread-stream|assert)"\)/g)).toHaveLength(4);
+      // A transport target of its own (pino's own pino/file is looked up beside the caller, here the bundle).
+      const target = join(tmp.dir, 'target.cjs');
+      await writeFile(target, "module.exports = (o) => require('node:fs').createWriteStream(o.destination);\n");
+      const r = spawnSync(process.execPath, [out, join(tmp.dir, 'log.json'), target], { encoding: 'utf8', timeout: 60_000 });
+      expect(r.status, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual({
+        atLoad: { childProcess: false, assert: false, threadStream: false },
+        program: 'x',
+        valid: true,
+        check: ['AssertionError', 'ERR_ASSERTION', 'sonic.fd must be a number, got string'],
+        stream: 'ThreadStream',
+        threadStream: true,
+      });
+    } finally {
+      await import('node:fs/promises').then(async (fs) => Promise.all([fs.rm(entry, { force: true }), fs.rm(out, { force: true })]));
+    }
   });
 
   it("makes @sindresorhus/is's list formatters on first use, and its messages are the module's own", async () => {

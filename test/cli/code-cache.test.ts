@@ -23,6 +23,7 @@ import { asciiOnly, cliScriptOptions } from '../../scripts/bundle-plugins.mjs';
 interface Run {
   readonly code: number | null;
   readonly stderr: string;
+  readonly stdout: string;
   /** The code cache's report lines, without the `boxsync: code cache: ` prefix. */
   readonly cache: string[];
 }
@@ -39,10 +40,12 @@ describe('the code cache of `boxsync sync` (a build)', () => {
       const child = spawn(process.execPath, [join(root(), 'bin', 'boxsync.js'), 'sync', '--once', '--config', configFile], {
         cwd: tmp.dir,
         env: { ...process.env, BOXSYNC_FROM_SOURCE: '', BOXSYNC_LOG_LEVEL: 'warn', BOXSYNC_CODE_CACHE_REPORT: '1', XDG_CACHE_HOME: cacheHome, ...extraEnv },
-        stdio: ['ignore', 'ignore', 'pipe'],
+        stdio: ['ignore', 'pipe', 'pipe'],
       });
       let stderr = '';
+      let stdout = '';
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
       const timer = setTimeout(() => {
         child.kill('SIGKILL');
         reject(new Error(`boxsync sync did not exit within 90 s\n${stderr}`));
@@ -54,7 +57,7 @@ describe('the code cache of `boxsync sync` (a build)', () => {
           .split('\n')
           .filter((l) => l.startsWith('boxsync: code cache: '))
           .map((l) => l.slice('boxsync: code cache: '.length));
-        resolve({ code, stderr, cache });
+        resolve({ code, stderr, stdout, cache });
       });
     });
   const cacheDir = (home: string): string => join(home, 'boxsync', 'code-cache');
@@ -116,6 +119,27 @@ describe('the code cache of `boxsync sync` (a build)', () => {
     expect((await sync(home)).cache).toEqual([`used ${path}`]);
     // A run that stops early again leaves the whole run's cache as it is.
     expect((await sync(home, {}, join(tmp.dir, 'no-such-config.json'))).cache).toEqual([`used ${path}`]);
+  });
+
+  it('a run that exits 0 ends without Node\'s teardown, after its output and the journal\'s clean close; a run that fails ends as before', async () => {
+    const home = join(tmp.dir, 'cache-x');
+    const first = await sync(home);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toContain('boxsync: exit: without teardown\n');
+    // The whole output, through a pipe: one line for each file of the run, then the summary.
+    expect(first.stdout).toMatch(/boxsync: converged in \d+ ms .*\n$/);
+    // The journal was closed cleanly before: its clean mark is there and no WAL is left.
+    const after = await readdir(env.stateDir);
+    expect(after).toContain('journal.db.clean');
+    expect(after).not.toContain('journal.db-wal');
+    expect(after).not.toContain('lock');
+    const noChange = await sync(home);
+    expect(noChange.code, noChange.stderr).toBe(0);
+    expect(noChange.stderr).toContain('boxsync: exit: without teardown\n');
+    expect(noChange.stdout).toMatch(/boxsync: converged in \d+ ms \(1 pass\): 0 downloaded/);
+    const failed = await sync(home, {}, join(tmp.dir, 'no-such-config.json'));
+    expect(failed.code).toBe(2);
+    expect(failed.stderr).not.toContain('boxsync: exit:');
   });
 
   it('a cache file that is garbage, too big, damaged or refused by V8 is not used, and is replaced', async () => {
