@@ -82,6 +82,28 @@ export class CommitBatch {
     }
   }
 
+  /**
+   * `add` for several writes at once (a group of small downloads): one promise for them all, resolved with each
+   * write's error (undefined: committed) in order, never rejected.
+   */
+  addAll(writes: readonly (() => void)[]): Promise<(unknown | undefined)[]> {
+    if (writes.length === 0) return Promise.resolve([]);
+    return new Promise((resolve) => {
+      const errors: (unknown | undefined)[] = new Array<unknown>(writes.length).fill(undefined);
+      let left = writes.length;
+      const settle = (k: number, e: unknown): void => {
+        errors[k] = e;
+        if (--left === 0) resolve(errors);
+      };
+      writes.forEach((write, k) => this.#pending.push({ write, resolve: () => settle(k, undefined), reject: (e) => settle(k, e ?? new Error('the commit failed')) }));
+      this.wake();
+      if (!this.#draining) {
+        this.#draining = true;
+        setImmediate(() => void this.#drain());
+      }
+    });
+  }
+
   /** Something `expectMore` reads changed (an operation ended without an outcome to commit): look again. */
   wake(): void {
     this.#wake?.();

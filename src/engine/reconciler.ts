@@ -25,7 +25,7 @@ import type { Logger } from 'pino';
 import { CommitBatch } from './commit-batch.js';
 import { commitOutcome } from './commit.js';
 import { checkMassDelete, rootSideEmpty } from './delete-guard.js';
-import { execute, toSyncError, type Executor, type Outcome } from './executor.js';
+import { execute, toSyncError, type Executor, type OpResult, type Outcome } from './executor.js';
 import { createsFolder, followUps } from './follow-ups.js';
 import type { IsIgnored } from './observe-local.js';
 import { reobserve } from './reobserve.js';
@@ -40,7 +40,7 @@ import { holdsWhole, snapshotChildren } from './snapshot-rows.js';
 import { deferredPaths, recordOpFailure } from './failures.js';
 import { probedLocally } from '../core/park-class.js';
 import type { StatusTracker } from './status-tracker.js';
-import type { QueueTask, TransferQueue } from './transfer-queue.js';
+import { DOWNLOAD_GROUP, SMALL_FILE_BYTES, type QueueTask, type TransferQueue } from './transfer-queue.js';
 import type { EngineEvents, EngineOptions } from './types.js';
 
 export const MAX_PASSES = 50;
@@ -326,6 +326,9 @@ async function reconcileScope(
           // Busy until committed: a live sync beside the batch plans from the journal (live-lane.ts).
           inFlight.delete(op);
         }
+        await afterOp(op, final);
+      };
+      const afterOp = async (op: Operation, final: Outcome): Promise<void> => {
         if (final.status === 'failed') await handleFailure(ctx, rc, op, final.error, { tally, failedThisRun, replans: state.replans, found: state.foundByReplans });
         else if (createsFolder(op) && !ctx.signal?.aborted) {
           // What the new folder allows inside it runs in this pass too (follow-ups.ts): a deep new tree in one pass.
@@ -333,10 +336,36 @@ async function reconcileScope(
           work.push(...next);
           running += next.length;
           if (next.length > 0) announce(next);
-          await Promise.all(next.map(runOp));
+          await runOps(next);
         }
       };
-      const batch = Promise.all(work.map(runOp));
+      // Small downloads a prefetch holds (their bytes come from an archive on disk) run in groups: one queue task and
+      // one commit call for up to DOWNLOAD_GROUP files, each file still through the executor's own download (its
+      // temp file, checks and guards) and committed, or failed, alone.
+      const runGroup = async (ops: readonly DownloadOp[]): Promise<void> => {
+        const tasks = ops.map((op) => taskFor(ctx, rc, op, tally.passes));
+        ops.forEach((op, k) => inFlight.add(op, tasks[k]!));
+        let finals: Outcome[];
+        try {
+          const outcomes = await runGrouped(ctx, rc.root.id, ops, tasks);
+          running -= ops.length;
+          commits.wake();
+          finals = await commitGroup(ctx, commits, rc.root.id, ops, outcomes, tally);
+        } finally {
+          for (const op of ops) inFlight.delete(op);
+        }
+        await Promise.all(ops.map((op, k) => afterOp(op, finals[k]!)));
+      };
+      const runOps = (ops: readonly Operation[]): Promise<unknown> => {
+        const grouped: DownloadOp[] = [];
+        const alone: Operation[] = [];
+        for (const op of ops) (groupable(ctx, op) ? grouped : alone).push(op);
+        if (grouped.length < 2) return Promise.all(ops.map(runOp));
+        const groups: Promise<void>[] = [];
+        for (let i = 0; i < grouped.length; i += DOWNLOAD_GROUP) groups.push(runGroup(grouped.slice(i, i + DOWNLOAD_GROUP)));
+        return Promise.all([...alone.map(runOp), ...groups]);
+      };
+      const batch = runOps(work);
       await (ctx.liveLane ? ctx.liveLane(batch, inFlight) : batch);
     } finally {
       prefetched?.release();
@@ -427,21 +456,94 @@ function taskFor(ctx: ReconcileContext, rc: RootContext, op: Operation, pass: nu
   };
 }
 
+type DownloadOp = Extract<Operation, { kind: 'download' }>;
+
+/** A download run in a group (reconcileScope's runGroup): a small file a prefetch holds. */
+function groupable(ctx: ReconcileContext, op: Operation): op is DownloadOp {
+  return op.kind === 'download' && op.expect.sizeBytes < SMALL_FILE_BYTES && ctx.remote.prefetched?.(op.remoteId) === true;
+}
+
+/**
+ * The downloads of a group as one queue task (QueueTask.files): each runs its own task (the executor's download)
+ * at once inside it, the group's progress is the sum of theirs; an outcome each. A group the queue did not run (a
+ * failed outcome of its own) gives that outcome to each of its files.
+ */
+async function runGrouped(ctx: ReconcileContext, root: RootId, ops: readonly DownloadOp[], tasks: readonly QueueTask[]): Promise<Outcome[]> {
+  const outcomes: (Outcome | undefined)[] = new Array<Outcome | undefined>(ops.length);
+  const totalBytes = tasks.reduce((n, t) => n + t.totalBytes, 0);
+  const group: Outcome = await ctx.queue.add({
+    root,
+    path: opPath(ops[0]!),
+    direction: 'down',
+    totalBytes,
+    files: ops.length,
+    run: async (onProgress) => {
+      const done = new Array<number>(ops.length).fill(0);
+      let sum = 0;
+      await Promise.all(
+        tasks.map(async (t, k) => {
+          outcomes[k] = await t.run((p) => {
+            sum += p.doneBytes - done[k]!;
+            done[k] = p.doneBytes;
+            onProgress({ doneBytes: sum, totalBytes });
+          });
+        }),
+      );
+      return { status: 'done', result: { bytes: sum } };
+    },
+  });
+  return outcomes.map((o) => o ?? (group.status === 'failed' ? group : { status: 'failed', error: toSyncError(new Error('the group of downloads ended without this file')) }));
+}
+
+/** `commit` for a group's outcomes: their journal writes in one call (CommitBatch.addAll), then each told alone. */
+async function commitGroup(ctx: ReconcileContext, commits: CommitBatch, root: RootId, ops: readonly Operation[], outcomes: readonly Outcome[], tally: Tally): Promise<Outcome[]> {
+  const at: number[] = [];
+  const events: OperationEvent[] = [];
+  const writes: (() => void)[] = [];
+  outcomes.forEach((outcome, k) => {
+    if (outcome.status !== 'done') return;
+    const op = ops[k]!;
+    const event: OperationEvent = { root, kind: op.kind, path: opPath(op), reason: op.reason, ok: true };
+    at.push(k);
+    events.push(event);
+    writes.push(commitWrite(ctx, root, op, outcome.result, event));
+  });
+  const finals = [...outcomes];
+  const errors = await commits.addAll(writes);
+  errors.forEach((e, i) => {
+    const k = at[i]!;
+    const outcome = outcomes[k] as Extract<Outcome, { status: 'done' }>;
+    finals[k] = e === undefined ? committed(ctx, root, ops[k]!, outcome, tally, events[i]!) : { status: 'failed', error: toSyncError(e) };
+  });
+  return finals;
+}
+
+/**
+ * An outcome's journal writes only (the batch may run a write twice: commit-batch.ts). The history row commits with
+ * the operation, one transaction instead of two (10,000 small downloads spent 1.5 s in the second ones); the
+ * listeners hear of it once it is committed.
+ */
+function commitWrite(ctx: ReconcileContext, root: RootId, op: Operation, result: OpResult, event: OperationEvent): () => void {
+  return () => {
+    commitOutcome(ctx.journal, root, op, result);
+    ctx.journal.clearFailure(root, opPath(op));
+    if (op.kind === 'local-move' || op.kind === 'remote-move') ctx.journal.clearFailure(root, op.from);
+    recordHistory(ctx, event);
+  };
+}
+
 async function commit(ctx: ReconcileContext, commits: CommitBatch, root: RootId, op: Operation, outcome: Extract<Outcome, { status: 'done' }>, tally: Tally): Promise<Outcome> {
   const event: OperationEvent = { root, kind: op.kind, path: opPath(op), reason: op.reason, ok: true };
   try {
-    // Journal writes only (the batch may run a write twice: commit-batch.ts). The history row commits with the
-    // operation, one transaction instead of two (10,000 small downloads spent 1.5 s in the second ones); the
-    // listeners hear of it once it is committed.
-    await commits.add(() => {
-      commitOutcome(ctx.journal, root, op, outcome.result);
-      ctx.journal.clearFailure(root, opPath(op));
-      if (op.kind === 'local-move' || op.kind === 'remote-move') ctx.journal.clearFailure(root, op.from);
-      recordHistory(ctx, event);
-    });
+    await commits.add(commitWrite(ctx, root, op, outcome.result, event));
   } catch (e) {
     return { status: 'failed', error: toSyncError(e) };
   }
+  return committed(ctx, root, op, outcome, tally, event);
+}
+
+/** What follows an outcome's commit: the listeners, the tally, the log line. */
+function committed(ctx: ReconcileContext, root: RootId, op: Operation, outcome: Extract<Outcome, { status: 'done' }>, tally: Tally, event: OperationEvent): Outcome {
   tell(ctx, event);
   tally.ops[op.kind] = (tally.ops[op.kind] ?? 0) + 1;
   if (op.kind === 'download') tally.downloadedBytes += outcome.result.bytes;

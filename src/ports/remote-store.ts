@@ -175,6 +175,11 @@ export interface RemoteStore {
    * is downloaded alone. Never throws; the handle frees what was fetched and not used.
    */
   prefetch?(files: readonly PrefetchFile[], signal?: AbortSignal): PrefetchHandle;
+  /**
+   * Optional: whether a prefetch holds this file (its `download()` will come from an archive on disk, not a request
+   * of its own). The engine runs such downloads in groups (one queue task, one commit call for several).
+   */
+  prefetched?(id: RemoteId): boolean;
   uploadNew(req: NewFileUpload): Promise<RemoteEntry>;
   uploadVersion(req: NewVersionUpload): Promise<RemoteEntry>;
 

@@ -188,3 +188,35 @@ describe('CommitBatch', () => {
     expect(sizes).toEqual([3, 1]);
   });
 });
+
+describe('CommitBatch.addAll', () => {
+  it('commits several writes with one promise: a failing one gets its error at its index, the rest are committed', async () => {
+    const { journal } = j;
+    const { batch, sizes } = recordingBatch(journal, {});
+    const errors = await batch.addAll([
+      () => journal.putSynced(root, base('a', '1')),
+      () => {
+        journal.putSynced(root, base('b', '2'));
+        throw new Error('boom');
+      },
+      () => journal.putSynced(root, base('c', '3')),
+    ]);
+    expect(errors.map((e) => (e === undefined ? 'ok' : (e as Error).message))).toEqual(['ok', 'boom', 'ok']);
+    expect(sizes).toEqual([3]);
+    expect(journal.getSynced(root, p('a'))?.remoteId).toBe('1');
+    expect(journal.getSynced(root, p('b'))).toBeUndefined();
+    expect(journal.getSynced(root, p('c'))?.remoteId).toBe('3');
+    expect(await batch.addAll([])).toEqual([]);
+  });
+
+  it('a failed commit (beforeCommit threw) is each write’s error; nothing is written', async () => {
+    const { journal } = j;
+    const batch = new CommitBatch({
+      transactionEach: (w) => journal.transactionEach(w),
+      beforeCommit: () => Promise.reject(new Error('fsync failed')),
+    });
+    const errors = await batch.addAll([() => journal.putSynced(root, base('a', '1')), () => journal.putSynced(root, base('b', '2'))]);
+    expect(errors.map((e) => (e as Error).message)).toEqual(['fsync failed', 'fsync failed']);
+    expect(journal.getSynced(root, p('a'))).toBeUndefined();
+  });
+});

@@ -67,6 +67,10 @@ export class BoxStore implements RemoteStore {
     return this.zip === undefined ? { release: () => undefined } : this.zip.prefetch(files, signal);
   }
 
+  prefetched(id: RemoteId): boolean {
+    return this.zip?.has(id) === true;
+  }
+
   async uploadNew(req: NewFileUpload): Promise<RemoteEntry> {
     const asked = { what: 'upload', kind: 'file', parentId: req.parentId, name: req.name } as const;
     return this.checked(asked, await uploadNew(this.uploadDeps, req));

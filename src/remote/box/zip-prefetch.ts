@@ -154,6 +154,11 @@ export class ZipPrefetcher {
     };
   }
 
+  /** Whether a prefetch holds this file (RemoteStore.prefetched): its download() takes it from an archive. */
+  has(id: RemoteId): boolean {
+    return this.#slots.has(id);
+  }
+
   #refused(): void {
     this.#refusedUntilMs = this.deps.nowMs() + REFUSED_BACKOFF_MS;
   }
