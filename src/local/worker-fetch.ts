@@ -1,10 +1,17 @@
 /**
  * A big download's body read on a file worker thread (issue 29 point 4): the GET of a pre-signed download URL (no
  * token: the main thread asked Box's API for it), its bytes hashed and written into the temp file's open fd there,
- * so the main thread neither receives, hashes nor writes them, and the download's Buffers (one per socket read) are
- * made and dropped in the thread's small heap instead of being promoted in the main thread's (README, Performance:
- * about one full collection of the main thread per 9 MB downloaded). download.ts keeps every decision: the API call,
- * the 302, the resumes, the SHA-1 check; temp-file.ts's `fillFromUrl` is the way in (TempFile port).
+ * so the main thread neither receives, hashes nor writes them (README, Performance: about one full collection of the
+ * main thread per 9 MB downloaded when it did). download.ts keeps every decision: the API call, the 302, the resumes,
+ * the SHA-1 check; temp-file.ts's `fillFromUrl` is the way in (TempFile port).
+ *
+ * The GET is HTTP/1.1 on a socket of its own (`Connection: close`; tls.connect for https, which checks the
+ * certificate as node:https does) read through net's `onread` into one of the thread's reused buffers
+ * (BODY_BUFFER_BYTES), not node:http: node:http makes a new Buffer per socket read and copies each body slice into
+ * another, and those Buffers' external memory set the thread's collections and its peak RSS. The answer's head is
+ * parsed here (status, Content-Length, Content-Range, chunked framing, 1xx answers skipped), and the body's bytes
+ * gather in the buffer and are hashed and written when it is nearly full: one write per few hundred KiB instead of
+ * one per socket read.
  *
  * The job (file-workers.ts `fetch`) reads the body once, from `position`: the bytes an earlier attempt left in the
  * file are read back and hashed first, and `range` asks for the rest; a host that answers 200 to a Range request is
@@ -20,8 +27,12 @@ import type { UrlFillResult } from '../ports/local-fs.js';
 /** The answer of a `fetch` job (FileJobResult.fetched): the port's UrlFillResult, `write` failures included. */
 export type FetchOutcome = UrlFillResult;
 
-/** A thread's scavenge comes after this many bytes received (peak RSS; README, Performance). */
-export const GC_EVERY_BYTES = 8 * 1024 * 1024;
+/** A fetch's read buffer (worker-side `bodyBuffers`): its body bytes are written once this is nearly full. */
+export const BODY_BUFFER_BYTES = 512 * 1024;
+/** The least room a socket read is given: below it, the gathered bytes are hashed and written first. */
+export const BODY_READ_MIN = 64 * 1024;
+/** Read buffers a thread keeps for its next fetches (more in flight at once get their own, dropped after). */
+export const BODY_BUFFERS_KEPT = 4;
 
 /** Progress is posted every this many bytes. */
 export const FETCH_PROGRESS_BYTES = 4 * 1024 * 1024;
@@ -32,15 +43,15 @@ export const FETCH_PROGRESS_BYTES = 4 * 1024 * 1024;
  */
 export const FETCH_CODE = `
 const fetching = new Map();
-// The thread's young generation is small and a body's Buffers are external memory: V8 would let dead ones pile up
-// to its external limit (64 MiB) before it collects them. A scavenge every GC_EVERY_BYTES received frees them.
-let scavenge = null;
-try {
-  require('node:v8').setFlagsFromString('--expose-gc');
-  const gc = require('node:vm').runInNewContext('gc');
-  if (typeof gc === 'function') scavenge = () => gc({ type: 'minor' });
-} catch {}
-let sinceScavenge = 0;
+// Each fetch in flight reads into a buffer of its own from this pool (kept for the next one: a thread frees buffers
+// only at its rare garbage collections); its body bytes gather there and are hashed and written once fewer than
+// BODY_READ_MIN bytes are left free, so a download makes no Buffer per socket read and few, large writes.
+const bodyBuffers = [];
+const BODY_READ_MIN = ${BODY_READ_MIN};
+const takeBodyBuffer = () => bodyBuffers.pop() || Buffer.allocUnsafeSlow(${BODY_BUFFER_BYTES});
+const giveBodyBuffer = (b) => {
+  if (bodyBuffers.length < ${BODY_BUFFERS_KEPT}) bodyBuffers.push(b);
+};
 const timedOutErr = (what) => Object.assign(new Error("Timeout awaiting '" + what + "'"), { code: 'ETIMEDOUT' });
 // The temp file's fd is open for writing only: its first n bytes are read through a descriptor of their own.
 function hashPrefix(path, n, h) {
@@ -105,89 +116,252 @@ function fetchJob(m) {
   } catch (e) {
     return end(why('open', e));
   }
-  const mod = require(url.protocol === 'https:' ? 'node:https' : 'node:http');
-  let req;
-  try {
-    req = mod.request(url, { method: 'GET', headers: m.headers });
-  } catch (e) {
-    return end(why('open', e));
+  // The request goes out on a socket of its own (Connection: close) whose reads land in a buffer of this thread's
+  // pool (net's onread): no Buffer is made per read, and the body's bytes are hashed and written from the buffer
+  // once a run of them has gathered there (bodyBuffers).
+  const tls = url.protocol === 'https:';
+  const port = url.port !== '' ? Number(url.port) : tls ? 443 : 80;
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  let head = 'GET ' + (url.pathname || '/') + url.search + ' HTTP/1.1\\r\\nHost: ' + url.host + '\\r\\n';
+  for (const k of Object.keys(m.headers)) {
+    const v = String(m.headers[k]);
+    if (/[\\r\\n]/.test(k) || /[\\r\\n]/.test(v)) return end(why('open', new Error('a header holds a line break')));
+    const lk = k.toLowerCase();
+    if (lk !== 'host' && lk !== 'connection') head += k + ': ' + v + '\\r\\n';
   }
+  head += 'Connection: close\\r\\n\\r\\n';
+  const buf = takeBodyBuffer();
+  let socket;
   let answered = false;
-  fetching.set(m.id, () => {
-    end({ kind: 'aborted', message: 'cancelled' });
-    req.destroy();
-  });
-  connectTimer = setTimeout(() => req.destroy(timedOutErr('connect')), m.connectTimeoutMs);
-  req.once('socket', (socket) => {
-    if (socket.connecting) socket.once('connect', () => clearTimeout(connectTimer));
-    else clearTimeout(connectTimer);
-  });
-  // No byte in either direction for stallMs, before the answer or inside the body: a stall.
-  req.setTimeout(m.stallMs, () => req.destroy(timedOutErr('socket')));
-  req.on('error', (e) => end(why(answered ? 'body' : 'open', e)));
-  req.once('response', (res) => {
+  // The answer's head (latin1) until its blank line; then the body: 'length' (bodyLeft bytes), 'chunked', or 'eof'.
+  let headText = '';
+  let framing = 'eof';
+  let bodyLeft = 0;
+  // chunked: 0 size digits, 1 size line's rest, 2 data (bodyLeft), 3 CR after data, 4 LF after data, 5 trailer line start, 6 trailer line
+  let cstate = 0;
+  let csize = 0;
+  let cdigits = 0;
+  let fill = 0; // body bytes gathered in buf, not yet hashed nor written
+  let told = at;
+  let held = true;
+  const drop = () => {
+    if (held) giveBodyBuffer(buf);
+    held = false;
+  };
+  const release = () => {
+    if (socket !== undefined) socket.destroy();
+    drop();
+  };
+  // Ends the job; the body bytes gathered so far are written first, whatever the reason (a resume goes on after them).
+  const finish = (failed) => {
+    if (over) return;
+    if (!flush()) return;
+    end(failed);
+    release();
+  };
+  // Hash and write the gathered bytes; false: the job has ended (a failed write).
+  const flush = () => {
+    if (fill === 0) return true;
+    const n = fill;
+    fill = 0;
+    if (hashing) hash.update(n === buf.length ? buf : buf.subarray(0, n));
+    try {
+      for (let done = 0; done < n; ) {
+        const w = fs.writeSync(m.fd, buf, done, n - done, at + done);
+        if (!(w > 0)) throw Object.assign(new Error('write made no progress'), { code: 'EIO' });
+        done += w;
+      }
+    } catch (e) {
+      end(why('write', e));
+      release();
+      return false;
+    }
+    at += n;
+    if (at - told >= ${FETCH_PROGRESS_BYTES}) {
+      told = at;
+      parentPort.postMessage({ progress: m.id, done: at });
+    }
+    return true;
+  };
+  // n body bytes that arrived at buf[from]: kept after the gathered ones (moved down when framing lay between).
+  const body = (from, n) => {
+    if (n === 0) return true;
+    if (m.limit !== null && at + fill + n > m.limit) {
+      finish({ kind: 'oversize', message: 'the server sent more than ' + m.limit + ' bytes' });
+      return false;
+    }
+    if (from !== fill) buf.copyWithin(fill, from, from + n);
+    fill += n;
+    return true;
+  };
+  // The answer's head is complete: its status and headers decide how the body is framed.
+  const onHead = (text) => {
+    const lines = text.split('\\r\\n');
+    const st = /^HTTP\\/1\\.[01] (\\d{3})/.exec(lines[0]);
+    if (st === null) return finish(why('open', Object.assign(new Error('not an HTTP/1.1 answer'), { code: 'HPE_INVALID_CONSTANT' })));
+    const headers = {};
+    for (let i = 1; i < lines.length; i++) {
+      const c = lines[i].indexOf(':');
+      if (c <= 0) continue;
+      const k = lines[i].slice(0, c).trim().toLowerCase();
+      const v = lines[i].slice(c + 1).trim();
+      headers[k] = headers[k] === undefined ? v : headers[k] + ', ' + v;
+    }
+    const code = Number(st[1]);
+    if (code >= 100 && code < 200) return 'again';
     answered = true;
     clearTimeout(connectTimer);
-    status = res.statusCode || 0;
-    // end() before destroy(): destroying the answer emits 'aborted' at once, which would end it as a cut body.
-    if (status !== 200 && status !== 206) {
-      end();
-      return res.destroy();
-    }
+    status = code;
+    if (status !== 200 && status !== 206) return finish();
     if (status === 200 && at > 0) {
       // The host ignored Range: the file is read again from byte 0.
       try {
         fs.ftruncateSync(m.fd, 0);
       } catch (e) {
-        end(why('write', e));
-        return res.destroy();
+        return finish(why('write', e));
       }
       hash = createHash('sha1');
       at = 0;
+      told = 0;
       restarted = true;
     }
-    total = announcedTotal(res.headers, at);
-    if (m.limit !== null && total > m.limit) {
-      end({ kind: 'oversize', message: 'the download answer announces ' + total + ' bytes' });
-      return res.destroy();
+    total = announcedTotal(headers, at);
+    if (m.limit !== null && total > m.limit) return finish({ kind: 'oversize', message: 'the download answer announces ' + total + ' bytes' });
+    const te = headers['transfer-encoding'];
+    if (typeof te === 'string' && /chunked\\s*$/i.test(te)) framing = 'chunked';
+    else if (typeof headers['content-length'] === 'string') {
+      bodyLeft = Number(headers['content-length']);
+      if (!Number.isSafeInteger(bodyLeft) || bodyLeft < 0) return finish(why('open', Object.assign(new Error('a bad Content-Length'), { code: 'HPE_INVALID_CONTENT_LENGTH' })));
+      framing = 'length';
     }
-    let told = at;
-    res.on('data', (chunk) => {
-      if (over) return;
-      if (m.limit !== null && at + chunk.length > m.limit) {
-        end({ kind: 'oversize', message: 'the server sent more than ' + m.limit + ' bytes' });
-        return res.destroy();
+    return 'body';
+  };
+  const cut = () => finish({ kind: 'body', message: 'the connection closed inside the body', code: 'ECONNRESET' });
+  // The body's bytes buf[from, to): framing consumed, data kept; ends the job at the body's end.
+  const onBody = (from, to) => {
+    if (framing === 'eof') return body(from, to - from);
+    if (framing === 'length') {
+      const n = Math.min(bodyLeft, to - from);
+      bodyLeft -= n;
+      if (!body(from, n)) return false;
+      if (bodyLeft === 0) {
+        finish();
+        return false;
       }
-      if (Date.now() > deadline) {
-        end({ kind: 'slow', message: 'too slow (' + at + ' bytes by its deadline)' });
-        return res.destroy();
+      return true;
+    }
+    for (let i = from; i < to; ) {
+      if (cstate === 2) {
+        const n = Math.min(bodyLeft, to - i);
+        if (!body(i, n)) return false;
+        bodyLeft -= n;
+        i += n;
+        if (bodyLeft === 0) cstate = 3;
+        continue;
       }
-      if (hashing) hash.update(chunk);
-      try {
-        for (let done = 0; done < chunk.length; ) {
-          const n = fs.writeSync(m.fd, chunk, done, chunk.length - done, at + done);
-          if (!(n > 0)) throw Object.assign(new Error('write made no progress'), { code: 'EIO' });
-          done += n;
+      const b = buf[i++];
+      if (cstate === 0) {
+        const d = b >= 48 && b <= 57 ? b - 48 : b >= 97 && b <= 102 ? b - 87 : b >= 65 && b <= 70 ? b - 55 : -1;
+        if (d >= 0 && cdigits < 13) {
+          csize = csize * 16 + d;
+          cdigits++;
+          continue;
         }
-      } catch (e) {
-        end(why('write', e));
-        return res.destroy();
+        if (cdigits === 0 || d >= 0) {
+          finish(why('body', Object.assign(new Error('a bad chunk size'), { code: 'HPE_INVALID_CHUNK_SIZE' })));
+          return false;
+        }
+        cstate = 1;
       }
-      at += chunk.length;
-      sinceScavenge += chunk.length;
-      if (scavenge !== null && sinceScavenge >= ${GC_EVERY_BYTES}) {
-        sinceScavenge = 0;
-        scavenge();
+      if (cstate === 1) {
+        if (b !== 10) continue;
+        cdigits = 0;
+        if (csize === 0) cstate = 5;
+        else {
+          bodyLeft = csize;
+          cstate = 2;
+        }
+        csize = 0;
+      } else if (cstate === 3 || cstate === 4) {
+        if (b === 13 && cstate === 3) cstate = 4;
+        else if (b === 10) cstate = 0;
+        else {
+          finish(why('body', Object.assign(new Error('no line end after a chunk'), { code: 'HPE_STRICT' })));
+          return false;
+        }
+      } else if (cstate === 5) {
+        // The trailer: lines until an empty one, which ends the body.
+        if (b === 10) {
+          finish();
+          return false;
+        }
+        if (b !== 13) cstate = 6;
+      } else if (cstate === 6 && b === 10) cstate = 5;
+    }
+    return true;
+  };
+  let inBody = false;
+  const onRead = (n) => {
+    if (over) return false;
+    let from = fill;
+    const to = fill + n;
+    if (!inBody) {
+      headText += buf.latin1Slice(from, to);
+      for (;;) {
+        const e = headText.indexOf('\\r\\n\\r\\n');
+        if (e < 0) {
+          if (headText.length > 65536) finish(why('open', Object.assign(new Error('the answer\\'s head is too long'), { code: 'HPE_HEADER_OVERFLOW' })));
+          return !over;
+        }
+        const rest = headText.length - (e + 4);
+        const r = onHead(headText.slice(0, e));
+        if (r === 'again') {
+          headText = headText.slice(e + 4);
+          continue;
+        }
+        if (r !== 'body' || over) return false;
+        inBody = true;
+        from = to - rest;
+        headText = '';
+        break;
       }
-      if (at - told >= ${FETCH_PROGRESS_BYTES}) {
-        told = at;
-        parentPort.postMessage({ progress: m.id, done: at });
-      }
-    });
-    res.on('end', () => end());
-    res.on('aborted', () => end({ kind: 'body', message: 'the connection closed inside the body', code: 'ECONNRESET' }));
-    res.on('error', (e) => end(why('body', e)));
+    }
+    if (Date.now() > deadline) {
+      finish({ kind: 'slow', message: 'too slow (' + (at + fill) + ' bytes by its deadline)' });
+      return false;
+    }
+    if (!onBody(from, to)) return false;
+    if (buf.length - fill < BODY_READ_MIN && !flush()) return false;
+    return true;
+  };
+  const opts = {
+    host,
+    port,
+    onread: {
+      // Each read lands after the bytes gathered so far.
+      buffer: () => (fill === 0 ? buf : buf.subarray(fill)),
+      callback: (n) => onRead(n),
+    },
+  };
+  try {
+    socket = tls ? require('node:tls').connect({ ...opts, servername: require('node:net').isIP(host) ? undefined : host }) : require('node:net').connect(opts);
+  } catch (e) {
+    drop();
+    return end(why('open', e));
+  }
+  fetching.set(m.id, () => finish({ kind: 'aborted', message: 'cancelled' }));
+  connectTimer = setTimeout(() => socket.destroy(timedOutErr('connect')), m.connectTimeoutMs);
+  socket.once(tls ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer));
+  // No byte in either direction for stallMs, before the answer or inside the body: a stall.
+  socket.setTimeout(m.stallMs, () => socket.destroy(timedOutErr('socket')));
+  socket.on('error', (e) => finish(why(answered ? 'body' : 'open', e)));
+  socket.on('close', () => {
+    if (over) return;
+    if (!answered) return finish(why('open', Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' })));
+    if (framing === 'eof') return finish();
+    cut();
   });
-  req.end();
+  socket.write(head);
 }
 `;
+
