@@ -5,8 +5,10 @@
  * main thread per 9 MB downloaded when it did). download.ts keeps every decision: the API call, the 302, the resumes,
  * the SHA-1 check; temp-file.ts's `fillFromUrl` is the way in (TempFile port).
  *
- * The GET is HTTP/1.1 on a socket of its own (`Connection: close`; tls.connect for https, which checks the
- * certificate as node:https does) read through net's `onread` into one of the thread's reused buffers
+ * The GET is HTTP/1.1 on a kept connection to the same host when the thread has one idle (keep-alive, as node:http's
+ * global agent kept them: no TCP and TLS handshake per download; an idle one is closed after KEEP_IDLE_MS, and a GET
+ * whose kept connection was closed meanwhile is sent again once on a new one), else on a new one (tls.connect for
+ * https, which checks the certificate as node:https does) read through net's `onread` into one of the thread's reused buffers
  * (BODY_BUFFER_BYTES), not node:http: node:http makes a new Buffer per socket read and copies each body slice into
  * another, and those Buffers' external memory set the thread's collections and its peak RSS. The answer's head is
  * parsed here (status, Content-Length, Content-Range, chunked framing, 1xx answers skipped), and the body's bytes
@@ -34,6 +36,11 @@ export const BODY_READ_MIN = 64 * 1024;
 /** Read buffers a thread keeps for its next fetches (more in flight at once get their own, dropped after). */
 export const BODY_BUFFERS_KEPT = 4;
 
+/** An idle kept connection is closed after this long (under the 5 s a Node server keeps one by default). */
+export const KEEP_IDLE_MS = 4_000;
+/** Idle kept connections per host, port and scheme. */
+export const KEEP_IDLE_MAX = 4;
+
 /** Progress is posted every this many bytes. */
 export const FETCH_PROGRESS_BYTES = 4 * 1024 * 1024;
 
@@ -52,6 +59,70 @@ const takeBodyBuffer = () => bodyBuffers.pop() || Buffer.allocUnsafeSlow(${BODY_
 const giveBodyBuffer = (b) => {
   if (bodyBuffers.length < ${BODY_BUFFERS_KEPT}) bodyBuffers.push(b);
 };
+// Kept connections (HTTP/1.1 keep-alive), idle, by scheme, host and port: an answer read whole leaves its connection
+// here for the next GET to the same host, which then pays no new TCP and TLS handshake (as node:http's global agent
+// did). A socket's reads go to the job that holds it (sock.job); an idle one that reads anything, ends, errs or
+// stays idle KEEP_IDLE_MS is closed. Idle ones do not keep the thread alive (unref).
+const idleSockets = new Map();
+const idleScratch = Buffer.allocUnsafeSlow(1024);
+function takeIdle(key) {
+  const list = idleSockets.get(key);
+  while (list !== undefined && list.length > 0) {
+    const sock = list.pop();
+    if (list.length === 0) idleSockets.delete(key);
+    if (!sock.destroyed) {
+      sock.ref();
+      return sock;
+    }
+  }
+  return undefined;
+}
+function putIdle(key, sock) {
+  sock.job = null;
+  const list = idleSockets.get(key) || [];
+  if (list.length >= ${KEEP_IDLE_MAX}) return sock.destroy();
+  list.push(sock);
+  idleSockets.set(key, list);
+  sock.setTimeout(${KEEP_IDLE_MS});
+  sock.unref();
+}
+function dropIdle(sock) {
+  sock.job = null;
+  for (const [key, list] of idleSockets) {
+    const i = list.indexOf(sock);
+    if (i < 0) continue;
+    list.splice(i, 1);
+    if (list.length === 0) idleSockets.delete(key);
+  }
+  sock.destroy();
+}
+function openSocket(tls, host, port) {
+  let sock;
+  const opts = {
+    host,
+    port,
+    // net asks for the buffer of the next read when the socket is made and after each read: the first read of a job
+    // (new socket, or kept one) lands in the scratch buffer, and the job copies those few bytes into its own.
+    onread: {
+      buffer: () => (sock !== undefined && sock.job ? sock.job.readBuffer() : idleScratch),
+      callback: (n, into) => {
+        const job = sock.job;
+        if (!job) {
+          dropIdle(sock);
+          return false;
+        }
+        // A job that ended here left the connection kept (job null, not destroyed): go on reading, to see it close.
+        return job.onRead(n, into) || (sock.job === null && !sock.destroyed);
+      },
+    },
+  };
+  sock = tls ? require('node:tls').connect({ ...opts, servername: require('node:net').isIP(host) ? undefined : host }) : require('node:net').connect(opts);
+  sock.job = null;
+  sock.on('timeout', () => (sock.job ? sock.job.onTimeout() : dropIdle(sock)));
+  sock.on('error', (e) => (sock.job ? sock.job.onError(e) : dropIdle(sock)));
+  sock.on('close', () => (sock.job ? sock.job.onClose() : dropIdle(sock)));
+  return sock;
+}
 const timedOutErr = (what) => Object.assign(new Error("Timeout awaiting '" + what + "'"), { code: 'ETIMEDOUT' });
 // The temp file's fd is open for writing only: its first n bytes are read through a descriptor of their own.
 function hashPrefix(path, n, h) {
@@ -116,9 +187,9 @@ function fetchJob(m) {
   } catch (e) {
     return end(why('open', e));
   }
-  // The request goes out on a socket of its own (Connection: close) whose reads land in a buffer of this thread's
-  // pool (net's onread): no Buffer is made per read, and the body's bytes are hashed and written from the buffer
-  // once a run of them has gathered there (bodyBuffers).
+  // The request goes out on a kept connection to the host, or a new one, whose reads land in a buffer of this
+  // thread's pool (net's onread): no Buffer is made per read, and the body's bytes are hashed and written from the
+  // buffer once a run of them has gathered there (bodyBuffers).
   const tls = url.protocol === 'https:';
   const port = url.port !== '' ? Number(url.port) : tls ? 443 : 80;
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
@@ -129,10 +200,17 @@ function fetchJob(m) {
     const lk = k.toLowerCase();
     if (lk !== 'host' && lk !== 'connection') head += k + ': ' + v + '\\r\\n';
   }
-  head += 'Connection: close\\r\\n\\r\\n';
+  head += '\\r\\n';
+  const key = (tls ? 'https:' : 'http:') + host + ':' + port;
   const buf = takeBodyBuffer();
   let socket;
   let answered = false;
+  // The connection was kept from an earlier GET, no byte of this answer has come, the body was read whole with no
+  // byte after it, and the answer lets the connection be kept.
+  let reused = false;
+  let heard = false;
+  let complete = false;
+  let keepAlive = false;
   // The answer's head (latin1) until its blank line; then the body: 'length' (bodyLeft bytes), 'chunked', or 'eof'.
   let headText = '';
   let framing = 'eof';
@@ -148,8 +226,14 @@ function fetchJob(m) {
     if (held) giveBodyBuffer(buf);
     held = false;
   };
-  const release = () => {
-    if (socket !== undefined) socket.destroy();
+  const release = (keep) => {
+    if (socket !== undefined) {
+      if (keep) putIdle(key, socket);
+      else {
+        socket.job = null;
+        socket.destroy();
+      }
+    }
     drop();
   };
   // Ends the job; the body bytes gathered so far are written first, whatever the reason (a resume goes on after them).
@@ -157,7 +241,7 @@ function fetchJob(m) {
     if (over) return;
     if (!flush()) return;
     end(failed);
-    release();
+    release(failed === undefined && complete && keepAlive);
   };
   // Hash and write the gathered bytes; false: the job has ended (a failed write).
   const flush = () => {
@@ -173,7 +257,7 @@ function fetchJob(m) {
       }
     } catch (e) {
       end(why('write', e));
-      release();
+      release(false);
       return false;
     }
     at += n;
@@ -209,6 +293,7 @@ function fetchJob(m) {
     }
     const code = Number(st[1]);
     if (code >= 100 && code < 200) return 'again';
+    keepAlive = lines[0].startsWith('HTTP/1.1') && !/(^|,)\\s*close\\s*(,|$)/i.test(headers.connection || '');
     answered = true;
     clearTimeout(connectTimer);
     status = code;
@@ -245,6 +330,7 @@ function fetchJob(m) {
       bodyLeft -= n;
       if (!body(from, n)) return false;
       if (bodyLeft === 0) {
+        complete = n === to - from;
         finish();
         return false;
       }
@@ -292,6 +378,7 @@ function fetchJob(m) {
       } else if (cstate === 5) {
         // The trailer: lines until an empty one, which ends the body.
         if (b === 10) {
+          complete = i === to;
           finish();
           return false;
         }
@@ -334,34 +421,50 @@ function fetchJob(m) {
     if (buf.length - fill < BODY_READ_MIN && !flush()) return false;
     return true;
   };
-  const opts = {
-    host,
-    port,
-    onread: {
-      // Each read lands after the bytes gathered so far.
-      buffer: () => (fill === 0 ? buf : buf.subarray(fill)),
-      callback: (n) => onRead(n),
+  // A kept connection the host closed meanwhile fails before any byte of the answer: the GET is sent again, once, on
+  // a new connection (as node:http's agent does for a request on a reused socket).
+  const job = {
+    readBuffer: () => (fill === 0 ? buf : buf.subarray(fill)),
+    onRead: (n, into) => {
+      heard = true;
+      if (into.buffer !== buf.buffer || into.byteOffset !== buf.byteOffset + fill) into.copy(buf, fill, 0, n);
+      return onRead(n);
+    },
+    onTimeout: () => socket.destroy(timedOutErr('socket')),
+    onError: (e) => (reused && !heard && !over ? connect(true) : finish(why(answered ? 'body' : 'open', e))),
+    onClose: () => {
+      if (over) return;
+      if (reused && !heard) return connect(true);
+      if (!answered) return finish(why('open', Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' })));
+      if (framing === 'eof') return finish();
+      cut();
     },
   };
-  try {
-    socket = tls ? require('node:tls').connect({ ...opts, servername: require('node:net').isIP(host) ? undefined : host }) : require('node:net').connect(opts);
-  } catch (e) {
-    drop();
-    return end(why('open', e));
-  }
+  const connect = (fresh) => {
+    if (socket !== undefined) {
+      socket.job = null;
+      socket.destroy();
+    }
+    socket = fresh ? undefined : takeIdle(key);
+    reused = socket !== undefined;
+    if (!reused) {
+      try {
+        socket = openSocket(tls, host, port);
+      } catch (e) {
+        socket = undefined;
+        return finish(why('open', e));
+      }
+      const sock = socket;
+      connectTimer = setTimeout(() => sock.destroy(timedOutErr('connect')), m.connectTimeoutMs);
+      sock.once(tls ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer));
+    }
+    socket.job = job;
+    // No byte in either direction for stallMs, before the answer or inside the body: a stall.
+    socket.setTimeout(m.stallMs);
+    socket.write(head);
+  };
   fetching.set(m.id, () => finish({ kind: 'aborted', message: 'cancelled' }));
-  connectTimer = setTimeout(() => socket.destroy(timedOutErr('connect')), m.connectTimeoutMs);
-  socket.once(tls ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer));
-  // No byte in either direction for stallMs, before the answer or inside the body: a stall.
-  socket.setTimeout(m.stallMs, () => socket.destroy(timedOutErr('socket')));
-  socket.on('error', (e) => finish(why(answered ? 'body' : 'open', e)));
-  socket.on('close', () => {
-    if (over) return;
-    if (!answered) return finish(why('open', Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' })));
-    if (framing === 'eof') return finish();
-    cut();
-  });
-  socket.write(head);
+  connect(false);
 }
 `;
 

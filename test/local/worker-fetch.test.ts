@@ -32,19 +32,50 @@ describe("a fetch job's HTTP on the file worker thread", () => {
   let answer: Answer = async () => {};
   const heads: string[] = [];
   let n = 0;
+  /** Connections the server took, and the one a request came in on (heads[i] on connectionOf[i]). */
+  let connections = 0;
+  const connectionOf: number[] = [];
+  const sockets: Socket[] = [];
 
+  // Several requests a connection (keep-alive): once an answer is sent and the connection is still open, the next
+  // request's head is read from it.
   const onConnection = (s: Socket): void => {
-    let head = '';
+    const id = ++connections;
+    sockets[id] = s;
+    let got = '';
+    let busy = false;
     s.on('error', () => {});
-    const onData = (d: Buffer): void => {
-      head += d.toString('latin1');
-      if (!head.includes('\r\n\r\n')) return;
-      s.off('data', onData);
-      heads.push(head);
-      void answer(s).catch(() => s.destroy());
+    // One request answered at a time; what arrives meanwhile waits in `got`.
+    const next = (): void => {
+      const e = got.indexOf('\r\n\r\n');
+      if (busy || e < 0) return;
+      heads.push(got.slice(0, e + 4));
+      connectionOf.push(id);
+      got = got.slice(e + 4);
+      busy = true;
+      void answer(s)
+        .then(() => {
+          busy = false;
+          next();
+        })
+        .catch(() => s.destroy());
     };
-    s.on('data', onData);
+    s.on('data', (d: Buffer) => {
+      got += d.toString('latin1');
+      next();
+    });
   };
+  /** Resolves once the server's side of connection `id` is closed (bounded). */
+  const closedOnServer = (id: number): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const s = sockets[id]!;
+      if (s.destroyed) return resolve();
+      const t = setTimeout(() => reject(new Error(`connection ${id} still open after 10 s`)), 10_000);
+      s.once('close', () => {
+        clearTimeout(t);
+        resolve();
+      });
+    });
 
   beforeAll(async () => {
     pool = new FileWorkerPool({ size: 1 });
@@ -115,10 +146,12 @@ describe("a fetch job's HTTP on the file worker thread", () => {
 
   it('reads exactly Content-Length bytes of a body bigger than its read buffer, progress included', async () => {
     const body = randomBytes(5 * 1024 * 1024 + 3);
-    answer = (s) => send(s, [`HTTP/1.1 206 Partial Content\r\nContent-Length: ${body.length}\r\nContent-Range: bytes 0-${body.length - 1}/${body.length}\r\n\r\n`, body, 'trailing junk never read'], false);
+    answer = (s) => send(s, [`HTTP/1.1 206 Partial Content\r\nContent-Length: ${body.length}\r\nContent-Range: bytes 0-${body.length - 1}/${body.length}\r\n\r\n`, body, 'trailing junk never read']);
     const { out, bytes } = await fetchInto();
     expect(out).toEqual({ status: 206, written: body.length, total: body.length, sha1: sha1(body) });
     expect(bytes.equals(body)).toBe(true);
+    // Bytes after the body: the connection is not kept (the client closes it, whether it read them idle or with the body).
+    await closedOnServer(connectionOf.at(-1)!);
   });
 
   it('a chunked body over the limit is refused before a byte past the limit is written', async () => {
@@ -156,6 +189,56 @@ describe("a fetch job's HTTP on the file worker thread", () => {
     const { out, bytes } = await fetchInto();
     expect(out).toEqual({ status: 404, written: 0, total: 0 });
     expect(bytes.length).toBe(0);
+  });
+
+  it('keeps the connection for the next GET to the same host (keep-alive), after a Content-Length or a chunked body', async () => {
+    const a = randomBytes(70_000);
+    const b = randomBytes(90_000);
+    answer = (s) => send(s, [`HTTP/1.1 200 OK\r\nContent-Length: ${a.length}\r\n\r\n`, a], false);
+    const first = await fetchInto();
+    answer = (s) => send(s, ['HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n', `${b.length.toString(16)}\r\n`, b, '\r\n0\r\n\r\n'], false);
+    const second = await fetchInto();
+    answer = (s) => send(s, [`HTTP/1.1 200 OK\r\nContent-Length: ${a.length}\r\n\r\n`, a], false);
+    const third = await fetchInto();
+    expect([first, second, third].map((r) => r.out.sha1)).toEqual([sha1(a), sha1(b), sha1(a)]);
+    expect(second.bytes.equals(b)).toBe(true);
+    const [c1, c2, c3] = connectionOf.slice(-3);
+    expect(c2).toBe(c1);
+    expect(c3).toBe(c1);
+    expect(heads.at(-1)).not.toMatch(/connection:/i);
+    sockets[c1!]!.destroy();
+    await closedOnServer(c1!);
+  });
+
+  it('a kept connection the host closed as the next GET went out: the GET is sent again once, on a new connection', async () => {
+    const a = randomBytes(50_000);
+    let calls = 0;
+    answer = async (s) => {
+      calls += 1;
+      // The second request arrives on the kept connection: the host closes it without an answer.
+      if (calls === 2) return void s.destroy();
+      await send(s, [`HTTP/1.1 200 OK\r\nContent-Length: ${a.length}\r\n\r\n`, a], false);
+    };
+    await fetchInto();
+    const { out, bytes } = await fetchInto();
+    expect(out).toEqual({ status: 200, written: a.length, total: a.length, sha1: sha1(a) });
+    expect(bytes.equals(a)).toBe(true);
+    const [c1, c2, c3] = connectionOf.slice(-3);
+    expect(c2).toBe(c1);
+    expect(c3).not.toBe(c1);
+    sockets[c3!]!.destroy();
+    await closedOnServer(c3!);
+  });
+
+  it('an answer that says Connection: close is not kept: the next GET opens a new connection', async () => {
+    const a = randomBytes(10_000);
+    answer = (s) => send(s, [`HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: ${a.length}\r\n\r\n`, a], false);
+    await fetchInto();
+    const c1 = connectionOf.at(-1)!;
+    await closedOnServer(c1);
+    answer = (s) => send(s, [`HTTP/1.1 200 OK\r\nContent-Length: ${a.length}\r\n\r\n`, a]);
+    expect((await fetchInto()).out.sha1).toBe(sha1(a));
+    expect(connectionOf.at(-1)).not.toBe(c1);
   });
 
   it('over HTTPS checks the certificate as node:https does: one Node does not trust is refused before any byte', async () => {
