@@ -80,7 +80,7 @@ describe('boxsync init, ls and config', () => {
     expect(broken.code).toBe(2);
     expect(broken.stdout).toMatch(/PROBLEM cannot use the account/);
     expect(broken.stdout + broken.stderr).not.toContain(TOKEN);
-  });
+  }, 240_000); // Twelve CLI processes one after another: minutes on a loaded CI machine (one timed out at 60 s there).
 
   it('init --api-url takes box-server\'s printed URL (it adds /2.0); a URL that is not the API says so, not "item gone"', async () => {
     const args = (apiUrl: string, name: string): string[] =>
