@@ -53,12 +53,17 @@ export class CommitBatch {
   add(write: () => void): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.#pending.push({ write, resolve, reject });
-      this.wake();
-      if (!this.#draining) {
-        this.#draining = true;
-        setImmediate(() => void this.#drain());
-      }
+      this.#kick();
     });
+  }
+
+  /** Pending writes were added: wake a gathering drain, or start one. */
+  #kick(): void {
+    this.wake();
+    if (!this.#draining) {
+      this.#draining = true;
+      setImmediate(() => void this.#drain());
+    }
   }
 
   async #drain(): Promise<void> {
@@ -96,11 +101,7 @@ export class CommitBatch {
         if (--left === 0) resolve(errors);
       };
       writes.forEach((write, k) => this.#pending.push({ write, resolve: () => settle(k, undefined), reject: (e) => settle(k, e ?? new Error('the commit failed')) }));
-      this.wake();
-      if (!this.#draining) {
-        this.#draining = true;
-        setImmediate(() => void this.#drain());
-      }
+      this.#kick();
     });
   }
 
