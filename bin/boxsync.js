@@ -9,6 +9,17 @@ import { dirname, join } from 'node:path';
 import { ARENA_MAX, mallocTuningWanted } from './malloc-rule.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+// BOXSYNC_PHASES=1: when each part of the run was reached, in ms since the process started (process.uptime), as one
+// line on stderr at exit (`boxsync: phases: ...`): where a short run's fixed cost goes (test/bench/startup-runs.ts
+// STARTUP_PHASES=1; README, Performance). The parts mark themselves through src/cli/phases.ts.
+if (process.env.BOXSYNC_PHASES === '1') {
+  const marks = [['entry', process.uptime() * 1000]];
+  globalThis[Symbol.for('boxsync.phases')] = marks;
+  process.once('exit', () => {
+    marks.push(['exit', process.uptime() * 1000]);
+    process.stderr.write(`boxsync: phases: ${marks.map(([name, ms]) => `${name} ${ms.toFixed(1)}`).join(', ')}\n`);
+  });
+}
 // glibc malloc: at most 2 arenas, set before Node's other threads allocate (the rule: bin/malloc-rule.js, shared with
 // src/cli/malloc-native.ts, which says why; main.ts applies it again, with the rest of the tuning). Without the
 // addon, malloc's defaults.

@@ -8,8 +8,10 @@ import { registerCommands } from './commands/index.js';
 import { versionText } from './version.js';
 import { errorText } from '../core/escape.js';
 import { applyTierFlags } from './tier-flags.js';
+import { phase } from './phases.js';
 
 export async function runCli(argv: readonly string[]): Promise<void> {
+  phase('cli');
   // Before any command's modules load: V8's tier-up for a short run (tier-flags.ts).
   applyTierFlags();
 

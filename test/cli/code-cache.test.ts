@@ -142,6 +142,35 @@ describe('the code cache of `boxsync sync` (a build)', () => {
     expect(failed.stderr).not.toContain('boxsync: exit:');
   });
 
+  it('BOXSYNC_PHASES=1 prints, at exit, when each part of the run was reached, in order; without it nothing is printed', async () => {
+    const home = join(tmp.dir, 'cache-p');
+    const plain = await sync(home);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stderr).not.toContain('boxsync: phases');
+    const run = await sync(home, { BOXSYNC_PHASES: '1' });
+    expect(run.code, run.stderr).toBe(0);
+    const lines = run.stderr.split('\n').filter((l) => l.startsWith('boxsync: phases: '));
+    expect(lines).toHaveLength(1);
+    const marks = lines[0]!.slice('boxsync: phases: '.length).split(', ').map((p) => /^([a-z ]+) (\d+\.\d)$/.exec(p));
+    expect(marks.every((m) => m !== null), lines[0]).toBe(true);
+    // The CLI's own parts in this order, with the engine's phases (the first time each is reached) between
+    // 'composed' and 'pass done'.
+    const names = marks.map((m) => m![1]!);
+    const cli = ['entry', 'loader', 'compiled', 'cli', 'command', 'config and lock', 'logger', 'composed', 'pass done', 'closed', 'run over', 'exit'];
+    expect(names.filter((n) => cli.includes(n))).toEqual(cli);
+    const engine = names.slice(names.indexOf('composed') + 1, names.indexOf('pass done'));
+    expect(engine).toEqual(expect.arrayContaining(['listing', 'planning', 'idle']));
+    expect(new Set(engine).size).toBe(engine.length);
+    expect(names.filter((n) => !cli.includes(n) && !engine.includes(n))).toEqual([]);
+    const times = marks.map((m) => Number(m![2]));
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    expect(times[0]).toBeGreaterThan(0);
+    // A run that stops early (no config) marks what it reached, and still prints the line.
+    const early = await sync(home, { BOXSYNC_PHASES: '1' }, join(tmp.dir, 'no-such-config.json'));
+    expect(early.code).toBe(2);
+    expect(early.stderr).toMatch(/^boxsync: phases: entry [\d.]+, loader [\d.]+, compiled [\d.]+, cli [\d.]+, command [\d.]+, run over [\d.]+, exit [\d.]+$/m);
+  });
+
   it('a cache file that is garbage, too big, damaged or refused by V8 is not used, and is replaced', async () => {
     const home = join(tmp.dir, 'cache-b');
     expect((await sync(home)).code).toBe(0);

@@ -23,6 +23,7 @@ import { memoryReport } from '../memory-report.js';
 import { runJournalCacheKiB } from '../../journal/cache-size.js';
 import { runHeapPolicy } from '../run-heap.js';
 import { gatherLines } from '../gathered-lines.js';
+import { firstOfEach, phase, phasesOn } from '../phases.js';
 
 export { configAndLock, type ExitCode } from './config-and-lock.js';
 
@@ -162,8 +163,10 @@ async function syncOnce(opts: SyncOnceOptions & { readonly tty: boolean }): Prom
   const say = (line: string): void => void err.write(`boxsync: ${safeText(line, 4000)}\n`);
 
   const { isSyncError } = await import('../../core/errors.js');
+  phase('command');
   const opened = await configAndLock(opts.configPath, env, say);
   if (opened === null) return 2;
+  phase('config and lock');
   const { config, lock } = opened;
   // V8's defaults over a journal already there, the small heap again once the pass plans big transfers (run-heap.ts).
   const heapWatch = runHeapPolicy(join(config.stateDir, 'journal.db'));
@@ -178,23 +181,28 @@ async function syncOnce(opts: SyncOnceOptions & { readonly tty: boolean }): Prom
   const reporter = createRunReporter({ tty, out, err });
   const logger = await cliLogger(config, { env, verbose: opts.verbose === true }, err, tty, (text) => reporter.log(text));
   if (lock.tookOverFromPid !== null) logger.warn({ pid: lock.tookOverFromPid }, 'took over a stale lock left by a process that is gone');
+  phase('logger');
   let composition: Awaited<ReturnType<typeof import('../../daemon/compose.js').compose>> | undefined;
   try {
     const { compose } = await import('../../daemon/compose.js');
+    // BOXSYNC_PHASES=1: the first time the engine reaches each of its phases (listing, scanning, planning, ...).
+    const phases = phasesOn() ? firstOfEach() : null;
     // As big as the journal was at the start (a first mirror's: the least): journal/cache-size.ts.
     const journalCacheKiB = runJournalCacheKiB(join(config.stateDir, 'journal.db'));
     composition = await compose({
       config,
       logger,
-      events: { onStatus: reporter.onStatus, onPlanned: heapWatch, onOperation: reporter.onOperation, onNotice: reporter.onNotice },
+      events: { onStatus: phases === null ? reporter.onStatus : (st) => (phases(st.phase), reporter.onStatus(st)), onPlanned: heapWatch, onOperation: reporter.onOperation, onNotice: reporter.onNotice },
       bandwidthBytesPerSec: opts.bandwidthBytesPerSec,
       freeSpace: opts.freeSpace === true,
       journalCacheKiB,
     });
+    phase('composed');
     if (composition.journalRebuilt !== null) {
       say(`the journal failed its integrity check (${composition.journalRebuilt}); it was set aside and is rebuilt from a fresh scan and listing. No file is touched for this.`);
     }
     const summary = await composition.engine.runOnce({ ...(opts.signal ? { signal: opts.signal } : {}), fullRescan: opts.fullRescan ?? false, confirm });
+    phase('pass done');
     reporter.finish(summary);
     logger.debug({ ...memoryReport(), journalCacheKiB }, 'memory tuning');
     opts.onSummary?.(summary, config);
@@ -219,6 +227,7 @@ async function syncOnce(opts: SyncOnceOptions & { readonly tty: boolean }): Prom
   } finally {
     await composition?.close().catch((e: unknown) => logger.error({ err: e }, 'error while closing'));
     lock.release();
+    phase('closed');
   }
 }
 
