@@ -60,16 +60,25 @@ describe('config errors', () => {
 });
 
 describe('the state-dir lock', () => {
-  it('a live holder: exit 2 naming its pid, and the holder keeps its lock', async () => {
+  it('a live holder: exit 2 naming its pid and what to do (the daemon: status and sync-now, not "wait"), and the holder keeps its lock', async () => {
     const holder = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
     try {
       await mkdir(env.stateDir, { recursive: true });
-      await writeFile(join(env.stateDir, 'lock'), JSON.stringify({ pid: holder.pid, purpose: 'daemon', startedAtMs: Date.now(), startTicks: null }));
-      const r = await env.sync();
-      expect(r.code, explain(r)).toBe(2);
-      expect(r.stderr).toContain(`another boxsync process (pid ${holder.pid}, daemon) is working on ${env.stateDir}`);
-      expect(readStateLock(env.stateDir)?.pid).toBe(holder.pid);
-      expect(await exists(join(env.stateDir, 'journal.db'))).toBe(false);
+      for (const purpose of ['daemon', 'sync --once'] as const) {
+        await writeFile(join(env.stateDir, 'lock'), JSON.stringify({ pid: holder.pid, purpose, startedAtMs: Date.now(), startTicks: null }));
+        const r = await env.sync();
+        expect(r.code, explain(r)).toBe(2);
+        if (purpose === 'daemon') {
+          expect(r.stderr).toContain(`the daemon (pid ${holder.pid}) is already syncing ${env.stateDir}`);
+          expect(r.stderr).toContain('`boxsync sync-now` asks it for a full rescan and listing now');
+          expect(r.stderr).not.toContain('Wait for it to finish');
+        } else {
+          expect(r.stderr).toContain(`another boxsync process (pid ${holder.pid}, sync --once) is working on ${env.stateDir}`);
+          expect(r.stderr).toContain('Wait for it to finish');
+        }
+        expect(readStateLock(env.stateDir)?.pid).toBe(holder.pid);
+        expect(await exists(join(env.stateDir, 'journal.db'))).toBe(false);
+      }
     } finally {
       holder.kill('SIGKILL');
     }

@@ -164,7 +164,10 @@ async function syncOnce(opts: SyncOnceOptions & { readonly tty: boolean }): Prom
 
   const { isSyncError } = await import('../../core/errors.js');
   phase('command');
-  const opened = await configAndLock(opts.configPath, env, say);
+  const opened = await configAndLock(opts.configPath, env, say, (pid, stateDir) =>
+    // The daemon never finishes, so "wait for it" would be the wrong advice; it already does what this run would.
+    `the daemon (pid ${pid}) is already syncing ${stateDir}: it syncs each change as it comes, so this run did not start and nothing was changed. \`boxsync status\` shows what it is doing and anything not in sync; \`boxsync sync-now\` asks it for a full rescan and listing now.`,
+  );
   if (opened === null) return 2;
   phase('config and lock');
   const { config, lock } = opened;
