@@ -132,15 +132,17 @@ function exitWithoutTeardown(env) {
  * run) and resolves when the run is over, after writing the code cache when there was none to use.
  */
 export async function runCachedScript(file, env = process.env) {
-  const phase = globalThis[Symbol.for('boxsync.phases')]?.push.bind(globalThis[Symbol.for('boxsync.phases')]) ?? (() => undefined);
-  phase(['loader', process.uptime() * 1000]);
+  // BOXSYNC_PHASES=1's marks (bin/boxsync.js), as src/cli/phases.ts makes them.
+  const marks = globalThis[Symbol.for('boxsync.phases')];
+  const phase = (name) => marks?.push([name, process.uptime() * 1000]);
+  phase('loader');
   const report = env.BOXSYNC_CODE_CACHE_REPORT === '1' ? (line) => process.stderr.write(`boxsync: code cache: ${line}\n`) : () => undefined;
   const { script, used, madeWhole, dir, cacheFile } = compile(file, env, report);
-  phase(['compiled', process.uptime() * 1000]);
+  phase('compiled');
   const module = { exports: {} };
   script.runInThisContext().call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
   await module.exports.done;
-  phase(['run over', process.uptime() * 1000]);
+  phase('run over');
   exitWithoutTeardown(env);
   if (cacheFile === null) return;
   const whole = (process.exitCode ?? 0) === 0;
