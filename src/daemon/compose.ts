@@ -27,7 +27,7 @@ import { escapeText } from '../core/escape.js';
 import { createLocalFs } from '../local/local-fs.js';
 import { FileWorkerPool } from '../local/file-workers.js';
 import { writeUrlToFile } from '../local/url-to-file.js';
-import { loadTempKey } from '../local/temp-name.js';
+import { loadTempKey, TempNames } from '../local/temp-name.js';
 import { createLocalTrash, type LocalTrash } from '../local/local-trash.js';
 import type { TrashPlaces } from '../local/local-trash-entries.js';
 import type { WatcherKind } from '../local/watcher-options.js';
@@ -96,6 +96,8 @@ export interface Composition {
   readonly trashPlaces: TrashPlaces;
   readonly roots: readonly SyncRoot[];
   localFsFor(root: SyncRoot): LocalFs;
+  /** A fresh temp-file name of this state dir (local/temp-name.ts): a leftover is cleaned up as one of ours. */
+  tempName(): string;
   /** The ignore rules of a root: built-in defaults, folders[].exclude and the root's .boxsyncignore. */
   isIgnoredFor(root: SyncRoot): IgnoreMatcher;
   /** Why the journal was rebuilt on open, or null when it opened cleanly. */
@@ -167,6 +169,7 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
     const localFsByRoot = new Map<RootId, LocalFs>();
     // Temp files of this state dir carry a tag made with this key (local/temp-name.ts): only they are cleaned up.
     const tempKey = loadTempKey(config.stateDir, { create: opts.readOnlyStateDir !== true });
+    const tempNames = new TempNames(tempKey);
     const localFsFor = (root: SyncRoot): LocalFs => {
       let fs = localFsByRoot.get(root.id);
       if (!fs) {
@@ -215,6 +218,7 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
       trashPlaces: { mode: config.localTrash.mode, stateDir: config.stateDir, fs: nodeFs },
       roots: config.folders,
       localFsFor,
+      tempName: () => tempNames.next(),
       isIgnoredFor,
       journalRebuilt: opened.rebuilt ? opened.reason : null,
       // A new Box folder is skipped as the real run would, but the config file is left as it is.

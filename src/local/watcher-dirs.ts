@@ -28,6 +28,10 @@ export class DirWatcher extends TreeWatcher<FSWatcher> {
   private renameHead = 0;
   private renamesRunning = 0;
 
+  protected override inFlight(): number {
+    return super.inFlight() + this.renamesRunning + (this.renames.length - this.renameHead);
+  }
+
   override async close(): Promise<void> {
     this.renames = [];
     this.renameHead = 0;
@@ -65,6 +69,7 @@ export class DirWatcher extends TreeWatcher<FSWatcher> {
       return;
     }
     const name = filename.toString();
+    if (this.barrierEvent(dir, name)) return;
     const rel = dir === '' ? name : `${dir}/${name}`;
     if (this.opts.isIgnored(rel, false)) return;
     if (event === 'change') {

@@ -96,6 +96,7 @@ export class InotifyWatcher extends TreeWatcher<number> {
       if (dir === '') this.rootGone(mask);
       return;
     }
+    if (this.barrierEvent(dir, name)) return;
     const rel = dir === '' ? name : `${dir}/${name}`;
     const isDir = (mask & IN.ISDIR) !== 0;
     if (this.opts.isIgnored(rel, isDir)) return;

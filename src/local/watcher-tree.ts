@@ -4,7 +4,7 @@
  * hints what is already in it), the watch budget and the removal of a moved or deleted subtree's watches.
  * Subclasses place and drop the actual watches and turn their events into HintBatcher calls.
  */
-import { lstat, readdir } from 'node:fs/promises';
+import { lstat, readdir, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LocalWatcher, WatcherHealth, WatchHint } from '../ports/local-watcher.js';
 import { HintBatcher } from './watcher-hint-batcher.js';
@@ -19,6 +19,10 @@ export abstract class TreeWatcher<W> implements LocalWatcher {
   private onHealth: (h: WatcherHealth) => void = () => undefined;
   private state: WatcherHealth = { state: 'starting' };
   private readonly fallbackScanMs: number;
+  /** Barrier files made at the root and not reported yet: name -> what their event resolves. */
+  private readonly barriers = new Map<string, () => void>();
+  /** Walks of new trees running (addTree): the hints they find are not in the batcher yet. */
+  private walking = 0;
 
   constructor(protected readonly opts: WatcherOptions) {
     this.fallbackScanMs = opts.fallbackScanMs ?? DEFAULT_FALLBACK_SCAN_MS;
@@ -46,6 +50,52 @@ export abstract class TreeWatcher<W> implements LocalWatcher {
     this.batcher?.close();
   }
 
+  async barrier(name: string, timeoutMs: number): Promise<void> {
+    const batcher = this.batcher;
+    if (this.closed || batcher === null) throw new Error('the watcher is not running');
+    if (this.state.state !== 'ok') throw new Error(this.state.state === 'degraded' ? this.state.reason : 'the watcher is still starting');
+    const deadline = Date.now() + timeoutMs;
+    const abs = this.abs(name);
+    let timer: NodeJS.Timeout | undefined;
+    const seen = new Promise<boolean>((resolve) => {
+      this.barriers.set(name, () => resolve(true));
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    });
+    try {
+      await writeFile(abs, '', { flag: 'wx', mode: 0o600 });
+      if (!(await seen)) throw new Error(`the watcher did not report a file made at the root within ${timeoutMs} ms`);
+      // The events read before the barrier's have reached the batcher; what they started must end too.
+      while (this.inFlight() > 0) {
+        if (this.closed) throw new Error('the watcher closed');
+        if (Date.now() >= deadline) throw new Error(`the watcher was still walking new folders after ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    } finally {
+      clearTimeout(timer);
+      this.barriers.delete(name);
+      await unlink(abs).catch(() => undefined);
+    }
+    if (this.closed || this.state.state !== 'ok') throw new Error('the watcher stopped meanwhile');
+    batcher.flushAll();
+  }
+
+  /**
+   * An event for `name` in folder `dir`: true when it is a barrier's file (barrier()), which is then resolved and
+   * not hinted. Subclasses ask before their ignore rules (the name is a temp name, which the rules drop).
+   */
+  protected barrierEvent(dir: string, name: string): boolean {
+    if (dir !== '' || this.barriers.size === 0) return false;
+    const resolve = this.barriers.get(name);
+    if (resolve === undefined) return false;
+    resolve();
+    return true;
+  }
+
+  /** Work that events started and whose hints are not in the batcher yet (a subclass adds its own). */
+  protected inFlight(): number {
+    return this.walking;
+  }
+
   /** Called once before the first watch is placed (open a native handle, say). */
   protected open(): void {}
   /** Called once on close, after every watch was dropped. */
@@ -66,6 +116,15 @@ export abstract class TreeWatcher<W> implements LocalWatcher {
 
   /** Watch `rel` and every directory below it; with `hintContents`, hint every entry found on the way. */
   protected async addTree(rel: string, hintContents: boolean): Promise<void> {
+    this.walking += 1;
+    try {
+      await this.walkTree(rel, hintContents);
+    } finally {
+      this.walking -= 1;
+    }
+  }
+
+  private async walkTree(rel: string, hintContents: boolean): Promise<void> {
     const stack = [rel];
     while (stack.length > 0 && !this.closed) {
       const dir = stack.pop()!;

@@ -347,6 +347,21 @@ async function idleDaemon(w: Workload, configFile: string, socketPath: string, e
             : `s = last edit to every edit on the other side (${(e.fromFirstMs! / 1000).toFixed(2)} s from the first; edits go to the watcher and Box's event stream, no walk); CPU = the daemon's meanwhile`,
         detail: { seconds: e.ms === null ? null : e.ms / 1000, fromFirstSeconds: e.fromFirstMs === null ? null : e.fromFirstMs / 1000, missing: e.missing },
       });
+      // The one-shot row's 100 + 100 edits again, then `sync --once` while the daemon runs: the run is handed to it
+      // (its watcher and the event stream already know the edits), and exits once every edit is on the other side.
+      const cpuBeforeHandOff = await cpuSeconds(pid);
+      await editBothSides(edits.srv, edits.rootId, edits.mirror, 100, 2);
+      const handed = await measureSync(configFile);
+      const handOffCpu = (await cpuSeconds(pid)) - cpuBeforeHandOff;
+      rows.push({
+        workload: w.name,
+        measurement: '100 + 100 edits, `sync --once` handed to the running daemon',
+        boxsync: handed,
+        rclone: null,
+        cp: null,
+        notes: `s = the command's start to its exit (the daemon runs the pass; exit 0: every edit is on the other side); peak RSS and CPU = the command's; the daemon's CPU from the first edit ${handOffCpu.toFixed(2)} s`,
+        detail: { daemonCpuSeconds: handOffCpu },
+      });
     }
     child.kill('SIGTERM');
     const end = await Promise.race([exited, sleep(30_000).then(() => null)]);

@@ -60,7 +60,7 @@ describe('config errors', () => {
 });
 
 describe('the state-dir lock', () => {
-  it('a live holder: exit 2 naming its pid and what to do (the daemon: status and sync-now, not "wait"), and the holder keeps its lock', async () => {
+  it('a live holder: exit 2 naming its pid and what to do (a daemon that does not answer: said, not "wait"), and the holder keeps its lock', async () => {
     const holder = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
     try {
       await mkdir(env.stateDir, { recursive: true });
@@ -69,8 +69,9 @@ describe('the state-dir lock', () => {
         const r = await env.sync();
         expect(r.code, explain(r)).toBe(2);
         if (purpose === 'daemon') {
-          expect(r.stderr).toContain(`the daemon (pid ${holder.pid}) is already syncing ${env.stateDir}`);
-          expect(r.stderr).toContain('`boxsync sync-now` asks it for a full rescan and listing now');
+          // The run is handed to the daemon (test/daemon/daemon-sync-once.test.ts); this one does not answer.
+          expect(r.stderr).toContain(`the daemon (pid ${holder.pid}) holds ${env.stateDir} but does not answer on its control socket`);
+          expect(r.stderr).toContain('this run did not start and nothing was changed');
           expect(r.stderr).not.toContain('Wait for it to finish');
         } else {
           expect(r.stderr).toContain(`another boxsync process (pid ${holder.pid}, sync --once) is working on ${env.stateDir}`);

@@ -2,7 +2,7 @@
  * The LocalWatcher contract, run against every implementation on a real temp directory (the native inotify
  * watcher's own cases are in watcher-inotify.test.ts).
  */
-import { mkdir, rename, rm, writeFile, appendFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, writeFile, appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LocalWatcher, WatcherHealth, WatchHint } from '../../src/ports/local-watcher.js';
@@ -29,7 +29,7 @@ describe.each<WatcherKind>(['inotify', 'dirs', 'chokidar'])('LocalWatcher (%s)',
   let watcher: LocalWatcher;
   let rec: Rec;
 
-  async function startWatcher(extra: { maxWatches?: number; minBatchIntervalMs?: number } = {}): Promise<void> {
+  async function startWatcher(extra: { maxWatches?: number; minBatchIntervalMs?: number; settleMs?: number; deleteHoldMs?: number } = {}): Promise<void> {
     rec = { batches: [], health: [] };
     watcher = createWatcher(kind, {
       rootPath: dir,
@@ -147,7 +147,44 @@ describe.each<WatcherKind>(['inotify', 'dirs', 'chokidar'])('LocalWatcher (%s)',
     expect(hintedPaths(rec).filter((p) => p.startsWith('burst/f')).length).toBeLessThan(1000);
   });
 
+  if (kind === 'chokidar') {
+    it('has no barrier (the sync --once hand-off scans its root in full instead)', async () => {
+      await startWatcher();
+      expect(watcher.barrier).toBeUndefined();
+    });
+  }
+
   if (kind !== 'chokidar') {
+    it('barrier: when it resolves, every change made before it was handed on, settled or not; its own file is never hinted and is gone', async () => {
+      // Nothing would settle for a minute: only the barrier can hand these on within the test.
+      await startWatcher({ settleMs: 60_000, deleteHoldMs: 60_000 });
+      await writeFile(join(dir, 'a/b/edit.txt'), 'x');
+      await mkdir(join(dir, 'fresh/deeper'), { recursive: true });
+      await writeFile(join(dir, 'fresh/deeper/inside.txt'), 'y');
+      await rename(join(dir, 'a/one.txt'), join(dir, 'a/b/moved.txt'));
+      expect(hintedPaths(rec)).toEqual([]);
+      const name = `${TEMP_PREFIX}barrier-test-1`;
+      await watcher.barrier!(name, 10_000);
+      const paths = hintedPaths(rec);
+      expect(paths).toEqual(expect.arrayContaining(['a/b/edit.txt', 'fresh', 'fresh/deeper/inside.txt', 'a/one.txt', 'a/b/moved.txt']));
+      expect(paths.filter((p) => p.includes('barrier'))).toEqual([]);
+      await expect(readdir(dir)).resolves.not.toContain(name);
+      // A second barrier with nothing new hands on nothing more; the watcher keeps working after it.
+      const before = paths.length;
+      await watcher.barrier!(`${TEMP_PREFIX}barrier-test-2`, 10_000);
+      expect(hintedPaths(rec).length).toBe(before);
+      expect(watcher.health().state).toBe('ok');
+    });
+
+    it('barrier: rejects at once on a closed watcher, and within its bound when its file cannot be made', async () => {
+      await startWatcher();
+      await mkdir(join(dir, 'taken'));
+      // A folder already holds the name: the file cannot be made ('wx'), so no event can come.
+      await expect(watcher.barrier!('taken', 10_000)).rejects.toThrow(/EEXIST/);
+      await watcher.close();
+      await expect(watcher.barrier!(`${TEMP_PREFIX}barrier-test-3`, 10_000)).rejects.toThrow(/not running/);
+    });
+
     it('refuses to start on a root that does not exist, saying so', async () => {
       const w = createWatcher(kind, { rootPath: join(dir, 'missing'), isIgnored: () => false });
       await expect(w.start(() => undefined, () => undefined)).rejects.toThrow(/sync root .*missing is not a folder \(missing or unmounted\?\)/);

@@ -9,14 +9,15 @@ export type ExitCode = 0 | 1 | 2 | 3;
 
 /**
  * The start of `sync --once` and its dry run: load the config (its warnings said) and take the state lock.
- * Null after saying why (exit code 2). A lock held by the daemon gets `whenDaemon`'s words when given.
+ * Null after saying why (exit code 2). A lock held by the daemon gets `whenDaemon`'s words when given; or, when
+ * `whenDaemon` is 'hand-off', the daemon's pid comes back with the config, nothing said (sync.ts hands the run over).
  */
 export async function configAndLock(
   configPath: string | undefined,
   env: NodeJS.ProcessEnv,
   say: (line: string) => void,
-  whenDaemon?: (pid: number, stateDir: string) => string,
-): Promise<{ config: Config; lock: import('../../daemon/lock.js').StateLock } | null> {
+  whenDaemon?: ((pid: number, stateDir: string) => string) | 'hand-off',
+): Promise<{ config: Config; lock: import('../../daemon/lock.js').StateLock } | { config: Config; daemonPid: number } | null> {
   const { loadConfig } = await import('../../config/index.js');
   let config: Config;
   try {
@@ -30,8 +31,15 @@ export async function configAndLock(
   try {
     return { config, lock: acquireStateLock(config.stateDir, 'sync --once') };
   } catch (e) {
-    if (whenDaemon && e instanceof StateLockedError && e.holder.purpose === 'daemon') say(whenDaemon(e.holder.pid, config.stateDir));
+    const daemonPid = e instanceof StateLockedError && e.holder.purpose === 'daemon' ? e.holder.pid : null;
+    if (daemonPid !== null && whenDaemon === 'hand-off') return { config, daemonPid };
+    if (daemonPid !== null && typeof whenDaemon === 'function') say(whenDaemon(daemonPid, config.stateDir));
     else say(e instanceof Error ? e.message : String(e));
     return null;
   }
+}
+
+/** The config and the lock, or null when the daemon holds it (only a 'hand-off' caller gets that far). */
+export function lockTaken<T extends { config: Config }>(opened: T | null): Extract<T, { lock: unknown }> | null {
+  return opened !== null && 'lock' in opened ? (opened as Extract<T, { lock: unknown }>) : null;
 }

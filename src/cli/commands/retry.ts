@@ -48,8 +48,8 @@ async function retryInJournal(abs: string | undefined, configPath: string | unde
   const say = (line: string): void => void process.stderr.write(`boxsync: ${line}\n`);
   const { escapeText } = await import('../../core/escape.js');
   const { retriedText, retryTarget } = await import('../../daemon/control/retry-command.js');
-  const { configAndLock } = await import('./sync.js');
-  const opened = await configAndLock(configPath, process.env, say);
+  const { configAndLock, lockTaken } = await import('./sync.js');
+  const opened = lockTaken(await configAndLock(configPath, process.env, say));
   if (opened === null) return 2;
   const { config, lock } = opened;
   try {

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { escapeText, safeText, terminalSafeJson } from '../../core/escape.js';
 import type { DryRunReport } from '../../engine/dry-run.js';
-import { configAndLock, type ExitCode } from './config-and-lock.js';
+import { configAndLock, lockTaken, type ExitCode } from './config-and-lock.js';
 
 export interface DryRunOptions {
   readonly configPath?: string | undefined;
@@ -33,10 +33,10 @@ export async function runSyncDryRun(opts: DryRunOptions = {}): Promise<ExitCode>
   const say = (line: string): void => void err.write(`boxsync: ${safeText(line, 4000)}\n`);
 
   const { isSyncError } = await import('../../core/errors.js');
-  const opened = await configAndLock(opts.configPath, env, say, (pid, stateDir) =>
+  const opened = lockTaken(await configAndLock(opts.configPath, env, say, (pid, stateDir) =>
     // Its Box session is the daemon's own (a second process must not refresh the same single-use OAuth token).
     `the daemon (pid ${pid}) is syncing ${stateDir}: it runs each change as it comes, so there is no "next run" to plan. \`boxsync status\` shows what it is doing; stop it (\`boxsync pause\` holds transfers) to see a dry-run plan. Nothing was changed.`,
-  );
+  ));
   if (opened === null) return 2;
   const { config, lock } = opened;
   const { createLogger } = await import('../../logger.js');

@@ -25,7 +25,7 @@ import { runHeapPolicy } from '../run-heap.js';
 import { gatherLines } from '../gathered-lines.js';
 import { firstOfEach, phase, phasesOn } from '../phases.js';
 
-export { configAndLock, type ExitCode } from './config-and-lock.js';
+export { configAndLock, lockTaken, type ExitCode } from './config-and-lock.js';
 
 export interface SyncOnceOptions {
   /** `--config FILE`; else BOXSYNC_CONFIG, else the XDG default. */
@@ -164,11 +164,10 @@ async function syncOnce(opts: SyncOnceOptions & { readonly tty: boolean }): Prom
 
   const { isSyncError } = await import('../../core/errors.js');
   phase('command');
-  const opened = await configAndLock(opts.configPath, env, say, (pid, stateDir) =>
-    // The daemon never finishes, so "wait for it" would be the wrong advice; it already does what this run would.
-    `the daemon (pid ${pid}) is already syncing ${stateDir}: it syncs each change as it comes, so this run did not start and nothing was changed. \`boxsync status\` shows what it is doing and anything not in sync; \`boxsync sync-now\` asks it for a full rescan and listing now.`,
-  );
+  // The daemon holds the state dir: it runs the pass (it already watches both sides), this process waits for it.
+  const opened = await configAndLock(opts.configPath, env, say, 'hand-off');
   if (opened === null) return 2;
+  if (!('lock' in opened)) return handToDaemon(opened.config, opened.daemonPid, opts, say);
   phase('config and lock');
   const { config, lock } = opened;
   // V8's defaults over a journal already there, the small heap again once the pass plans big transfers (run-heap.ts).
@@ -234,12 +233,70 @@ async function syncOnce(opts: SyncOnceOptions & { readonly tty: boolean }): Prom
   }
 }
 
+/** The longest `sync --once` waits for the daemon's pass (a first pass over a very big tree can take hours). */
+const HAND_OFF_WAIT_MS = 12 * 60 * 60 * 1000;
+
+/**
+ * `sync --once` while the daemon holds the state dir: the daemon runs the pass (control verb `sync-once`:
+ * lifecycle/session.ts), with every change made before this request in it, and this process prints what it did and
+ * exits with the same codes as a run of its own. Ctrl-C stops the waiting, not the daemon's pass.
+ */
+async function handToDaemon(config: Config, pid: number, opts: SyncOnceOptions & { readonly tty: boolean }, say: (line: string) => void): Promise<ExitCode> {
+  if (opts.bandwidthBytesPerSec !== undefined) {
+    say(`the daemon (pid ${pid}) is syncing ${config.stateDir} and runs at its own bandwidth limit, so --bwlimit cannot apply to this run; nothing was run. \`boxsync bwlimit RATE\` sets the daemon's limit now.`);
+    return 2;
+  }
+  if (opts.freeSpace === true || opts.inspect !== undefined || opts.onSummary !== undefined) {
+    say(`the daemon (pid ${pid}) is syncing ${config.stateDir}; stop it first (\`boxsync status\` shows it). Nothing was run.`);
+    return 2;
+  }
+  const { sendControl, DaemonNotRunningError } = await import('../../daemon/control/control-client.js');
+  const confirm = opts.confirm ?? [];
+  const ids = [...confirm];
+  if ((opts.acceptNewRoots ?? []).length > 0) {
+    const guards = await confirmedGuards(config, { acceptNewRoots: opts.acceptNewRoots ?? [] });
+    if (typeof guards === 'string') {
+      say(guards);
+      return 2;
+    }
+    ids.push(...guards);
+  }
+  const err = opts.err ?? process.stderr;
+  err.write(`boxsync: the daemon (pid ${pid}) is syncing ${config.stateDir}: this run is handed to it. It looks for every change made until now and syncs it; the summary follows when it is done.\n`);
+  const { createRunReporter } = await import('../progress.js');
+  const reporter = createRunReporter({ tty: opts.tty, out: opts.out ?? process.stdout, err });
+  try {
+    const r = await sendControl<import('../../daemon/control/control-protocol.js').SyncOnceResult>(
+      config.socketPath,
+      { verb: 'sync-once', ...(opts.fullRescan ? { fullRescan: true } : {}), ...(ids.length > 0 ? { confirm: ids } : {}) },
+      { timeoutMs: HAND_OFF_WAIT_MS, ...(opts.signal ? { signal: opts.signal } : {}) },
+    );
+    for (const note of r.notes) say(note);
+    for (const o of r.operations) reporter.onOperation(o);
+    if (r.operationsLeftOut > 0) say(`... and ${r.operationsLeftOut} more operations (the daemon's log has them)`);
+    reporter.finish(r.summary);
+    return exitCodeOf(r.summary);
+  } catch (e) {
+    reporter.abort();
+    if (opts.signal?.aborted) {
+      say('stopped waiting; the daemon carries on with the pass (`boxsync status` shows it).');
+      return 1;
+    }
+    if (e instanceof DaemonNotRunningError) {
+      say(`the daemon (pid ${pid}) holds ${config.stateDir} but does not answer on its control socket ${config.socketPath}, so this run did not start and nothing was changed. \`boxsync status\` shows what it is doing.`);
+      return 2;
+    }
+    say(`the daemon (pid ${pid}) did not run the pass: ${e instanceof Error ? e.message : String(e)}`);
+    return 2;
+  }
+}
+
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
 /** The guard ids `--confirm` and `--accept-new-root` name, or what is wrong with them (exit 2, nothing done). */
-async function confirmedGuards(config: Config, opts: SyncOnceOptions): Promise<string[] | string> {
+async function confirmedGuards(config: Config, opts: Pick<SyncOnceOptions, 'confirm' | 'acceptNewRoots'>): Promise<string[] | string> {
   const { parseGuardId, guardIdText } = await import('../../engine/guard-id.js');
   const { resolve } = await import('node:path');
   const { escapeText } = await import('../../core/escape.js');

@@ -23,33 +23,54 @@ export class ControlRequestError extends Error {
   }
 }
 
-export async function sendControl<T>(socketPath: string, req: ControlRequest, timeoutMs = 10_000): Promise<T> {
+/**
+ * One request, one answer. `wait`: the bound in ms (default 10 s), or `{ timeoutMs, signal }` (the signal stops the
+ * waiting: the request is not taken back). A connection the daemon closes without an answer rejects at once.
+ */
+export async function sendControl<T>(socketPath: string, req: ControlRequest, wait: number | { readonly timeoutMs: number; readonly signal?: AbortSignal } = 10_000): Promise<T> {
+  const timeoutMs = typeof wait === 'number' ? wait : wait.timeoutMs;
+  const signal = typeof wait === 'number' ? undefined : wait.signal;
   const res = await new Promise<ControlResponse<T>>((resolve, reject) => {
     const socket = createConnection(socketPath);
     let buffer = '';
+    let settled = false;
+    const finish = (fn: () => void): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      fn();
+    };
     const timer = setTimeout(() => {
       socket.destroy();
-      reject(new Error(`the daemon did not answer on ${socketPath} within ${timeoutMs} ms; it may be busy or hung (see its log)`));
+      finish(() => reject(new Error(`the daemon did not answer on ${socketPath} within ${timeoutMs} ms; it may be busy or hung (see its log)`)));
     }, timeoutMs);
+    const onAbort = (): void => {
+      socket.destroy();
+      finish(() => reject(signal?.reason ?? new Error('stopped waiting for the daemon')));
+    };
+    if (signal?.aborted) onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
     socket.setEncoding('utf8');
     socket.once('connect', () => socket.write(`${JSON.stringify(req)}\n`));
     socket.on('data', (chunk: string) => {
       buffer += chunk;
       const nl = buffer.indexOf('\n');
       if (nl < 0) return;
-      clearTimeout(timer);
       socket.end();
-      try {
-        resolve(JSON.parse(buffer.slice(0, nl)) as ControlResponse<T>);
-      } catch {
-        reject(new Error(`the daemon on ${socketPath} sent an unreadable answer`));
-      }
+      finish(() => {
+        try {
+          resolve(JSON.parse(buffer.slice(0, nl)) as ControlResponse<T>);
+        } catch {
+          reject(new Error(`the daemon on ${socketPath} sent an unreadable answer`));
+        }
+      });
     });
     socket.once('error', (e: NodeJS.ErrnoException) => {
-      clearTimeout(timer);
-      if (e.code === 'ENOENT' || e.code === 'ECONNREFUSED' || e.code === 'ENOTSOCK') reject(new DaemonNotRunningError(socketPath));
-      else reject(e);
+      if (e.code === 'ENOENT' || e.code === 'ECONNREFUSED' || e.code === 'ENOTSOCK') finish(() => reject(new DaemonNotRunningError(socketPath)));
+      else finish(() => reject(e));
     });
+    socket.once('close', () => finish(() => reject(new Error(`the daemon on ${socketPath} closed the connection without answering (it may have stopped or reloaded; \`boxsync status\` says)`))));
   });
   if (!res.ok) throw new ControlRequestError(res.error, res.code);
   return res.result;

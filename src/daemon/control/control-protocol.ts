@@ -8,6 +8,8 @@
  *   ← {"ok":true,"result":{...PathStatus}}
  *   → {"verb":"pause","path":"..."?} | {"verb":"resume","path":"..."?} (a path: the one folder pair holding it) | {"verb":"sync-now"} | {"verb":"confirm-guard","id":"..."} | {"verb":"retry","path":"..."?}
  *   ← {"ok":true,"result":{"message":"..."}}
+ *   → {"verb":"sync-once","fullRescan":false?,"confirm":["mass-delete:..."]?}   (`sync --once` while the daemon runs: lifecycle/session.ts)
+ *   ← {"ok":true,"result":{...SyncOnceResult}}   (once the pass that looked after every change made before it is over)
  *   → {"verb":"item","request":{"command":"info","path":"/home/me/Box/report.pdf"}}   (see item-protocol.ts)
  *   ← {"ok":true,"result":{...ItemInfoResult}}
  *   → {"verb":"selective","action":"exclude","path":"/home/me/Box/Archive","freeSpace":false}   (or "include"; selective-command.ts)
@@ -22,7 +24,7 @@
  */
 import { z } from 'zod';
 import type { RelPath, RootId } from '../../core/model.js';
-import type { StatusReport } from '../../engine/types.js';
+import type { EngineEvents, RunSummary, StatusReport } from '../../engine/types.js';
 import type { WatcherHealth } from '../../ports/local-watcher.js';
 import type { StreamType } from '../../ports/remote-changes.js';
 import { itemRequestSchema, type LockView } from './item-protocol.js';
@@ -34,6 +36,7 @@ export const controlRequestSchema = z.discriminatedUnion('verb', [
   z.strictObject({ verb: z.literal('pause'), path: z.string().min(1).optional() }),
   z.strictObject({ verb: z.literal('resume'), path: z.string().min(1).optional() }),
   z.strictObject({ verb: z.literal('sync-now') }),
+  z.strictObject({ verb: z.literal('sync-once'), fullRescan: z.boolean().optional(), confirm: z.array(z.string().min(1).max(400)).max(100).optional() }),
   z.strictObject({ verb: z.literal('confirm-guard'), id: z.string().min(1) }),
   z.strictObject({ verb: z.literal('retry'), path: z.string().min(1).optional() }),
   z.strictObject({ verb: z.literal('item'), request: itemRequestSchema }),
@@ -170,3 +173,18 @@ export interface VerbResult {
 export interface SelectiveResult extends VerbResult {
   readonly outcome: 'applied' | 'unchanged' | 'held' | 'kept' | 'pending';
 }
+
+/** One operation of the pass a `sync-once` waited for, as `sync --once` prints it (engine onOperation). */
+export type PassOperation = Parameters<NonNullable<EngineEvents['onOperation']>>[0];
+
+/** The `sync-once` verb's answer: the pass run for it, what it did, and what the daemon did instead of asked. */
+export interface SyncOnceResult {
+  readonly summary: RunSummary;
+  /** Its operations, in order; at most SYNC_ONCE_OPERATIONS_KEPT, the rest counted in `operationsLeftOut`. */
+  readonly operations: readonly PassOperation[];
+  readonly operationsLeftOut: number;
+  /** Sentences for the user: a folder scanned in full because its watcher could not confirm it reported everything. */
+  readonly notes: readonly string[];
+}
+
+export const SYNC_ONCE_OPERATIONS_KEPT = 2_000;

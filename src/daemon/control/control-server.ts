@@ -114,7 +114,7 @@ async function answer(line: string, handle: ControlHandler): Promise<ControlResp
   if (!parsed.success) {
     return {
       ok: false,
-      error: 'unknown or malformed request; verbs are status, status-path {path}, pause, resume, sync-now, confirm-guard {id}, retry {path?}, item {request}, selective {action, path}, ui-login, bwlimit {rate}, notifications {on}',
+      error: 'unknown or malformed request; verbs are status, status-path {path}, pause, resume, sync-now, sync-once {fullRescan?, confirm?}, confirm-guard {id}, retry {path?}, item {request}, selective {action, path}, ui-login, bwlimit {rate}, notifications {on}',
     };
   }
   try {

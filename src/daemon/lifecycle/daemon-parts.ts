@@ -27,6 +27,8 @@ export interface DaemonParts {
    * the item commands, and the live `selective exclude` checking the folder against the merge base.
    */
   readonly localFsFor: (root: SyncRoot) => LocalFs;
+  /** A fresh temp-file name of the state dir: the watchers' barrier files (`sync --once` handed to the daemon). */
+  readonly tempName?: () => string;
   /** The ignore rules of a root, including the local adapter's temp-file names. */
   readonly isIgnoredFor: (root: SyncRoot) => (path: string, isDir: boolean) => boolean;
   /** Remove local-trash entries trashed more than `ageMs` ago; returns how many were removed. */
@@ -81,6 +83,7 @@ export function composeDaemonParts(overrides: DaemonComposeOverrides = {}): Comp
       changes: c.changes,
       roots: c.roots,
       localFsFor: (root) => c.localFsFor(root),
+      tempName: () => c.tempName(),
       isIgnoredFor: (root) => c.isIgnoredFor(root),
       purgeLocalTrash: (ageMs) => c.localTrash.purgeOlderThan(ageMs),
       boxActions: c.boxActions,

@@ -14,6 +14,7 @@ import { chooseWatcher, createWatcher, type WatcherChoice } from '../../local/wa
 import type { WatcherKind } from '../../local/watcher-options.js';
 import type { WatcherStatus } from '../control/control-protocol.js';
 import { dropEchoes } from './echo-filter.js';
+import { TEMP_PREFIX } from '../../local/temp-name.js';
 import type { PassRunner } from './pass-runner.js';
 
 export interface LocalSideDeps {
@@ -30,6 +31,8 @@ export interface LocalSideDeps {
   /** A path written without pause is hinted at least this often (HintBatcherOptions.maxSettleMs). */
   readonly maxSettleMs?: number;
   readonly maxWatches?: number | undefined;
+  /** A fresh name for a barrier file (a temp name of this state dir: a leftover is cleaned up as one). */
+  readonly tempName?: () => string;
 }
 
 interface RootWatch {
@@ -44,6 +47,9 @@ export class LocalSide {
   private readonly watches: RootWatch[] = [];
   private readonly missing: SyncRoot[] = [];
   private closed = false;
+  /** Hint batches between the watcher and the engine (the echo filter's stats): a barrier waits for them. */
+  private readonly handing = new Set<Promise<void>>();
+  private barrierCount = 0;
   /** The kind that runs: 'inotify' falls back to 'dirs' when its native addon cannot load (said once, here). */
   private readonly choice: WatcherChoice;
 
@@ -107,7 +113,10 @@ export class LocalSide {
     this.watches.push(w);
     try {
       await watcher.start(
-        (hints) => void this.onHints(root, hints),
+        (hints) => {
+          const p = this.onHints(root, hints).finally(() => this.handing.delete(p));
+          this.handing.add(p);
+        },
         (h) => this.onHealth(w, h),
       );
     } catch (e) {
@@ -135,6 +144,45 @@ export class LocalSide {
       health: w.watcher.health().state === 'starting' ? w.health : w.watcher.health(),
       lastFallbackScanAtMs: w.lastFallbackScanAtMs,
     })));
+  }
+
+  /**
+   * The `sync --once` hand-off's barrier (session.ts): every local change made before this call has been handed to
+   * the engine as a hint when it resolves. Per root, a file made at its top must come back through its watcher
+   * (LocalWatcher.barrier). The roots whose watcher cannot say so (missing, degraded, still starting, a watcher
+   * without a barrier, no answer within `timeoutMs`) come back with the reason: the caller scans them in full.
+   */
+  async barrier(timeoutMs: number): Promise<{ readonly root: SyncRoot; readonly reason: string }[]> {
+    const unsure: { root: SyncRoot; reason: string }[] = this.missing.map((root) => ({ root, reason: 'its folder is not watched (it did not exist when the daemon started)' }));
+    await Promise.all(this.watches.map(async (w) => {
+      if (w.watcher.barrier === undefined) {
+        unsure.push({ root: w.root, reason: `the ${this.choice.kind} watcher cannot confirm it has reported every change` });
+        return;
+      }
+      const name = this.deps.tempName?.() ?? `${TEMP_PREFIX}barrier-${process.pid}-${++this.barrierCount}`;
+      try {
+        await w.watcher.barrier(name, timeoutMs);
+      } catch (e) {
+        unsure.push({ root: w.root, reason: e instanceof Error ? e.message : String(e) });
+      }
+    }));
+    // The batches the barriers flushed are on their way through the echo filter (a stat each): wait until the
+    // engine has them, within the same bound.
+    const deadline = Date.now() + timeoutMs;
+    while (this.handing.size > 0) {
+      const left = deadline - Date.now();
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = left <= 0 || (await Promise.race([
+        Promise.allSettled([...this.handing]).then(() => false),
+        new Promise<boolean>((r) => (timer = setTimeout(() => r(true), left))),
+      ]));
+      clearTimeout(timer);
+      if (timedOut) {
+        for (const w of this.watches) if (!unsure.some((u) => u.root === w.root)) unsure.push({ root: w.root, reason: `its changes were still being checked after ${timeoutMs} ms` });
+        break;
+      }
+    }
+    return unsure;
   }
 
   async close(): Promise<void> {

@@ -21,6 +21,19 @@ export interface PassRunnerOptions {
   readonly onBusy?: () => void;
   /** The runner has run every pass asked for and waits for the next request. */
   readonly onIdle?: () => void;
+  /** A pass starts: its number (passCount once it started). */
+  readonly onPassStart?: (pass: number) => void;
+}
+
+/** What `next()` waits for: the summary of the first pass that started after it was asked, and that pass's number. */
+export interface PassOutcome {
+  readonly summary: RunSummary;
+  readonly pass: number;
+}
+
+interface Waiter {
+  readonly resolve: (o: PassOutcome) => void;
+  readonly reject: (e: unknown) => void;
 }
 
 export class PassRunner {
@@ -31,6 +44,9 @@ export class PassRunner {
   private failures = 0;
   private stopped = false;
   private passes = 0;
+  /** `next()` callers for the pass that starts next, and for the one running. */
+  private waiting: Waiter[] = [];
+  private inPass: Waiter[] = [];
   lastError: string | null = null;
   nextRetryAtMs: number | null = null;
 
@@ -55,6 +71,18 @@ export class PassRunner {
     if (!this.running) this.start();
   }
 
+  /**
+   * Ask for a pass and wait for its outcome: the first pass that starts after this call (one running now does not
+   * count: it may have looked before the change the caller knows of). A pass that throws rejects with its error
+   * (the runner retries it on its own); stopping rejects with the shutdown reason.
+   */
+  next(kind: 'hint' | 'full'): Promise<PassOutcome> {
+    if (this.stopped) return Promise.reject(this.abort.signal.aborted ? this.abort.signal.reason : new Error('syncing has stopped (`boxsync status` says why)'));
+    const p = new Promise<PassOutcome>((resolve, reject) => this.waiting.push({ resolve, reject }));
+    this.request(kind);
+    return p;
+  }
+
   private start(): void {
     this.opts.onBusy?.();
     this.running = this.loop().finally(() => {
@@ -77,8 +105,11 @@ export class PassRunner {
    */
   async stop(): Promise<void> {
     this.stopped = true;
-    this.abort.abort(shutdownReason('the daemon is stopping; interrupted transfers resume on the next start'));
+    const reason = shutdownReason('the daemon is stopping; interrupted transfers resume on the next start');
+    this.abort.abort(reason);
+    for (const w of this.waiting.splice(0)) w.reject(reason);
     await this.running?.catch(() => undefined);
+    for (const w of this.inPass.splice(0)) w.reject(reason);
   }
 
   private async loop(): Promise<void> {
@@ -86,12 +117,18 @@ export class PassRunner {
     while (this.wanted !== 'none' && !this.stopped) {
       const fullRescan = this.wanted === 'full';
       this.wanted = 'none';
+      this.inPass = this.waiting;
+      this.waiting = [];
       try {
         this.passes++;
+        this.opts.onPassStart?.(this.passes);
         const summary = await this.engine.runOnce({ signal: this.abort.signal, fullRescan });
         this.opts.onSummary?.(summary);
+        const pass = this.passes;
+        for (const w of this.inPass.splice(0)) w.resolve({ summary, pass });
         if (summary.outcome === 'fatal') {
           this.stopped = true;
+          for (const w of this.waiting.splice(0)) w.reject(new Error(`syncing stopped: ${summary.message}`));
           this.opts.onFatal?.(summary.message);
           return;
         }
@@ -100,6 +137,7 @@ export class PassRunner {
         this.lastError = null;
         this.nextRetryAtMs = null;
       } catch (e) {
+        for (const w of this.inPass.splice(0)) w.reject(e);
         if (this.stopped) return;
         this.failures += 1;
         this.backoffMs = nominalDelayMs(withBounds(passRunnerBackoff, { minMs: this.opts.minBackoffMs, maxMs: this.opts.maxBackoffMs }), this.failures);

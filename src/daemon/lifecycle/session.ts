@@ -14,7 +14,7 @@ import { parseGuardId } from '../../engine/guard-id.js';
 import type { EngineEvents } from '../../engine/types.js';
 import type { Logger } from '../../logger.js';
 import type { FailureRecord } from '../../ports/journal.js';
-import type { ControlRequest, DaemonStatus, PathStatus, VerbResult } from '../control/control-protocol.js';
+import { SYNC_ONCE_OPERATIONS_KEPT, type ControlRequest, type DaemonStatus, type PassOperation, type PathStatus, type SyncOnceResult, type VerbResult } from '../control/control-protocol.js';
 import type { EventLoopStatus } from '../control/control-protocol.js';
 import type { ComposeDaemonParts, DaemonParts } from './daemon-parts.js';
 import type { DaemonSettings } from './daemon-settings.js';
@@ -35,6 +35,8 @@ import { retryParks } from '../../engine/park-recheck.js';
 import { retriedText, retryHints, retryTarget } from '../control/retry-command.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** How long the `sync-once` hand-off waits for each watcher's barrier before it scans that folder in full instead. */
+const SYNC_ONCE_BARRIER_MS = 10_000;
 /** The wake-up comes this long after the engine's wake time, so what was due then reads as due. */
 const WAKE_SLACK_MS = 50;
 
@@ -96,6 +98,7 @@ export class DaemonSession {
       // The web page's live stream (src/daemon/ui/): what changed, pushed, never polled.
       onStatus: () => hooks.onActivity?.status(),
       onOperation: (o) => {
+        session?.keepOperation(o);
         ops.record(o.root, o.path, { kind: o.kind, reason: o.reason, ok: o.ok, error: o.error ?? null, atMs: Date.now() });
         hooks.onActivity?.operation({ root: o.root, path: o.path, kind: o.kind, reason: o.reason, ok: o.ok, error: o.error ?? null, atMs: Date.now() });
         if (o.kind === 'conflict-copy' && o.ok) {
@@ -130,6 +133,7 @@ export class DaemonSession {
     });
     const passes: PassRunner = new PassRunner(parts.engine, log, {
       onBusy: () => reclaimer.busy(),
+      onPassStart: (pass) => session?.passStarted(pass),
       onIdle: () => {
         reclaimer.idle();
         session?.convergence?.idle();
@@ -160,6 +164,7 @@ export class DaemonSession {
       fallbackScanMs: settings.fallbackScanMs,
       maxSettleMs: settings.uploadGrowingEveryMs,
       maxWatches: settings.maxWatches,
+      ...(parts.tempName ? { tempName: parts.tempName } : {}),
     });
     const remote = new RemoteSide({
       roots: parts.roots,
@@ -238,6 +243,21 @@ export class DaemonSession {
     return session;
   }
 
+  /** A pass starts: while a `sync-once` waits, its operations are kept for the answer. */
+  private passStarted(pass: number): void {
+    this.currentPass = pass;
+    if (this.handoffs > 0) this.passOps.set(pass, { operations: [], leftOut: 0 });
+  }
+
+  private currentPass = 0;
+
+  private keepOperation(o: PassOperation): void {
+    const kept = this.handoffs > 0 ? this.passOps.get(this.currentPass) : undefined;
+    if (kept === undefined) return;
+    if (kept.operations.length < SYNC_ONCE_OPERATIONS_KEPT) kept.operations.push(o);
+    else kept.leftOut += 1;
+  }
+
   /** Before status(): its in-sync counts made in slices (the event loop stays free), not in one call. */
   statusReady(): Promise<void> {
     return this.parts.engine.statusReady?.() ?? Promise.resolve();
@@ -261,8 +281,11 @@ export class DaemonSession {
   }
 
   private items: ItemCommands | null = null;
+  /** `sync-once` requests waiting for their pass, and the operations of the passes they wait for, by pass number. */
+  private handoffs = 0;
+  private readonly passOps = new Map<number, { operations: PassOperation[]; leftOut: number }>();
 
-  async handle(req: Exclude<ControlRequest, { verb: 'status' | 'selective' | 'ui-login' }>): Promise<PathStatus | VerbResult | ItemResult> {
+  async handle(req: Exclude<ControlRequest, { verb: 'status' | 'selective' | 'ui-login' }>): Promise<PathStatus | VerbResult | ItemResult | SyncOnceResult> {
     switch (req.verb) {
       case 'item':
         return this.itemCommands().run(req.request);
@@ -294,17 +317,10 @@ export class DaemonSession {
       case 'sync-now':
         await this.schedules.run('fullRescan');
         return { message: 'full rescan and listing started; `boxsync status` shows progress' };
+      case 'sync-once':
+        return this.syncOnce(req.fullRescan === true, req.confirm ?? []);
       case 'confirm-guard': {
-        const guard = parseGuardId(req.id);
-        if (guard === null) {
-          throw new Error(`"${safeText(req.id)}" is not a safety guard id (they look like mass-delete:ROOT:COUNT or remote-root-empty:ROOT); nothing was changed, \`boxsync status\` shows the one held`);
-        }
-        if (!this.parts.engine.confirmGuard(req.id)) {
-          throw new Error(`no safety guard with id ${req.id} is held; nothing was changed (\`boxsync status\` shows the current one)`);
-        }
-        this.log.warn({ guard: req.id }, 'safety guard confirmed by the user');
-        // A new local folder accepted as the root: watch it, not the one it replaced.
-        if (guard.kind === 'local-root-missing') await this.local.restartRoot(guard.root);
+        await this.confirmHeld([req.id]);
         this.passes.request('hint');
         return { message: `guard ${req.id} confirmed; the held operations run now` };
       }
@@ -318,6 +334,62 @@ export class DaemonSession {
         const never: never = req;
         throw new Error(`unknown verb ${JSON.stringify(never)}`);
       }
+    }
+  }
+
+  /**
+   * Release held safety guards the user confirmed (`boxsync confirm ID`, `sync --once --confirm ID`). Every id is
+   * checked before any is released: one that is not a guard id, or names no guard held, throws and nothing changes.
+   */
+  private async confirmHeld(ids: readonly string[]): Promise<void> {
+    const guards = ids.map((id) => {
+      const guard = parseGuardId(id);
+      if (guard === null) {
+        throw new Error(`"${safeText(id)}" is not a safety guard id (they look like mass-delete:ROOT:COUNT or remote-root-empty:ROOT); nothing was changed, \`boxsync status\` shows the one held`);
+      }
+      if (this.parts.engine.status().heldGuard?.id !== id) {
+        throw new Error(`no safety guard with id ${id} is held; nothing was changed (\`boxsync status\` shows the current one)`);
+      }
+      return { id, guard };
+    });
+    for (const { id, guard } of guards) {
+      if (!this.parts.engine.confirmGuard(id)) throw new Error(`no safety guard with id ${id} is held; nothing was changed (\`boxsync status\` shows the current one)`);
+      this.log.warn({ guard: id }, 'safety guard confirmed by the user');
+      // A new local folder accepted as the root: watch it, not the one it replaced.
+      if (guard.kind === 'local-root-missing') await this.local.restartRoot(guard.root);
+    }
+  }
+
+  /**
+   * `sync --once` while this daemon runs (sync.ts hands the run over instead of refusing it): a pass that looks
+   * at every change made before the request, and its summary. Local changes: each root's watcher barrier
+   * (LocalSide.barrier) hands every change it saw before the request to the engine, so a hinted pass covers them; a
+   * root whose watcher cannot confirm that gets a full scan, and the answer says why. Box's changes: the pass reads
+   * the event stream from the cursor, whatever the long poll has heard yet. Bounded: the barrier by
+   * SYNC_ONCE_BARRIER_MS, the pass as any pass (the client's wait has its own bound).
+   */
+  private async syncOnce(fullRescan: boolean, confirm: readonly string[]): Promise<SyncOnceResult> {
+    if (this.fatalMessage !== null) throw new Error(`syncing stopped: ${this.fatalMessage}; nothing was run`);
+    if (this.parts.engine.status().phase === 'paused') {
+      throw new Error('the daemon is paused, so no transfer would start; nothing was run. `boxsync resume` resumes it (then run again)');
+    }
+    if (confirm.length > 0) await this.confirmHeld(confirm);
+    const notes: string[] = [];
+    let kind: 'hint' | 'full' = fullRescan ? 'full' : 'hint';
+    if (!fullRescan) {
+      const unsure = await this.local.barrier(SYNC_ONCE_BARRIER_MS);
+      for (const u of unsure) notes.push(`${u.root.localPath} was scanned in full: ${u.reason}`);
+      if (unsure.length > 0) kind = 'full';
+    }
+    this.parts.engine.hintRemote([]);
+    this.handoffs += 1;
+    try {
+      const { summary, pass } = await this.passes.next(kind);
+      const ops = this.passOps.get(pass) ?? { operations: [], leftOut: 0 };
+      return { summary, operations: ops.operations, operationsLeftOut: ops.leftOut, notes };
+    } finally {
+      this.handoffs -= 1;
+      if (this.handoffs === 0) this.passOps.clear();
     }
   }
 
