@@ -77,6 +77,7 @@ it('is handed to the running daemon: changes made on both sides just before are 
   seen.close();
   expect(mid.code, `${explain(mid)}\n--- daemon ---\n${run.output()}`).toBe(0);
   expect(mid.stderr).toContain('growing.log');
+  expect(mid.stdout).toMatch(/^boxsync: converged in .*: \d+ downloaded \(.*\), [1-9]\d* uploaded/m);
   expect(h.web.findByPath('Mirror/growing.log')).not.toBeNull();
 
   // --full-rescan is handed on too.

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { PassRunner } from '../../src/daemon/lifecycle/pass-runner.js';
+import { passesTogether } from '../../src/daemon/lifecycle/session.js';
 import type { Engine, RunSummary } from '../../src/engine/types.js';
 import { silentLogger } from '../../src/logger.js';
 import { waitFor } from '../support/wait.js';
@@ -88,5 +89,17 @@ describe('PassRunner.next', () => {
     await expect(inPass).resolves.toMatchObject({ summary: { outcome: 'fatal' } });
     await expect(waiting).rejects.toThrow('syncing stopped: the login was revoked');
     await expect(passes.next('hint')).rejects.toThrow(/syncing has stopped/);
+  });
+});
+
+describe('passesTogether (the sync-once answer)', () => {
+  it('adds up what the passes moved; the outcome, failures and parks are the last pass\'s; the duration is the wait\'s', () => {
+    const under = { ...summary('the pass under way'), ops: { download: 100, upload: 3 }, downloadedBytes: 1000, uploadedBytes: 30, conflicts: 1, passes: 2, windows: 1 };
+    const last = { ...summary('the pass asked for', 'failed-items'), ops: { upload: 97, 'create-remote-folder': 1 }, uploadedBytes: 970, failedItems: 2, parkedItems: 1, problems: [{ root: 'r' as never, path: 'x', message: 'm', parked: true }] };
+    const both = passesTogether([under, last], last, 1234);
+    expect(both).toEqual({ ...last, ops: { download: 100, upload: 100, 'create-remote-folder': 1 }, downloadedBytes: 1000, uploadedBytes: 1000, conflicts: 1, passes: 3, windows: 1, durationMs: 1234 });
+    // The last pass alone (nothing else ended meanwhile), also when the list did not get it.
+    expect(passesTogether([], last, 5)).toEqual({ ...last, durationMs: 5 });
+    expect(passesTogether([last], last, 5)).toEqual({ ...last, durationMs: 5 });
   });
 });

@@ -266,11 +266,13 @@ async function handToDaemon(config: Config, pid: number, opts: SyncOnceOptions &
   const { createRunReporter } = await import('../progress.js');
   const reporter = createRunReporter({ tty: opts.tty, out: opts.out ?? process.stdout, err });
   try {
+    phase('asking the daemon');
     const r = await sendControl<import('../../daemon/control/control-protocol.js').SyncOnceResult>(
       config.socketPath,
       { verb: 'sync-once', ...(opts.fullRescan ? { fullRescan: true } : {}), ...(ids.length > 0 ? { confirm: ids } : {}) },
       { timeoutMs: HAND_OFF_WAIT_MS, ...(opts.signal ? { signal: opts.signal } : {}) },
     );
+    phase('daemon answered');
     for (const note of r.notes) say(note);
     for (const o of r.operations) reporter.onOperation(o);
     if (r.operationsLeftOut > 0) say(`... and ${r.operationsLeftOut} more operations (the daemon's log has them)`);

@@ -177,10 +177,14 @@ export interface SelectiveResult extends VerbResult {
 /** One operation of the pass a `sync-once` waited for, as `sync --once` prints it (engine onOperation). */
 export type PassOperation = Parameters<NonNullable<EngineEvents['onOperation']>>[0];
 
-/** The `sync-once` verb's answer: the pass run for it, what it did, and what the daemon did instead of asked. */
+/**
+ * The `sync-once` verb's answer: what the daemon did while the request waited (the pass under way when it came, then
+ * the pass with every change made before it), and what it did instead of what was asked.
+ */
 export interface SyncOnceResult {
+  /** Those passes together (lifecycle/session.ts passesTogether): what moved adds up, the outcome is the last one's. */
   readonly summary: RunSummary;
-  /** Its operations, in order; at most SYNC_ONCE_OPERATIONS_KEPT, the rest counted in `operationsLeftOut`. */
+  /** Their operations, in order; at most SYNC_ONCE_OPERATIONS_KEPT, the rest counted in `operationsLeftOut`. */
   readonly operations: readonly PassOperation[];
   readonly operationsLeftOut: number;
   /** Sentences for the user: a folder scanned in full because its watcher could not confirm it reported everything. */

@@ -21,8 +21,6 @@ export interface PassRunnerOptions {
   readonly onBusy?: () => void;
   /** The runner has run every pass asked for and waits for the next request. */
   readonly onIdle?: () => void;
-  /** A pass starts: its number (passCount once it started). */
-  readonly onPassStart?: (pass: number) => void;
 }
 
 /** What `next()` waits for: the summary of the first pass that started after it was asked, and that pass's number. */
@@ -47,6 +45,8 @@ export class PassRunner {
   /** `next()` callers for the pass that starts next, and for the one running. */
   private waiting: Waiter[] = [];
   private inPass: Waiter[] = [];
+  /** The next pass starts without the gather window (next()). */
+  private noGather = false;
   lastError: string | null = null;
   nextRetryAtMs: number | null = null;
 
@@ -79,6 +79,8 @@ export class PassRunner {
   next(kind: 'hint' | 'full'): Promise<PassOutcome> {
     if (this.stopped) return Promise.reject(this.abort.signal.aborted ? this.abort.signal.reason : new Error('syncing has stopped (`boxsync status` says why)'));
     const p = new Promise<PassOutcome>((resolve, reject) => this.waiting.push({ resolve, reject }));
+    // What it waits for was gathered already (the watchers' barrier): no gather window before this pass.
+    this.noGather = true;
     this.request(kind);
     return p;
   }
@@ -113,15 +115,15 @@ export class PassRunner {
   }
 
   private async loop(): Promise<void> {
-    await this.sleep(this.opts.gatherMs ?? 50);
+    if (!this.noGather) await this.sleep(this.opts.gatherMs ?? 50);
     while (this.wanted !== 'none' && !this.stopped) {
       const fullRescan = this.wanted === 'full';
       this.wanted = 'none';
       this.inPass = this.waiting;
       this.waiting = [];
+      this.noGather = false;
       try {
         this.passes++;
-        this.opts.onPassStart?.(this.passes);
         const summary = await this.engine.runOnce({ signal: this.abort.signal, fullRescan });
         this.opts.onSummary?.(summary);
         const pass = this.passes;

@@ -11,7 +11,8 @@ import type { Config } from '../../config/index.js';
 import { isSyncError } from '../../core/errors.js';
 import { safeText } from '../../core/escape.js';
 import { parseGuardId } from '../../engine/guard-id.js';
-import type { EngineEvents } from '../../engine/types.js';
+import type { EngineEvents, RunSummary } from '../../engine/types.js';
+import type { OperationKind } from '../../core/operations.js';
 import type { Logger } from '../../logger.js';
 import type { FailureRecord } from '../../ports/journal.js';
 import { SYNC_ONCE_OPERATIONS_KEPT, type ControlRequest, type DaemonStatus, type PassOperation, type PathStatus, type SyncOnceResult, type VerbResult } from '../control/control-protocol.js';
@@ -133,13 +134,13 @@ export class DaemonSession {
     });
     const passes: PassRunner = new PassRunner(parts.engine, log, {
       onBusy: () => reclaimer.busy(),
-      onPassStart: (pass) => session?.passStarted(pass),
       onIdle: () => {
         reclaimer.idle();
         session?.convergence?.idle();
       },
       onFatal: fatal,
       onSummary: (s) => {
+        session?.keepSummary(s);
         // Once per held guard, not once per pass while it stays held.
         if (s.outcome !== 'guard') guardNotified = null;
         else if (s.message !== guardNotified) {
@@ -243,19 +244,16 @@ export class DaemonSession {
     return session;
   }
 
-  /** A pass starts: while a `sync-once` waits, its operations are kept for the answer. */
-  private passStarted(pass: number): void {
-    this.currentPass = pass;
-    if (this.handoffs > 0) this.passOps.set(pass, { operations: [], leftOut: 0 });
+  /** What each waiting `sync-once` hears: every operation and pass summary until its answer. */
+  private keepOperation(o: PassOperation): void {
+    for (const w of this.waits) {
+      if (w.operations.length < SYNC_ONCE_OPERATIONS_KEPT) w.operations.push(o);
+      else w.leftOut += 1;
+    }
   }
 
-  private currentPass = 0;
-
-  private keepOperation(o: PassOperation): void {
-    const kept = this.handoffs > 0 ? this.passOps.get(this.currentPass) : undefined;
-    if (kept === undefined) return;
-    if (kept.operations.length < SYNC_ONCE_OPERATIONS_KEPT) kept.operations.push(o);
-    else kept.leftOut += 1;
+  private keepSummary(s: RunSummary): void {
+    for (const w of this.waits) w.summaries.push(s);
   }
 
   /** Before status(): its in-sync counts made in slices (the event loop stays free), not in one call. */
@@ -281,9 +279,8 @@ export class DaemonSession {
   }
 
   private items: ItemCommands | null = null;
-  /** `sync-once` requests waiting for their pass, and the operations of the passes they wait for, by pass number. */
-  private handoffs = 0;
-  private readonly passOps = new Map<number, { operations: PassOperation[]; leftOut: number }>();
+  /** `sync-once` requests waiting for their pass: what the passes did meanwhile. */
+  private readonly waits = new Set<{ operations: PassOperation[]; leftOut: number; summaries: RunSummary[] }>();
 
   async handle(req: Exclude<ControlRequest, { verb: 'status' | 'selective' | 'ui-login' }>): Promise<PathStatus | VerbResult | ItemResult | SyncOnceResult> {
     switch (req.verb) {
@@ -374,22 +371,25 @@ export class DaemonSession {
       throw new Error('the daemon is paused, so no transfer would start; nothing was run. `boxsync resume` resumes it (then run again)');
     }
     if (confirm.length > 0) await this.confirmHeld(confirm);
-    const notes: string[] = [];
-    let kind: 'hint' | 'full' = fullRescan ? 'full' : 'hint';
-    if (!fullRescan) {
-      const unsure = await this.local.barrier(SYNC_ONCE_BARRIER_MS);
-      for (const u of unsure) notes.push(`${u.root.localPath} was scanned in full: ${u.reason}`);
-      if (unsure.length > 0) kind = 'full';
-    }
-    this.parts.engine.hintRemote([]);
-    this.handoffs += 1;
+    const startedAtMs = Date.now();
+    // From here on, what the daemon does is this request's work too: the pass under way goes in its answer.
+    const wait = { operations: [] as PassOperation[], leftOut: 0, summaries: [] as RunSummary[] };
+    this.waits.add(wait);
     try {
+      const notes: string[] = [];
+      let kind: 'hint' | 'full' = fullRescan ? 'full' : 'hint';
+      if (!fullRescan) {
+        const unsure = await this.local.barrier(SYNC_ONCE_BARRIER_MS);
+        for (const u of unsure) notes.push(`${u.root.localPath} was scanned in full: ${u.reason}`);
+        if (unsure.length > 0) kind = 'full';
+      }
+      this.parts.engine.hintRemote([]);
+      this.log.info({ kind, notes }, '`sync --once` handed over: a pass with every change made before it');
       const { summary, pass } = await this.passes.next(kind);
-      const ops = this.passOps.get(pass) ?? { operations: [], leftOut: 0 };
-      return { summary, operations: ops.operations, operationsLeftOut: ops.leftOut, notes };
+      this.log.info({ pass, outcome: summary.outcome }, `\`sync --once\` handed over: answered with pass ${pass} (${summary.outcome})`);
+      return { summary: passesTogether(wait.summaries, summary, Date.now() - startedAtMs), operations: wait.operations, operationsLeftOut: wait.leftOut, notes };
     } finally {
-      this.handoffs -= 1;
-      if (this.handoffs === 0) this.passOps.clear();
+      this.waits.delete(wait);
     }
   }
 
@@ -506,4 +506,25 @@ async function raceTimeout<T>(p: Promise<T>, ms: number): Promise<T | null> {
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * The answer's summary: the passes that ended while a `sync-once` waited, the last being the one it waited for. What
+ * they moved adds up; the outcome, failures and parks are the last pass's (the state now); the duration is the wait's.
+ */
+export function passesTogether(ended: readonly RunSummary[], last: RunSummary, durationMs: number): RunSummary {
+  const all = ended.includes(last) ? ended : [...ended, last];
+  const ops: Partial<Record<OperationKind, number>> = {};
+  for (const s of all) for (const [k, n] of Object.entries(s.ops) as [OperationKind, number][]) ops[k] = (ops[k] ?? 0) + n;
+  const sum = (f: (s: RunSummary) => number): number => all.reduce((a, s) => a + f(s), 0);
+  return {
+    ...last,
+    ops,
+    uploadedBytes: sum((s) => s.uploadedBytes),
+    downloadedBytes: sum((s) => s.downloadedBytes),
+    conflicts: sum((s) => s.conflicts),
+    passes: sum((s) => s.passes),
+    windows: sum((s) => s.windows),
+    durationMs,
+  };
 }
