@@ -25,7 +25,11 @@ describe('boxsync daemon: live changes during the first pass', () => {
 
   afterAll(async () => {
     for (const r of releases) r();
-    if (run) expect((await h.stop(run)).code).toBe(0);
+    if (run) {
+      const end = await h.stop(run);
+      if (end.code !== 0) console.log(`DAEMON EXIT ${end.code}\n${run.output().slice(-6000)}`);
+      expect(end.code).toBe(0);
+    }
     await h?.close();
   });
 
@@ -121,7 +125,11 @@ describe('boxsync daemon: small edits beside a big upload of the first pass', ()
 
   afterAll(async () => {
     releaseBig();
-    if (run) expect((await h.stop(run)).code).toBe(0);
+    if (run) {
+      const end = await h.stop(run);
+      if (end.code !== 0) console.log(`DAEMON EXIT ${end.code}\n${run.output().slice(-6000)}`);
+      expect(end.code).toBe(0);
+    }
     await h?.close();
   });
 
