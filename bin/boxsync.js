@@ -37,13 +37,18 @@ const compiled = join(root, 'dist', 'cli', 'main.js');
 // (./code-cache.js: compiled code of an earlier run, so that a run compiles little), unless the bundle is older
 // than dist/cli/main.js (a build left half done).
 const script = join(root, 'dist', 'cli-script', 'main.cjs');
-const isSync = process.argv.slice(2).find((a) => !a.startsWith('-')) === 'sync';
+// `boxsync sync --once` runs the small script ./hand-off.cjs first (src/cli/hand-off-first.ts): when a daemon holds
+// the state dir it hands the run over, and the bundle is never read; otherwise it changes nothing and the bundle runs.
+const handOff = join(root, 'dist', 'cli-script', 'hand-off.cjs');
+const args = process.argv.slice(2);
+const isSync = args.find((a) => !a.startsWith('-')) === 'sync';
+const fresh = (file) => existsSync(file) && statSync(file).mtimeMs >= statSync(compiled).mtimeMs;
 if (existsSync(compiled) && !process.env.BOXSYNC_FROM_SOURCE) {
-  if (isSync && existsSync(script) && statSync(script).mtimeMs >= statSync(compiled).mtimeMs) {
-    const { runCachedScript } = await import('./code-cache.js');
-    await runCachedScript(script);
-  } else {
+  const { runCachedScript, runHandOffScript } = isSync && fresh(script) ? await import('./code-cache.js') : {};
+  if (runCachedScript === undefined) {
     await import(pathToFileURL(compiled).href);
+  } else if (!(args.includes('--once') && fresh(handOff) && (await runHandOffScript(handOff)))) {
+    await runCachedScript(script);
   }
 } else {
   let register;

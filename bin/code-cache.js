@@ -128,6 +128,24 @@ function exitWithoutTeardown(env) {
 }
 
 /**
+ * Runs the small script `file` (dist/cli-script/hand-off.cjs: src/cli/hand-off-first.ts) that a `sync --once` runs
+ * first: true when it handed the run to a running daemon (the run's exit code set, the process ends as a run of the
+ * bundle does), false when there is none and the bundle must run. Compiled without a code cache: V8 compiles the
+ * little of it that runs in a few milliseconds.
+ */
+export async function runHandOffScript(file, env = process.env) {
+  const bytes = readFileSync(file);
+  const script = new vm.Script(bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8'), { filename: file, lineOffset: -1 });
+  const module = { exports: {} };
+  script.runInThisContext().call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
+  const code = await module.exports.done;
+  if (code === null) return false;
+  process.exitCode = code;
+  exitWithoutTeardown(env);
+  return true;
+}
+
+/**
  * Runs the bundle `file` (a function expression, called as a CommonJS module's wrapper; its exports' `done` is the
  * run) and resolves when the run is over, after writing the code cache when there was none to use.
  */

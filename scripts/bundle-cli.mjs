@@ -35,3 +35,9 @@ await build(cliScriptOptions(join(root, 'dist', 'cli', 'script-main.js'), join(o
 // ASCII only, so that bin/code-cache.js reads it into a one-byte string (scripts/bundle-plugins.mjs).
 asciiOnly(join(outdir, 'main.cjs'));
 process.stdout.write(`CLI bundled for \`boxsync sync\`: ${join(outdir, 'main.cjs')}\n`);
+// The small script bin/boxsync.js runs first for `sync --once` (src/cli/hand-off-first.ts): a run handed to a running
+// daemon never reads the bundle above. The same options; it must stay small (no config schema, no engine): a run
+// with no daemon reads and compiles it too. test/cli/hand-off-first.test.ts checks what it holds.
+await build(cliScriptOptions(join(root, 'dist', 'cli', 'hand-off-main.js'), join(outdir, 'hand-off.cjs')));
+asciiOnly(join(outdir, 'hand-off.cjs'));
+process.stdout.write(`hand-off script for \`boxsync sync --once\` with a daemon running: ${join(outdir, 'hand-off.cjs')}\n`);

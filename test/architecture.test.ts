@@ -81,6 +81,7 @@ const fsAllowed: Readonly<Record<string, string>> = {
   'cli/service/service-install.ts': 'the systemd user unit file',
   'daemon/lifecycle/notifier.ts': 'finds notify-send on PATH',
   'cli/version.ts': "reads boxsync's own package.json",
+  'cli/hand-off-first.ts': "reads the config file's path keys (where the state dir and socket are) before handing a run to the daemon",
   'cli/run-heap.ts': "the journal file's size (stat only), which decides the heap policy of a run",
   'cli/commands/init.ts': 'writes the new config file',
   'cli/commands/config-cmd.ts': '`config check`: whether each configured folder (or its parent) exists, as configuration',

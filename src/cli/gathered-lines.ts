@@ -51,3 +51,33 @@ export function gatherLines(target: NodeJS.WritableStream): GatheredLines {
     },
   };
 }
+
+/** A run's streams: `tty` when the progress bar is drawn; without one, `err` is gathered (above). */
+export interface RunStreams {
+  readonly tty: boolean;
+  readonly out: NodeJS.WritableStream;
+  readonly err: NodeJS.WritableStream;
+}
+
+/**
+ * `body` with the run's streams (defaults: process.stdout and stderr, a TTY when stderr is one). Without a terminal,
+ * a line per operation goes on stderr, gathered into one write a turn; stdout (the summary) is written after what
+ * stderr gathered before it.
+ */
+export async function withRunStreams<T>(given: Partial<RunStreams>, body: (streams: RunStreams) => Promise<T>): Promise<T> {
+  const tty = given.tty ?? Boolean(process.stderr.isTTY);
+  const out = given.out ?? process.stdout;
+  if (tty) return body({ tty, out, err: given.err ?? process.stderr });
+  const gathered = gatherLines(given.err ?? process.stderr);
+  const outAfterErr = {
+    write: (...a: Parameters<NodeJS.WritableStream['write']>): boolean => {
+      gathered.flush();
+      return out.write(...(a as [string]));
+    },
+  } as unknown as NodeJS.WritableStream;
+  try {
+    return await body({ tty, err: gathered.stream, out: outAfterErr });
+  } finally {
+    gathered.close();
+  }
+}

@@ -10,11 +10,8 @@ import { errorText } from '../core/escape.js';
 import { applyTierFlags } from './tier-flags.js';
 import { phase } from './phases.js';
 
-export async function runCli(argv: readonly string[]): Promise<void> {
-  phase('cli');
-  // Before any command's modules load: V8's tier-up for a short run (tier-flags.ts).
-  applyTierFlags();
-
+/** The program: its global options and every command. */
+export function cliProgram(): Command {
   const program = new Command();
   program
     .name('boxsync')
@@ -23,9 +20,16 @@ export async function runCli(argv: readonly string[]): Promise<void> {
     .option('-v, --verbose', 'log more (debug level) in every command; BOXSYNC_LOG_LEVEL=LEVEL sets any level')
     .exitOverride();
   // -v is read by each command that logs (src/cli/global-options.ts isVerbose) and passed on as an option.
-
   registerCommands(program);
+  return program;
+}
 
+export async function runCli(argv: readonly string[]): Promise<void> {
+  phase('cli');
+  // Before any command's modules load: V8's tier-up for a short run (tier-flags.ts).
+  applyTierFlags();
+
+  const program = cliProgram();
   try {
     await program.parseAsync([...argv]);
   } catch (e) {

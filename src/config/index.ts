@@ -9,32 +9,19 @@
  * each offending key, e.g. `config error in /x/config.json: folders[0].localPath: expected an absolute path`.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
 import { ConfigError } from './config-error.js';
 import { problemsFromIssues } from './format-issues.js';
 import { authProblems, resolveConfig, type Config } from './resolve.js';
 import { rawConfigSchema } from './schema.js';
 import { xdgDirs } from './xdg.js';
+import { configPath, type ConfigSource } from './locate.js';
 
 export type { AuthConfig, Config } from './resolve.js';
 export { ConfigError, isConfigError, type ConfigProblem } from './config-error.js';
 export { rootIdFor } from './root-id.js';
 export { DEFAULT_DAEMON_ONLY_SCHEDULES, DEFAULT_REMOTE, DEFAULT_SCHEDULES, DEFAULT_SHUTDOWN_TIMEOUT_SEC, MAX_SHUTDOWN_TIMEOUT_SEC } from './schema.js';
 
-export interface ConfigSource {
-  /** `--config FILE`, when given. */
-  readonly path?: string | undefined;
-  /** The environment to read BOXSYNC_CONFIG and XDG_* from (default process.env). */
-  readonly env?: NodeJS.ProcessEnv;
-}
-
-/** The absolute path of the config file that `source` designates (it may not exist). */
-export function configPath(source: ConfigSource = {}): string {
-  const env = source.env ?? process.env;
-  if (source.path) return resolve(source.path);
-  if (env.BOXSYNC_CONFIG) return resolve(env.BOXSYNC_CONFIG);
-  return join(xdgDirs(env).configHome, 'boxsync', 'config.json');
-}
+export { configPath, type ConfigSource } from './locate.js';
 
 /** Find, read and validate the config file. Throws ConfigError. */
 export async function loadConfig(source: ConfigSource = {}): Promise<Config> {

@@ -3,7 +3,7 @@
  * expansion, path normalisation, the auth shape, and the checks that span keys (overlapping roots, a root inside
  * the state dir, one Box folder configured twice). Every problem names its key.
  */
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { SyncRoot } from '../core/model.js';
 import { asRemoteId } from '../core/model.js';
 import type { ConfigProblem } from './config-error.js';
@@ -12,6 +12,7 @@ import { rootIdFor } from './root-id.js';
 import { developerTokenAuthSchema, oauthAuthSchema, type RawConfig } from './schema.js';
 import type { XdgDirs } from './xdg.js';
 import { within } from './folder-pair.js';
+import { homeExpander, statePaths } from './locate.js';
 
 /** Longest path a unix socket address can hold on Linux (sun_path is 108 bytes with the NUL). */
 const MAX_SOCKET_PATH_BYTES = 107;
@@ -48,10 +49,9 @@ export type ResolveResult = { readonly ok: true; readonly config: Config } | { r
 
 export function resolveConfig(raw: RawConfig, file: string, dirs: XdgDirs): ResolveResult {
   const problems: ConfigProblem[] = [];
-  const expand = (p: string): string => resolve(p === '~' ? dirs.home : p.startsWith('~/') ? join(dirs.home, p.slice(2)) : p);
+  const expand = homeExpander(dirs);
 
-  const stateDir = expand(raw.stateDir ?? join(dirs.stateHome, 'boxsync'));
-  const socketPath = expand(raw.socketPath ?? (dirs.runtimeDir ? join(dirs.runtimeDir, 'boxsync', 'control.sock') : join(stateDir, 'control.sock')));
+  const { stateDir, socketPath } = statePaths(raw, dirs);
   if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES) {
     problems.push({ key: 'socketPath', message: `${socketPath} is longer than ${MAX_SOCKET_PATH_BYTES} bytes, the limit for a unix socket; set a shorter socketPath` });
   }

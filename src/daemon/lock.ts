@@ -108,6 +108,15 @@ export function readStateLock(stateDir: string): LockInfo | null {
   return r === 'absent' || r === 'unreadable' ? null : r;
 }
 
+/**
+ * The lock's holder when it is a live process (what acquireStateLock would refuse), else null: no lock, a lock that
+ * cannot be read, or one whose process is gone. Takes nothing; a file that cannot be read throws.
+ */
+export function liveStateLock(stateDir: string): LockInfo | null {
+  const r = readLock(join(stateDir, 'lock'));
+  return r === 'absent' || r === 'unreadable' || !isAlive(r) ? null : r;
+}
+
 function readLock(path: string): LockInfo | 'absent' | 'unreadable' {
   let text: string;
   try {

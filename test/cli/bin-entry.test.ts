@@ -1,7 +1,8 @@
 /**
  * bin/boxsync.js picks what a build runs: `boxsync sync` the one-script bundle (scripts/bundle-cli.mjs) through the
  * code cache's loader (bin/code-cache.js; test/cli/code-cache.test.ts), every other command dist/cli/main.js, and
- * `sync` too when the bundle is missing or older than main.js (a build left half done). Run on a copy of
+ * `sync` too when the bundle is missing or older than main.js (a build left half done); `sync --once` the hand-off
+ * script first (src/cli/hand-off-first.ts), and the bundle after it only when it handed nothing to a daemon. Run on a copy of
  * bin/boxsync.js (and bin/malloc-rule.js and bin/code-cache.js, which it imports) in a temp root whose dist/ holds
  * two stand-ins that say which one ran.
  */
@@ -50,5 +51,24 @@ describe('bin/boxsync.js over a build', () => {
     const old = new Date(Date.now() - 3600_000);
     await utimes(bundle(), old, old);
     expect(ran('sync', '--once')).toBe('main sync --once');
+    await utimes(bundle(), new Date(), new Date());
+  });
+
+  it('runs the hand-off script first for `sync --once`: the bundle only when it did not hand the run to a daemon', async () => {
+    const handOff = join(tmp.dir, 'dist', 'cli-script', 'hand-off.cjs');
+    // A stand-in as the script is: `done` is the exit code of a run handed over, or null (no daemon).
+    const standIn = (handled: boolean): string =>
+      `(function (exports) {\nprocess.stdout.write('hand-off ' + process.argv.slice(2).join(' ') + '; ');\nexports.done = Promise.resolve(${handled ? '0' : 'null'});\n})`;
+    await writeFile(handOff, standIn(false));
+    expect(ran('sync', '--once', '--config', 'c.json')).toBe('hand-off sync --once --config c.json; bundle sync --once --config c.json');
+    // Not for a `sync` without --once, nor for another command.
+    expect(ran('sync', '--dry-run')).toBe('bundle sync --dry-run');
+    expect(ran('status', '--once')).toBe('main status --once');
+    await writeFile(handOff, standIn(true));
+    expect(ran('-v', 'sync', '--once')).toBe('hand-off -v sync --once;');
+    // A script older than main.js (a build left half done) is not run.
+    const old = new Date(Date.now() - 3600_000);
+    await utimes(handOff, old, old);
+    expect(ran('sync', '--once')).toBe('bundle sync --once');
   });
 });

@@ -13,6 +13,7 @@ import { createRunReporter, currentText, formatOperationLine, formatSummary, Pro
 import { formatBytes } from '../../src/core/format.js';
 import { cliEntry, repoRoot } from '../support/cli.js';
 import { startSyncEnv, type SyncEnv } from './sync-harness.js';
+import { capturedStreams } from '../support/captured-streams.js';
 
 const root = asRootId('r1');
 
@@ -172,18 +173,13 @@ describe('lines and summary', () => {
   });
 
   it('without a TTY: one line per operation on stderr and the summary alone on stdout', () => {
-    const out = new PassThrough();
-    const err = new PassThrough();
-    let o = '';
-    let e = '';
-    out.on('data', (d: Buffer) => (o += d.toString()));
-    err.on('data', (d: Buffer) => (e += d.toString()));
-    const r = createRunReporter({ tty: false, out, err });
+    const c = capturedStreams();
+    const r = createRunReporter(c.streams);
     r.onStatus(report({ queued: { ops: 1, bytes: 5 } }));
     r.onOperation({ root, kind: 'download', path: asRelPath('x'), reason: 'why', ok: true });
     r.finish(summary({ ops: { download: 1 }, downloadedBytes: 5 }));
-    expect(e).toMatch(/^download\s+x {2}\(why\)\n$/);
-    expect(o).toBe('boxsync: converged in 1.2 s (1 pass): 1 downloaded (5 B), 0 uploaded (0 B), 0 conflicts, 0 failed\n');
+    expect(c.err()).toMatch(/^download\s+x {2}\(why\)\n$/);
+    expect(c.out()).toBe('boxsync: converged in 1.2 s (1 pass): 1 downloaded (5 B), 0 uploaded (0 B), 0 conflicts, 0 failed\n');
   });
 });
 

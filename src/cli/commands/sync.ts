@@ -12,20 +12,21 @@ import type { Command } from 'commander';
 import { join } from 'node:path';
 import { parseRate } from '../../remote/box/bandwidth.js';
 import { isVerbose } from '../global-options.js';
-import { assertNever } from '../../core/operations.js';
 import { errorText, safeText } from '../../core/escape.js';
 import type { Logger } from '../../logger.js';
 import type { Config } from '../../config/index.js';
-import { shutdownReason } from '../../core/errors.js';
 import type { RunSummary } from '../../engine/types.js';
 import { configAndLock, type ExitCode } from './config-and-lock.js';
 import { memoryReport } from '../memory-report.js';
 import { runJournalCacheKiB } from '../../journal/cache-size.js';
 import { runHeapPolicy } from '../run-heap.js';
-import { gatherLines } from '../gathered-lines.js';
+import { withRunStreams, type RunStreams } from '../gathered-lines.js';
+import { withRunSignals } from '../run-signals.js';
+import { exitCodeOf, handToDaemon } from './hand-off.js';
 import { firstOfEach, phase, phasesOn } from '../phases.js';
 
 export { configAndLock, lockTaken, type ExitCode } from './config-and-lock.js';
+export { exitCodeOf } from './hand-off.js';
 
 export interface SyncOnceOptions {
   /** `--config FILE`; else BOXSYNC_CONFIG, else the XDG default. */
@@ -99,66 +100,27 @@ export function register(program: Command): void {
         process.exitCode = 2;
         return;
       }
-      const ac = new AbortController();
-      const onSignal = (sig: NodeJS.Signals): void => {
-        if (ac.signal.aborted) {
-          // A second Ctrl-C: leave now. The lock becomes stale and the next run takes it over.
-          process.stderr.write(`boxsync: ${sig} again: exiting at once; the next run picks up from the journal.\n`);
-          process.exit(1);
-        }
-        process.stderr.write(`boxsync: ${sig}: stopping; transfers in flight are cancelled or checkpointed (press again to exit at once)...\n`);
-        // Bounded whatever state the run is in: the journal is crash-safe, so leaving at the bound loses nothing.
-        setTimeout(() => {
-          process.stderr.write('boxsync: still stopping after 4 s; exiting now. The next run picks up from the journal.\n');
-          process.exit(1);
-        }, 4_000).unref();
-        // A shutdown, not a cancel: uploads in flight keep their Box session for the next run to resume.
-        ac.abort(shutdownReason(`interrupted by ${sig}; the next run resumes where this one stopped`));
-      };
-      process.on('SIGINT', onSignal);
-      process.on('SIGTERM', onSignal);
-      try {
-        process.exitCode = await runSyncOnce({
+      process.exitCode = await withRunSignals((signal) =>
+        runSyncOnce({
           configPath: opts.config,
           fullRescan: opts.fullRescan ?? false,
-          signal: ac.signal,
+          signal,
           verbose: isVerbose(cmd),
           bandwidthBytesPerSec: bw.bandwidthBytesPerSec,
           confirm: opts.confirm,
           acceptNewRoots: opts.acceptNewRoot,
-        });
-      } finally {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
-      }
+        }),
+      );
     });
 }
 
 export async function runSyncOnce(opts: SyncOnceOptions = {}): Promise<ExitCode> {
-  const tty = opts.tty ?? Boolean(process.stderr.isTTY);
-  if (tty) return syncOnce({ ...opts, tty });
-  // Without a terminal: a line per operation on stderr, gathered into one write a turn (gathered-lines.ts); stdout
-  // (the summary) is written after what stderr gathered before it.
-  const gathered = gatherLines(opts.err ?? process.stderr);
-  const out = opts.out ?? process.stdout;
-  const outAfterErr = {
-    write: (...a: Parameters<NodeJS.WritableStream['write']>): boolean => {
-      gathered.flush();
-      return out.write(...(a as [string]));
-    },
-  } as unknown as NodeJS.WritableStream;
-  try {
-    return await syncOnce({ ...opts, tty, err: gathered.stream, out: outAfterErr });
-  } finally {
-    gathered.close();
-  }
+  return withRunStreams(opts, (streams) => syncOnce({ ...opts, ...streams }));
 }
 
-async function syncOnce(opts: SyncOnceOptions & { readonly tty: boolean }): Promise<ExitCode> {
+async function syncOnce(opts: SyncOnceOptions & RunStreams): Promise<ExitCode> {
   const env = opts.env ?? process.env;
-  const out = opts.out ?? process.stdout;
-  const tty = opts.tty;
-  const err = opts.err ?? process.stderr;
+  const { out, tty, err } = opts;
   // Messages here carry Box's and the disk's words (an error naming a path): escaped as they are printed.
   const say = (line: string): void => void err.write(`boxsync: ${safeText(line, 4000)}\n`);
 
@@ -167,7 +129,7 @@ async function syncOnce(opts: SyncOnceOptions & { readonly tty: boolean }): Prom
   // The daemon holds the state dir: it runs the pass (it already watches both sides), this process waits for it.
   const opened = await configAndLock(opts.configPath, env, say, 'hand-off');
   if (opened === null) return 2;
-  if (!('lock' in opened)) return handToDaemon(opened.config, opened.daemonPid, opts, say);
+  if (!('lock' in opened)) return handOver(opened.config, opened.daemonPid, opts, say);
   phase('config and lock');
   const { config, lock } = opened;
   // V8's defaults over a journal already there, the small heap again once the pass plans big transfers (run-heap.ts).
@@ -233,15 +195,11 @@ async function syncOnce(opts: SyncOnceOptions & { readonly tty: boolean }): Prom
   }
 }
 
-/** The longest `sync --once` waits for the daemon's pass (a first pass over a very big tree can take hours). */
-const HAND_OFF_WAIT_MS = 12 * 60 * 60 * 1000;
-
 /**
- * `sync --once` while the daemon holds the state dir: the daemon runs the pass (control verb `sync-once`:
- * lifecycle/session.ts), with every change made before this request in it, and this process prints what it did and
- * exits with the same codes as a run of its own. Ctrl-C stops the waiting, not the daemon's pass.
+ * `sync --once` while the daemon holds the state dir: handed to it (hand-off.ts), unless this run asks for what only
+ * a run of its own can do (refused, exit 2, nothing run).
  */
-async function handToDaemon(config: Config, pid: number, opts: SyncOnceOptions & { readonly tty: boolean }, say: (line: string) => void): Promise<ExitCode> {
+async function handOver(config: Config, pid: number, opts: SyncOnceOptions & RunStreams, say: (line: string) => void): Promise<ExitCode> {
   if (opts.bandwidthBytesPerSec !== undefined) {
     say(`the daemon (pid ${pid}) is syncing ${config.stateDir} and runs at its own bandwidth limit, so --bwlimit cannot apply to this run; nothing was run. \`boxsync bwlimit RATE\` sets the daemon's limit now.`);
     return 2;
@@ -250,9 +208,7 @@ async function handToDaemon(config: Config, pid: number, opts: SyncOnceOptions &
     say(`the daemon (pid ${pid}) is syncing ${config.stateDir}; stop it first (\`boxsync status\` shows it). Nothing was run.`);
     return 2;
   }
-  const { sendControl, DaemonNotRunningError } = await import('../../daemon/control/control-client.js');
-  const confirm = opts.confirm ?? [];
-  const ids = [...confirm];
+  const ids = [...(opts.confirm ?? [])];
   if ((opts.acceptNewRoots ?? []).length > 0) {
     const guards = await confirmedGuards(config, { acceptNewRoots: opts.acceptNewRoots ?? [] });
     if (typeof guards === 'string') {
@@ -261,36 +217,7 @@ async function handToDaemon(config: Config, pid: number, opts: SyncOnceOptions &
     }
     ids.push(...guards);
   }
-  const err = opts.err ?? process.stderr;
-  err.write(`boxsync: the daemon (pid ${pid}) is syncing ${config.stateDir}: this run is handed to it. It looks for every change made until now and syncs it; the summary follows when it is done.\n`);
-  const { createRunReporter } = await import('../progress.js');
-  const reporter = createRunReporter({ tty: opts.tty, out: opts.out ?? process.stdout, err });
-  try {
-    phase('asking the daemon');
-    const r = await sendControl<import('../../daemon/control/control-protocol.js').SyncOnceResult>(
-      config.socketPath,
-      { verb: 'sync-once', ...(opts.fullRescan ? { fullRescan: true } : {}), ...(ids.length > 0 ? { confirm: ids } : {}) },
-      { timeoutMs: HAND_OFF_WAIT_MS, ...(opts.signal ? { signal: opts.signal } : {}) },
-    );
-    phase('daemon answered');
-    for (const note of r.notes) say(note);
-    for (const o of r.operations) reporter.onOperation(o);
-    if (r.operationsLeftOut > 0) say(`... and ${r.operationsLeftOut} more operations (the daemon's log has them)`);
-    reporter.finish(r.summary);
-    return exitCodeOf(r.summary);
-  } catch (e) {
-    reporter.abort();
-    if (opts.signal?.aborted) {
-      say('stopped waiting; the daemon carries on with the pass (`boxsync status` shows it).');
-      return 1;
-    }
-    if (e instanceof DaemonNotRunningError) {
-      say(`the daemon (pid ${pid}) holds ${config.stateDir} but does not answer on its control socket ${config.socketPath}, so this run did not start and nothing was changed. \`boxsync status\` shows what it is doing.`);
-      return 2;
-    }
-    say(`the daemon (pid ${pid}) did not run the pass: ${e instanceof Error ? e.message : String(e)}`);
-    return 2;
-  }
+  return handToDaemon(config, pid, { ...opts, confirm: ids }, say);
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -313,21 +240,6 @@ async function confirmedGuards(config: Config, opts: Pick<SyncOnceOptions, 'conf
     out.push(guardIdText({ kind: 'local-root-missing', root: root.id }));
   }
   return out;
-}
-
-export function exitCodeOf(summary: RunSummary): ExitCode {
-  switch (summary.outcome) {
-    case 'converged':
-      return 0;
-    case 'failed-items':
-      return 1;
-    case 'fatal':
-      return 2;
-    case 'guard':
-      return 3;
-    default:
-      return assertNever(summary.outcome);
-  }
 }
 
 /**

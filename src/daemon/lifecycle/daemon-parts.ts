@@ -28,7 +28,7 @@ export interface DaemonParts {
    */
   readonly localFsFor: (root: SyncRoot) => LocalFs;
   /** A fresh temp-file name of the state dir: the watchers' barrier files (`sync --once` handed to the daemon). */
-  readonly tempName?: () => string;
+  readonly tempName: () => string;
   /** The ignore rules of a root, including the local adapter's temp-file names. */
   readonly isIgnoredFor: (root: SyncRoot) => (path: string, isDir: boolean) => boolean;
   /** Remove local-trash entries trashed more than `ageMs` ago; returns how many were removed. */

@@ -4,6 +4,7 @@
  * A watcher that cannot start, hits the inotify limit or fails reports 'degraded'; from then on this root gets a
  * full rescan every `fallbackScanMs`, and status and the log say so. It never goes silently stale.
  */
+import { raceTimeout } from '../../core/race-timeout.js';
 import { asRelPath, type RelPath, type SyncRoot } from '../../core/model.js';
 import type { Engine } from '../../engine/types.js';
 import type { Logger } from '../../logger.js';
@@ -14,7 +15,6 @@ import { chooseWatcher, createWatcher, type WatcherChoice } from '../../local/wa
 import type { WatcherKind } from '../../local/watcher-options.js';
 import type { WatcherStatus } from '../control/control-protocol.js';
 import { dropEchoes } from './echo-filter.js';
-import { TEMP_PREFIX } from '../../local/temp-name.js';
 import type { PassRunner } from './pass-runner.js';
 
 export interface LocalSideDeps {
@@ -32,7 +32,7 @@ export interface LocalSideDeps {
   readonly maxSettleMs?: number;
   readonly maxWatches?: number | undefined;
   /** A fresh name for a barrier file (a temp name of this state dir: a leftover is cleaned up as one). */
-  readonly tempName?: () => string;
+  readonly tempName: () => string;
 }
 
 interface RootWatch {
@@ -49,7 +49,6 @@ export class LocalSide {
   private closed = false;
   /** Hint batches between the watcher and the engine (the echo filter's stats): a barrier waits for them. */
   private readonly handing = new Set<Promise<void>>();
-  private barrierCount = 0;
   /** The kind that runs: 'inotify' falls back to 'dirs' when its native addon cannot load (said once, here). */
   private readonly choice: WatcherChoice;
 
@@ -114,7 +113,12 @@ export class LocalSide {
     try {
       await watcher.start(
         (hints) => {
-          const p = this.onHints(root, hints).finally(() => this.handing.delete(p));
+          // A batch that fails (its stats, the journal's read; or the journal closed under it as the daemon stops)
+          // is logged, never left to crash the daemon as an unhandled rejection: its paths are found again by the
+          // next full pass, as after a restart.
+          const p = this.onHints(root, hints)
+            .catch((e: unknown) => this.deps.log[this.closed ? 'debug' : 'error']({ err: e, root: root.id }, 'local change hints could not be handed to the engine; the next full pass finds them'))
+            .finally(() => this.handing.delete(p));
           this.handing.add(p);
         },
         (h) => this.onHealth(w, h),
@@ -159,7 +163,7 @@ export class LocalSide {
         unsure.push({ root: w.root, reason: `the ${this.choice.kind} watcher cannot confirm it has reported every change` });
         return;
       }
-      const name = this.deps.tempName?.() ?? `${TEMP_PREFIX}barrier-${process.pid}-${++this.barrierCount}`;
+      const name = this.deps.tempName();
       try {
         await w.watcher.barrier(name, timeoutMs);
       } catch (e) {
@@ -171,13 +175,7 @@ export class LocalSide {
     const deadline = Date.now() + timeoutMs;
     while (this.handing.size > 0) {
       const left = deadline - Date.now();
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = left <= 0 || (await Promise.race([
-        Promise.allSettled([...this.handing]).then(() => false),
-        new Promise<boolean>((r) => (timer = setTimeout(() => r(true), left))),
-      ]));
-      clearTimeout(timer);
-      if (timedOut) {
+      if (left <= 0 || (await raceTimeout(Promise.allSettled([...this.handing]), left)) === null) {
         for (const w of this.watches) if (!unsure.some((u) => u.root === w.root)) unsure.push({ root: w.root, reason: `its changes were still being checked after ${timeoutMs} ms` });
         break;
       }

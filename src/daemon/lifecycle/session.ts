@@ -7,6 +7,7 @@
  *
  * The daemon owns one session at a time and swaps it on SIGHUP.
  */
+import { raceTimeout } from '../../core/race-timeout.js';
 import type { Config } from '../../config/index.js';
 import { isSyncError } from '../../core/errors.js';
 import { safeText } from '../../core/escape.js';
@@ -165,7 +166,7 @@ export class DaemonSession {
       fallbackScanMs: settings.fallbackScanMs,
       maxSettleMs: settings.uploadGrowingEveryMs,
       maxWatches: settings.maxWatches,
-      ...(parts.tempName ? { tempName: parts.tempName } : {}),
+      tempName: parts.tempName,
     });
     const remote = new RemoteSide({
       roots: parts.roots,
@@ -496,16 +497,6 @@ export class DaemonSession {
 
 async function waitUntil(probe: () => boolean, intervalMs: number): Promise<void> {
   while (!probe()) await new Promise((r) => setTimeout(r, intervalMs));
-}
-
-async function raceTimeout<T>(p: Promise<T>, ms: number): Promise<T | null> {
-  let timer: NodeJS.Timeout | undefined;
-  const t = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ms)));
-  try {
-    return await Promise.race([p, t]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /**
