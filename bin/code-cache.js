@@ -83,6 +83,20 @@ function writeCache(dir, file, data, whole) {
   }
 }
 
+/** The script `file` (its `bytes`) compiled, with V8's `cachedData` when given. */
+function wrapperScript(file, bytes, cachedData) {
+  // The build writes it in ASCII (scripts/bundle-plugins.mjs asciiOnly): a one-byte string, half the memory of UTF-16.
+  // Line 1 is the wrapper's (the banner): line numbers in stack traces are esbuild's.
+  return new vm.Script(bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8'), { filename: file, lineOffset: -1, ...(cachedData ? { cachedData } : {}) });
+}
+
+/** Calls the compiled script of `file` as Node's CommonJS loader calls a module's wrapper; its exports. */
+function runWrapper(script, file) {
+  const module = { exports: {} };
+  script.runInThisContext().call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
+  return module.exports;
+}
+
 /**
  * The bundle `file` compiled, with the cache when there is a good one; nothing of the file or the cache is held
  * once compiled (V8 keeps the source it needs).
@@ -102,9 +116,7 @@ function compile(file, env, report) {
       cached = { data: null, why: `unreadable (${e.code ?? e.message})` };
     }
   }
-  // The build writes it in ASCII (scripts/bundle-plugins.mjs asciiOnly): a one-byte string, half the memory of UTF-16.
-  // Line 1 is the wrapper's (the banner): line numbers in stack traces are esbuild's.
-  const script = new vm.Script(bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8'), { filename: file, lineOffset: -1, ...(cached.data ? { cachedData: cached.data } : {}) });
+  const script = wrapperScript(file, bytes, cached.data);
   const used = cached.data !== null && !script.cachedDataRejected;
   report(used ? `used ${cacheFile}` : cached.data !== null ? 'rejected by V8; compiled' : `${cached.why}; compiled`);
   return { script, used, madeWhole: cached.whole === true, dir, cacheFile };
@@ -134,11 +146,7 @@ function exitWithoutTeardown(env) {
  * little of it that runs in a few milliseconds.
  */
 export async function runHandOffScript(file, env = process.env) {
-  const bytes = readFileSync(file);
-  const script = new vm.Script(bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8'), { filename: file, lineOffset: -1 });
-  const module = { exports: {} };
-  script.runInThisContext().call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
-  const code = await module.exports.done;
+  const code = await runWrapper(wrapperScript(file, readFileSync(file), null), file).done;
   if (code === null) return false;
   process.exitCode = code;
   exitWithoutTeardown(env);
@@ -157,9 +165,8 @@ export async function runCachedScript(file, env = process.env) {
   const report = env.BOXSYNC_CODE_CACHE_REPORT === '1' ? (line) => process.stderr.write(`boxsync: code cache: ${line}\n`) : () => undefined;
   const { script, used, madeWhole, dir, cacheFile } = compile(file, env, report);
   phase('compiled');
-  const module = { exports: {} };
-  script.runInThisContext().call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
-  await module.exports.done;
+  const exports = runWrapper(script, file);
+  await exports.done;
   phase('run over');
   exitWithoutTeardown(env);
   if (cacheFile === null) return;
@@ -167,7 +174,7 @@ export async function runCachedScript(file, env = process.env) {
   if (used && (madeWhole || !whole)) return;
   try {
     // V8 stamps the cache with its flags, which the run changed (src/cli/start-flags.ts).
-    module.exports.restoreStartFlags?.();
+    exports.restoreStartFlags?.();
     writeCache(dir, cacheFile, script.createCachedData(), whole);
     report(`written ${cacheFile}`);
   } catch (e) {

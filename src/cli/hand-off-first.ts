@@ -19,7 +19,6 @@ import { readFileSync } from 'node:fs';
 import { configPath, statePaths } from '../config/locate.js';
 import { xdgDirs } from '../config/xdg.js';
 import { liveStateLock } from '../daemon/lock.js';
-import { safeText } from '../core/escape.js';
 import { withRunStreams, type RunStreams } from './gathered-lines.js';
 import { withRunSignals } from './run-signals.js';
 import { handToDaemon } from './commands/hand-off.js';
@@ -98,7 +97,7 @@ export async function handOffFirst(args: readonly string[], env: NodeJS.ProcessE
   if (asked === null || daemon === null) return null;
   return withRunSignals((signal) =>
     withRunStreams(streams, (s) =>
-      handToDaemon(daemon, daemon.pid, { ...s, signal, fullRescan: asked.fullRescan, confirm: asked.confirm }, (line) => void s.err.write(`boxsync: ${safeText(line, 4000)}\n`)),
+      handToDaemon(daemon, daemon.pid, { ...s, signal, fullRescan: asked.fullRescan, confirm: asked.confirm }),
     ),
   );
 }

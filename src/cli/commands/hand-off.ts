@@ -10,7 +10,9 @@
 import { assertNever } from '../../core/operations.js';
 import type { RunSummary } from '../../engine/types.js';
 import type { SyncOnceResult } from '../../daemon/control/control-protocol.js';
+import { safeText } from '../../core/escape.js';
 import { phase } from '../phases.js';
+import type { RunStreams } from '../gathered-lines.js';
 import type { ExitCode } from './config-and-lock.js';
 
 /** The longest `sync --once` waits for the daemon's pass (a first pass over a very big tree can take hours). */
@@ -22,10 +24,7 @@ export interface DaemonPlace {
   readonly socketPath: string;
 }
 
-export interface HandOffOptions {
-  readonly tty: boolean;
-  readonly out: NodeJS.WritableStream;
-  readonly err: NodeJS.WritableStream;
+export interface HandOffOptions extends RunStreams {
   /** `--full-rescan`, handed on. */
   readonly fullRescan?: boolean | undefined;
   /** The guard ids confirmed for this run (`--confirm`, `--accept-new-root`), handed on. */
@@ -33,8 +32,14 @@ export interface HandOffOptions {
   readonly signal?: AbortSignal | undefined;
 }
 
-export async function handToDaemon(place: DaemonPlace, pid: number, opts: HandOffOptions, say: (line: string) => void): Promise<ExitCode> {
+/** A run's own messages on `err`, as `boxsync: ...` lines; they carry Box's and the disk's words, escaped. */
+export function sayTo(err: NodeJS.WritableStream): (line: string) => void {
+  return (line) => void err.write(`boxsync: ${safeText(line, 4000)}\n`);
+}
+
+export async function handToDaemon(place: DaemonPlace, pid: number, opts: HandOffOptions): Promise<ExitCode> {
   const { sendControl, DaemonNotRunningError } = await import('../../daemon/control/control-client.js');
+  const say = sayTo(opts.err);
   const ids = [...opts.confirm];
   opts.err.write(`boxsync: the daemon (pid ${pid}) is syncing ${place.stateDir}: this run is handed to it. It looks for every change made until now and syncs it; the summary follows when it is done.\n`);
   const { createRunReporter } = await import('../progress.js');

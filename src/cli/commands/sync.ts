@@ -12,7 +12,7 @@ import type { Command } from 'commander';
 import { join } from 'node:path';
 import { parseRate } from '../../remote/box/bandwidth.js';
 import { isVerbose } from '../global-options.js';
-import { errorText, safeText } from '../../core/escape.js';
+import { errorText } from '../../core/escape.js';
 import type { Logger } from '../../logger.js';
 import type { Config } from '../../config/index.js';
 import type { RunSummary } from '../../engine/types.js';
@@ -22,7 +22,7 @@ import { runJournalCacheKiB } from '../../journal/cache-size.js';
 import { runHeapPolicy } from '../run-heap.js';
 import { withRunStreams, type RunStreams } from '../gathered-lines.js';
 import { withRunSignals } from '../run-signals.js';
-import { exitCodeOf, handToDaemon } from './hand-off.js';
+import { exitCodeOf, handToDaemon, sayTo } from './hand-off.js';
 import { firstOfEach, phase, phasesOn } from '../phases.js';
 
 export { configAndLock, lockTaken, type ExitCode } from './config-and-lock.js';
@@ -122,7 +122,7 @@ async function syncOnce(opts: SyncOnceOptions & RunStreams): Promise<ExitCode> {
   const env = opts.env ?? process.env;
   const { out, tty, err } = opts;
   // Messages here carry Box's and the disk's words (an error naming a path): escaped as they are printed.
-  const say = (line: string): void => void err.write(`boxsync: ${safeText(line, 4000)}\n`);
+  const say = sayTo(err);
 
   const { isSyncError } = await import('../../core/errors.js');
   phase('command');
@@ -217,7 +217,7 @@ async function handOver(config: Config, pid: number, opts: SyncOnceOptions & Run
     }
     ids.push(...guards);
   }
-  return handToDaemon(config, pid, { ...opts, confirm: ids }, say);
+  return handToDaemon(config, pid, { ...opts, confirm: ids });
 }
 
 function collect(value: string, previous: string[]): string[] {
