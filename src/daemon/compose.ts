@@ -19,7 +19,7 @@ import { createEngine } from '../engine/index.js';
 import { planDryRun, type DryRunReport } from '../engine/dry-run.js';
 import type { Engine, EngineDeps, EngineEvents } from '../engine/types.js';
 import { openJournal, openJournalCheckedApart } from '../journal/index.js';
-import { createIgnoreMatcher, ignoreReason, readIgnoreFile, type IgnoreMatcher } from '../local/ignore.js';
+import { createIgnoreMatcher, ignoreReason, ignoreSalt, readIgnoreFile, type IgnoreMatcher } from '../local/ignore.js';
 import { fingerprintOf, type ScopeRules } from '../engine/scope-change.js';
 import { withSelective } from '../engine/selective.js';
 import { writeSelection } from '../config/edit-selection.js';
@@ -188,6 +188,11 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
         isIgnoredFor,
         skipNewFolder: (root, name) => skipNewFolder(config, root, name, skippedByRoot.get(root.id)),
         scopeRulesFor: (root) => scopeByRoot.get(root.id) ?? { fingerprint: fingerprintOf(root.exclude, []), reasonFor: ignoreReason(root.exclude) },
+        // Read at each full scan: selective sync's choices can change while the daemon runs (the fingerprint's getter).
+        listingSaltFor: (root) => {
+          const rules = scopeByRoot.get(root.id);
+          return rules === undefined ? undefined : ignoreSalt(rules.fingerprint, marker);
+        },
         logger: logger.child({ component: 'engine' }),
         clock,
         options: {

@@ -517,7 +517,8 @@ class SyncEngine implements Engine {
   private scanLocalRoot(rc: RootContext, signal: AbortSignal): Promise<ScanResult | null> {
     const { journal, clock } = this.deps;
     const limit = this.deps.options.windowEntries ?? DEFAULT_WINDOW_ENTRIES;
-    return scanLocal({ journal, root: rc.root, fs: rc.fs, isIgnored: rc.isIgnored, nowMs: () => clock.now() }, undefined, signal, limit).catch(async (e: unknown) => {
+    const listingSalt = this.deps.listingSaltFor?.(rc.root);
+    return scanLocal({ journal, root: rc.root, fs: rc.fs, isIgnored: rc.isIgnored, nowMs: () => clock.now(), ...(listingSalt === undefined ? {} : { listingSalt }) }, undefined, signal, limit).catch(async (e: unknown) => {
       if (!signal.aborted && (await parkUnreadableRoot({ journal, root: rc.root.id, fs: rc.fs, nowMs: () => clock.now() }, toSyncError(e)))) return null;
       throw e;
     });

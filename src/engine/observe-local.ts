@@ -16,7 +16,7 @@ import PQueue from 'p-queue';
 import { assertNever } from '../core/operations.js';
 import type { SyncError } from '../core/errors.js';
 import { toSyncError } from './executor.js';
-import { SCAN_PARK_CODES, ScanParks } from './scan-parks.js';
+import { isScanPark, SCAN_PARK_CODES, ScanParks } from './scan-parks.js';
 import { localUnchanged } from '../core/same-item.js';
 
 /** Lookups kept for entries not yet written; past this many (entries gone since), they are dropped. */
@@ -34,6 +34,12 @@ export interface LocalObserverDeps {
   readonly isIgnored: IsIgnored;
   /** The engine's clock (parks are stamped with it); Date.now by default. */
   readonly nowMs?: () => number;
+  /**
+   * Whatever decides which entries a listing reports besides the listing itself (the ignore rules, selective
+   * sync's choices, the root marker): with it, the scan uses the journal's listing marks (listingMarksFor), and
+   * drops them all when it changed. Without it, every folder is compared.
+   */
+  readonly listingSalt?: string;
 }
 
 function sameStat(a: LocalEntry, b: LocalEntry): boolean {
@@ -124,6 +130,8 @@ export async function scanLocal(deps: LocalObserverDeps, under?: RelPath, signal
   };
   let reported = 0;
   const foreignTemps: RelPath[] = [];
+  // A folder whose listing is the one its rows were last found equal to is not compared again (local/scan.ts).
+  const marks = listingMarksOf(deps);
   const scan = fs.scan({
     isIgnored,
     known: (p) => {
@@ -138,10 +146,26 @@ export async function scanLocal(deps: LocalObserverDeps, under?: RelPath, signal
     removeTemps: under === undefined,
     onForeignTemp: (p) => void foreignTemps.push(p),
     ...(under === undefined ? {} : { under }),
+    ...(marks === null
+      ? {}
+      : {
+          listingMarks: {
+            skip: (dir, mark) => {
+              const entries = marks.skip(dir, mark);
+              if (entries === null) return false;
+              // Its rows stand for its entries: as if listed and reported.
+              if (dir === under) listedUnder = true;
+              reported += entries;
+              return true;
+            },
+            clean: marks.clean,
+          },
+        }),
   });
   for await (const batch of scan) {
     signal?.throwIfAborted();
     journal.transaction(() => {
+      marks?.write();
       for (const entry of batch) {
         const seen = looked.has(entry.path);
         const prev = looked.get(entry.path);
@@ -156,6 +180,7 @@ export async function scanLocal(deps: LocalObserverDeps, under?: RelPath, signal
     await parks.flush();
   }
   await parks.flush();
+  if (marks !== null) journal.transaction(() => marks.write());
   const scope = under ?? '';
   // Readable again: planned in this run, with what changed on Box below it meanwhile.
   for (const p of parks.clearStale(scope)) note(p);
@@ -164,6 +189,51 @@ export async function scanLocal(deps: LocalObserverDeps, under?: RelPath, signal
   else if (journal.countLocalUnder(root.id, scope, reported + 1) > reported) dropInChunks(journal, orphans(journal, root.id, scope), drop);
   reportForeignTemps(journal, root.id, foreignTemps, under === undefined);
   return { changed };
+}
+
+/** The journal's listing marks as one scan uses them (ScanOptions.listingMarks); null without a salt. */
+interface ScanMarks {
+  /** The entries the folder's mark stands for when it is `mark`; null: compare the folder. */
+  skip(dir: RelPath | '', mark: string): number | null;
+  /** Kept until write(): written in the scan's next transaction. */
+  clean(dir: RelPath | '', mark: string, reported: number): void;
+  write(): void;
+}
+
+function listingMarksOf(deps: LocalObserverDeps): ScanMarks | null {
+  const { journal, root, listingSalt } = deps;
+  const { listingMark, putListingMark, clearListingMarks } = journal;
+  if (listingSalt === undefined || listingMark === undefined || putListingMark === undefined || clearListingMarks === undefined) return null;
+  const key = `listing-marks:${root.id}`;
+  // Other ignore rules, another choice of folders: the same listing may report other entries now.
+  if (journal.getMeta(key) !== listingSalt) {
+    journal.transaction(() => {
+      clearListingMarks.call(journal, root.id);
+      journal.setMeta(key, listingSalt);
+    });
+  }
+  // A folder holding a scan park is always compared: the scan clears a park it does not raise again (scan-parks.ts).
+  const parked = new Set(
+    journal
+      .failures(root.id)
+      .filter((f) => isScanPark(f.probe) && f.path !== '')
+      .map((f) => parentOf(f.path)),
+  );
+  let pending: [RelPath | '', string, number][] = [];
+  return {
+    skip: (dir, mark) => {
+      if (parked.has(dir)) return null;
+      const m = listingMark.call(journal, root.id, dir);
+      return m !== undefined && m.mark === mark ? m.entries : null;
+    },
+    clean: (dir, mark, reported) => {
+      if (!parked.has(dir)) pending.push([dir, mark, reported]);
+    },
+    write: () => {
+      for (const [dir, mark, reported] of pending) putListingMark.call(journal, root.id, dir, mark, reported);
+      pending = [];
+    },
+  };
 }
 
 /** The failure code of a user's file named like a boxsync temp file (never synced, never removed: reported). */

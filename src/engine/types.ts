@@ -81,6 +81,13 @@ export interface EngineDeps {
    */
   readonly scopeRulesFor?: (root: SyncRoot) => ScopeRules;
   /**
+   * Everything that decides which entries of a local listing isIgnoredFor(root) reports (local/ignore.ts
+   * ignoreSalt), as one string that changes whenever any of it does. With it, a full scan skips the folders whose
+   * listing is the one their journal rows were last found equal to (the listing marks: observe-local.ts); without
+   * it (or undefined for a root), every folder is compared.
+   */
+  readonly listingSaltFor?: (root: SyncRoot) => string | undefined;
+  /**
    * `selective.newFolders: "skip"`: leave a new top-level Box folder of `root` unselected (the matcher ignores it
    * from now on, the config records it); returns what to tell the user, once (selective.ts newTopFolders).
    */

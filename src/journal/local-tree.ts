@@ -14,6 +14,9 @@ export const LOCAL_TREE_SQL = subtreeSql('local_entries', COLS);
 export class LocalTree extends PathTable<LocalRow, LocalEntry, LocalTuple> {
   readonly #byInode: Statement<[string, number], LocalRow>;
   readonly #put: Statement<[Record<string, unknown>]>;
+  readonly #getMark: Statement<[string, string], { mark: string; entries: number }>;
+  readonly #putMark: Statement<[string, string, string, number]>;
+  readonly #clearMarks: Statement<[string]>;
 
   constructor(db: Database) {
     super(db, { table: 'local_entries', cols: COLS, decode: localFromRow, decodeTuple: localFromTuple });
@@ -21,6 +24,22 @@ export class LocalTree extends PathTable<LocalRow, LocalEntry, LocalTuple> {
     this.#put = db.prepare(
       `INSERT OR REPLACE INTO local_entries (root, ${COLS}) VALUES (@root, @path, @kind, @inode, @size_bytes, @mtime_ms, @sha1)`,
     );
+    this.#getMark = db.prepare(`SELECT mark, entries FROM local_listing_marks WHERE root = ? AND dir = ?`);
+    this.#putMark = db.prepare(`INSERT OR REPLACE INTO local_listing_marks (root, dir, mark, entries) VALUES (?, ?, ?, ?)`);
+    this.#clearMarks = db.prepare(`DELETE FROM local_listing_marks WHERE root = ?`);
+  }
+
+  /** A folder's listing mark (migrations.ts, step 9), if one stands. */
+  listingMark(root: RootId, dir: string): { readonly mark: string; readonly entries: number } | undefined {
+    return this.#getMark.get(root, dir);
+  }
+
+  putListingMark(root: RootId, dir: string, mark: string, entries: number): void {
+    this.#putMark.run(root, dir, mark, entries);
+  }
+
+  clearListingMarks(root: RootId): void {
+    this.#clearMarks.run(root);
   }
 
   byInode(root: RootId, inode: number): LocalEntry | undefined {

@@ -232,6 +232,35 @@ UPDATE failures
 ALTER TABLE failures ADD COLUMN first_failed_at_ms INTEGER;
 `,
   },
+  {
+    toVersion: 9,
+    description: "listing marks: a folder's listing as a full scan last found it equal to the journal's rows",
+    sql: `
+-- A listing mark (local/scan.ts, engine/observe-local.ts): the digest of one folder's whole listing (every name,
+-- kind, size, mtime and inode, as the native walk reads them) when a full scan found every entry of it equal to its
+-- row here, and how many entries it reported. A later full scan that reads the same listing and finds the mark
+-- skips comparing that folder's rows (it still walks its subfolders). Any write of a row of the folder drops the
+-- mark (the triggers below), so a mark only stands while the rows are those the listing matched. The parent of a
+-- path is rtrim(rtrim(p, <p without its slashes>), '/'): 'a/b/c' -> 'a/b', 'c' -> ''.
+CREATE TABLE local_listing_marks (
+  root    TEXT NOT NULL,
+  dir     TEXT NOT NULL,
+  mark    TEXT NOT NULL,
+  entries INTEGER NOT NULL,
+  PRIMARY KEY (root, dir)
+) STRICT, WITHOUT ROWID;
+CREATE TRIGGER local_entries_insert_unmarks AFTER INSERT ON local_entries BEGIN
+  DELETE FROM local_listing_marks WHERE root = NEW.root AND dir = rtrim(rtrim(NEW.path, replace(NEW.path, '/', '')), '/');
+END;
+CREATE TRIGGER local_entries_update_unmarks AFTER UPDATE ON local_entries BEGIN
+  DELETE FROM local_listing_marks WHERE root = OLD.root AND dir = rtrim(rtrim(OLD.path, replace(OLD.path, '/', '')), '/');
+  DELETE FROM local_listing_marks WHERE root = NEW.root AND dir = rtrim(rtrim(NEW.path, replace(NEW.path, '/', '')), '/');
+END;
+CREATE TRIGGER local_entries_delete_unmarks AFTER DELETE ON local_entries BEGIN
+  DELETE FROM local_listing_marks WHERE root = OLD.root AND dir = rtrim(rtrim(OLD.path, replace(OLD.path, '/', '')), '/');
+END;
+`,
+  },
 ];
 
 /** The user_version a journal has once the steps ran: the last step's. */

@@ -157,6 +157,17 @@ export class SqliteJournal implements Journal {
   countLocalUnder(root: RootId, path: RelPath | '', limit: number): number {
     return this.#local.countUnder(root, path, limit);
   }
+  listingMark(root: RootId, dir: RelPath | ''): { readonly mark: string; readonly entries: number } | undefined {
+    return this.#local.listingMark(root, dir);
+  }
+  putListingMark(root: RootId, dir: RelPath | '', mark: string, entries: number): void {
+    this.#writes.before();
+    this.#local.putListingMark(root, dir, mark, entries);
+  }
+  clearListingMarks(root: RootId): void {
+    this.#writes.before();
+    this.#local.clearListingMarks(root);
+  }
 
   getSynced(root: RootId, path: RelPath): SyncedEntry | undefined {
     return this.#synced.get(root, path);

@@ -39,7 +39,7 @@ export class UnsyncedTable {
     this.#ofRoot = db.prepare(`SELECT ${COLS} FROM unsynced_paths WHERE root = ? ORDER BY path`);
     // One index seek per root (the primary key starts with root), not a scan of every synced row.
     this.#nextRoot = db.prepare(`SELECT root FROM synced_entries WHERE root > ? ORDER BY root LIMIT 1`);
-    this.#forget = ['synced_entries', 'local_entries', 'failures', 'unsynced_paths'].map((t) => db.prepare(`DELETE FROM ${t} WHERE root = ?`));
+    this.#forget = ['synced_entries', 'local_entries', 'local_listing_marks', 'failures', 'unsynced_paths'].map((t) => db.prepare(`DELETE FROM ${t} WHERE root = ?`));
   }
 
   put(u: UnsyncedRecord): void {

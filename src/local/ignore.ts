@@ -6,6 +6,7 @@
  * root-relative and '/'-separated. A later `!pattern` can re-include what an earlier one excluded, except
  * boxsync's own temp files, which are always ignored.
  */
+import { createHash } from 'node:crypto';
 import ignore from 'ignore';
 import type { RelPath } from '../core/model.js';
 import type { FsModule } from './fs-module.js';
@@ -28,6 +29,22 @@ export const DEFAULT_IGNORE_PATTERNS: readonly string[] = [
 ];
 
 export const IGNORE_FILE_NAME = '.boxsyncignore';
+
+/**
+ * How createIgnoreMatcher matches (the `ignore` package's semantics, the temp-name rule, the name prefilter): change
+ * this string whenever that changes, so that the scan's listing marks made under the old matching are dropped.
+ */
+const IGNORE_MATCHING = 'ignore@7 gitignore, temp names always, prefilter v1';
+
+/**
+ * Everything that decides which entries of a local listing a root's matcher reports, as one string: boxsync's own
+ * rules and how they match, the user's (`userRules`: ScopeRules.fingerprint, which covers the exclude list, the
+ * `.boxsyncignore` lines and selective sync's choices) and the root marker. The full scan keeps its listing marks
+ * while this stays the same (engine/observe-local.ts); a change of any of them drops them.
+ */
+export function ignoreSalt(userRules: string, marker: string | null): string {
+  return createHash('sha1').update(JSON.stringify([IGNORE_MATCHING, DEFAULT_IGNORE_PATTERNS, userRules, marker])).digest('hex');
+}
 
 export type IgnoreMatcher = (path: RelPath | string, isDir: boolean) => boolean;
 

@@ -4,6 +4,7 @@
  * as 'symlink' and never followed, so the walk cannot leave the root.
  */
 import { isUtf8 } from 'node:buffer';
+import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import { escapeText } from '../core/escape.js';
 import { LOCAL_NAME_NOT_UTF8 } from '../core/park-class.js';
@@ -151,14 +152,22 @@ async function* walk(ctx: WalkContext): AsyncGenerator<readonly LocalEntry[]> {
     const dir = stack.pop() as RelPath | '';
     // The native reader's entries, or (without it, or for a folder it leaves to node:fs) the names to lstat here.
     const native = await observeFolderNative(ctx, dir);
+    if (native !== undefined && 'skipped' in native) {
+      // Its listing is the one its rows were found equal to (ScanOptions.listingMarks): only its subfolders.
+      for (let i = native.skipped.length - 1; i >= 0; i--) stack.push(native.skipped[i] as RelPath);
+      readAhead(ctx, stack);
+      continue;
+    }
     const names = native === undefined ? await listFolder(ctx, dir) : [];
     if (names === null) continue;
     const subdirs: RelPath[] = [];
     const listed: LocalEntry[] | undefined = opts.onListed === undefined ? undefined : [];
+    let reported = 0;
     const windows = native === undefined ? Math.ceil(names.length / LSTAT_WINDOW) : 1;
     for (let w = 0; w < windows; w++) {
-      for (const entry of native ?? (await observeNames(ctx, dir, names.slice(w * LSTAT_WINDOW, (w + 1) * LSTAT_WINDOW)))) {
+      for (const entry of native?.entries ?? (await observeNames(ctx, dir, names.slice(w * LSTAT_WINDOW, (w + 1) * LSTAT_WINDOW)))) {
         if (entry === undefined) continue;
+        reported += 1;
         batch.push(entry);
         listed?.push(entry);
         if (entry.kind === 'folder') subdirs.push(entry.path);
@@ -171,6 +180,7 @@ async function* walk(ctx: WalkContext): AsyncGenerator<readonly LocalEntry[]> {
       }
     }
     if (listed !== undefined) opts.onListed?.(dir, listed);
+    if (native?.clean != null) opts.listingMarks?.clean(dir, native.clean, reported);
     for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i] as RelPath);
     readAhead(ctx, stack);
   }
@@ -246,7 +256,27 @@ function lstatWindowSync(ctx: WalkContext, paths: readonly (RelPath | null)[]): 
  * mount is never read on the main thread), the folder cannot be read (node:fs reads it again and reports why), or a
  * name in it is not UTF-8 (node:fs reads it as bytes).
  */
-async function observeFolderNative(ctx: WalkContext, dir: RelPath | ''): Promise<(LocalEntry | undefined)[] | undefined> {
+/**
+ * What the native reader made of one folder: its entries (undefined: ignored, a temp file, gone, unreadable) and,
+ * when each of them equalled its known row, its listing mark (`clean`); or, when the caller's mark of that very
+ * listing stands, nothing but the subfolders to walk (`skipped`).
+ */
+type NativeFolder = { readonly entries: (LocalEntry | undefined)[]; readonly clean: string | null } | { readonly skipped: readonly RelPath[] };
+
+/** A folder's listing mark: the SHA-1 of its names and of every number the native reader gave for them. */
+export function listingMark(joined: string, meta: Float64Array): string {
+  return createHash('sha1').update(joined).update(meta).digest('base64');
+}
+
+/** Does an observed entry equal the row the caller knows for it (what put would leave as it is)? */
+function matchesKnown(ctx: ScanContext, entry: LocalEntry): boolean {
+  // A file is observed with its SHA-1 only when its known row had the same stat (observeQuick).
+  if (entry.kind === 'file') return entry.sha1 !== null;
+  const known = ctx.opts.known?.(entry.path);
+  return known !== undefined && known.kind === entry.kind && known.sha1 === null && localUnchanged(known, entry);
+}
+
+async function observeFolderNative(ctx: WalkContext, dir: RelPath | ''): Promise<NativeFolder | undefined> {
   const addon = ctx.addon;
   const ahead = ctx.ahead.get(dir);
   // Read ahead on the pool (readAhead): used even if the gates closed since, as it never held the main thread.
@@ -268,6 +298,10 @@ async function observeFolderNative(ctx: WalkContext, dir: RelPath | ''): Promise
   const [joined, meta] = got;
   const count = meta.length / WALK_FIELDS;
   const names = count === 0 ? [] : joined.split('\0');
+  const marks = ctx.opts.listingMarks;
+  const mark = marks === undefined ? null : listingMark(joined, meta);
+  if (mark !== null && marks!.skip(dir, mark)) return { skipped: subfoldersOf(ctx, dir, names, meta) };
+  let clean = mark !== null;
   const out: (LocalEntry | undefined)[] = new Array(count);
   const toHash: { i: number; path: RelPath; st: StatLike }[] = [];
   for (let i = 0; i < count; i++) {
@@ -276,22 +310,41 @@ async function observeFolderNative(ctx: WalkContext, dir: RelPath | ''): Promise
     const m = i * WALK_FIELDS;
     const code = meta[m] as number;
     if (isTempName(name)) {
+      clean = false;
       await leftoverTemp(ctx, path, name);
     } else if (code < 0) {
+      clean = false;
       // Gone since the listing, or cannot be looked at: as lstatWindowSync.
       const e = errnoError(-code, `lstat ${ctx.abs(path)}`);
       if (!isGone(e)) unreadable(ctx, path, e, 'looking at');
     } else {
       const st: StatLike = { size: meta[m + 1] as number, mtimeMs: mtimeMsOf(meta[m + 2] as number, meta[m + 3] as number), ino: meta[m + 4] as number };
       const quick = observeQuick(ctx, path, WALK_KINDS[code] ?? 'other', st);
-      if (quick === null) toHash.push({ i, path, st });
-      else out[i] = quick;
+      if (quick === null) {
+        clean = false;
+        toHash.push({ i, path, st });
+      } else {
+        out[i] = quick;
+        if (clean && quick !== undefined && !matchesKnown(ctx, quick)) clean = false;
+      }
     }
   }
   for (let k = 0; k < toHash.length; k += OBSERVE_CONCURRENCY) {
     const part = toHash.slice(k, k + OBSERVE_CONCURRENCY);
     const entries = await Promise.all(part.map((h) => hashEntry(ctx, h.path, h.st)));
     part.forEach((h, j) => (out[h.i] = entries[j]));
+  }
+  return { entries: out, clean: clean ? mark : null };
+}
+
+/** The subfolders of a skipped listing the walk goes into: those observeQuick would report as folders. */
+function subfoldersOf(ctx: ScanContext, dir: RelPath | '', names: readonly string[], meta: Float64Array): RelPath[] {
+  const out: RelPath[] = [];
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i] as string;
+    if (WALK_KINDS[meta[i * WALK_FIELDS] as number] !== 'folder' || isTempName(name)) continue;
+    const path = asRelPath(dir === '' ? name : `${dir}/${name}`);
+    if (!ctx.opts.isIgnored(path, true)) out.push(path);
   }
   return out;
 }

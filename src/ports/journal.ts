@@ -125,6 +125,16 @@ export interface Journal {
   localChildrenPages?(root: RootId, path: RelPath | ''): Iterable<readonly LocalEntry[]>;
   /** How many entries are below a path ('' for the whole root), counting at most `limit`. */
   countLocalUnder(root: RootId, path: RelPath | '', limit: number): number;
+  /**
+   * Listing marks (engine/observe-local.ts, local/scan.ts): `mark` digests a folder's whole listing as a full scan
+   * read it when every entry of it equalled its local row, `entries` the entries that scan reported. Any write of a
+   * local row of that folder drops its mark, so a mark stands only while those rows are unchanged. Optional: without
+   * them every scan compares every folder.
+   */
+  listingMark?(root: RootId, dir: RelPath | ''): { readonly mark: string; readonly entries: number } | undefined;
+  putListingMark?(root: RootId, dir: RelPath | '', mark: string, entries: number): void;
+  /** Drops every listing mark of a root (its ignore rules changed: the same listing may now report other entries). */
+  clearListingMarks?(root: RootId): void;
 
   // synced tree (merge base, by path, indexed by remote id)
   getSynced(root: RootId, path: RelPath): SyncedEntry | undefined;

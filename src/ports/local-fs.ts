@@ -184,6 +184,19 @@ export interface ScanOptions {
    * not be read: its contents are unknown, not gone. A folder gone since it was reported is called with none.
    */
   readonly onListed?: (dir: RelPath | '', entries: readonly LocalEntry[]) => void;
+  /**
+   * Listing marks (engine/observe-local.ts; the journal's local_listing_marks). A folder read by the native walk
+   * gets a mark: a digest of its whole listing (every name, kind, size, mtime and inode). `skip(dir, mark)` true
+   * says the caller's rows of that folder are those of that very listing: none of its entries is reported,
+   * onListed is not called for it, and its subfolders (those the ignore rules keep) are still walked. `clean(dir,
+   * mark, reported)` is called after onListed for a folder each entry of which equalled its `known` row (nothing
+   * hashed, no temp name, nothing unreadable), with how many entries were reported for it. A folder read through
+   * node:fs (no native walk, a slow disk, a name that is not UTF-8) has no mark and is always compared.
+   */
+  readonly listingMarks?: {
+    skip(dir: RelPath | '', mark: string): boolean;
+    clean(dir: RelPath | '', mark: string, reported: number): void;
+  };
 }
 
 export interface LocalFs {

@@ -53,6 +53,7 @@ try {
       const prof = process.env.PROFILE === '1' ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-name=${i}-${phase}${label === '' ? '' : '-b'}.cpuprofile`] : [];
       const m = await measureCommand([process.execPath, ...prof, ...cli, 'sync', '--once', '--config', fx.configFile]);
       console.log(`${phase}${label}: exit ${m.code}, ${(m.wallMs / 1000).toFixed(2)} s wall, ${m.cpuSeconds?.toFixed(2)} s CPU, ${Math.round((m.peakRssKiB ?? 0) / 1024)} MiB peak: ${m.summary}`);
+      if (m.phases != null) console.log(`  phases: ${m.phases}`);
     }
   }
 } finally {

@@ -84,6 +84,8 @@ export interface Measured {
   /** User + system CPU seconds of the child (null without /usr/bin/time). */
   readonly cpuSeconds: number | null;
   readonly summary: string;
+  /** With BOXSYNC_PHASES=1 in its environment, the child's `boxsync: phases: ...` line (else null). */
+  readonly phases?: string | null;
 }
 
 /** Run `boxsync sync --once` as a child (with `env` added to its environment) and measure its wall time and peak RSS. */
@@ -129,6 +131,7 @@ export function measureCommand(command: readonly string[], env: NodeJS.ProcessEn
         cpuSeconds: user && sys ? Number(user[1]) + Number(sys[1]) : null,
         peakRssKiB: timed ? Number(timed[1]) : polledHwm,
         summary: stdout.trim().split('\n').pop() ?? `(no summary; stderr: ${stderrTail.slice(-2000)})`,
+        phases: /^boxsync: phases: (.*)$/m.exec(stderrTail)?.[1] ?? null,
       });
     });
   });

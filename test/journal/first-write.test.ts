@@ -158,7 +158,13 @@ describe('the first write of a run', () => {
         done: () => j.unsyncedPaths(R).length === 1,
       },
       deleteUnsynced: { write: () => j.deleteUnsynced(R, p('u')), done: () => j.unsyncedPaths(R).length === 0 },
-      forgetRoot: { setup: () => j.putLocal(R, localFile('a')), write: () => j.forgetRoot(R), done: () => j.getLocal(R, p('a')) === undefined },
+      putListingMark: { write: () => j.putListingMark!(R, p('d'), 'm', 0), done: () => j.listingMark!(R, p('d')) !== undefined },
+      clearListingMarks: { write: () => j.clearListingMarks!(R), done: () => j.listingMark!(R, p('d')) === undefined },
+      forgetRoot: {
+        setup: () => (j.putLocal(R, localFile('a')), j.putListingMark!(R, p('e'), 'm', 0)),
+        write: () => j.forgetRoot(R),
+        done: () => j.getLocal(R, p('a')) === undefined && j.listingMark!(R, p('e')) === undefined,
+      },
       'uploadSessions.put': { write: () => j.uploadSessions.put(session), done: () => j.uploadSessions.get(session.key) !== undefined },
       'uploadSessions.addPart': {
         write: () => j.uploadSessions.addPart(session.key, { partId: 'P', offset: 0, size: 8, sha1: 'a' }),
@@ -178,7 +184,7 @@ describe('the first write of a run', () => {
     const notWrites = [
       'constructor', 'transaction', 'transactionEach', 'maintain', 'beforeNextWrite', 'close', 'getRemote', 'remoteChildren',
       'remoteChildrenPaged', 'remoteChildNamed', 'countRemoteBelow', 'getLocal', 'localUnder', 'localByInode', 'localChildren',
-      'countLocalUnder', 'getSynced', 'remoteGeneration', 'syncedByRemoteId', 'syncedByRemoteIds', 'syncedByInode', 'syncedUnder', 'syncedChildren', 'countSyncedUnder',
+      'countLocalUnder', 'listingMark', 'getSynced', 'remoteGeneration', 'syncedByRemoteId', 'syncedByRemoteIds', 'syncedByInode', 'syncedUnder', 'syncedChildren', 'countSyncedUnder',
       'countSynced', 'countSyncedSteps', 'getCursor', 'isTrashed', 'getMeta', 'getFailure', 'failures', 'failuresOfRemoteId', 'parkedFailures', 'operations',
       'lastOperation', 'unsyncedPaths', 'syncedRoots', 'afterUpkeepApart', 'localChildrenPages', 'syncedChildrenPages',
     ];

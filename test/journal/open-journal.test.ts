@@ -39,7 +39,7 @@ describe('openJournal', () => {
     expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(raw.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     const strict = raw.prepare(`SELECT name, strict FROM pragma_table_list WHERE schema = 'main' AND name NOT LIKE 'sqlite_%'`).all() as { name: string; strict: number }[];
-    expect(strict.length).toBe(11);
+    expect(strict.length).toBe(12);
     expect(strict.filter((t) => t.strict !== 1)).toEqual([]);
     raw.close();
   });
