@@ -5,10 +5,12 @@
  * test/bench/edits.ts, each found: the walk reads folders ahead while it compares others with the journal), and a new
  * file whose name's bytes are not UTF-8. The mirror is the bench's synthetic
  * "already mirrored" tree (test/bench/journal-fixture.ts, checked against a real first mirror by its test), real
- * box-server, the real CLI.
+ * box-server, the real CLI. The first run marks every folder (listing marks: engine/observe-local.ts), so the changes
+ * after it are found by runs that skip the folders whose listing did not change.
  */
 import { appendFileSync, existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { startBoxServer, type BoxServer } from '../../src/box-server/index.js';
 import { buildSyncedFixture } from '../bench/journal-fixture.js';
@@ -44,6 +46,13 @@ async function changesFound(srv: BoxServer, dir: string): Promise<void> {
   const quiet = await sync();
   expect(quiet.code, quiet.stderr).toBe(0);
   expect(quiet.stdout).toMatch(/\(1 pass\): 0 downloaded \(0 B\), 0 uploaded \(0 B\), 0 conflicts, 0 failed/);
+  // That run found every folder equal to its rows and marked it (listing marks): the runs below skip the folders
+  // whose listing is unchanged, and must still find each change.
+  const db = new Database(fx.journalFile, { readonly: true });
+  // (Not counted: the root's own listing, left unmarked by a run that wrote a row of it, such as a folder's mtime.)
+  const marked = (db.prepare(`SELECT count(*) AS n FROM local_listing_marks WHERE dir != ''`).get() as { n: number }).n;
+  db.close();
+  expect(marked).toBe(20);
 
   // In place, same size class, the folder's listing (and mtime) untouched: only the file's own lstat shows it.
   const deep = join(fx.mirror, 'dir-00019', 'file-0000999.txt');
