@@ -20,8 +20,9 @@
  * zip content URLs are not API calls). For the run's small-file workload (2,000 files, 20,000 with --full, N with
  * --small N) one more first mirror, by `sync --once` with the default config, from a third box-server with Box's
  * limits on (`boxLimits`: 1,000 API calls and 240 uploads a minute, 429 + Retry-After): its wall time and API calls.
- * On the last workload's mirrors it also times a no-change run of each, and 100 + 100 edits (100 files changed on
- * Box, 100 in the mirror: edits.ts) synced by boxsync. Each child is measured by `/usr/bin/time -v`: wall seconds,
+ * On the last workload's mirrors it also times a no-change run of each, a second no-change run of boxsync's (the first
+ * marked each folder: listing marks), and 100 + 100 edits (100 files changed on Box, 100 in the mirror: edits.ts)
+ * synced by boxsync. Each child is measured by `/usr/bin/time -v`: wall seconds,
  * peak RSS, CPU seconds.
  *
  * Then, on that last mirror, the idle daemon: `boxsync daemon` (bin/boxsync.js, same config) is started, waited
