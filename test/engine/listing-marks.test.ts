@@ -111,6 +111,21 @@ describe('listing marks', () => {
     expect(rowsOf(journal, deps)).toEqual(await oracle(deps));
   });
 
+  it('the triggers find the folder of a row whose names are not ASCII', async () => {
+    const { deps, dir } = await setup();
+    await mkdir(join(dir, 'dé', 'ü ü'), { recursive: true });
+    await writeFile(join(dir, 'dé', 'ü ü', '日本 🙂.txt'), 'x');
+    await scanLocal(deps);
+    await scanLocal(deps);
+    const { journal, root } = deps;
+    const mark = (d: string) => journal.listingMark?.(root.id, d as RelPath | '');
+    expect([mark(''), mark('dé'), mark('dé/ü ü')].every((m) => m !== undefined)).toBe(true);
+    const row = journal.getLocal(root.id, p('dé/ü ü/日本 🙂.txt'))!;
+    journal.putLocal(root.id, { ...row, mtimeMs: row.mtimeMs - 1000 });
+    expect(mark('dé/ü ü')).toBeUndefined();
+    expect([mark(''), mark('dé')].every((m) => m !== undefined)).toBe(true);
+  });
+
   it('another salt (ignore rules changed) drops every mark: a file ignored before is found in a folder left as it was', async () => {
     const { deps, dir } = await setup();
     await tree(dir);
