@@ -36,7 +36,7 @@ export interface LocalObserverDeps {
   readonly nowMs?: () => number;
   /**
    * Whatever decides which entries a listing reports besides the listing itself (the ignore rules, selective
-   * sync's choices, the root marker): with it, the scan uses the journal's listing marks (listingMarksFor), and
+   * sync's choices, the root marker): with it, the scan uses the journal's listing marks (listingMarksOf), and
    * drops them all when it changed. Without it, every folder is compared.
    */
   readonly listingSalt?: string;

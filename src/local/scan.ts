@@ -250,13 +250,6 @@ function lstatWindowSync(ctx: WalkContext, paths: readonly (RelPath | null)[]): 
 }
 
 /**
- * One folder read and lstat-ed by the native addon (walk-native.ts) in one synchronous call, timed for the lstats'
- * gate as a window of its entries, then observed as observeNames does; no Stats object per entry. undefined when
- * the folder is left to node:fs: no addon, the synchronous calls are off (not a local disk, or slow: a hung network
- * mount is never read on the main thread), the folder cannot be read (node:fs reads it again and reports why), or a
- * name in it is not UTF-8 (node:fs reads it as bytes).
- */
-/**
  * What the native reader made of one folder: its entries (undefined: ignored, a temp file, gone, unreadable) and,
  * when each of them equalled its known row, its listing mark (`clean`); or, when the caller's mark of that very
  * listing stands, nothing but the subfolders to walk (`skipped`).
@@ -276,6 +269,14 @@ function matchesKnown(ctx: ScanContext, entry: LocalEntry): boolean {
   return known !== undefined && known.kind === entry.kind && known.sha1 === null && localUnchanged(known, entry);
 }
 
+/**
+ * One folder read and lstat-ed by the native addon (walk-native.ts) in one synchronous call, timed for the lstats'
+ * gate as a window of its entries, then observed as observeNames does; no Stats object per entry. undefined when
+ * the folder is left to node:fs: no addon, the synchronous calls are off (not a local disk, or slow: a hung network
+ * mount is never read on the main thread), the folder cannot be read (node:fs reads it again and reports why), or a
+ * name in it is not UTF-8 (node:fs reads it as bytes). With ScanOptions.listingMarks, the listing's mark is made
+ * first, and a folder whose mark stands is not observed at all (NativeFolder `skipped`).
+ */
 async function observeFolderNative(ctx: WalkContext, dir: RelPath | ''): Promise<NativeFolder | undefined> {
   const addon = ctx.addon;
   const ahead = ctx.ahead.get(dir);
