@@ -27,6 +27,7 @@ import { join } from 'node:path';
 import type { BoxServer, ServerActor } from '../../src/box-server/index.js';
 import { markClean } from '../../src/engine/clean-mark.js';
 import { applyScopeChange, configOnlyRules } from '../../src/engine/scope-change.js';
+import { ignoreSalt } from '../../src/local/ignore.js';
 import { asRelPath, asRemoteId, asRootId, type LocalEntry, type RemoteEntry, type SyncedEntry } from '../../src/core/model.js';
 import { rootIdFor } from '../../src/config/root-id.js';
 import { MAX_OPERATION_ROWS } from '../../src/journal/operations-table.js';
@@ -208,6 +209,9 @@ export async function buildSyncedFixture(o: FixtureOptions): Promise<SyncedFixtu
       // The root's identity (engine/root-guard.ts), as the first sync records it.
       const st = lstatSync(mirror);
       journal.setMeta(`rootIdentity:${root}`, JSON.stringify({ dev: String(st.dev), ino: Number(st.ino) }));
+      // The salt of the listing marks (engine/observe-local.ts), as a first sync's scan records it (the config's
+      // rules, no root marker); no folder is marked yet: the first run after the mirror marks them.
+      journal.setMeta(`listing-marks:${root}`, ignoreSalt(configOnlyRules(syncRoot).fingerprint, null));
     }));
     // The rules the root was synced under (engine/scope-change.ts): the same call a first sync makes.
     applyScopeChange({ journal, root: syncRoot, rules: configOnlyRules(syncRoot), isIgnored: () => false, nowMs: Date.now() });
