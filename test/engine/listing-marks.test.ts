@@ -61,6 +61,15 @@ async function tree(dir: string): Promise<void> {
   for (const f of ['top.txt', 'a/x', 'a/y', 'a/deep/z', 'b/w', 'c/v']) await writeFile(join(dir, f), `content of ${f}`);
 }
 
+/** The tree scanned twice: the first scan hashes every file, the second finds each folder equal to its rows and marks it. */
+async function markedTree(): Promise<{ deps: LocalObserverDeps; dir: string; mark: (d: string) => { mark: string; entries: number } | undefined }> {
+  const { deps, dir } = await setup();
+  await tree(dir);
+  await scanLocal(deps);
+  await scanLocal(deps);
+  return { deps, dir, mark: (d) => deps.journal.listingMark?.(deps.root.id, d as RelPath | '') };
+}
+
 describe('listing marks', () => {
   it('a scan of an unchanged tree compares no folder, and the rows stay what a scan without marks makes', async () => {
     const { deps, dir } = await setup();
@@ -77,10 +86,7 @@ describe('listing marks', () => {
   });
 
   it('a change deep in the tree is found below folders that are skipped, and only its folder is compared', async () => {
-    const { deps, dir } = await setup();
-    await tree(dir);
-    await scanLocal(deps);
-    await scanLocal(deps);
+    const { deps, dir } = await markedTree();
     await appendFile(join(dir, 'a', 'deep', 'z'), ' and more');
     expect(await scanCounting(deps)).toEqual(['a/deep']);
     expect(deps.journal.getLocal(deps.root.id, p('a/deep/z'))?.sizeBytes).toBe('content of a/deep/z and more'.length);
@@ -88,12 +94,8 @@ describe('listing marks', () => {
   });
 
   it('a row written in a marked folder drops its mark (the journal trigger); rows of other folders do not', async () => {
-    const { deps, dir } = await setup();
-    await tree(dir);
-    await scanLocal(deps);
-    await scanLocal(deps);
+    const { deps, mark } = await markedTree();
     const { journal, root } = deps;
-    const mark = (d: string) => journal.listingMark?.(root.id, d as RelPath | '');
     const row = journal.getLocal(root.id, p('a/x'))!;
     // A row the disk no longer matches (another mtime): the next scan of the folder hashes the file again.
     journal.putLocal(root.id, { ...row, mtimeMs: row.mtimeMs - 1000, sha1: 'f'.repeat(40) });
@@ -141,27 +143,21 @@ describe('listing marks', () => {
   });
 
   it('a folder with a file that had to be hashed is not marked by that scan; the next scan marks it', async () => {
-    const { deps, dir } = await setup();
-    await tree(dir);
-    await scanLocal(deps);
-    await scanLocal(deps);
+    const { deps, dir, mark } = await markedTree();
     await writeFile(join(dir, 'b', 'new'), 'new file');
     // The root's listing changed too (the folder b's mtime): both compared, b's new file hashed, and the root's row
     // of b written: neither is marked by this scan; the others keep theirs.
     expect(await scanCounting(deps)).toEqual(['', 'b']);
-    expect(deps.journal.listingMark?.(deps.root.id, p('b'))).toBeUndefined();
-    expect(deps.journal.listingMark?.(deps.root.id, '')).toBeUndefined();
-    expect(deps.journal.listingMark?.(deps.root.id, p('a'))).toBeDefined();
+    expect(mark('b')).toBeUndefined();
+    expect(mark('')).toBeUndefined();
+    expect(mark('a')).toBeDefined();
     expect(await scanCounting(deps)).toEqual(['', 'b']);
-    expect(deps.journal.listingMark?.(deps.root.id, p('b'))).toBeDefined();
+    expect(mark('b')).toBeDefined();
     expect(await scanCounting(deps)).toEqual([]);
   });
 
   it("a folder holding a scan park is always compared (the scan clears a park it does not raise again)", async () => {
-    const { deps, dir } = await setup();
-    await tree(dir);
-    await scanLocal(deps);
-    await scanLocal(deps);
+    const { deps, dir } = await markedTree();
     deps.journal.recordFailure({ root: deps.root.id, path: p('b/w'), code: 'permission_denied', message: 'could not read', attempts: 1, nextRetryAtMs: 0, disposition: 'skip', probe: `${SCAN_PROBE_PREFIX}x` });
     expect(await scanCounting(deps)).toEqual(['b']);
     // Readable: the park is gone, and the folder is skipped from now on.
@@ -170,10 +166,7 @@ describe('listing marks', () => {
   });
 
   it('a subtree scan of a marked folder keeps the rows below it', async () => {
-    const { deps, dir } = await setup();
-    await tree(dir);
-    await scanLocal(deps);
-    await scanLocal(deps);
+    const { deps, dir } = await markedTree();
     const before = rowsOf(deps.journal, deps);
     await scanLocal(deps, p('a'));
     expect(rowsOf(deps.journal, deps)).toEqual(before);
